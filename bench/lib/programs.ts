@@ -1,0 +1,95 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Child, freePort, ROOT, spawnTs, track, waitForPort } from './processes';
+
+/** Where `--compiled` builds the product (inside the repository, so node_modules resolve). */
+export const BUILD_DIR = path.join(ROOT, 'bench', '.build');
+let compiledMain: string | undefined;
+
+/**
+ * Compiles src/ as the Dockerfile does (tsconfig.build.json), into BUILD_DIR,
+ * and runs the programs from there with plain node from then on. Type errors
+ * do not stop the emit (another change in progress must not stop a bench).
+ */
+export function useCompiledPrograms(): void {
+  rmSync(BUILD_DIR, { recursive: true, force: true });
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD_DIR, '--sourceMap', 'false'], { cwd: ROOT, stdio: 'ignore' });
+  compiledMain = path.join(BUILD_DIR, 'main.js');
+  if (!existsSync(compiledMain)) throw new Error(`compiling src/ produced no ${compiledMain}; run npm run build to see why`);
+}
+
+/**
+ * The product's own programs, started as `npm start` would start them
+ * (src/main.ts, configured through the environment only), each in its own
+ * process so the load generator never shares their event loop. Logs go at
+ * `info` as JSON lines to a file, as they would to a collector in production.
+ */
+export interface Program extends Child {
+  url: string;
+  port: number;
+}
+
+function tail(file: string): string {
+  if (!existsSync(file)) return '';
+  return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
+}
+
+async function startMain(name: string, mode: '--bff-only' | '--sandbox-only', env: Record<string, string>, logFile: string, nodeFlags: string[], root?: string): Promise<Program> {
+  const port = await freePort();
+  const portEnv = mode === '--bff-only' ? { HOST: '127.0.0.1', PORT: String(port) } : { SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: String(port) };
+  const fd = openSync(logFile, 'a');
+  const options = { env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', LOG_PRETTY: 'false', ...portEnv, ...env }, stdio: ['ignore', fd, fd] as ['ignore', number, number] };
+  // A checkout to compare always runs from its TypeScript source.
+  const proc =
+    compiledMain && !root
+      ? spawn(process.execPath, [...nodeFlags, compiledMain, mode], { ...options, cwd: ROOT })
+      : spawnTs('src/main.ts', [mode], { ...options, nodeFlags, root });
+  closeSync(fd);
+  const child = track(name, proc);
+  const died = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before listening:\n${tail(logFile)}`))));
+  await Promise.race([waitForPort(port, 60_000, name), died]);
+  died.catch(() => undefined);
+  return { ...child, port, url: `http://127.0.0.1:${port}` };
+}
+
+export interface BffProgramOptions {
+  upstream: { url: string; apiKey: string; secretKey: string };
+  redisUrl: string;
+  redisKeyPrefix: string;
+  terminalsFile: string;
+  logFile: string;
+  /** e.g. ['--cpu-prof', '--cpu-prof-dir=...']: the profile is written when the BFF exits on SIGTERM. */
+  nodeFlags?: string[];
+  /** Any further settings (e.g. a new setting another part of the product adds). */
+  env?: Record<string, string>;
+  /** Another checkout whose BFF to run (e.g. a git worktree with a change to compare). */
+  root?: string;
+}
+
+/** `src/main.ts --bff-only` against `upstream`, with Redis. */
+export function startBffProgram(o: BffProgramOptions): Promise<Program> {
+  return startMain(
+    'bff',
+    '--bff-only',
+    {
+      LOYALTY_BASE_URL: o.upstream.url,
+      LOYALTY_API_KEY: o.upstream.apiKey,
+      LOYALTY_SECRET_KEY: o.upstream.secretKey,
+      REDIS_URL: o.redisUrl,
+      REDIS_KEY_PREFIX: o.redisKeyPrefix,
+      TERMINALS_FILE: o.terminalsFile,
+      DEMO_SETUP: 'false',
+      ...o.env,
+    },
+    o.logFile,
+    o.nodeFlags ?? [],
+    o.root,
+  );
+}
+
+/** `src/main.ts --sandbox-only` (what `npm run sandbox` runs), with the repository's sandbox accounts. */
+export function startSandboxProgram(logFile: string): Promise<Program> {
+  return startMain('sandbox', '--sandbox-only', {}, logFile, []);
+}

@@ -1,0 +1,245 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { addStore, addTerminal } from '../src/pos/terminals';
+import { loadSandboxAccounts } from '../src/sandbox';
+import { LoadSpec, measureInterleaved } from './lib/load';
+import { Child, ROOT, startServer } from './lib/processes';
+import { redisCommandsProbe } from './lib/probes';
+import { Program, startBffProgram, startSandboxProgram, useCompiledPrograms } from './lib/programs';
+import { startPrivateRedis } from './lib/redis-server';
+import { HttpFigures, httpTable, machineInfo, targetTable } from './lib/report';
+import { HoldScaleResult, holdTrackerScale } from './scenarios/holds';
+import { checkoutFigures, checkoutRequests, failures, paymentRequests, sandboxPaymentRequests } from './scenarios/requests';
+import { targets } from './targets';
+
+/**
+ * `npm run bench`: what the BFF costs over the cheapest possible proxy, and
+ * how holds and the sandbox scale, as ratios measured in one run on one
+ * machine. See bench/README.md for the scenarios and options.
+ */
+function settingsFrom(argv: string[]) {
+  const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const num = (name: string, fallback: number) => {
+    const v = Number(arg(name) ?? process.env[`BENCH_${name.toUpperCase()}`] ?? fallback);
+    if (!(v > 0)) throw new Error(`--${name} must be a positive number`);
+    return v;
+  };
+  const quick = argv.includes('--quick');
+  return {
+    quick,
+    durationS: num('duration', quick ? 2 : 5),
+    runs: num('runs', 3),
+    warmupS: num('warmup', quick ? 1 : 2),
+    connections: num('connections', 16),
+    only: [...new Set((arg('only') ?? '1,2,3,4,5,6').split(',').map((x) => x.trim()))],
+    profile: argv.includes('--profile'),
+    /** Run the BFF and the sandbox compiled to JavaScript, as the Dockerfile does (default: from source with tsx, as npm start). */
+    compiled: argv.includes('--compiled'),
+    /** Another checkout (e.g. `git worktree add ../with-fix`) whose BFF runs scenarios 2 and 3 too, interleaved. */
+    compare: arg('compare') ? path.resolve(arg('compare')!) : undefined,
+    /** Settings for that second BFF (default: this checkout), e.g. `--compare-env=LOG_LEVEL=warn,TERMINAL_RATE_LIMIT_PER_MINUTE=0`. */
+    compareEnv: Object.fromEntries((arg('compare-env') ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) as Record<string, string>,
+    keepLogs: argv.includes('--keep-logs'),
+    /** Payments (scenario 2) without an Idempotency-Key header, to see what idempotency costs. */
+    idempotencyKey: !argv.includes('--no-idempotency-key'),
+    holds: { open: quick ? 100_000 : 1_000_000, due: 10_000, small: 1000, checks: 5000 },
+    customers: { small: 1000, large: quick ? 100_000 : 1_000_000 },
+  };
+}
+type Settings = ReturnType<typeof settingsFrom>;
+
+/** Cashier terminals the load comes from, in turn. */
+const TILLS = 64;
+/**
+ * Settings of the BFF under test beyond upstream, Redis and terminals. The
+ * per-terminal limiter and the fleet's upstream rate limiter stay on (their
+ * cost is measured: Redis calls per request) with limits the bench never
+ * reaches, since it sends far more than a store's tills or the real loyalty
+ * account would allow.
+ */
+const BFF_ENV: Record<string, string> = {
+  TERMINAL_RATE_LIMIT_PER_MINUTE: '1000000000',
+  ...Object.fromEntries(['TRANSACTIONS', 'COUPONS', 'ORDERS', 'CUSTOMERS', 'EVENTS'].map((g) => [`UPSTREAM_RATE_LIMIT_${g}`, '100000'])),
+};
+
+const say = (line: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/** Processes the bench started, stopped in reverse order at the end or on Ctrl-C. */
+class Processes {
+  private readonly running: Child[] = [];
+  keep<T extends Child>(c: T): T {
+    this.running.push(c);
+    return c;
+  }
+  async stopAll(): Promise<void> {
+    while (this.running.length) await this.running.pop()!.stop().catch(() => undefined);
+  }
+}
+
+interface HttpScenario {
+  id: string;
+  name: string;
+  server: string;
+  spec: Omit<LoadSpec, 'connections' | 'durationS'>;
+}
+
+/** Both load points of each scenario, all interleaved; returns the table rows in scenario order. */
+async function measureGroup(s: Settings, scenarios: HttpScenario[]): Promise<HttpFigures[]> {
+  const specs: Record<string, LoadSpec> = {};
+  for (const sc of scenarios) {
+    const watch = { ...sc.spec.watch, loadgen: process.pid };
+    specs[`${sc.id}@load`] = { ...sc.spec, watch, connections: s.connections, durationS: s.durationS };
+    specs[`${sc.id}@one`] = { ...sc.spec, watch, connections: 1, durationS: s.durationS };
+  }
+  say(`   ${Object.keys(specs).length} load specs, ${s.runs} interleaved rounds of ${s.durationS} s each`);
+  failures.sample = undefined;
+  const measured = await measureInterleaved(specs, s.runs, s.warmupS, (key, r) =>
+    say(`   ${key.padEnd(8)} ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms${r.failed ? `  FAILED ${r.failed}` : ''}`),
+  );
+  return scenarios.map((sc) => {
+    const load = measured[`${sc.id}@load`];
+    const single = measured[`${sc.id}@one`];
+    if (load.median.failed + single.median.failed > 0) say(`   WARNING ${sc.id}: refused answers ${JSON.stringify(load.median.statuses)}; first: ${failures.sample}`);
+    if (load.median.ok === 0) throw new Error(`${sc.id}. ${sc.name}: no request succeeded; first refusal: ${failures.sample}`);
+    return { id: sc.id, name: sc.name, server: sc.server, load, single };
+  });
+}
+
+async function main() {
+  const s = settingsFrom(process.argv.slice(2));
+  const has = (id: string) => s.only.includes(id);
+  const machine = machineInfo();
+  const work = mkdtempSync(path.join(os.tmpdir(), 'posbff-bench-'));
+  const logs = (name: string) => path.join(work, `${name}.log`);
+  const profileDir = path.join(ROOT, 'bench', 'results', 'profiles');
+  const procs = new Processes();
+  process.once('SIGINT', () => {
+    say('interrupted: stopping what the bench started');
+    void procs.stopAll().finally(() => process.exit(130));
+  });
+
+  say(`${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, load average ${machine.loadAverage.join(' ')}`);
+  say(`${s.runs} runs of ${s.durationS} s per figure (after ${s.warmupS} s warm-up), at ${s.connections} connections and at 1`);
+  const http: HttpFigures[] = [];
+  const redisBreakdown: Record<string, Record<string, number>> = {};
+  let holds: HoldScaleResult | undefined;
+
+  try {
+    // One store with TILLS cashier terminals, in a terminals file of the bench's own.
+    const terminalsFile = path.join(work, 'terminals.json');
+    addStore(terminalsFile, { id: 'store-bench', merchant: { uniqueId: 'm-bench', name: 'Bench Retail' }, branch: { uniqueId: 'branch-bench', name: 'Bench Branch' } });
+    const tokens = Array.from({ length: TILLS }, (_, i) => addTerminal(terminalsFile, { storeId: 'store-bench', role: 'cashier', id: `till-${i + 1}` }).token);
+    const account = loadSandboxAccounts(path.join(ROOT, 'config', 'sandbox-accounts.json'))[0];
+    const sandboxKeys = { apiKey: account.apiKey, secretKey: account.secretKey };
+    const nodeFlags = s.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    if (s.profile) mkdirSync(profileDir, { recursive: true });
+    if (s.compiled) {
+      say('compiling src/ (tsconfig.build.json) into bench/.build');
+      useCompiledPrograms();
+    }
+
+    // Scenarios 1-4: every server up at once, their runs interleaved.
+    if (['1', '2', '3', '4'].some(has)) {
+      say('Scenarios 1-4: the BFF against the floor, and against the sandbox');
+      const redis = procs.keep(await startPrivateRedis());
+      const redisProbes = { '2': redisCommandsProbe(redis.url), '3': redisCommandsProbe(redis.url) };
+      const stub = procs.keep(await startServer('stub', 'bench/servers/stub.ts'));
+      const scenarios: HttpScenario[] = [];
+      if (has('1')) {
+        const floor = procs.keep(await startServer('floor', 'bench/servers/floor.ts', { BENCH_UPSTREAM_URL: stub.url }));
+        scenarios.push({ id: '1', name: 'Floor: Express + axios proxy -> stub', server: 'floor', spec: { url: floor.url, requests: paymentRequests(), watch: { floor: floor.pid, stub: stub.pid } } });
+      }
+      if (has('2') || has('3')) {
+        const upstream = { url: stub.url, apiKey: 'bench-api-key', secretKey: 'bench-secret-key-never-logged' };
+        const bff = procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: 'bench-stub:', terminalsFile, logFile: logs('bff-stub'), nodeFlags, env: BFF_ENV }));
+        const watch = { bff: bff.pid, stub: stub.pid, redis: redis.pid };
+        if (has('2')) scenarios.push({ id: '2', name: 'BFF payment -> stub', server: 'bff', spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey }), watch, probes: [redisProbes['2']] } });
+        if (has('3')) {
+          const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 });
+          scenarios.push({ id: '3', name: 'BFF redemption + payment -> stub', server: 'bff', spec: { url: bff.url, requests, watch, probes: [checkoutFigures, redisProbes['3']] } });
+        }
+        if (s.compare || Object.keys(s.compareEnv).length) {
+          const root = s.compare ?? ROOT;
+          const env = { ...BFF_ENV, ...s.compareEnv };
+          const other = procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: 'bench-cmp:', terminalsFile, logFile: logs('bff-compare'), nodeFlags, env, root }));
+          const otherWatch = { bff: other.pid, stub: stub.pid, redis: redis.pid };
+          const label = `(${[s.compare && path.basename(s.compare), ...Object.entries(s.compareEnv).map(([k, v]) => `${k}=${v}`)].filter(Boolean).join(' ')})`;
+          if (has('2')) scenarios.push({ id: '2c', name: `BFF payment -> stub ${label}`, server: 'bff', spec: { url: other.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey }), watch: otherWatch } });
+          if (has('3')) {
+            const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 });
+            scenarios.push({ id: '3c', name: `BFF redemption + payment -> stub ${label}`, server: 'bff', spec: { url: other.url, requests, watch: otherWatch, probes: [checkoutFigures] } });
+          }
+        }
+      }
+      if (has('4')) {
+        const sandbox = procs.keep(await startSandboxProgram(logs('sandbox-4')));
+        await seedCustomers(sandbox, sandboxKeys, 'chk', 10_000, 1_000_000_000);
+        const bff = procs.keep(await startBffProgram({ upstream: { url: sandbox.url, ...sandboxKeys }, redisUrl: redis.url, redisKeyPrefix: 'bench-sbx:', terminalsFile, logFile: logs('bff-sandbox'), nodeFlags, env: BFF_ENV }));
+        const requests = checkoutRequests(tokens, { prefix: 'chk', count: 10_000 });
+        scenarios.push({ id: '4', name: 'BFF redemption + payment -> sandbox', server: 'bff', spec: { url: bff.url, requests, watch: { bff: bff.pid, sandbox: sandbox.pid, redis: redis.pid }, probes: [checkoutFigures] } });
+      }
+      http.push(...(await measureGroup(s, scenarios)));
+      for (const [id, probe] of Object.entries(redisProbes)) {
+        if (has(id)) redisBreakdown[id] = probe.lastBreakdown;
+        await probe.close();
+      }
+      await procs.stopAll();
+    }
+
+    // Scenario 6: one sandbox with 1k customers, one with 1M, runs interleaved.
+    if (has('6')) {
+      say(`Scenario 6: sandbox payments with ${s.customers.small.toLocaleString('en-US')} and ${s.customers.large.toLocaleString('en-US')} customers`);
+      const scenarios: HttpScenario[] = [];
+      for (const [id, count] of [['6a', s.customers.small], ['6b', s.customers.large]] as const) {
+        const sandbox = procs.keep(await startSandboxProgram(logs(`sandbox-${id}`)));
+        const t0 = Date.now();
+        await seedCustomers(sandbox, sandboxKeys, 's6c', count, 1000);
+        say(`   seeded ${count.toLocaleString('en-US')} customers in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        const requests = sandboxPaymentRequests(sandboxKeys, { prefix: 's6c', count });
+        scenarios.push({ id, name: `Sandbox payment, ${count.toLocaleString('en-US')} customers`, server: 'sandbox', spec: { url: sandbox.url, requests, watch: { sandbox: sandbox.pid } } });
+      }
+      http.push(...(await measureGroup(s, scenarios)));
+      await procs.stopAll();
+    }
+
+    // Scenario 5: a million open holds in one private Redis, a thousand in another.
+    if (has('5')) {
+      say(`Scenario 5: hold tracker with ${s.holds.open.toLocaleString('en-US')} open holds`);
+      const large = procs.keep(await startPrivateRedis());
+      const small = procs.keep(await startPrivateRedis());
+      holds = await holdTrackerScale({ redisUrl: large.url, redisSmallUrl: small.url, ...s.holds, runs: s.runs, logFile: logs('sweeper'), progress: (l) => say(`   ${l}`) });
+      await procs.stopAll();
+    }
+  } finally {
+    await procs.stopAll();
+    if (!s.keepLogs) rmSync(work, { recursive: true, force: true });
+    else say(`logs kept in ${work}`);
+  }
+
+  http.sort((a, b) => a.id.localeCompare(b.id));
+  const rows = targets(http, holds, s);
+  const tables = `${httpTable(http, s.connections)}\n\n${targetTable(rows)}\n`;
+  process.stdout.write(`\n${tables}\n`);
+  const out = path.join(ROOT, 'bench', 'results', 'latest.json');
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const byId = Object.fromEntries(http.map((h) => [h.id, { name: h.name, server: h.server, load: h.load, single: h.single }]));
+  writeFileSync(out, JSON.stringify({ machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, targets: rows, markdown: tables }, null, 2));
+  say(`wrote ${path.relative(process.cwd(), out)}`);
+  if (s.profile) say(`CPU profiles of the BFF in ${path.relative(process.cwd(), profileDir)}; summarise one with: npx tsx bench/profile-top.ts <file>`);
+}
+
+/** Bulk seeding through the sandbox's admin API (`prefix0 .. prefix{count-1}`). */
+async function seedCustomers(sandbox: Program, keys: { apiKey: string; secretKey: string }, prefix: string, count: number, points: number): Promise<void> {
+  const res = await fetch(`${sandbox.url}/_sandbox/customers/bulk`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', apikey: keys.apiKey, secretkey: keys.secretKey },
+    body: JSON.stringify({ prefix, count, points }),
+  });
+  if (!res.ok) throw new Error(`seeding the sandbox failed: ${res.status} ${await res.text()}`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

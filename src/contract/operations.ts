@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import { Acknowledgement } from './common';
+import { BalanceResponse, CouponsResponse, DeleteCustomerResponse, HashResponse, TierProgressResponse } from './customer';
+import { EventRequest, EventResponse } from './event';
+import { HoldLookupResponse, HoldRequest, HoldResponse, OtpRequest, OtpResponse } from './hold';
+import { BatchOrdersRequest, BatchOrdersResponse, BatchStatusResponse } from './order';
+import { PaymentRequest, PaymentResponse } from './payment';
+import { RefundRequest, RefundResponse } from './refund';
+
+export const API_PREFIX = '/api/v4.0/integrations';
+
+/** Which keys an operation needs (spec, Authentication). */
+export type KeyRequirement = 'apikey' | 'both';
+
+export interface Operation {
+  id: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Express-style path below API_PREFIX. */
+  path: string;
+  keys: KeyRequirement;
+  request?: z.ZodType;
+  response: z.ZodType;
+  summary: string;
+  /** True for the operations DESIGN.md section 4 adds to the spec's ten. */
+  extension?: boolean;
+}
+
+/** Every operation of the v4.0 interface the sandbox serves and the BFF calls. */
+export const OPERATIONS = {
+  hold: { id: 'hold', method: 'POST', path: '/transactions/hold', keys: 'both', request: HoldRequest, response: HoldResponse, summary: 'Place loyalty points on hold' },
+  batchOrders: { id: 'batchOrders', method: 'POST', path: '/batch/orders', keys: 'both', request: BatchOrdersRequest, response: BatchOrdersResponse, summary: 'Register orders in bulk' },
+  payment: { id: 'payment', method: 'POST', path: '/payments', keys: 'both', request: PaymentRequest, response: PaymentResponse, summary: 'Register a payment and award points' },
+  coupons: { id: 'coupons', method: 'GET', path: '/customers/:customerId/coupons', keys: 'both', response: CouponsResponse, summary: "List a customer's coupons" },
+  refund: { id: 'refund', method: 'POST', path: '/transactions/refund', keys: 'both', request: RefundRequest, response: RefundResponse, summary: 'Refund an earlier transaction' },
+  tierProgress: { id: 'tierProgress', method: 'GET', path: '/customers/:customerId/tier-progress', keys: 'both', response: TierProgressResponse, summary: "Read a customer's tier progress" },
+  deleteCustomer: { id: 'deleteCustomer', method: 'DELETE', path: '/customers/:customerId', keys: 'both', response: DeleteCustomerResponse, summary: 'Delete a customer and their data' },
+  deleteCustomerPost: { id: 'deleteCustomerPost', method: 'POST', path: '/customers/:customerId/delete', keys: 'both', response: DeleteCustomerResponse, summary: 'Delete a customer (POST form)' },
+  hash: { id: 'hash', method: 'GET', path: '/customers/:customerId/hash', keys: 'both', response: HashResponse, summary: "Get a customer's current redemption hash" },
+  events: { id: 'events', method: 'POST', path: '/events', keys: 'apikey', request: EventRequest, response: EventResponse, summary: 'Record customer events' },
+  holdLookup: { id: 'holdLookup', method: 'GET', path: '/transactions/hold/:holdReference', keys: 'both', response: HoldLookupResponse, summary: 'Look up a hold', extension: true },
+  holdCancel: { id: 'holdCancel', method: 'DELETE', path: '/transactions/hold/:holdReference', keys: 'both', response: Acknowledgement, summary: 'Release a hold', extension: true },
+  otp: { id: 'otp', method: 'POST', path: '/transactions/otp', keys: 'both', request: OtpRequest, response: OtpResponse, summary: 'Send the customer a one-time password', extension: true },
+  balance: { id: 'balance', method: 'GET', path: '/customers/:customerId/balance', keys: 'both', response: BalanceResponse, summary: "Read a customer's points balance", extension: true },
+  batchStatus: { id: 'batchStatus', method: 'GET', path: '/batches/:jobId/status', keys: 'both', response: BatchStatusResponse, summary: 'Read a batch job status', extension: true },
+} as const satisfies Record<string, Operation>;
+
+export type OperationId = keyof typeof OPERATIONS;

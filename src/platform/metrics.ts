@@ -1,0 +1,110 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Every Prometheus metric of the BFF, defined in one place. Each app gets its
+ * own Registry (never prom-client's global one), so a test can run several
+ * BFF instances in one process and read each one's numbers.
+ */
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Circuit breaker states as the gauge reports them. */
+export const CIRCUIT_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
+export type CircuitState = keyof typeof CIRCUIT_STATE_VALUE;
+
+/** Values read at scrape time (they live in Redis or another component). */
+export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'redisUp';
+export type Sampler = () => number | Promise<number>;
+
+export interface MetricsOptions {
+  /** Process metrics (CPU, memory, event loop lag, GC). Default true. */
+  defaultMetrics?: boolean;
+  /** Constant labels on every series, e.g. `{ instance: 'bff-1' }`. */
+  labels?: Record<string, string>;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** `route` is the Express route pattern (`/pos/v1/redemptions/:id`), never the raw URL. */
+  readonly httpRequests: Counter<'method' | 'route' | 'status' | 'role'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status' | 'role'>;
+  /** One per attempt sent to the loyalty service; outcome from `UpstreamCallEvent`. */
+  readonly upstreamCalls: Counter<'operation' | 'outcome'>;
+  readonly upstreamDuration: Histogram<'operation' | 'outcome'>;
+  /** `from` is `none` when a redemption is created. */
+  readonly redemptionTransitions: Counter<'from' | 'to'>;
+  readonly holdsOpen: Gauge;
+  /** `via`: `sweep` (the sweeper claimed it) or `read` (a read found it due first). */
+  readonly holdsExpired: Counter<'via'>;
+  /** A POST answered from its idempotency record instead of running again. */
+  readonly idempotentReplays: Counter;
+  readonly outboxDepth: Gauge;
+  /** `outcome`: `delivered`, `already_applied` (upstream said duplicate), `retry`, `dead`. */
+  readonly outboxDeliveries: Counter<'operation' | 'outcome'>;
+  readonly outboxDeadLetters: Counter<'operation'>;
+  /** Each `error` event of the Redis connection (failed commands and reconnect attempts). */
+  readonly redisErrors: Counter;
+  readonly redisUp: Gauge;
+  /** 0 closed, 1 half-open, 2 open (CIRCUIT_STATE_VALUE). */
+  readonly circuitState: Gauge;
+  /** Sets where a gauge reads its value at scrape time; a failing sampler makes it NaN (unknown). */
+  sample(gauge: SampledGauge, sampler: Sampler): void;
+  setCircuitState(state: CircuitState): void;
+  /** The exposition text for `GET /metrics`. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+export function createMetrics(opts: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (opts.labels) registry.setDefaultLabels(opts.labels);
+  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const samplers = new Map<SampledGauge, Sampler>();
+  const sampled = (gauge: SampledGauge, name: string, help: string) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        const sampler = samplers.get(gauge);
+        if (!sampler) return;
+        try {
+          this.set(await sampler());
+        } catch {
+          // Unknown right now (e.g. Redis is down): NaN, never a stale or a made-up 0.
+          this.set(Number.NaN);
+        }
+      },
+    });
+
+  const circuitState = new Gauge({ name: 'loyalty_upstream_circuit_state', help: 'Circuit breaker around the loyalty service: 0 closed, 1 half-open, 2 open', registers });
+  circuitState.set(CIRCUIT_STATE_VALUE.closed);
+
+  return {
+    registry,
+    httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, status and terminal role', labelNames: ['method', 'route', 'status', 'role'], registers }),
+    httpDuration: new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames: ['method', 'route', 'status', 'role'], buckets: LATENCY_BUCKETS, registers }),
+    upstreamCalls: new Counter({ name: 'loyalty_upstream_requests_total', help: 'Attempts sent to the loyalty service, by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
+    upstreamDuration: new Histogram({ name: 'loyalty_upstream_request_duration_seconds', help: 'Time of one attempt to the loyalty service', labelNames: ['operation', 'outcome'], buckets: LATENCY_BUCKETS, registers }),
+    redemptionTransitions: new Counter({ name: 'pos_redemption_transitions_total', help: 'Redemption state changes (from "none" when created)', labelNames: ['from', 'to'], registers }),
+    holdsOpen: sampled('holdsOpen', 'pos_holds_open', 'Held redemptions whose hold has not ended (the expiry index)'),
+    holdsExpired: new Counter({ name: 'pos_holds_expired_total', help: 'Holds this instance expired, by how (sweep or read)', labelNames: ['via'], registers }),
+    idempotentReplays: new Counter({ name: 'pos_idempotent_replays_total', help: 'POSTs answered by replaying the stored response of the same Idempotency-Key', registers }),
+    outboxDepth: sampled('outboxDepth', 'pos_outbox_depth', 'Entries waiting in the outbox for delivery to the loyalty service'),
+    outboxDeliveries: new Counter({ name: 'pos_outbox_deliveries_total', help: 'Outbox delivery attempts, by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
+    outboxDeadLetters: new Counter({ name: 'pos_outbox_dead_letters_total', help: 'Outbox entries moved to the dead-letter stream', labelNames: ['operation'], registers }),
+    redisErrors: new Counter({ name: 'redis_errors_total', help: 'Error events of the Redis connection', registers }),
+    redisUp: sampled('redisUp', 'redis_up', '1 when the Redis connection is ready, 0 otherwise'),
+    circuitState,
+    sample(gauge, sampler) {
+      samplers.set(gauge, sampler);
+    },
+    setCircuitState(state) {
+      circuitState.set(CIRCUIT_STATE_VALUE[state]);
+    },
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}

@@ -1,0 +1,128 @@
+import Redis, { ReplyError } from 'ioredis';
+import type { Logger } from 'pino';
+import { ServiceUnavailableError } from './errors';
+
+export type { Redis };
+
+export interface ConnectRedisOptions {
+  /** Prepended by ioredis to every key (and to script KEYS). */
+  keyPrefix?: string;
+  /** Do not connect until the first command or `waitForRedis`. */
+  lazy?: boolean;
+  /** Ceiling of the reconnect backoff; reconnecting never stops. Default 2000 ms. */
+  retryMaxMs?: number;
+  /**
+   * A command that gets no reply in this time rejects, so a hung (not closed)
+   * Redis still makes routes answer 503 quickly. Default 2000 ms. Do not use
+   * blocking commands (BLPOP, ...) on this client.
+   */
+  commandTimeoutMs?: number;
+}
+
+/** The URL with its password masked, fit for a log line or an error message. */
+export function safeRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparseable redis url>';
+  }
+}
+
+/** Reconnect delay: doubles from 50 ms up to `maxMs`, with jitter so instances do not stampede. */
+export function reconnectDelay(attempt: number, maxMs: number): number {
+  const base = Math.min(maxMs, 50 * 2 ** Math.min(attempt, 16));
+  return Math.max(10, Math.round(base * (0.8 + Math.random() * 0.2)));
+}
+
+/**
+ * An ioredis client that reconnects by itself forever but never makes a caller
+ * wait for it: once connected, commands issued while Redis is away reject at
+ * once (no offline queue), and a command already sent is retried at most once.
+ * Before the first connection commands queue, so start-up can issue them early.
+ */
+export function connectRedis(url: string, logger: Logger, opts: ConnectRedisOptions = {}): Redis {
+  const where = safeRedisUrl(url);
+  const retryMaxMs = opts.retryMaxMs ?? 2000;
+  const client = new Redis(url, {
+    keyPrefix: opts.keyPrefix || undefined,
+    lazyConnect: opts.lazy ?? false,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+    commandTimeout: opts.commandTimeoutMs ?? 2000,
+    connectTimeout: 2000,
+    keepAlive: 10_000,
+    // disconnect() waits this long for a socket to close before destroying it. ioredis
+    // (5.x) also arms this timer on a socket already gone when disconnecting mid-reconnect,
+    // which would hold the process open for the 2 s default.
+    disconnectTimeout: 200,
+    retryStrategy: (attempt) => reconnectDelay(attempt, retryMaxMs),
+  });
+  const log = logger.child({ component: 'redis', redis: where });
+
+  // Log transitions, not every failed retry: an outage writes one warning, not one per second.
+  let lastError = '';
+  let wasReady = false;
+  client.on('ready', () => {
+    client.options.enableOfflineQueue = false;
+    lastError = '';
+    log.info(wasReady ? 'redis reconnected' : 'redis ready');
+    wasReady = true;
+  });
+  client.on('error', (err: Error) => {
+    if (err.message === lastError) return;
+    lastError = err.message;
+    log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'redis error');
+  });
+  client.on('close', () => {
+    if (wasReady && client.status !== 'end') log.warn('redis connection closed; reconnecting');
+  });
+  client.on('end', () => log.info('redis connection ended'));
+  return client;
+}
+
+/** True when Redis answers PING within `timeoutMs`. Never throws. */
+export async function redisReady(client: Redis, timeoutMs = 500): Promise<boolean> {
+  if (client.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([client.ping().then((r) => r === 'PONG', () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves once the client is ready; rejects with a 503-class error after `timeoutMs`. */
+export async function waitForRedis(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return;
+  if (client.status === 'wait') client.connect().catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      const { host, port } = client.options;
+      reject(new ServiceUnavailableError('redis_unavailable', `Redis at ${host}:${port} was not ready within ${timeoutMs} ms`));
+    }, timeoutMs);
+    client.once('ready', onReady);
+  });
+}
+
+/** Redis replies that mean "not now" rather than "wrong" (NOGROUP: a stream group lost with a restarted server). */
+const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|OOM|NOREPLICAS|NOGROUP)\b/;
+
+/**
+ * What a failed Redis command means for a caller: a lost or busy Redis is a
+ * 503 `redis_unavailable` the till may retry; any other reply error is a bug
+ * (e.g. in a script) and is returned as it is, to surface as one.
+ */
+export function redisUnavailable(err: unknown, what: string): unknown {
+  if (err instanceof (ReplyError as typeof Error) && !TRANSIENT_REPLY.test(err.message)) return err;
+  return new ServiceUnavailableError('redis_unavailable', `The ${what} (Redis) is unavailable; try again shortly`, { retryAfterSeconds: 1, cause: err });
+}

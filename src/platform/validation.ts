@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { BadRequestError, FieldError } from './errors';
+
+/** Turns zod issues into field errors a till developer can act on. */
+export function fieldErrors(error: z.ZodError, topLevel = '(body)'): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : topLevel,
+    message: issue.message,
+  }));
+}
+
+export function describeIssues(errors: FieldError[]): string {
+  return errors
+    .slice(0, 5)
+    .map((e) => `${e.path}: ${e.message}`)
+    .join('; ');
+}
+
+/** Parses `input` with `schema`, or throws a 400 that names every bad field. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what = 'request body'): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors = fieldErrors(result.error, what === 'request body' ? '(body)' : `(${what})`);
+  throw new BadRequestError('validation_failed', `Invalid ${what}: ${describeIssues(errors)}`, { errors });
+}

@@ -1,0 +1,79 @@
+import express, { Express, Request, RequestHandler } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import { boundedBodyDepth, errorHandler, jsonBodiesOnly, requestLogger, unknownRoute } from '../platform/http';
+import { mountApiDocs } from '../platform/openapi';
+import { terminalAuth } from './auth';
+import type { PosDeps } from './deps';
+import { enterLogContext } from './http/log-context';
+import { renderProblem } from './http/problem';
+import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
+import { httpMetrics, markRouteBase, metricsRoute } from './metrics';
+import { buildPosOpenApi } from './openapi';
+import { customerRoutes } from './routes/customers';
+import { engagementRoutes } from './routes/engagement';
+import { outboxRoutes } from './routes/outbox';
+import { paymentRoutes } from './routes/payments';
+import { redemptionRoutes } from './routes/redemptions';
+import { corsFor, headerCountLimit, terminalRateLimit, type BffSecurity } from './security';
+import type { TerminalRegistry } from './terminals';
+
+export interface BffAppOptions {
+  deps: PosDeps;
+  registry: TerminalRegistry;
+  logger: Logger;
+  bodyLimitBytes: number;
+  /** Extra ops routes (health, metrics, docs) mounted before `/pos/v1`. */
+  mountOps?: (app: Express) => void;
+  /** Rate limits, auth-failure limit, CORS, header bound, mTLS (src/pos/security); each off when absent. */
+  security?: BffSecurity;
+  /** Idempotency-Key handling for every POST; default: in-process records (24 h, 30 s lease). */
+  idempotency?: Idempotency;
+  /** Put in front of routes that need Redis (redemptions) so they answer 503 at once while it is down. */
+  requireRedis?: RequestHandler;
+}
+
+/** The terminal and store on every log line of an authenticated request. */
+function terminalLogProps(req: Request): Record<string, unknown> {
+  const identity = (req.res?.locals as { identity?: { terminal: { id: string; role: string }; store: { id: string } } } | undefined)?.identity;
+  return identity ? { terminalId: identity.terminal.id, storeId: identity.store.id, role: identity.terminal.role } : {};
+}
+
+export function createBffApp(opts: BffAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(httpMetrics(opts.deps.metrics));
+  app.use(helmet());
+  app.use(requestLogger(opts.logger, terminalLogProps));
+  if (opts.security?.maxHeaderCount) app.use(headerCountLimit(opts.security.maxHeaderCount));
+  opts.mountOps?.(app);
+  app.get('/metrics', metricsRoute(opts.deps.metrics));
+  mountApiDocs(app, buildPosOpenApi, { title: 'POS loyalty checkout: cashier API' });
+
+  const pos = express.Router();
+  pos.use(markRouteBase);
+  pos.use(corsFor(opts.security?.corsOrigins ?? []));
+  pos.use(terminalAuth(opts.registry, { failures: opts.security?.authFailures, clientCertificates: opts.security?.clientCertificates }));
+  if (opts.security?.terminalLimiter) pos.use(terminalRateLimit(opts.security.terminalLimiter, opts.logger));
+  pos.use(jsonBodiesOnly);
+  pos.use(express.json({ limit: opts.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'] }));
+  pos.use(boundedBodyDepth());
+  pos.use(enterLogContext);
+  // After auth and parsing: a key is scoped to the terminal and bound to the parsed body.
+  const keys = opts.idempotency ?? idempotency({ store: createIdempotencyStore({ prefix: '' }), ttlMs: 24 * 3_600_000, leaseMs: 30_000, clock: opts.deps.clock, logger: opts.logger });
+  pos.use(keys.handler);
+  if (opts.requireRedis) pos.use('/redemptions', opts.requireRedis);
+  pos.use(customerRoutes(opts.deps));
+  pos.use(redemptionRoutes(opts.deps));
+  pos.use(paymentRoutes(opts.deps));
+  pos.use(engagementRoutes(opts.deps));
+  pos.use(outboxRoutes(opts.deps));
+  pos.use(keys.noteError);
+  app.use('/pos/v1', pos);
+
+  app.use(unknownRoute);
+  app.use(errorHandler(opts.logger, renderProblem));
+  return app;
+}

@@ -1,0 +1,8 @@
+import type { Request, Response } from 'express';
+import { requestIdOf } from '../../platform/http';
+import { identityOf } from '../auth';
+import type { CallContext } from '../deps';
+
+export function callContext(req: Request, res: Response): CallContext {
+  return { identity: identityOf(res), requestId: requestIdOf(req) };
+}

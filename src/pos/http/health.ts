@@ -1,0 +1,82 @@
+import { Router } from 'express';
+import type { Redis } from 'ioredis';
+import { redisReady } from '../../platform/redis';
+
+export interface HealthOptions {
+  /** Unset: the in-process store; the check reads `not_configured`. */
+  redis?: Redis;
+  /** Any HTTP answer from here within the timeout means the upstream is reachable. */
+  upstreamBaseUrl: string;
+  sweeperRunning(): boolean;
+  /** The outbox delivery worker; unset: this instance runs none and the check is left out. */
+  workerRunning?(): boolean;
+  /** True once shutdown began: load balancers should stop sending. */
+  shuttingDown?(): boolean;
+  /** Default 1000 ms. */
+  upstreamTimeoutMs?: number;
+  /** The upstream result is reused this long, so probes do not hit the loyalty service each time. Default 5000 ms. */
+  upstreamCacheMs?: number;
+  clock?: () => number;
+}
+
+export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down';
+
+export interface Readiness {
+  status: 'ready' | 'not_ready';
+  checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; process: CheckState };
+}
+
+/** Reachability of the upstream, checked at most once per cache period (concurrent probes share one request). */
+function upstreamProbe(baseUrl: string, timeoutMs: number, cacheMs: number, clock: () => number): () => Promise<boolean> {
+  let cached: { ok: boolean; at: number } | undefined;
+  let inFlight: Promise<boolean> | undefined;
+  return () => {
+    if (cached && clock() - cached.at < cacheMs) return Promise.resolve(cached.ok);
+    inFlight ??= fetch(baseUrl, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+      .then(async (res) => {
+        await res.body?.cancel().catch(() => undefined);
+        return true;
+      }, () => false)
+      .then((ok) => {
+        cached = { ok, at: clock() };
+        inFlight = undefined;
+        return ok;
+      });
+    return inFlight;
+  };
+}
+
+/**
+ * `/healthz`: the process answers. `/readyz`: this instance can serve
+ * checkouts (Redis when configured, the upstream, the hold sweeper, the outbox worker, not
+ * shutting down); 503 names what is not. Both without auth, outside /pos/v1.
+ */
+export function healthRoutes(opts: HealthOptions): Router {
+  const router = Router();
+  const clock = opts.clock ?? Date.now;
+  const upstreamUp = upstreamProbe(opts.upstreamBaseUrl, opts.upstreamTimeoutMs ?? 1000, opts.upstreamCacheMs ?? 5000, clock);
+
+  router.get('/healthz', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    const [redis, upstream] = await Promise.all([
+      opts.redis ? redisReady(opts.redis, 500).then((ok) => (ok ? 'ok' : 'down') as CheckState) : Promise.resolve<CheckState>('not_configured'),
+      upstreamUp().then((ok) => (ok ? 'ok' : 'down') as CheckState),
+    ]);
+    const checks: Readiness['checks'] = {
+      redis,
+      upstream,
+      sweeper: opts.sweeperRunning() ? 'ok' : 'stopped',
+      ...(opts.workerRunning ? { worker: opts.workerRunning() ? ('ok' as const) : ('stopped' as const) } : {}),
+      process: opts.shuttingDown?.() ? 'shutting_down' : 'ok',
+    };
+    const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not_configured');
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks } satisfies Readiness);
+  });
+
+  return router;
+}

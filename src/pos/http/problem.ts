@@ -1,0 +1,25 @@
+import { STATUS_CODES } from 'node:http';
+import type { ErrorRenderer } from '../../platform/http';
+import { requestIdOf } from '../../platform/http';
+
+/**
+ * The BFF's one error shape: RFC 9457 problem details with a stable `code`,
+ * the `requestId`, the `errorId` that is in the log line, and per-field
+ * `errors` for validation failures. Never a stack, never an upstream body.
+ */
+export const renderProblem: ErrorRenderer = (err, req, res) => {
+  const status = err.status >= 500 && err.status !== 502 && err.status !== 503 && err.status !== 504 ? 500 : err.status;
+  const body: Record<string, unknown> = {
+    type: `urn:pos-loyalty:problem:${err.code}`,
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail: err.message,
+    code: err.code,
+    requestId: requestIdOf(req),
+    errorId: err.id,
+  };
+  if (err.errors?.length) body.errors = err.errors;
+  if (err.retryAfterSeconds !== undefined) body.retryAfterSeconds = Math.max(1, Math.ceil(err.retryAfterSeconds));
+  if (err.extra) Object.assign(body, err.extra);
+  res.status(status).type('application/problem+json').send(JSON.stringify(body));
+};

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { BadRequestError, ConflictError, UnprocessableError } from '../../platform/errors';
+import { identityOf } from '../auth';
+import { requestFingerprint } from './fingerprint';
+import { keepsResponse } from './outcome';
+import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+/** 1 to 255 visible ASCII characters: no spaces, no control characters, nothing outside 0x21-0x7E. */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
+/** A request that runs longer than this stops renewing its lease (a hung handler must not hold a key forever). */
+const MAX_RENEW_MS = 5 * 60_000;
+const ERROR_SLOT = 'idempotencyError';
+
+export interface IdempotencyOptions {
+  store: IdempotencyStore;
+  /** How long a finished response is replayed. */
+  ttlMs: number;
+  /** How long a running request holds its key without renewing (a crashed one frees it after this). */
+  leaseMs: number;
+  clock?: () => number;
+  logger: Logger;
+}
+
+export interface Idempotency {
+  store: IdempotencyStore;
+  /** After terminal auth and JSON parsing, before the routes. */
+  handler: RequestHandler;
+  /** After the routes: remembers the error so `keepsResponse` can look at it. */
+  noteError: ErrorRequestHandler;
+}
+
+/**
+ * `Idempotency-Key` on every POST: the first response is stored (scoped to
+ * the terminal, bound to a fingerprint) and replayed to retries; a retry
+ * while the first still runs gets 409, a different request under the same key
+ * 422. The claim is one atomic store call, so concurrent duplicates reach the
+ * upstream once. The response is stored before it is sent: a till that saw it
+ * and retries always gets the replay.
+ */
+export function idempotency(opts: IdempotencyOptions): Idempotency {
+  const clock = opts.clock ?? Date.now;
+  const { store } = opts;
+
+  const handler: RequestHandler = async (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const key = req.headers['idempotency-key'];
+    if (key === undefined) return next();
+    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+      throw new BadRequestError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once');
+    }
+    const slot: IdempotencySlot = { terminalId: identityOf(res).terminal.id, key };
+    const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body);
+    const owner = randomUUID();
+    const found = await store.begin(slot, { fingerprint, owner, now: clock(), leaseMs: opts.leaseMs });
+    if (found.kind !== 'claimed' && found.fingerprint !== fingerprint) {
+      throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path or body); use a new key for a new request');
+    }
+    if (found.kind === 'running') {
+      throw new ConflictError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 });
+    }
+    if (found.kind === 'done') return replay(res, found.response);
+    recordResponse(req, res, slot, owner, fingerprint, opts, clock);
+    next();
+  };
+
+  const noteError: ErrorRequestHandler = (err, _req, res, next) => {
+    res.locals[ERROR_SLOT] = err;
+    next(err);
+  };
+
+  return { store, handler, noteError };
+}
+
+function replay(res: Response, stored: StoredResponse): void {
+  res.status(stored.status);
+  if (stored.contentType) res.setHeader('Content-Type', stored.contentType);
+  if (stored.location) res.setHeader('Location', stored.location);
+  res.setHeader(REPLAYED_HEADER, 'true');
+  res.end(stored.body);
+}
+
+/**
+ * Wraps `res.send` (which `res.json` and the error renderer end in) so the
+ * finished response is stored, or the key released, before it goes out.
+ * Renews the lease while the request runs.
+ */
+function recordResponse(req: Request, res: Response, slot: IdempotencySlot, owner: string, fingerprint: string, opts: IdempotencyOptions, clock: () => number): void {
+  const log = ((req as { log?: Logger }).log ?? opts.logger).child({ component: 'idempotency' });
+  const startedAt = Date.now();
+  const renewal = setInterval(() => {
+    if (Date.now() - startedAt > MAX_RENEW_MS) return clearInterval(renewal);
+    opts.store.renew(slot, owner, clock(), opts.leaseMs).catch((err: Error) => log.warn({ err: { message: err.message } }, 'could not renew an idempotency lease'));
+  }, Math.max(50, Math.floor(opts.leaseMs / 3)));
+  renewal.unref();
+
+  let settled = false;
+  const send = res.send.bind(res);
+  res.send = function sendRecorded(body?: unknown) {
+    // send(object) goes through res.json, which calls send again with the JSON text.
+    if (settled || (body !== null && typeof body === 'object' && !Buffer.isBuffer(body))) return send(body);
+    settled = true;
+    clearInterval(renewal);
+    const text = body === undefined || body === null ? '' : Buffer.isBuffer(body) ? body.toString('utf8') : String(body);
+    const response: StoredResponse = { status: res.statusCode, body: text };
+    const type = res.getHeader('Content-Type');
+    const location = res.getHeader('Location');
+    if (type !== undefined) response.contentType = String(type);
+    if (location !== undefined) response.location = String(location);
+    const keep = keepsResponse(res.statusCode, res.locals[ERROR_SLOT]);
+    const saved = keep ? opts.store.complete(slot, owner, fingerprint, response, clock(), opts.ttlMs) : opts.store.release(slot, owner);
+    saved
+      .then((ok) => {
+        if (!ok) log.warn({ status: res.statusCode }, 'idempotency lease was lost before the response was stored; a retry may run again');
+      })
+      .catch((err: Error) => log.error({ err: { message: err.message }, status: res.statusCode }, 'could not store the idempotent response; its key frees after the lease'))
+      .finally(() => send(body));
+    return res;
+  } as Response['send'];
+
+  // A response written without send (res.end) is not replayable: free the key.
+  res.once('finish', () => {
+    clearInterval(renewal);
+    if (!settled) {
+      settled = true;
+      opts.store.release(slot, owner).catch(() => undefined);
+    }
+  });
+}

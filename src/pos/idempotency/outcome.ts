@@ -1,0 +1,30 @@
+import { isAppError } from '../../platform/errors';
+import { certainlyNotDelivered } from '../../upstream';
+
+/**
+ * Codes that mean "nothing was done, try again": storing them would replay a
+ * transient refusal for 24 hours.
+ */
+const NOTHING_DONE_CODES = new Set(['redis_unavailable', 'redemption_busy']);
+
+/**
+ * Whether a response is kept for replay, or the key released for a new try.
+ *
+ * Kept: every 2xx/3xx; 409 and 422 (the operation ran and refused, e.g. a hold
+ * not active, a duplicate payment); every 5xx (the upstream may have acted:
+ * a timeout or an outage is replayed, so a second try needs a new key, or the
+ * same paymentId/refundId, which the upstream de-duplicates).
+ *
+ * Released: the other 4xx (validation, 401/403, unknown route, 413/415, a 404
+ * from a lookup: the request was wrong and did nothing), and failures that
+ * certainly reached nothing: Redis unavailable, a CAS round-out, an upstream
+ * call refused before sending (circuit open, fleet rate limit, connection refused).
+ */
+export function keepsResponse(status: number, err?: unknown): boolean {
+  if (status < 400) return true;
+  if (err !== undefined) {
+    if (certainlyNotDelivered(err)) return false;
+    if (isAppError(err) && NOTHING_DONE_CODES.has(err.code)) return false;
+  }
+  return status === 409 || status === 422 || status >= 500;
+}

@@ -1,0 +1,3 @@
+export { httpMetrics, markRouteBase, metricsRoute, routeLabel, UNMATCHED_ROUTE } from './http';
+export { countExpiredHold, instrumentRedemptions } from './redemptions';
+export { countUpstreamCall } from './upstream';

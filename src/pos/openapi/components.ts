@@ -1,0 +1,139 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { named } from '../../platform/openapi';
+import * as outbox from '../outbox/schemas';
+import * as res from '../response-schemas';
+import * as req from '../schemas';
+import { type ErrorDoc, ERRORS, type ErrorName, RATE_LIMIT_HEADER_NAMES } from './errors';
+
+/** Component names of the cashier API's own schemas (requests from ../schemas, responses from ../response-schemas). */
+export function nameSchemas(): void {
+  named(req.StartRedemptionBody, 'StartRedemptionRequest', { description: 'Give exactly one of amount, points, ruleId; and qr, or customerId (with hash).' });
+  named(req.SubmitOtpBody, 'SubmitOtpRequest');
+  named(req.PaymentBody, 'PaymentRequest', { description: 'Merchant, branch and channel come from the terminal; name a held redemption to pay with its points.' });
+  named(req.PaymentLine, 'PaymentLine');
+  named(req.SaleVoidBody, 'SaleVoidRequest');
+  named(req.RefundBody, 'RefundRequest', { description: 'Full refund (no amount, no lines), by amount, or by lines; not both.' });
+  named(req.RefundLine, 'RefundLine');
+  named(req.EventsBody, 'EventsRequest');
+  named(req.BatchOrdersBody, 'OrderBatchRequest');
+  named(req.BatchOrder, 'OfflineOrder');
+  named(res.RedemptionViewSchema, 'Redemption');
+  named(res.RedemptionAskSchema, 'RedemptionAsk');
+  named(res.PaymentViewSchema, 'PaymentResult');
+  named(res.RefundViewSchema, 'RefundResult');
+  named(res.CustomerSummarySchema, 'CustomerSummary');
+  named(res.CustomerHashSchema, 'CustomerHash');
+  named(res.CustomerDeletedSchema, 'CustomerDeleted');
+  named(res.EventsAcceptedSchema, 'EventsAccepted');
+  named(res.OrderBatchAcceptedSchema, 'OrderBatchAccepted');
+  named(res.OrderBatchStatusSchema, 'OrderBatchStatus');
+  named(res.QueuedPaymentSchema, 'QueuedPayment', { description: 'The loyalty service was out of reach: the payment waits in the outbox and is delivered later with its own paymentId.' });
+  named(res.QueuedRefundSchema, 'QueuedRefund', { description: 'The loyalty service was out of reach: the refund waits in the outbox (its refundId makes a second delivery harmless).' });
+  named(res.QueuedEventsSchema, 'QueuedEvents');
+  named(res.QueuedOrderBatchSchema, 'QueuedOrderBatch', { description: 'The upload waits in the outbox; its jobId shows in GET /pos/v1/outbox/{id} once delivered.' });
+  named(outbox.OutboxEntryViewSchema, 'OutboxEntry');
+  named(outbox.DeadLettersSchema, 'DeadLetters');
+  named(res.HealthSchema, 'Health');
+  named(res.ReadinessSchema, 'Readiness');
+  named(res.ProblemSchema, 'Problem', { description: 'RFC 9457 problem details (application/problem+json)' });
+}
+
+const PROBLEM = 'application/problem+json';
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+export type { ErrorName } from './errors';
+
+/** Status code -> `$ref` of the shared error response. */
+export function errorResponses(names: readonly ErrorName[]): Record<string, { $ref: string }> {
+  const byStatus: Record<string, { $ref: string }> = {};
+  for (const n of names) {
+    const status = String(ERRORS[n].status);
+    // Two components for one status would silently drop one of them.
+    if (byStatus[status]) throw new Error(`Two error responses for status ${status}: ${byStatus[status].$ref} and ${n}`);
+    byStatus[status] = ref('responses', n);
+  }
+  return byStatus;
+}
+
+export const PARAMS = {
+  idempotencyKey: ref('parameters', 'IdempotencyKey'),
+  requestId: ref('parameters', 'RequestId'),
+};
+export const REQUEST_ID_HEADER = { 'X-Request-Id': ref('headers', 'XRequestId') };
+export const REPLAYED_HEADER = { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') };
+/** Sent on every authenticated `/pos/v1` answer while the per-terminal limit is on. */
+export const RATE_LIMIT_HEADERS = Object.fromEntries(Object.entries(RATE_LIMIT_HEADER_NAMES).map(([header, name]) => [header, ref('headers', name)]));
+
+/** Security schemes, shared parameters, headers and error responses. */
+export function registerComponents(registry: OpenAPIRegistry): void {
+  registry.registerComponent('securitySchemes', 'terminalToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The terminal token, shown once when the terminal is created (`npm run terminal -- add ...`). ' +
+      'Each terminal belongs to one store and has one role: cashier, manager or kiosk.',
+  });
+  // OpenAPI 3.1 has `mutualTLS`; openapi3-ts's 3.1 types lack it (their 3.2 types have it).
+  registry.registerComponent('securitySchemes', 'clientCertificate', {
+    type: 'mutualTLS',
+    description:
+      'Instead of a bearer token, when the BFF serves HTTPS with TLS_CLIENT_CA_FILE set: a client certificate signed by that CA whose subject CN, ' +
+      'or one of whose DNS subject alternative names, is a terminal id. It must name exactly one active terminal (else 401 `invalid_client_certificate`); ' +
+      "a bearer token sent as well must be that terminal's own (else 401 `credentials_disagree`). " +
+      'With TLS_CLIENT_CERT_REQUIRED=true (the default when a client CA is set) a connection without such a certificate fails in the TLS handshake.',
+  } as unknown as Parameters<typeof registry.registerComponent<'securitySchemes'>>[2]);
+  registry.registerComponent('parameters', 'IdempotencyKey', {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; ' +
+      'while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    example: '0f6c2b1e-sale-1001',
+  });
+  registry.registerComponent('parameters', 'RequestId', {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description: 'Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+    example: 'till-7-000123',
+  });
+  registry.registerComponent('headers', 'XRequestId', {
+    description: 'The request id: yours when it was valid, otherwise a new UUID. Quote it in a support ticket.',
+    schema: { type: 'string' },
+  });
+  registry.registerComponent('headers', 'IdempotentReplayed', {
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  });
+  registry.registerComponent('headers', 'RetryAfter', {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 1 },
+  });
+  registry.registerComponent('headers', 'RateLimitLimit', {
+    description: 'Requests this terminal may send per minute (TERMINAL_RATE_LIMIT_PER_MINUTE). Sent after authentication while the limit is on.',
+    schema: { type: 'integer', minimum: 1 },
+  });
+  registry.registerComponent('headers', 'RateLimitRemaining', {
+    description: 'Requests this terminal has left in the current minute.',
+    schema: { type: 'integer', minimum: 0 },
+  });
+  registry.registerComponent('headers', 'RateLimitReset', {
+    description: 'Seconds until the current minute ends and the budget is whole again.',
+    schema: { type: 'integer', minimum: 1 },
+  });
+  registry.registerComponent('headers', 'WwwAuthenticate', {
+    description: '`Bearer realm="pos"`, with `error="invalid_token"` when credentials were sent (RFC 6750).',
+    schema: { type: 'string' },
+  });
+  for (const [name, e] of Object.entries(ERRORS) as [string, ErrorDoc][]) {
+    const headers = Object.fromEntries(Object.entries(e.headers ?? {}).map(([header, component]) => [header, ref('headers', component)]));
+    registry.registerComponent('responses', name, {
+      description: e.description,
+      headers: { ...REQUEST_ID_HEADER, ...headers },
+      content: { [PROBLEM]: { schema: ref('schemas', 'Problem'), examples: e.examples } },
+    });
+  }
+}

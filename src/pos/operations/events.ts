@@ -1,0 +1,29 @@
+import type { EventRequest } from '../../contract';
+import type { CallContext, PosDeps } from '../deps';
+import { QueuedView, sendOrQueue } from '../outbox/forward';
+import type { EventsBody } from '../schemas';
+
+const toUpstreamEvents = (body: EventsBody): EventRequest => ({ customerId: body.customerId, email: body.email, mobile: body.mobile, events: body.events });
+
+export async function recordEvents(deps: PosDeps, ctx: CallContext, body: EventsBody) {
+  await deps.loyalty.events(toUpstreamEvents(body), { requestId: ctx.requestId });
+  return { customerId: body.customerId, accepted: Object.keys(body.events) };
+}
+
+export type QueuedEvents = QueuedView & { customerId: string; accepted: string[] };
+
+/**
+ * Events, queued when the upstream is out of reach. The upstream has no id
+ * for events, so a second delivery (after a timeout whose answer was lost)
+ * would record them twice: each queued event carries a stable `eventId` in
+ * its metadata (the till's `eventId`, else the outbox id) so what reads the
+ * events can tell copies apart. Weaker than payments and refunds, whose
+ * duplicates the upstream itself refuses.
+ */
+export async function recordEventsOrQueue(deps: PosDeps, ctx: CallContext, body: EventsBody): Promise<Awaited<ReturnType<typeof recordEvents>> | QueuedEvents> {
+  const request = toUpstreamEvents(body);
+  return sendOrQueue(deps, ctx, { kind: 'events', request }, { customerId: body.customerId, accepted: Object.keys(body.events) }, () => recordEvents(deps, ctx, body), (_work, outboxId) => ({
+    kind: 'events',
+    request: { ...request, events: Object.fromEntries(Object.entries(request.events).map(([name, meta]) => [name, { ...meta, eventId: body.eventId ?? outboxId }])) },
+  }));
+}

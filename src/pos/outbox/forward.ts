@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../../platform/errors';
+import { upstreamFailureKind } from '../../upstream';
+import type { CallContext, PosDeps } from '../deps';
+import type { OutboxKind, OutboxWork } from './types';
+
+/** What the till gets instead of the upstream's answer: 202 and where to look later. */
+export interface QueuedView {
+  queued: true;
+  outboxId: string;
+  state: 'queued';
+  kind: OutboxKind;
+  /** Our code of why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, behind_queued. */
+  reason: string;
+}
+
+export function newOutboxId(): string {
+  return `obx_${randomBytes(12).toString('base64url')}`;
+}
+
+/** Failures after which a write is queued rather than failed: the upstream is out of reach or over its limit. */
+export function shouldQueue(err: unknown): boolean {
+  const kind = upstreamFailureKind(err);
+  return kind === 'unavailable' || kind === 'timeout' || kind === 'rate_limited';
+}
+
+/** The order key: one customer's writes are delivered in the order they were made; a store's batch uploads likewise. */
+export function orderKeyOf(ctx: CallContext, work: OutboxWork): string {
+  return work.kind === 'batchOrders' ? `store:${ctx.identity.store.id}` : `customer:${work.request.customerId}`;
+}
+
+/** Writes the work to the outbox now. */
+export async function queueWork(deps: PosDeps, ctx: CallContext, work: OutboxWork, reason: string, id: string = newOutboxId()): Promise<QueuedView> {
+  const entry = await deps.outbox.enqueue(
+    { id, work, orderKey: orderKeyOf(ctx, work), storeId: ctx.identity.store.id, terminalId: ctx.identity.terminal.id, requestId: ctx.requestId, reason },
+    deps.clock(),
+  );
+  deps.logger.info({ outboxId: entry.id, kind: work.kind, orderKey: entry.orderKey, reason, requestId: ctx.requestId }, 'write queued in the outbox');
+  return { queued: true, outboxId: entry.id, state: 'queued', kind: work.kind, reason };
+}
+
+/**
+ * Store-and-forward for writes that can wait (a payment without a
+ * redemption, a refund, a sale void, events, a batch upload): sent now, or
+ * queued when the upstream is out of reach, too slow, its circuit is open or
+ * the fleet is over its rate limit. A write whose customer already has queued
+ * entries queues behind them, so they reach the upstream in order (a refund
+ * never overtakes its payment). `prepare` may adjust the work for the queue
+ * given the outbox id (events get a stable id in their metadata); `summary`
+ * (the till's own ids) is added to the queued answer.
+ */
+export async function sendOrQueue<V, S extends object>(
+  deps: PosDeps,
+  ctx: CallContext,
+  work: OutboxWork,
+  summary: S,
+  sendNow: () => Promise<V>,
+  prepare: (work: OutboxWork, outboxId: string) => OutboxWork = (w) => w,
+): Promise<V | (QueuedView & S)> {
+  const queue = async (reason: string) => {
+    const id = newOutboxId();
+    return { ...summary, ...(await queueWork(deps, ctx, prepare(work, id), reason, id)) };
+  };
+  if (await pendingFor(deps, orderKeyOf(ctx, work))) return queue('behind_queued');
+  try {
+    return await sendNow();
+  } catch (err) {
+    if (!shouldQueue(err)) throw err;
+    return queue((err as AppError).code);
+  }
+}
+
+/**
+ * Whether the key has queued writes; when the outbox cannot be read (Redis
+ * down) the write goes straight to the upstream rather than failing: order
+ * cannot be checked then, but a sale that needs no Redis still goes through.
+ * If it then has to be queued and cannot be, it fails with 503 (nothing is
+ * accepted that is not recorded).
+ */
+async function pendingFor(deps: PosDeps, orderKey: string): Promise<boolean> {
+  try {
+    return await deps.outbox.hasPending(orderKey);
+  } catch (err) {
+    deps.logger.warn({ orderKey, err: { message: (err as Error).message } }, 'outbox unreadable: sending without checking for queued writes of this customer');
+    return false;
+  }
+}
+
+export function isQueued(view: unknown): view is QueuedView {
+  return typeof view === 'object' && view !== null && (view as { queued?: unknown }).queued === true;
+}
+
+/** The status a route answers with: 202 for a queued write, `sent` otherwise. */
+export function statusFor(view: unknown, sent: number): number {
+  return isQueued(view) ? 202 : sent;
+}

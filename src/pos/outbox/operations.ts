@@ -1,0 +1,88 @@
+import { NotFoundError } from '../../platform/errors';
+import type { CallContext, PosDeps } from '../deps';
+import type { OutboxEntry, OutboxWork } from './types';
+
+/** What a till sees of an outbox entry: its state and what it is about, never the full request (personal data). */
+export interface OutboxEntryView {
+  outboxId: string;
+  kind: OutboxWork['kind'];
+  state: OutboxEntry['state'];
+  reason: string;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+  nextAttemptAt?: string;
+  deliveredAt?: string;
+  deadAt?: string;
+  lastError?: { code: string; message: string; status?: number };
+  result?: Record<string, unknown>;
+  subject: Record<string, unknown>;
+  terminalId: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function subjectOf(work: OutboxWork): Record<string, unknown> {
+  switch (work.kind) {
+    case 'payment':
+      return { customerId: work.request.customerId, paymentId: work.request.paymentId, totalPaid: work.request.totalPaid };
+    case 'refund':
+      return { customerId: work.request.customerId, refundId: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId, amount: work.request.refundAmount };
+    case 'events':
+      return { customerId: work.request.customerId, events: Object.keys(work.request.events) };
+    case 'batchOrders':
+      return { orders: work.request.body.length, orderIds: work.request.body.slice(0, 20).map((o) => o.orderId) };
+  }
+}
+
+export function outboxEntryView(e: OutboxEntry, now: number): OutboxEntryView {
+  return {
+    outboxId: e.id,
+    kind: e.work.kind,
+    state: e.state,
+    reason: e.reason,
+    attempts: e.attempts,
+    createdAt: iso(e.createdAt),
+    updatedAt: iso(e.updatedAt),
+    ...(e.state === 'queued' && e.nextAttemptAt > now ? { nextAttemptAt: iso(e.nextAttemptAt) } : {}),
+    ...(e.deliveredAt !== undefined ? { deliveredAt: iso(e.deliveredAt) } : {}),
+    ...(e.deadAt !== undefined ? { deadAt: iso(e.deadAt) } : {}),
+    ...(e.lastError ? { lastError: { code: e.lastError.code, message: e.lastError.message, status: e.lastError.status } } : {}),
+    ...(e.result ? { result: e.result } : {}),
+    subject: subjectOf(e.work),
+    terminalId: e.terminalId,
+  };
+}
+
+const notFound = (id: string, what = 'outbox entry') => new NotFoundError('outbox_entry_not_found', `No ${what} ${id} for this store`);
+
+/** A store's terminals see its own entries only; another store's look like none. */
+export async function outboxStatus(deps: PosDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
+  const now = deps.clock();
+  const e = await deps.outbox.get(id, now);
+  if (!e || e.storeId !== ctx.identity.store.id) throw notFound(id);
+  return outboxEntryView(e, now);
+}
+
+export async function listDeadLetters(deps: PosDeps, ctx: CallContext, limit: number) {
+  const now = deps.clock();
+  const dead = await deps.outbox.listDead(ctx.identity.store.id, limit, now);
+  return { deadLetters: dead.map((e) => outboxEntryView(e, now)) };
+}
+
+/** Back in the queue, after the cause was fixed (e.g. the refunded payment now exists upstream). */
+export async function retryDeadLetter(deps: PosDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
+  const now = deps.clock();
+  const e = await deps.outbox.retryDead(id, ctx.identity.store.id, now);
+  if (!e) throw notFound(id, 'dead letter');
+  deps.logger.info({ outboxId: id, terminalId: ctx.identity.terminal.id }, 'dead letter put back in the outbox');
+  return outboxEntryView(e, now);
+}
+
+export async function discardDeadLetter(deps: PosDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
+  const now = deps.clock();
+  const e = await deps.outbox.discardDead(id, ctx.identity.store.id, now);
+  if (!e) throw notFound(id, 'dead letter');
+  deps.logger.warn({ outboxId: id, kind: e.work.kind, terminalId: ctx.identity.terminal.id }, 'dead letter discarded: it will never reach the loyalty service');
+  return outboxEntryView(e, now);
+}

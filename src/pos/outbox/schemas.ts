@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { DateTime } from '../../contract';
+import type { QueuedView } from './forward';
+import type { OutboxEntryView } from './operations';
+
+/** Requests and answers of the outbox routes, for parsing and for the OpenAPI document. */
+export const OutboxIdParam = z.strictObject({ id: z.string().regex(/^obx_[A-Za-z0-9_-]{8,64}$/, 'must be an outbox id (obx_...)') });
+export const DeadLetterQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100) });
+
+const Kind = z.enum(['payment', 'refund', 'events', 'batchOrders']);
+
+/** The common part of a 202 answer to a queued write; the route adds the till's own ids (paymentId, refundId, customerId, accepted, orders). */
+export const QueuedViewSchema = z.object({
+  queued: z.literal(true),
+  outboxId: z.string().describe('obx_...; GET /pos/v1/outbox/{outboxId} shows its state'),
+  state: z.literal('queued'),
+  kind: Kind,
+  reason: z.string().describe('Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes)'),
+});
+
+export const OutboxEntryViewSchema = z.strictObject({
+  outboxId: z.string(),
+  kind: Kind,
+  state: z.enum(['queued', 'delivering', 'delivered', 'dead', 'discarded']),
+  reason: z.string(),
+  attempts: z.number().int().describe('Sends tried so far (refusals by the circuit breaker or rate limiter are not counted)'),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  nextAttemptAt: DateTime.optional().describe('Queued and waiting for its backoff'),
+  deliveredAt: DateTime.optional(),
+  deadAt: DateTime.optional(),
+  lastError: z.strictObject({ code: z.string(), message: z.string(), status: z.number().int().optional() }).optional(),
+  result: z.record(z.string(), z.unknown()).optional().describe('What the loyalty service answered on delivery: pointsEarned, jobId, alreadyRecorded...'),
+  subject: z.record(z.string(), z.unknown()).describe('What the entry is about: customerId, paymentId, refundId, events, orders'),
+  terminalId: z.string().describe('The terminal that made the write'),
+});
+
+export const DeadLettersSchema = z.strictObject({ deadLetters: z.array(OutboxEntryViewSchema).describe('Newest first, this store only') });
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const inStep: [Same<z.output<typeof QueuedViewSchema>, QueuedView>, Same<z.output<typeof OutboxEntryViewSchema>, OutboxEntryView>] = [true, true];
+void inStep;

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Logger } from 'pino';
+import type { LoyaltyClient } from '../../upstream';
+import { judgeFailure, RetryPolicy, send } from './deliver';
+import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
+
+export interface OutboxWorkerOptions extends RetryPolicy {
+  store: OutboxStore;
+  loyalty: LoyaltyClient;
+  logger: Logger;
+  /** How often to look for due entries when there is nothing to do. */
+  pollIntervalMs: number;
+  /** Deliveries in flight at once (each for a different order key). */
+  concurrency: number;
+  /** The store's lease; renewed every third of it while a delivery runs. */
+  leaseMs: number;
+  clock?: () => number;
+  random?: () => number;
+  /** Unique per process by default. */
+  consumer?: string;
+  /** Hears every finished delivery (metrics). Its errors are logged, not thrown. */
+  onOutcome?: (entry: OutboxEntry, outcome: DeliveryOutcome) => void;
+}
+
+/**
+ * Delivers the outbox in the background, in every BFF instance: takes due
+ * entries (oldest first per customer, one deliverer per customer across the
+ * fleet), sends them, and records the outcome. When a round finds work it
+ * looks again at once; when idle it polls. The store takes care of entries a
+ * dead instance left behind.
+ */
+export class OutboxWorker {
+  readonly consumer: string;
+  private readonly clock: () => number;
+  private readonly log: Logger;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private failing = false;
+  private delivered = 0;
+
+  constructor(private readonly opts: OutboxWorkerOptions) {
+    if (!(opts.pollIntervalMs > 0) || !(opts.concurrency >= 1) || !(opts.leaseMs > 0)) throw new RangeError('OutboxWorker needs pollIntervalMs > 0, concurrency >= 1, leaseMs > 0');
+    this.consumer = opts.consumer ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.clock = opts.clock ?? Date.now;
+    this.log = opts.logger.child({ component: 'outbox-worker', consumer: this.consumer, store: opts.store.kind });
+  }
+
+  /** Entries this worker delivered since it was made. */
+  get deliveredCount(): number {
+    return this.delivered;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.pump();
+  }
+
+  /** Stops taking entries, finishes the deliveries in hand, and hands back what it held (another instance may take it at once). */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+    await this.opts.store.release(this.consumer).catch((err) => this.log.warn({ err: { message: (err as Error).message } }, 'outbox: could not hand back held entries; others take them after the lease'));
+  }
+
+  private async pump(): Promise<void> {
+    while (this.running) {
+      const free = this.opts.concurrency - this.inFlight.size;
+      let taken = 0;
+      if (free > 0) {
+        try {
+          const entries = await this.opts.store.take(this.consumer, this.clock(), free);
+          if (this.failing) this.log.info('outbox store reachable again');
+          this.failing = false;
+          for (const e of entries) this.track(this.deliver(e));
+          taken = entries.length;
+        } catch (err) {
+          if (!this.failing) this.log.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'outbox: cannot read the queue; retrying every poll');
+          this.failing = true;
+        }
+      }
+      if (taken > 0 && this.inFlight.size < this.opts.concurrency) continue;
+      await this.idle();
+    }
+  }
+
+  /** Waits for a poll interval, a delivery to finish, or stop(). */
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.opts.pollIntervalMs);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => {
+      this.inFlight.delete(p);
+      this.wake?.();
+    });
+  }
+
+  private async deliver(entry: OutboxEntry): Promise<void> {
+    const renew = setInterval(() => {
+      this.opts.store.renew(entry, this.consumer).then(
+        (kept) => kept || this.log.warn({ outboxId: entry.id }, 'outbox: lease lost during delivery (another instance may deliver it too; its ids make that safe)'),
+        () => undefined,
+      );
+    }, Math.max(50, this.opts.leaseMs / 3));
+    renew.unref();
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
+    } catch (err) {
+      outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
+    } finally {
+      clearInterval(renew);
+    }
+    try {
+      await this.opts.store.finish(entry, this.consumer, outcome, this.clock());
+    } catch (err) {
+      // The entry stays taken; after the lease another round (here or elsewhere) sends it again, which its ids make safe.
+      this.log.error({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not record a delivery outcome');
+      return;
+    }
+    this.report(entry, outcome);
+  }
+
+  private report(entry: OutboxEntry, outcome: DeliveryOutcome): void {
+    const base = { outboxId: entry.id, kind: entry.work.kind, orderKey: entry.orderKey, storeId: entry.storeId, attempts: entry.attempts };
+    if (outcome.kind === 'delivered') {
+      this.delivered += 1;
+      this.log.info({ ...base, result: outcome.result }, 'outbox entry delivered');
+    } else if (outcome.kind === 'dead') {
+      this.log.warn({ ...base, code: outcome.error.code, status: outcome.error.status }, 'outbox entry moved to the dead letters');
+    } else {
+      this.log.debug({ ...base, code: outcome.error.code, nextAttemptAt: outcome.nextAttemptAt, counted: outcome.counted }, 'outbox delivery failed; will retry');
+    }
+    try {
+      this.opts.onOutcome?.(entry, outcome);
+    } catch (err) {
+      this.log.warn({ err }, 'onOutcome hook failed');
+    }
+  }
+}

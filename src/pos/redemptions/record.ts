@@ -1,0 +1,56 @@
+import { ENDING_STATES, Redemption } from './types';
+
+/** How long each kind of record is kept; both stores apply the same policy. */
+export interface RetentionPolicy {
+  /** Ending records (redeemed, voided, expired) and held ones past expiry. Default 24 h. */
+  ttlAfterEndMs: number;
+  /** A record still waiting for the customer's OTP is forgotten after this. Default 15 min. */
+  otpTtlMs: number;
+}
+
+export const DEFAULT_RETENTION: RetentionPolicy = { ttlAfterEndMs: 24 * 3600_000, otpTtlMs: 15 * 60_000 };
+
+/** Milliseconds from `now` the record is kept: a held record lives until its expiry plus the after-end time. */
+export function retentionMs(r: Redemption, now: number, policy: RetentionPolicy): number {
+  if (r.state === 'held') return Math.max(0, (r.expiresAt ?? now) - now) + policy.ttlAfterEndMs;
+  if (r.state === 'otp_required') return policy.otpTtlMs;
+  return policy.ttlAfterEndMs;
+}
+
+export function isEnding(r: Redemption): boolean {
+  return ENDING_STATES.includes(r.state);
+}
+
+/** Programmer errors (not request errors): a record the store cannot index or keep. */
+function assertStorable(r: Redemption): void {
+  if (typeof r.id !== 'string' || r.id.length === 0) throw new TypeError('redemption id must be a non-empty string');
+  for (const [name, value] of [['createdAt', r.createdAt], ['updatedAt', r.updatedAt], ['expiresAt', r.expiresAt]] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) throw new TypeError(`redemption ${name} must be epoch milliseconds`);
+  }
+  if (r.state === 'held' && r.expiresAt === undefined) throw new TypeError('a held redemption needs expiresAt');
+}
+
+/** The record as first stored: version 1. */
+export function firstVersion(r: Redemption): Redemption {
+  const stored = { ...structuredClone(r), version: 1 };
+  assertStorable(stored);
+  return stored;
+}
+
+/**
+ * The record a change proposes, as it will be written: same id, next version,
+ * `updatedAt` = now. A string explains a refusal: ending states are final.
+ */
+export function nextVersion(current: Redemption, proposed: Redemption, now: number): Redemption | string {
+  if (isEnding(current) && proposed.state !== current.state) {
+    return `redemption ${current.id} is ${current.state}; it cannot become ${proposed.state}`;
+  }
+  const next = { ...proposed, id: current.id, version: current.version + 1, updatedAt: now };
+  assertStorable(next);
+  return next;
+}
+
+/** The record as expired by the store (sweep or read), at `now`. */
+export function expiredVersion(r: Redemption, now: number): Redemption {
+  return { ...r, state: 'expired', version: r.version + 1, updatedAt: now };
+}

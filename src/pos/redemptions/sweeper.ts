@@ -1,0 +1,129 @@
+import type { Logger } from 'pino';
+import type { Redemption, RedemptionStore } from './types';
+
+/** How a hold came to expire: claimed by a sweep, or found due by a read. */
+export type ExpiryVia = 'sweep' | 'read';
+
+export interface HoldSweeperOptions {
+  store: RedemptionStore;
+  intervalMs: number;
+  /** Holds claimed per store call; a full batch is followed at once by another. Default 1000. */
+  batchSize?: number;
+  logger: Logger;
+  clock?: () => number;
+  /** Called once per expired hold (e.g. to bump a metric). Its errors are logged, not thrown. */
+  onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
+}
+
+/**
+ * Expires due holds on a timer. Any number of instances may sweep one Redis:
+ * the store claims each hold for one caller, so each expiry is logged and
+ * counted once across them. While started it also counts holds this
+ * instance's store expired on read.
+ */
+export class HoldSweeper {
+  private readonly store: RedemptionStore;
+  private readonly intervalMs: number;
+  private readonly batchSize: number;
+  private readonly log: Logger;
+  private readonly clock: () => number;
+  private readonly onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
+  private expired = 0;
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  /** Bumped by stop(), so a sweep in progress ends after its current batch. */
+  private stops = 0;
+  private failing = false;
+  private inFlight?: Promise<number>;
+  private unsubscribe?: () => void;
+
+  constructor(opts: HoldSweeperOptions) {
+    if (!(opts.intervalMs > 0)) throw new RangeError('HoldSweeper intervalMs must be > 0');
+    const batchSize = opts.batchSize ?? 1000;
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('HoldSweeper batchSize must be a positive integer');
+    this.store = opts.store;
+    this.intervalMs = opts.intervalMs;
+    this.batchSize = batchSize;
+    this.log = opts.logger.child({ component: 'hold-sweeper', store: opts.store.kind });
+    this.clock = opts.clock ?? Date.now;
+    this.onExpired = opts.onExpired;
+  }
+
+  /** Holds expired through this sweeper since it was made. */
+  get expiredCount(): number {
+    return this.expired;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.store.onReadExpiry?.((r) => this.note(r, 'read'));
+    this.schedule();
+  }
+
+  /** Stops the timer and waits for a sweep in progress (which ends after its current batch). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stops += 1;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  /** Expires every hold due now, batch after batch; returns how many. Throws if the store fails. */
+  sweepOnce(): Promise<number> {
+    const previous = this.inFlight?.catch(() => 0) ?? Promise.resolve(0);
+    const stopsAtStart = this.stops;
+    const run = previous.then(() => this.sweepAll(stopsAtStart));
+    this.inFlight = run;
+    return run;
+  }
+
+  private async sweepAll(stopsAtStart: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const batch = await this.store.sweepDue(this.clock(), this.batchSize);
+      for (const r of batch) this.note(r, 'sweep');
+      total += batch.length;
+      if (batch.length < this.batchSize || this.stops !== stopsAtStart) return total;
+    }
+  }
+
+  private note(r: Redemption, via: ExpiryVia): void {
+    this.expired += 1;
+    this.log.info(
+      { redemptionId: r.id, storeId: r.storeId, terminalId: r.terminalId, customerId: r.customerId, holdReference: r.holdReference, expiresAt: r.expiresAt, via },
+      'hold expired',
+    );
+    if (!this.onExpired) return;
+    try {
+      this.onExpired(r, via);
+    } catch (err) {
+      this.log.warn({ err, redemptionId: r.id }, 'onExpired hook failed');
+    }
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => void this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One timer tick: never throws; an outage is logged once, and its end once. */
+  private async tick(): Promise<void> {
+    try {
+      await this.sweepOnce();
+      if (this.failing) this.log.info('hold sweeper recovered');
+      this.failing = false;
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      if (!this.failing) this.log.error({ err: { message: e.message, code: e.code } }, 'hold sweep failed; retrying every tick');
+      else this.log.debug({ err: { message: e.message } }, 'hold sweep still failing');
+      this.failing = true;
+    } finally {
+      this.schedule();
+    }
+  }
+}

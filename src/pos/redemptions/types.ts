@@ -1,0 +1,75 @@
+/**
+ * A redemption: the BFF's record of one OTP -> hold -> payment flow.
+ * States: otp_required -> held -> redeemed; held -> voided; held -> expired.
+ * Ending states (redeemed, voided, expired) are final.
+ */
+export type RedemptionState = 'otp_required' | 'held' | 'redeemed' | 'voided' | 'expired';
+export const ENDING_STATES: readonly RedemptionState[] = ['redeemed', 'voided', 'expired'];
+
+export type RedemptionAsk =
+  | { kind: 'amount'; amount: number }
+  | { kind: 'points'; points: number }
+  | { kind: 'rule'; ruleId: string };
+
+export interface Redemption {
+  /** `rdm_` + random; what the till names in later calls. */
+  id: string;
+  storeId: string;
+  terminalId: string;
+  customerId: string;
+  email?: string;
+  mobile?: string;
+  ask: RedemptionAsk;
+  /** The customer's rotating hash, kept only until the hold is placed (OTP flow). */
+  hash?: string;
+  state: RedemptionState;
+  holdReference?: string;
+  holdAmount?: number;
+  holdPoints?: number;
+  /** Epoch ms when the upstream hold ends; set once held. */
+  expiresAt?: number;
+  /** Set while a payment using this redemption is in flight, and after it. */
+  paymentId?: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Monotonic version, bumped by every write (compare-and-set). */
+  version: number;
+}
+
+/** Outcome of an atomic change: the new record, or why it could not be made. */
+export type ChangeResult =
+  | { ok: true; redemption: Redemption }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'rejected'; redemption: Redemption; detail: string };
+
+/**
+ * Where redemptions live: Redis in production, memory otherwise. Both
+ * implementations pass the same test suite.
+ */
+export interface RedemptionStore {
+  readonly kind: 'redis' | 'memory';
+  /** Stores a new record (version 1). Held records join the expiry index. */
+  create(redemption: Redemption): Promise<void>;
+  /**
+   * Reads one record. A `held` record whose `expiresAt` <= now is expired on
+   * read (atomically, counted once), so a late sweeper never lets it be used.
+   */
+  get(id: string, now: number): Promise<Redemption | null>;
+  /**
+   * Atomic read-modify-write: `change` sees the current record and returns the
+   * next one, or a string explaining why the change is refused. Retries on a
+   * concurrent write. Keeps the expiry index in step (only `held` is indexed).
+   */
+  change(id: string, now: number, change: (current: Redemption) => Redemption | string): Promise<ChangeResult>;
+  /** Claims up to `limit` due holds (expiresAt <= now), marks them expired, returns them. Each is claimed by one caller only. */
+  sweepDue(now: number, limit: number): Promise<Redemption[]>;
+  /** Number of records in the expiry index (open holds). */
+  countOpen(): Promise<number>;
+  close(): Promise<void>;
+  /**
+   * Optional: hears each hold this store instance expires on read (`get` or
+   * `change`), so it can be logged and counted once, like the sweeper's own
+   * claims (which `sweepDue` returns). Returns the unsubscribe function.
+   */
+  onReadExpiry?(listener: (redemption: Redemption) => void): () => void;
+}

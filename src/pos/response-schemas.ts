@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { DateTime } from '../contract';
+import type { Readiness } from './http/health';
+import type { customerHash, customerSummary, deleteCustomer } from './operations/customers';
+import type { QueuedEvents, recordEvents } from './operations/events';
+import type { orderBatchStatus, QueuedOrders, uploadOrders } from './operations/orders';
+import type { PaymentView, QueuedPayment } from './operations/payments';
+import type { RedemptionView } from './operations/redemption-view';
+import type { QueuedRefund, RefundView } from './operations/refunds';
+import { QueuedViewSchema } from './outbox/schemas';
+
+/**
+ * What the cashier routes answer, as zod schemas: the source of the OpenAPI
+ * document's response bodies and of the till client types. Strict, so a field
+ * an operation starts returning without a schema here fails the e2e check
+ * (test/docs/responses.test.ts); the type assertions at the bottom keep them
+ * in step with the operations at compile time.
+ */
+
+const RedemptionState = z.enum(['otp_required', 'held', 'redeemed', 'voided', 'expired']);
+
+export const RedemptionAskSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('amount'), amount: z.number() }),
+  z.strictObject({ kind: z.literal('points'), points: z.number().int() }),
+  z.strictObject({ kind: z.literal('rule'), ruleId: z.string() }),
+]);
+
+export const RedemptionViewSchema = z.strictObject({
+  id: z.string().describe('rdm_...; name it in GET/void/otp and in the payment'),
+  state: RedemptionState.describe('otp_required -> held -> redeemed; held -> voided | expired. Ending states are final.'),
+  customerId: z.string(),
+  ask: RedemptionAskSchema.describe('What the till asked to redeem'),
+  points: z.number().nullable().describe('Points on hold (null until held)'),
+  amount: z.number().nullable().describe('Money value on hold (null until held)'),
+  expiresAt: DateTime.nullable().describe('When the hold ends (null until held)'),
+  secondsLeft: z.number().int().nonnegative().describe('Seconds until the hold ends; 0 unless held'),
+  paymentId: z.string().nullable().describe('The payment that claimed this redemption, if any'),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+export const PaymentViewSchema = z.strictObject({
+  paymentId: z.string(),
+  customerId: z.string(),
+  status: z.enum(['recorded', 'already_recorded']).describe('already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)'),
+  pointsEarned: z.number().nullable(),
+  pointsRedeemed: z.number().nullable(),
+  lines: z.array(z.strictObject({ serviceId: z.string(), points: z.number() })).describe('Points earned per payment line'),
+  redemption: z.strictObject({ id: z.string(), state: RedemptionState }).optional().describe('The redemption the payment used, when one was named'),
+});
+
+export const RefundViewSchema = z.strictObject({
+  refundId: z.string(),
+  paymentId: z.string(),
+  customerId: z.string(),
+  status: z.enum(['refunded', 'already_refunded']).describe('already_refunded: a retry found the refund applied earlier'),
+  amountRefunded: z.number().nullable(),
+  pointsReversed: z.number().nullable(),
+  loyaltyTransactionId: z.string().nullable(),
+});
+
+export const CustomerSummarySchema = z.strictObject({
+  customerId: z.string(),
+  currency: z.string(),
+  pointsName: z.string(),
+  points: z.strictObject({
+    available: z.number(),
+    pending: z.number(),
+    total: z.number(),
+    held: z.number().nullable(),
+    earnedAllTime: z.number(),
+  }),
+  value: z.strictObject({ available: z.number(), pending: z.number(), total: z.number() }).describe('Money value of the points'),
+  tier: z
+    .strictObject({ current: z.string(), next: z.string().nullable(), progress: z.number(), nextAt: z.number().nullable() })
+    .nullable()
+    .describe('Null when tier progress could not be read (then "tier" is in unavailable)'),
+  coupons: z
+    .array(z.strictObject({ code: z.string(), name: z.string(), value: z.number(), currency: z.string(), expiresAt: DateTime, usable: z.boolean() }))
+    .nullable()
+    .describe('Null when coupons could not be read (then "coupons" is in unavailable)'),
+  unavailable: z.array(z.string()).describe('Parts that could not be read this time: "tier", "coupons"'),
+});
+
+export const CustomerHashSchema = z.strictObject({
+  customerId: z.string(),
+  hash: z.string().describe('Six digits; changes after each transaction of the customer'),
+  qr: z.string().describe('What to render as the QR code: customer id, ":", hash'),
+});
+
+export const CustomerDeletedSchema = z.strictObject({ customerId: z.string(), deleted: z.boolean().describe('Always true') });
+
+export const EventsAcceptedSchema = z.strictObject({ customerId: z.string(), accepted: z.array(z.string()).describe('The event names sent on') });
+
+export const OrderBatchAcceptedSchema = z.strictObject({ jobId: z.number().int(), orders: z.number().int().describe('Orders in the upload') });
+
+export const OrderBatchStatusSchema = z.strictObject({
+  jobId: z.number().int(),
+  status: z.enum(['queued', 'running', 'completed', 'failed']),
+  total: z.number().int(),
+  processed: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  failures: z.array(z.strictObject({ orderId: z.string(), customerId: z.string(), reason: z.string() })),
+});
+
+/** 202 answers of writes queued in the outbox: the common part and the till's own ids. */
+const queued = <T extends z.ZodRawShape>(ids: T) => z.strictObject({ ...QueuedViewSchema.shape, ...ids });
+export const QueuedPaymentSchema = queued({ paymentId: z.string(), customerId: z.string() });
+export const QueuedRefundSchema = queued({ refundId: z.string(), paymentId: z.string(), customerId: z.string() });
+export const QueuedEventsSchema = queued({ customerId: z.string(), accepted: z.array(z.string()) });
+export const QueuedOrderBatchSchema = queued({ orders: z.number().int() });
+
+/** RFC 9457 problem details, as src/pos/http/problem.ts renders them. Extra members (e.g. `state`, `requiredRoles`) may follow. */
+export const ProblemSchema = z
+  .object({
+    type: z.string().describe('urn:pos-loyalty:problem:<code>'),
+    title: z.string().describe('The HTTP status text'),
+    status: z.number().int(),
+    detail: z.string().describe('What is wrong, for a person'),
+    code: z.string().describe('Stable machine code, e.g. validation_failed, redemption_not_held, upstream_unavailable'),
+    requestId: z.string().describe('The X-Request-Id of this request'),
+    errorId: z.string().describe('Matches the log line of this error'),
+    errors: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional().describe('Per-field problems of a validation failure'),
+    retryAfterSeconds: z.number().int().optional().describe('Also sent as the Retry-After header'),
+  })
+  .catchall(z.unknown());
+
+/** `GET /healthz`. */
+export const HealthSchema = z.strictObject({ status: z.literal('ok') });
+
+const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down']);
+/** `GET /readyz` (200 ready, 503 not ready): each check names what is wrong. */
+export const ReadinessSchema = z.strictObject({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.strictObject({ redis: CheckState, upstream: CheckState, sweeper: CheckState, worker: CheckState.optional().describe('The outbox delivery worker'), process: CheckState }),
+});
+
+// Compile-time check that each schema describes exactly what its operation returns.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Out<S extends z.ZodType> = z.output<S>;
+type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+const inStep: [
+  Same<Out<typeof RedemptionViewSchema>, RedemptionView>,
+  Same<Out<typeof PaymentViewSchema>, PaymentView>,
+  Same<Out<typeof RefundViewSchema>, RefundView>,
+  Same<Out<typeof CustomerSummarySchema>, Returned<typeof customerSummary>>,
+  Same<Out<typeof CustomerHashSchema>, Returned<typeof customerHash>>,
+  Same<Out<typeof CustomerDeletedSchema>, Returned<typeof deleteCustomer>>,
+  Same<Out<typeof EventsAcceptedSchema>, Returned<typeof recordEvents>>,
+  Same<Out<typeof OrderBatchAcceptedSchema>, Returned<typeof uploadOrders>>,
+  Same<Out<typeof OrderBatchStatusSchema>, Returned<typeof orderBatchStatus>>,
+  Same<Out<typeof ReadinessSchema>, Readiness>,
+  Same<Out<typeof QueuedPaymentSchema>, QueuedPayment>,
+  Same<Out<typeof QueuedRefundSchema>, QueuedRefund>,
+  Same<Out<typeof QueuedEventsSchema>, QueuedEvents>,
+  Same<Out<typeof QueuedOrderBatchSchema>, QueuedOrders>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+void inStep;

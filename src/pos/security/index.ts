@@ -1,0 +1,55 @@
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../../platform/config';
+import type { RedemptionStore } from '../redemptions/types';
+import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminalSets } from './open-redemptions';
+import { authFailureGuard, AuthFailureGuard, perMinuteLimiter } from './rate-limits';
+
+export { corsFor, headerCountLimit } from './http-limits';
+export { authFailureGuard, perMinuteLimiter, terminalRateLimit, type AuthFailureGuard, type LimiterOptions } from './rate-limits';
+export {
+  MemoryTerminalSets,
+  openRedemptionCap,
+  RedisTerminalSets,
+  type OpenRedemptionCap,
+  type OpenRedemptionCapOptions,
+  type TerminalSets,
+} from './open-redemptions';
+
+/** The hostile-caller defences createBffApp mounts; each is off when absent. */
+export interface BffSecurity {
+  /** Requests per terminal per minute on `/pos/v1`. */
+  terminalLimiter?: RateLimiterAbstract;
+  /** Failed authentications per source address per minute. */
+  authFailures?: AuthFailureGuard;
+  /** Browser origins allowed to call `/pos/v1` (CORS); empty = none. */
+  corsOrigins?: readonly string[];
+  /** More request headers than this is a 431. */
+  maxHeaderCount?: number;
+  /** Verified TLS client certificates authenticate terminals (mTLS). */
+  clientCertificates?: boolean;
+}
+
+/** The defences as configured; limiters count in Redis when the BFF has it. */
+export function bffSecurity(config: Config, redis: Redis | undefined, logger: Logger): BffSecurity {
+  const { security, http } = config;
+  const limiter = (name: string, perMinute: number) => (perMinute > 0 ? perMinuteLimiter({ name, perMinute, redis, keyPrefix: config.redis.keyPrefix }) : undefined);
+  const terminalLimiter = limiter('terminal', security.terminalRateLimitPerMinute);
+  const failures = limiter('auth-failures', security.authFailureLimitPerMinute);
+  return {
+    terminalLimiter,
+    authFailures: failures && authFailureGuard(failures, logger),
+    corsOrigins: http.corsOrigins,
+    maxHeaderCount: http.maxHeaderCount,
+    clientCertificates: Boolean(http.tls?.clientCaFile),
+  };
+}
+
+/** MAX_OPEN_REDEMPTIONS_PER_TERMINAL over the BFF's redemption store; undefined when the cap is off. */
+export function openRedemptionCapFor(config: Config, store: RedemptionStore, redis: Redis | undefined): OpenRedemptionCap | undefined {
+  const limit = config.security.maxOpenRedemptionsPerTerminal;
+  if (limit <= 0) return undefined;
+  const sets = redis ? new RedisTerminalSets(redis, config.redis.keyPrefix) : new MemoryTerminalSets();
+  return openRedemptionCap({ limit, store, sets });
+}

@@ -1,0 +1,170 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../platform/config';
+import { createMetrics, type Metrics } from '../platform/metrics';
+import { connectRedis, waitForRedis } from '../platform/redis';
+import { createAppServer } from '../platform/tls';
+import { LoyaltyClient } from '../upstream';
+import { CircuitBreaker, createRateLimiter, rateLimitPolicy } from '../upstream/policies';
+import { createBffApp } from './app';
+import type { PosDeps } from './deps';
+import { healthRoutes } from './http/health';
+import { requireRedis } from './http/redis-gate';
+import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
+import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './metrics';
+import { countOutboxOutcome } from './outbox/metrics';
+import { createOutboxStore, OutboxWorker } from './outbox';
+import { createRedemptionStore, HoldSweeper } from './redemptions';
+import { bffSecurity, openRedemptionCapFor } from './security';
+import { TerminalRegistry } from './terminals';
+
+export interface UpstreamTarget {
+  baseUrl: string;
+  apiKey: string;
+  secretKey: string;
+}
+
+export interface RunningBff {
+  url: string;
+  port: number;
+  app: Express;
+  deps: PosDeps;
+  sweeper: HoldSweeper;
+  redis?: Redis;
+  idempotency: IdempotencyStore;
+  metrics: Metrics;
+  /** Delivers the outbox; stopped (finishing the entries in hand) by close(). */
+  outboxWorker: OutboxWorker;
+  breaker: CircuitBreaker;
+  /**
+   * Work to stop on close (e.g. the outbox worker): run after in-flight
+   * requests finished and before the stores and Redis close, in order added.
+   */
+  onClose(hook: () => Promise<void> | void): void;
+  /** Stops taking requests, finishes in-flight ones, stops the sweeper and the onClose hooks, closes Redis. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Assembles the BFF from configuration and listens. Used by main and by end-to-end tests. */
+export async function startBff(config: Config, upstream: UpstreamTarget, logger: Logger, opts: { clock?: () => number; metrics?: Metrics } = {}): Promise<RunningBff> {
+  const clock = opts.clock ?? Date.now;
+  const metrics = opts.metrics ?? createMetrics();
+  const redis = config.redis.url ? connectRedis(config.redis.url, logger) : undefined;
+  if (redis) {
+    redis.on('error', () => metrics.redisErrors.inc());
+    metrics.sample('redisUp', () => (redis.status === 'ready' ? 1 : 0));
+    await waitForRedis(redis, 10_000);
+  }
+  const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix }), metrics);
+  metrics.sample('holdsOpen', () => redemptions.countOpen());
+  if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
+  const idempotencyStore = createIdempotencyStore({ redis, prefix: config.redis.keyPrefix });
+  const closeHooks: (() => Promise<void> | void)[] = [];
+  let sweeperRunning = false;
+  let workerRunning = false;
+  let shuttingDown = false;
+
+  // Breaker outermost: an open circuit refuses before a rate-limit slot is spent.
+  const breaker = new CircuitBreaker({ ...config.upstream.breaker, clock, logger, onStateChange: (s) => metrics.setCircuitState(s) });
+  const limiter = createRateLimiter({ redis, prefix: config.redis.keyPrefix, limits: config.upstream.rateLimits, logger });
+  const policies = [breaker.policy, rateLimitPolicy(limiter, { maxWaitMs: config.upstream.rateMaxWaitMs })];
+  const loyalty = new LoyaltyClient({ ...upstream, timeoutMs: config.loyalty.timeoutMs, retries: config.loyalty.retries, logger, onCall: countUpstreamCall(metrics), policies });
+  const outbox = createOutboxStore({ redis, prefix: config.redis.keyPrefix, leaseMs: config.outbox.claimIdleMs, statusTtlSeconds: config.outbox.statusTtlSeconds });
+  metrics.sample('outboxDepth', async () => (await outbox.counts()).pending);
+  if (!redis) logger.warn('REDIS_URL is not set: queued writes (outbox) are kept in this process only and are lost if it stops');
+  const deps: PosDeps = {
+    settings: {
+      otpEnabled: config.loyalty.otpEnabled,
+      holdPeriodMinutes: config.pos.holdPeriodMinutes,
+      holdSafetyMarginSeconds: config.pos.holdSafetyMarginSeconds,
+      refundRequiresManager: config.pos.refundRequiresManager,
+    },
+    loyalty,
+    redemptions,
+    outbox,
+    openRedemptions: openRedemptionCapFor(config, redemptions, redis),
+    clock,
+    logger,
+    metrics,
+  };
+  const registry = new TerminalRegistry(config.pos.terminalsFile, { logger });
+  const app = createBffApp({
+    deps,
+    registry,
+    logger,
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    security: bffSecurity(config, redis, logger),
+    idempotency: idempotency({ store: idempotencyStore, ttlMs: config.idempotency.ttlMs, leaseMs: config.idempotency.leaseMs, clock, logger }),
+    requireRedis: redis ? requireRedis(redis) : undefined,
+    mountOps: (ops) => {
+      ops.use(healthRoutes({ redis, upstreamBaseUrl: upstream.baseUrl, sweeperRunning: () => sweeperRunning, workerRunning: () => workerRunning, shuttingDown: () => shuttingDown }));
+    },
+  });
+  const sweeper = new HoldSweeper({ store: redemptions, intervalMs: config.pos.sweeperIntervalMs, logger, clock, onExpired: countExpiredHold(metrics) });
+  sweeper.start();
+  sweeperRunning = true;
+  const outboxWorker = new OutboxWorker({ ...config.outbox, store: outbox, loyalty, logger, clock, leaseMs: config.outbox.claimIdleMs, onOutcome: countOutboxOutcome(metrics) });
+  outboxWorker.start();
+  workerRunning = true;
+  closeHooks.push(() => outboxWorker.stop());
+
+  const server: Server = await new Promise((resolve, reject) => {
+    // HTTPS when TLS_CERT_FILE/TLS_KEY_FILE are set; headers bounded either way.
+    const s = createAppServer(app, config.http);
+    s.once('error', reject);
+    s.listen(config.http.port, config.http.host, () => resolve(s));
+  });
+  // Tills keep connections open; let them, but not forever.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+  // While shutting down, every answer closes its connection, so keep-alive tills reconnect to another instance.
+  server.prependListener('request', (_req, res) => {
+    if (shuttingDown) res.setHeader('Connection', 'close');
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
+
+  return {
+    url: `${config.http.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    app,
+    deps,
+    sweeper,
+    redis,
+    idempotency: idempotencyStore,
+    metrics,
+    outboxWorker,
+    breaker,
+    onClose(hook) {
+      closeHooks.push(hook);
+    },
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        sweeperRunning = false;
+        workerRunning = false;
+        const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Connections go idle as their last answer is sent; close them as they do.
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        server.closeIdleConnections();
+        await Promise.all([drained, sweeper.stop()]).finally(() => clearInterval(idle));
+        for (const hook of closeHooks) {
+          await Promise.resolve()
+            .then(hook)
+            .catch((err) => logger.error({ err }, 'a close hook failed'));
+        }
+        loyalty.close?.();
+        await redemptions.close();
+        await outbox.close();
+        await idempotencyStore.close();
+        await redis?.quit().catch(() => redis.disconnect());
+      })();
+      return closing;
+    },
+  };
+}

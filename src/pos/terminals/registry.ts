@@ -1,0 +1,156 @@
+import { statSync, type Stats } from 'node:fs';
+import { timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import { silentLogger } from '../../platform/logger';
+import { loadTerminalsFile } from './file';
+import { tokenDigest } from './tokens';
+import type { Store, Terminal, TerminalIdentity } from './types';
+
+export type AuthenticationFailure = 'unknown_token' | 'revoked' | 'store_missing';
+
+/** The outcome of checking a token, with the reason kept for the log (never for the caller). */
+export type Verification =
+  | { ok: true; identity: TerminalIdentity }
+  | { ok: false; reason: AuthenticationFailure; terminalId?: string };
+
+export interface TerminalRegistryOptions {
+  /** Milliseconds clock; injected by tests. */
+  now?: () => number;
+  /** How often, at most, a request looks at the file's stat to see if it changed. */
+  checkIntervalMs?: number;
+  logger?: Logger;
+}
+
+interface Entry {
+  digest: Buffer;
+  terminal: Terminal;
+  store?: Store;
+}
+
+// Compared against when no hash matches, so a miss does the same work as a hit.
+const NO_MATCH = Buffer.alloc(32);
+
+function deepFreeze<T extends object>(o: T): Readonly<T> {
+  for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(o);
+}
+
+// A rename gives a new inode, so an atomic write is seen even within one mtime tick.
+const stampOf = (s: Stats) => `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+
+/**
+ * Who may call `/pos/v1`: the terminals file in memory, keyed by token hash.
+ * The file is re-read when it changes (checked at most once per interval on the
+ * request path), so a revoke from the CLI takes effect without a restart.
+ */
+export class TerminalRegistry {
+  private byHash = new Map<string, Entry>();
+  private byId = new Map<string, Entry>();
+  private stamp = '';
+  private lastCheck = Number.NEGATIVE_INFINITY;
+  private failedStamp = '';
+  private readonly now: () => number;
+  private readonly checkIntervalMs: number;
+  private readonly logger: Logger;
+
+  /** Loads the file now; a missing or invalid file throws a ConfigError naming the field. */
+  constructor(
+    readonly file: string,
+    options: TerminalRegistryOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.checkIntervalMs = options.checkIntervalMs ?? 1000;
+    this.logger = options.logger ?? silentLogger;
+    this.reload();
+  }
+
+  get terminalCount(): number {
+    return this.byHash.size;
+  }
+
+  /** Re-reads the file. On a bad file it throws and keeps the last good set. */
+  reload(): void {
+    // Stat before reading: a change in between then costs one extra reload, never a missed one.
+    let stamp = '';
+    try {
+      stamp = stampOf(statSync(this.file));
+    } catch {
+      // loadTerminalsFile below says what is wrong with the file
+    }
+    const data = loadTerminalsFile(this.file);
+    const stores = new Map(data.stores.map((s) => [s.id, deepFreeze(s)]));
+    const byHash = new Map<string, Entry>();
+    const byId = new Map<string, Entry>();
+    for (const t of data.terminals) {
+      const entry = { digest: Buffer.from(t.tokenSha256, 'hex'), terminal: deepFreeze(t), store: stores.get(t.storeId) };
+      byHash.set(t.tokenSha256, entry);
+      byId.set(t.id, entry);
+    }
+    this.byHash = byHash;
+    this.byId = byId;
+    this.stamp = stamp;
+    this.lastCheck = this.now();
+  }
+
+  /** Reloads if the file changed since the last look; never throws, a bad file is logged and the last good set kept. */
+  private refresh(): void {
+    const now = this.now();
+    if (now - this.lastCheck < this.checkIntervalMs) return;
+    this.lastCheck = now;
+    let stamp: string;
+    try {
+      stamp = stampOf(statSync(this.file));
+    } catch (err) {
+      this.reportFailure('missing', err);
+      return;
+    }
+    if (stamp === this.stamp || stamp === this.failedStamp) return;
+    try {
+      this.reload();
+      this.failedStamp = '';
+      this.logger.info({ file: this.file, terminals: this.byHash.size }, 'terminals file reloaded');
+    } catch (err) {
+      this.failedStamp = stamp;
+      this.reportFailure(stamp, err);
+    }
+  }
+
+  private reportFailure(key: string, err: unknown): void {
+    if (key === 'missing' && this.failedStamp === 'missing') return; // say it once, not once a second
+    if (key === 'missing') this.failedStamp = 'missing';
+    this.logger.error({ file: this.file, problem: (err as Error).message }, 'terminals file unusable; keeping the terminals loaded before');
+  }
+
+  /** Checks a presented token; the reason for a refusal is for the log only. */
+  verify(token: string): Verification {
+    this.refresh();
+    const digest = tokenDigest(token);
+    const entry = this.byHash.get(digest.toString('hex'));
+    // The map finds a candidate by hash; the decision itself is a constant-time comparison.
+    const equal = timingSafeEqual(entry ? entry.digest : NO_MATCH, digest);
+    if (!entry || !equal) return { ok: false, reason: 'unknown_token' };
+    return this.outcome(entry);
+  }
+
+  /**
+   * Checks a terminal named by something already proven, such as a verified
+   * TLS client certificate (mTLS): the same revocation and store rules as a token.
+   */
+  verifyTerminalId(terminalId: string): Verification {
+    this.refresh();
+    const entry = this.byId.get(terminalId);
+    if (!entry) return { ok: false, reason: 'unknown_token' };
+    return this.outcome(entry);
+  }
+
+  private outcome({ terminal, store }: Entry): Verification {
+    if (terminal.revokedAt) return { ok: false, reason: 'revoked', terminalId: terminal.id };
+    if (!store) return { ok: false, reason: 'store_missing', terminalId: terminal.id };
+    return { ok: true, identity: { terminal, store } };
+  }
+
+  authenticate(token: string): TerminalIdentity | null {
+    const result = this.verify(token);
+    return result.ok ? result.identity : null;
+  }
+}

@@ -1,0 +1,26 @@
+export type TerminalRole = 'cashier' | 'manager' | 'kiosk';
+export const TERMINAL_ROLES: readonly TerminalRole[] = ['cashier', 'manager', 'kiosk'];
+
+/** A store: what the loyalty service knows as merchant and branch. */
+export interface Store {
+  id: string;
+  merchant: { uniqueId: string; name: string };
+  branch: { uniqueId: string; name: string };
+}
+
+export interface Terminal {
+  id: string;
+  storeId: string;
+  role: TerminalRole;
+  /** Hex SHA-256 of the token; the token itself is never stored. */
+  tokenSha256: string;
+  label?: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+/** Who is calling: set on every authenticated `/pos/v1` request. */
+export interface TerminalIdentity {
+  terminal: Terminal;
+  store: Store;
+}

@@ -1,0 +1,57 @@
+import type { PaymentDetail } from '../../contract';
+import type { AccountSettings, TierSettings } from '../accounts';
+import type { EarnLine } from '../state/records';
+import { floorPoints } from './money';
+
+export interface Earning {
+  lines: EarnLine[];
+  /** True when the lines are the request's `paymentDetails`. */
+  itemised: boolean;
+  points: number;
+}
+
+function clean(n: number): number {
+  return Number(n.toFixed(6));
+}
+
+/** The best rate for a line: base earn rate, the customer's tier rate, or a matching multiplier. */
+export function lineRate(settings: AccountSettings, tier: TierSettings | undefined, detail?: PaymentDetail): number {
+  let rate = Math.max(settings.earn.pointsPerUnit, tier?.earnRate ?? 0);
+  if (!detail) return rate;
+  for (const m of settings.multipliers) {
+    const hit = (m.category !== undefined && detail.category?.includes(m.category)) || (m.tag !== undefined && detail.tags?.includes(m.tag));
+    if (hit) rate = Math.max(rate, m.pointsPerUnit);
+  }
+  return rate;
+}
+
+function line(serviceId: string, netAmount: number, paidAmount: number, rate: number, earns: boolean): EarnLine {
+  const decimalPoints = earns ? clean(paidAmount * rate) : 0;
+  return { serviceId, netAmount, paidAmount: clean(paidAmount), rate, decimalPoints, points: floorPoints(decimalPoints), refundedNet: 0, refundedPoints: 0 };
+}
+
+/**
+ * Points for a payment. Per line: the line's share of what was actually paid
+ * (`totalPaid` drives rewards, so lines are scaled down when points or coupons
+ * paid part of them) times the highest applicable rate, rounded down per line.
+ * Nothing is earned below the minimum spend, by a guest, or when points paid it all.
+ */
+export function computeEarning(
+  settings: AccountSettings,
+  tier: TierSettings | undefined,
+  totalPaid: number,
+  details: PaymentDetail[] | undefined,
+  guest: boolean,
+): Earning {
+  const earns = !guest && totalPaid > 0 && totalPaid >= settings.earn.minimumSpend;
+  const priced = (details ?? []).some((d) => (d.amount ?? 0) > 0);
+  if (!details?.length || !priced) {
+    const only = line('', totalPaid, totalPaid, lineRate(settings, tier), earns);
+    return { lines: [only], itemised: false, points: only.points };
+  }
+  const nets = details.map((d) => Math.max(0, (d.amount ?? 0) - (d.discount ?? 0)));
+  const sumNet = nets.reduce((a, b) => a + b, 0);
+  const scale = sumNet > totalPaid && sumNet > 0 ? totalPaid / sumNet : 1;
+  const lines = details.map((d, i) => line(d.serviceId ?? `line-${i + 1}`, nets[i], nets[i] * scale, lineRate(settings, tier, d), earns));
+  return { lines, itemised: true, points: lines.reduce((sum, l) => sum + l.points, 0) };
+}

@@ -1,0 +1,87 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { API_PREFIX, CustomerId, LoyaltyErrorBody, OPERATIONS, Operation, TierProgressQuery } from '../../contract';
+import { openApiPath, pathParams } from '../../platform/openapi';
+import { adminRoutes } from './admin';
+import { LoyaltyErrorName, loyaltyErrors, nameContractSchemas, registerLoyaltyComponents, REQUEST_ID_HEADER, REQUEST_ID_PARAM } from './components';
+import { OPERATION_EXAMPLES } from './examples';
+
+export const LOYALTY_API_VERSION = '4.0.0';
+
+const PARAM_SCHEMAS: Record<string, z.ZodType> = {
+  customerId: CustomerId.meta({ description: 'The customer id', example: 'alice' }),
+  holdReference: z.string().min(1).max(200).meta({ description: 'From the hold response', example: 'hold_4kq9T2mXc8LpAZv3' }),
+  jobId: z.string().regex(/^[0-9]{1,15}$/).meta({ description: 'From the batch orders response', example: '17' }),
+};
+
+function security(op: Operation): Record<string, string[]>[] {
+  // Both keys in one requirement = both needed; two requirements = either suffices.
+  return op.keys === 'both' ? [{ apiKey: [], secretKey: [] }] : [{ apiKey: [] }, { apiKey: [], secretKey: [] }];
+}
+
+function errorsOf(op: Operation): LoyaltyErrorName[] {
+  const names: LoyaltyErrorName[] = op.request ? ['MissingField'] : [];
+  return [...names, 'Unauthorized', 'NotFound', 'Unprocessable', 'RateLimited', 'InternalError'];
+}
+
+function toRouteConfig(op: Operation): RouteConfig {
+  const ex = OPERATION_EXAMPLES[op.id as keyof typeof OPERATIONS];
+  const params = pathParams(op.path);
+  const keysNote = op.keys === 'both' ? 'Keys: apikey and secretkey.' : 'Keys: apikey (and secretkey when the account is in High Security Mode).';
+  return {
+    method: op.method.toLowerCase() as 'get' | 'post' | 'delete',
+    path: API_PREFIX + openApiPath(op.path),
+    operationId: op.id,
+    tags: [op.extension ? 'Settled extensions' : 'v4.0 operations'],
+    summary: op.summary,
+    description: keysNote + (op.extension ? ' Not in the published list of ten operations; settled in DESIGN.md section 4.' : ''),
+    security: security(op),
+    parameters: [
+      REQUEST_ID_PARAM,
+      ...(op.id === 'tierProgress' ? [{ name: 'lang', in: 'header' as const, required: false, description: 'Language of tier names, e.g. en, ar, fr', schema: { type: 'string' as const }, example: 'en' }] : []),
+    ],
+    request: {
+      params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, PARAM_SCHEMAS[p] ?? z.string()]))) : undefined,
+      query: op.id === 'tierProgress' ? TierProgressQuery : undefined,
+      body: op.request && { required: true, content: { 'application/json': { schema: op.request, ...(ex?.request ? { example: ex.request } : {}) } } },
+    },
+    responses: {
+      200: {
+        description: 'Done',
+        headers: REQUEST_ID_HEADER,
+        content: { 'application/json': { schema: op.response, ...(ex ? { example: ex.response } : {}) } },
+      },
+      ...loyaltyErrors(errorsOf(op)),
+    },
+  };
+}
+
+/** The loyalty v4.0 interface the sandbox serves, from the contract's OPERATIONS table, plus its admin API. */
+export function buildLoyaltyOpenApi() {
+  nameContractSchemas();
+  const registry = new OpenAPIRegistry();
+  registerLoyaltyComponents(registry);
+  for (const op of Object.values(OPERATIONS) as Operation[]) registry.registerPath(toRouteConfig(op));
+  for (const r of adminRoutes()) registry.registerPath(r);
+  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: LoyaltyErrorBody }], { sortComponents: 'alphabetically' });
+  return generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Loyalty service v4.0 (sandbox)',
+      version: LOYALTY_API_VERSION,
+      description:
+        'The loyalty v4.0 integration interface as the bundled sandbox serves it: the ten published operations, the few the BFF needs that the ' +
+        'specification only mentions (hold lookup and release, OTP, balance, batch status), and the sandbox admin API.\n\n' +
+        'Error codes: 1000 API key invalid (401), 1001 secret key required/invalid (401), 3000 missing field (400), 3003 invalid value (422), ' +
+        '3016 invalid payload (400), 4004 not found, 7000 customer not found, 9001 already cancelled (422), 9002 transaction not found, ' +
+        '9004 duplicate transaction id (422), 9005 reversed transaction not found, 9006 hold reference not found (404), 9008 insufficient points (422), 429 rate limited.',
+      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+    },
+    servers: [{ url: '/', description: 'This sandbox' }],
+    tags: [
+      { name: 'v4.0 operations', description: 'The published interface' },
+      { name: 'Settled extensions', description: 'Operations the specification mentions without showing them' },
+      { name: 'Sandbox admin', description: 'Developer and test controls; not part of the real service' },
+    ],
+  });
+}

@@ -1,0 +1,106 @@
+import type { Acknowledgement, HoldLookupResponse, HoldRequest, HoldResponse } from '../../contract';
+import type { AccountSettings } from '../accounts';
+import type { SandboxContext } from '../context';
+import { requireChannelField } from '../domain/channel';
+import { ceilPoints, money } from '../domain/money';
+import { loyaltyErrors } from '../errors';
+import { newReference } from '../state/codes';
+import type { CustomerRecord, HoldRecord } from '../state/records';
+import type { AccountEntry } from '../state/store';
+import { verifyOtp } from './otp';
+
+/** How many points a request asks for, and their money value, by amount, points or rule. */
+export function pointsAsked(settings: AccountSettings, ask: { amount?: number; points?: number; ruleId?: string }): { points: number; amount: number; ruleId?: string } {
+  const factor = settings.redemptionFactor;
+  if (ask.ruleId !== undefined) {
+    const rule = settings.redemptionRules.find((r) => r.id === ask.ruleId);
+    if (!rule) throw loyaltyErrors.invalidValue(`ruleId "${ask.ruleId}" is not a redemption rule of this account`, 'RuleNotFound');
+    const amount = rule.type === 'fixed_discount' && rule.value !== undefined ? rule.value : rule.pointsCost * factor;
+    return { points: rule.pointsCost, amount: money(amount), ruleId: rule.id };
+  }
+  if (ask.amount !== undefined) {
+    // Enough points to cover the amount asked for.
+    return { points: ceilPoints(ask.amount / factor), amount: money(ask.amount) };
+  }
+  const points = ask.points!;
+  return { points, amount: money(points * factor) };
+}
+
+/** A wrong hash refuses the hold (an absent one is allowed: it is an extra check). */
+function checkHash(c: CustomerRecord, hash: string | undefined): void {
+  if (hash !== undefined && hash !== c.hash) {
+    throw loyaltyErrors.invalidValue(`hash does not match customer "${c.id}"'s current hash (it changes with every hold, payment and refund)`, 'HashInvalid');
+  }
+}
+
+/** `POST /transactions/hold`: reserve points until a payment uses them or the hold period ends. */
+export function placeHold(ctx: SandboxContext, account: AccountEntry, req: HoldRequest): HoldResponse {
+  const { settings, ledger } = account;
+  const now = ctx.clock.now();
+  requireChannelField(settings, req);
+  const ask = pointsAsked(settings, { amount: req.amountToHold, points: req.pointsToHold, ruleId: req.ruleId });
+  const c = ledger.ensureCustomer(req.customerId, now, req);
+  checkHash(c, req.hash);
+  const otpCheck = settings.otpEnabled && req.ignoreOTP !== true ? verifyOtp(c, req.otp, now) : undefined;
+
+  const { available } = ledger.balance(c, now);
+  if (ask.points > available) {
+    throw loyaltyErrors.insufficientPoints(`Customer "${c.id}" has ${available} available points; the hold needs ${ask.points}`);
+  }
+
+  const hold: HoldRecord = {
+    reference: newReference('hold'),
+    customerId: c.id,
+    points: ask.points,
+    amount: ask.amount,
+    ruleId: ask.ruleId,
+    state: 'active',
+    createdAt: now,
+    expiresAt: now + settings.holdPeriodMinutes * 60_000,
+    transactionTime: req.transactionTime,
+  };
+  ledger.addHold(c, hold);
+  otpCheck?.consume();
+  ledger.rotateHash(c);
+  ledger.recordActivity(c, { type: 'Points Held', at: now, properties: { holdReference: hold.reference, points: hold.points, amount: hold.amount } });
+  return { customerId: c.id, holdAmount: hold.amount, holdEquivalentPoints: hold.points, holdReference: hold.reference };
+}
+
+function requireHold(ctx: SandboxContext, account: AccountEntry, reference: string): HoldRecord {
+  const hold = account.ledger.hold(reference, ctx.clock.now());
+  if (!hold) throw loyaltyErrors.holdNotFound(`Hold reference "${reference}" was not found`);
+  return hold;
+}
+
+/** `GET /transactions/hold/:ref`. */
+export function lookupHold(ctx: SandboxContext, account: AccountEntry, reference: string): HoldLookupResponse {
+  const hold = requireHold(ctx, account, reference);
+  return {
+    holdReference: hold.reference,
+    customerId: hold.customerId,
+    holdAmount: hold.amount,
+    holdEquivalentPoints: hold.points,
+    state: hold.state,
+    dateToExpire: ctx.clock.iso(hold.expiresAt),
+  };
+}
+
+/** `DELETE /transactions/hold/:ref`: releases an active hold; any other state is 9001. */
+export function cancelHold(ctx: SandboxContext, account: AccountEntry, reference: string): Acknowledgement {
+  const hold = requireHold(ctx, account, reference);
+  if (hold.state !== 'active') {
+    const why = hold.state === 'used' ? 'was already used by a payment' : hold.state === 'expired' ? 'already expired' : 'was already released';
+    throw loyaltyErrors.alreadyCancelled(`Hold "${reference}" ${why}`);
+  }
+  account.ledger.endHold(hold, 'released', ctx.clock.now());
+  return { success: true, message: `Hold "${reference}" released; ${hold.points} points are available again` };
+}
+
+/** The active hold a payment names, or 9006. */
+export function activeHoldFor(ctx: SandboxContext, account: AccountEntry, reference: string, customerId: string): HoldRecord {
+  const hold = account.ledger.hold(reference, ctx.clock.now());
+  if (!hold) throw loyaltyErrors.holdNotFound(`pointsHoldReference "${reference}" was not found`);
+  if (hold.customerId !== customerId) throw loyaltyErrors.holdNotFound(`pointsHoldReference "${reference}" does not belong to customer "${customerId}"`);
+  if (hold.state !== 'active') throw loyaltyErrors.holdNotFound(`pointsHoldReference "${reference}" is no longer active (it is ${hold.state})`);
+  return hold;
+}

@@ -1,0 +1,79 @@
+import type { PaymentDetail, PaymentRedemption } from '../../contract';
+import type { SandboxContext } from '../context';
+import { requireChannelField } from '../domain/channel';
+import { computeEarning } from '../domain/earn';
+import { currentTierOf } from '../domain/tiers';
+import { loyaltyErrors } from '../errors';
+import type { TransactionRecord } from '../state/records';
+import type { AccountEntry } from '../state/store';
+import { checkCoupons } from './coupons';
+import { activeHoldFor } from './holds';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** What a payment and a batch order have in common: a sale the ledger rewards. */
+export interface Purchase {
+  id: string;
+  kind: 'payment' | 'order';
+  customerId: string;
+  email?: string;
+  mobile?: string;
+  totalPaid: number;
+  details?: PaymentDetail[];
+  guest?: boolean;
+  redemption?: PaymentRedemption;
+  returnWindowDays?: number;
+  /** The activity event name and the properties it records (the whole request). */
+  activity: { type: string; properties: Record<string, unknown> };
+}
+
+/**
+ * Records a sale: redeems the hold and coupons it names, awards points by the
+ * earn rules (pending for the return window), rotates the hash and records the
+ * activity. A sale id already recorded (as a payment or an order) is 9004.
+ * Every check runs before anything changes.
+ */
+export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Purchase): TransactionRecord {
+  const { settings, ledger } = account;
+  const now = ctx.clock.now();
+  requireChannelField(settings, p);
+  if (ledger.transactions.has(p.id)) {
+    throw loyaltyErrors.duplicateTransaction(`${p.kind === 'payment' ? 'paymentId' : 'orderId'} "${p.id}" was already processed; no second reward is given`);
+  }
+  const holdRef = p.redemption?.pointsHoldReference;
+  const hold = holdRef !== undefined ? activeHoldFor(ctx, account, holdRef, p.customerId) : undefined;
+  const coupons = checkCoupons(ctx, account, p.customerId, p.redemption?.couponCodes);
+
+  const c = ledger.ensureCustomer(p.customerId, now, p);
+  const earning = computeEarning(settings, currentTierOf(settings, c), p.totalPaid, p.details, p.guest === true);
+  const returnWindow = p.returnWindowDays ?? 0;
+  const tx: TransactionRecord = {
+    id: p.id,
+    kind: p.kind,
+    customerId: c.id,
+    at: now,
+    totalPaid: p.totalPaid,
+    earnedPoints: earning.points,
+    redeemedPoints: hold?.points ?? 0,
+    holdReference: hold?.reference,
+    pendingUntil: returnWindow > 0 ? now + returnWindow * DAY_MS : undefined,
+    lines: earning.lines,
+    itemised: earning.itemised,
+    refundedAmount: 0,
+    refundedEarnedPoints: 0,
+    returnedRedeemedPoints: 0,
+    refundCount: 0,
+  };
+  if (hold) {
+    ledger.endHold(hold, 'used', now, tx.id);
+    c.settled -= hold.points;
+  }
+  coupons.apply(c);
+  ledger.creditEarned(c, earning.points, now, tx.id, tx.pendingUntil);
+  ledger.addTransaction(c, tx);
+  c.amountSpent = (c.amountSpent ?? 0) + p.totalPaid;
+  c.orders = (c.orders ?? 0) + 1;
+  ledger.rotateHash(c);
+  ledger.recordActivity(c, { type: p.activity.type, at: now, properties: { ...p.activity.properties, rewardedPoints: tx.earnedPoints, redeemedPoints: tx.redeemedPoints } });
+  return tx;
+}

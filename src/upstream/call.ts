@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { API_PREFIX, OPERATIONS, OperationId } from '../contract';
+import { AppError, BadRequestError } from '../platform/errors';
+import { parseOrThrow } from '../platform/validation';
+import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
+import { CallInfo, CallPolicy, composePolicies, RATE_GROUP } from './policy';
+import { DEFAULT_RETRY_TUNING, DUPLICATE_MEANS_APPLIED, realSleep, RetryTuning, Sleep, withRetries } from './retry';
+import { RawAnswer, Transport } from './transport';
+
+export interface LoyaltyCallContext {
+  /** Passed on as `X-Request-Id` (a fresh one when absent or not a sane id). */
+  requestId?: string;
+  /** Aborts the call and any wait between attempts. */
+  signal?: AbortSignal;
+}
+
+/** One attempt's result for metrics: `ok`, a failure kind, `auth_failed`, `aborted` or `error` (local). */
+export type UpstreamOutcome = 'ok' | UpstreamFailureKind | 'auth_failed' | 'aborted' | 'error';
+
+export interface UpstreamCallEvent {
+  operation: OperationId;
+  outcome: UpstreamOutcome;
+  /** The HTTP status, when an answer came. */
+  status?: number;
+  durationMs: number;
+  attempt: number;
+}
+
+export interface LoyaltyClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  secretKey: string;
+  /** Per attempt, wall clock, including reading the body. */
+  timeoutMs: number;
+  /** Attempts after the first, for calls that are safe to send again. */
+  retries: number;
+  logger: Logger;
+  /** Called after every attempt that was sent; for metrics. */
+  onCall?: (e: UpstreamCallEvent) => void;
+  /** Wrap every attempt, first outermost: circuit breaker, fleet rate limiter (see ./policy). */
+  policies?: readonly CallPolicy[];
+  /** The account's High Security Mode: send the secret key on every call, events too. */
+  highSecurityMode?: boolean;
+  /** Per keep-alive agent; default 32. */
+  maxSockets?: number;
+  /** Default 5 MiB. */
+  maxResponseBytes?: number;
+  retryTuning?: Partial<Omit<RetryTuning, 'retries'>>;
+  /** Injected for tests; default a real timer. */
+  sleep?: Sleep;
+  random?: () => number;
+  now?: () => number;
+}
+
+/** What the generic `call()` sends; path params are URL-encoded here. */
+export interface CallRequest {
+  params?: Record<string, string | number>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export type ResponseOf<K extends OperationId> = z.output<(typeof OPERATIONS)[K]['response']>;
+
+/** A write whose id makes the upstream refuse a copy: applied now, or found already applied on a retry. */
+export type WriteOutcome<T> = { kind: 'applied'; body: T } | { kind: 'already_applied' };
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The generic v4.0 caller: keys, request id, retries, policies, response
+ * validation, error mapping, logging and metrics. `LoyaltyClient` adds one
+ * typed method per operation on top.
+ */
+export class LoyaltyCaller {
+  private readonly transport: Transport;
+  private readonly policy: CallPolicy;
+  private readonly tuning: RetryTuning;
+  private readonly log: Logger;
+
+  constructor(private readonly options: LoyaltyClientOptions) {
+    if (!options.apiKey || !options.secretKey) throw new Error('LoyaltyClient needs apiKey and secretKey');
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      maxSockets: options.maxSockets ?? 32,
+      maxResponseBytes: options.maxResponseBytes ?? 5 * 1024 * 1024,
+    });
+    this.policy = composePolicies(options.policies ?? []);
+    this.tuning = { ...DEFAULT_RETRY_TUNING, ...options.retryTuning, retries: options.retries };
+    this.log = options.logger.child({ component: 'loyalty-client' });
+  }
+
+  /**
+   * Calls `operation` and returns its validated body, or throws a platform
+   * AppError. A duplicate answer is always thrown here (`duplicate_transaction`);
+   * payment() and refund() turn one that follows a lost answer into `already_applied`.
+   */
+  async call<K extends OperationId>(operation: K, request: CallRequest = {}, ctx: LoyaltyCallContext = {}): Promise<ResponseOf<K>> {
+    const outcome = await this.run(operation, request, ctx, false);
+    if (outcome.kind === 'already_applied') throw new Error('unreachable: already_applied without callWrite');
+    return outcome.body;
+  }
+
+  /** For payment and refund: a duplicate answer to a retry of an attempt whose answer was lost means "already applied". */
+  protected callWrite<K extends 'payment' | 'refund'>(operation: K, body: unknown, ctx: LoyaltyCallContext = {}): Promise<WriteOutcome<ResponseOf<K>>> {
+    return this.run(operation, { body }, ctx, DUPLICATE_MEANS_APPLIED.has(operation));
+  }
+
+  /** Destroys the kept-alive sockets (shutdown, tests). */
+  close(): void {
+    this.transport.close();
+  }
+
+  private async run<K extends OperationId>(
+    operation: K,
+    request: CallRequest,
+    ctx: LoyaltyCallContext,
+    duplicateMeansApplied: boolean,
+  ): Promise<WriteOutcome<ResponseOf<K>>> {
+    const op = OPERATIONS[operation];
+    const requestId = ctx.requestId && REQUEST_ID.test(ctx.requestId) ? ctx.requestId : randomUUID();
+    const path = API_PREFIX + op.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => encodeParam(name, request.params?.[name]));
+    // What we send is checked like the upstream would check it, so a bad value is a clear 400 here, not an opaque 3003 there.
+    const body = 'request' in op && op.request ? parseOrThrow(op.request, request.body, `${operation} request`) : undefined;
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': 'pos-loyalty-bff',
+      ...request.headers,
+      apikey: this.options.apiKey,
+      'X-Request-Id': requestId,
+    };
+    if (op.keys === 'both' || this.options.highSecurityMode) headers.secretkey = this.options.secretKey;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+
+    return withRetries(
+      {
+        operation,
+        tuning: this.tuning,
+        sleep: this.options.sleep ?? realSleep,
+        random: this.options.random ?? Math.random,
+        signal: ctx.signal,
+        onRetry: (attempt, delayMs, err) =>
+          this.log.debug({ operation, requestId, attempt, delayMs, code: (err as AppError).code }, 'loyalty call retried'),
+      },
+      async ({ attempt, earlierMayHaveLanded }) => {
+        const info: CallInfo = { operation, method: op.method, rateGroup: RATE_GROUP[operation], attempt, requestId, signal: ctx.signal };
+        try {
+          const parsed = await this.policy(info, () =>
+            this.attempt(operation, info, () =>
+              this.transport.send({ method: op.method, path, query: request.query, headers, body, timeoutMs: this.options.timeoutMs, signal: ctx.signal }),
+            ),
+          );
+          return { kind: 'applied' as const, body: parsed };
+        } catch (err) {
+          if (duplicateMeansApplied && earlierMayHaveLanded && upstreamFailureKind(err) === 'duplicate') {
+            this.log.info({ operation, requestId, attempt }, 'loyalty write already applied by an earlier attempt');
+            return { kind: 'already_applied' as const };
+          }
+          throw err;
+        }
+      },
+    );
+  }
+
+  /** One HTTP exchange: sent, interpreted, logged and reported. */
+  private async attempt<K extends OperationId>(operation: K, info: CallInfo, send: () => Promise<RawAnswer>): Promise<ResponseOf<K>> {
+    const started = performance.now();
+    let status: number | undefined;
+    let outcome: UpstreamOutcome = 'error';
+    try {
+      const answer = await send();
+      status = answer.status;
+      const body = this.interpret(operation, info, answer);
+      outcome = 'ok';
+      return body;
+    } catch (err) {
+      outcome = outcomeOf(err);
+      throw err;
+    } finally {
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      this.log.debug({ operation, method: info.method, status, durationMs, requestId: info.requestId, attempt: info.attempt, outcome }, 'loyalty call');
+      try {
+        this.options.onCall?.({ operation, outcome, status, durationMs, attempt: info.attempt });
+      } catch (hookErr) {
+        this.log.warn({ err: hookErr }, 'onCall hook failed');
+      }
+    }
+  }
+
+  private interpret<K extends OperationId>(operation: K, info: CallInfo, answer: RawAnswer): ResponseOf<K> {
+    const json = parseJson(answer.text);
+    const ctx = { operation, requestId: info.requestId, status: answer.status };
+    if (answer.status >= 200 && answer.status < 300) {
+      const parsed = OPERATIONS[operation].response.safeParse(json);
+      if (parsed.success) return parsed.data as ResponseOf<K>;
+      // Paths only: values may be personal data.
+      this.log.warn({ ...ctx, issues: parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`) }, 'loyalty answer does not match the v4.0 contract');
+      throw invalidResponse();
+    }
+    if (answer.status >= 300 && answer.status < 400) {
+      this.log.warn(ctx, 'loyalty service answered with a redirect, which is not followed: check LOYALTY_BASE_URL');
+      throw invalidResponse();
+    }
+    const err = fromUpstreamStatus(operation, answer.status, json, parseRetryAfter(answer.retryAfter, (this.options.now ?? Date.now)()));
+    const upstream = describeUpstreamError(json, [this.options.apiKey, this.options.secretKey]);
+    if (err.code === 'upstream_auth_failed') {
+      this.log.error({ ...ctx, ...upstream }, 'LOYALTY SERVICE REFUSED OUR KEYS: check LOYALTY_API_KEY and LOYALTY_SECRET_KEY (and High Security Mode)');
+    } else {
+      this.log.debug({ ...ctx, code: err.code, ...upstream }, 'loyalty service refused the call');
+    }
+    throw err;
+  }
+}
+
+function encodeParam(name: string, value: string | number | undefined): string {
+  const s = value === undefined ? '' : String(value);
+  // WHATWG URLs resolve "." and ".." segments (even encoded), which would change the operation.
+  const problem = s === '' ? 'is required' : s.length > 200 ? 'must be at most 200 characters' : s === '.' || s === '..' ? 'must not be "." or ".."' : null;
+  if (problem) throw new BadRequestError('validation_failed', `Invalid ${name}: ${problem}`, { errors: [{ path: name, message: problem }] });
+  return encodeURIComponent(s);
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** For our logs only: the upstream's code, type, request id and message, with our keys scrubbed. */
+function describeUpstreamError(json: unknown, secrets: string[]): Record<string, unknown> {
+  if (typeof json !== 'object' || json === null) return {};
+  const b = json as Record<string, unknown>;
+  const clean = (v: unknown) => {
+    if (typeof v !== 'string') return undefined;
+    let s = v;
+    for (const secret of secrets) s = s.split(secret).join('[redacted]');
+    return s.slice(0, 300);
+  };
+  return { upstreamCode: typeof b.code === 'number' ? b.code : undefined, upstreamType: clean(b.type), upstreamRequestId: clean(b.requestId), upstreamMessage: clean(b.message) };
+}
+
+function outcomeOf(err: unknown): UpstreamOutcome {
+  if (err instanceof AppError && err.code === 'upstream_auth_failed') return 'auth_failed';
+  if (err instanceof AppError && err.code === 'upstream_call_aborted') return 'aborted';
+  return upstreamFailureKind(err) ?? 'error';
+}

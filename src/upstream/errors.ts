@@ -1,0 +1,207 @@
+import { LoyaltyErrorBody } from '../contract';
+import type { OperationId } from '../contract';
+import {
+  AppError,
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+  UnprocessableError,
+  UpstreamError,
+} from '../platform/errors';
+
+/**
+ * Upstream answers and transport failures, turned into the platform's own
+ * errors. A till only ever sees our code and our message; the upstream's
+ * numeric code survives in `loyaltyCode` for support, its text never does.
+ */
+
+export type UpstreamFailureKind = 'unavailable' | 'timeout' | 'rate_limited' | 'rejected' | 'duplicate' | 'invalid_response';
+
+/** Our codes, with the kind the outbox and the retry rules act on. */
+const KIND_BY_CODE: Record<string, UpstreamFailureKind> = {
+  upstream_unavailable: 'unavailable',
+  /** Raised by a circuit breaker policy: nothing was sent, the upstream is considered down. */
+  upstream_circuit_open: 'unavailable',
+  upstream_timeout: 'timeout',
+  upstream_rate_limited: 'rate_limited',
+  duplicate_transaction: 'duplicate',
+  upstream_invalid_response: 'invalid_response',
+  insufficient_points: 'rejected',
+  hold_not_active: 'rejected',
+  hold_already_cancelled: 'rejected',
+  customer_not_found: 'rejected',
+  original_transaction_not_found: 'rejected',
+  transaction_not_found: 'rejected',
+  batch_job_not_found: 'rejected',
+  upstream_not_found: 'rejected',
+  upstream_rejected: 'rejected',
+  otp_invalid: 'rejected',
+  hash_invalid: 'rejected',
+  rule_not_found: 'rejected',
+  refund_exceeds_remaining: 'rejected',
+  coupon_unavailable: 'rejected',
+  upstream_auth_failed: 'rejected',
+};
+
+/**
+ * What kind of upstream failure `err` is, or null when it is not one (a local
+ * validation error, a caller abort, a bug). The outbox queues `unavailable`
+ * and `timeout`, treats `duplicate` as delivered, and fails the rest.
+ */
+export function upstreamFailureKind(err: unknown): UpstreamFailureKind | null {
+  if (!(err instanceof AppError)) return null;
+  return KIND_BY_CODE[err.code] ?? null;
+}
+
+/**
+ * Failures where the request certainly never reached the upstream (connection
+ * refused, 429, a policy refusing to send). Even a non-idempotent write may be
+ * sent again after one of these. Kept outside the error object so it never
+ * shows in a response.
+ */
+const notDelivered = new WeakSet<object>();
+export function markNotDelivered<E extends AppError>(err: E): E {
+  notDelivered.add(err);
+  return err;
+}
+export function certainlyNotDelivered(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && notDelivered.has(err);
+}
+
+/** `Retry-After` as seconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: unknown, now: number = Date.now()): number | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v);
+  // Every HTTP-date form starts with a day name; anything else ("-3", "soon") is unreadable.
+  if (!/^[A-Za-z]{3}/.test(v)) return undefined;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+export function unavailable(cause?: Error, retryAfterSeconds?: number): ServiceUnavailableError {
+  return new ServiceUnavailableError('upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { cause, retryAfterSeconds });
+}
+
+export function timedOut(timeoutMs: number): ServiceUnavailableError {
+  return new ServiceUnavailableError('upstream_timeout', `The loyalty service did not answer within ${timeoutMs} ms; try again shortly`);
+}
+
+export function rateLimited(retryAfterSeconds?: number): ServiceUnavailableError {
+  return markNotDelivered(
+    new ServiceUnavailableError('upstream_rate_limited', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }),
+  );
+}
+
+export function invalidResponse(): UpstreamError {
+  return new UpstreamError('upstream_invalid_response', 'The loyalty service gave an answer that could not be understood');
+}
+
+export function authFailed(loyaltyCode?: number): UpstreamError {
+  return new UpstreamError('upstream_auth_failed', 'The loyalty service refused the middleware\'s credentials; this is a configuration problem, not the till\'s', { loyaltyCode });
+}
+
+const REJECTION_SUMMARY: Record<number, string> = {
+  3000: 'a required field is missing',
+  3003: 'a value is not valid',
+  3016: 'the request is not valid',
+};
+
+/** Maps a v4.0 error body (already parsed) to our error, per DESIGN.md section 4. */
+function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyErrorBody, retryAfterSeconds: number | undefined): AppError {
+  const code = body.code;
+  const o = { loyaltyCode: code };
+  switch (code) {
+    case 9008:
+      return new UnprocessableError('insufficient_points', 'The customer does not have enough points for this', o);
+    case 9006:
+      return new ConflictError('hold_not_active', 'The points hold was not found or is no longer active', o);
+    case 9004:
+      return new ConflictError('duplicate_transaction', 'A transaction with this id was already recorded', o);
+    case 7000:
+      return new NotFoundError('customer_not_found', 'The customer was not found in the loyalty programme', o);
+    case 9005:
+      return new NotFoundError('original_transaction_not_found', 'The transaction to refund was not found', o);
+    case 9002:
+      return operation === 'refund'
+        ? new NotFoundError('original_transaction_not_found', 'The transaction to refund was not found', o)
+        : new NotFoundError('transaction_not_found', 'The transaction was not found', o);
+    case 9001:
+      return new ConflictError('hold_already_cancelled', 'The points hold was already cancelled', o);
+    case 4004:
+      return operation === 'batchStatus'
+        ? new NotFoundError('batch_job_not_found', 'The batch job was not found', o)
+        : new NotFoundError('upstream_not_found', 'The loyalty service has no such resource', o);
+    case 1000:
+    case 1001:
+      return authFailed(code);
+    case 429:
+      return rateLimited(retryAfterSeconds);
+    case 3000:
+    case 3003:
+    case 3016:
+      return rejection(operation, code, body.type);
+    default:
+      break;
+  }
+  if (status === 429) return rateLimited(retryAfterSeconds);
+  if (status === 401 || status === 403) return authFailed(code);
+  if (status >= 500) return unavailable(undefined, retryAfterSeconds);
+  return new UnprocessableError('upstream_rejected', `The loyalty service refused the ${operation} request (code ${code})`, o);
+}
+
+/** 3003 is also how the upstream says "wrong OTP" or "wrong hash": its `type` tells which, and only steers our code. */
+function rejection(operation: OperationId, code: number, type: string): AppError {
+  const o = { loyaltyCode: code };
+  if (code === 3003 && /otp/i.test(type)) {
+    return new UnprocessableError('otp_invalid', 'The one-time password is missing, wrong or expired', o);
+  }
+  if (code === 3003 && /hash/i.test(type)) {
+    return new UnprocessableError('hash_invalid', 'The customer\'s hash is wrong or out of date; scan the customer\'s code again', o);
+  }
+  if (code === 3003 && /rule/i.test(type)) {
+    return new UnprocessableError('rule_not_found', 'The redemption rule is not one of this loyalty programme\'s rules', o);
+  }
+  if (code === 3003 && /refund/i.test(type)) {
+    return new UnprocessableError('refund_exceeds_remaining', 'The refund is more than what is left to refund on that sale', o);
+  }
+  if (code === 3003 && /coupon/i.test(type)) {
+    return new UnprocessableError('coupon_unavailable', 'A coupon code is unknown, not offered to this customer, or not usable now', o);
+  }
+  return new UnprocessableError('upstream_rejected', `The loyalty service refused the ${operation} request: ${REJECTION_SUMMARY[code]} (code ${code})`, o);
+}
+
+/**
+ * A non-2xx answer to our error. `json` is the parsed body, or undefined when
+ * the body was not JSON (a proxy's HTML page, an empty 503).
+ */
+export function fromUpstreamStatus(
+  operation: OperationId,
+  status: number,
+  json: unknown,
+  retryAfterSeconds: number | undefined,
+): AppError {
+  const parsed = LoyaltyErrorBody.safeParse(json);
+  if (parsed.success) return fromLoyaltyError(operation, status, parsed.data, retryAfterSeconds);
+  if (status === 429) return rateLimited(retryAfterSeconds);
+  if (status >= 500) return unavailable(undefined, retryAfterSeconds);
+  if (status === 401 || status === 403) return authFailed();
+  // A redirect, or a 4xx without a v4.0 body: most likely not the loyalty service at all.
+  return invalidResponse();
+}
+
+/** Transport codes meaning the connection was never made, so nothing was sent. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+/**
+ * A transport failure (no HTTP answer) to our error. The cause keeps only the
+ * system code and axios' short message, never the request config (which
+ * carries the keys in its headers).
+ */
+export function fromTransportFailure(code: string | undefined, message: string, timeoutMs: number): AppError {
+  if (code === 'ETIMEDOUT' || code === 'ECONNABORTED') return timedOut(timeoutMs);
+  if (code === 'ERR_BAD_RESPONSE') return invalidResponse();
+  const err = unavailable(new Error(`${code ?? 'ERR_UNKNOWN'}: ${message.slice(0, 200)}`));
+  return code && NEVER_CONNECTED.has(code) ? markNotDelivered(err) : err;
+}

@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Config, configSummary, describeConfig, loadConfig } from '../../src/platform/config';
+
+const SECRET = 'sk_live_do_not_print_91c2';
+const REDIS_PASSWORD = 'redis_pw_do_not_print';
+
+describe('describeConfig', () => {
+  const config = loadConfig({
+    LOYALTY_BASE_URL: 'https://loyalty.example.com/',
+    LOYALTY_API_KEY: 'live_ab12cd34ef',
+    LOYALTY_SECRET_KEY: SECRET,
+    REDIS_URL: `redis://default:${REDIS_PASSWORD}@redis.internal:6380/2`,
+  });
+
+  it('fits one screen and masks every secret', () => {
+    const lines = describeConfig(config);
+    const text = lines.join('\n');
+    expect(lines.length).toBeLessThanOrEqual(40);
+    expect(lines.every((l) => l.length <= 110)).toBe(true);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(REDIS_PASSWORD);
+    expect(text).not.toContain('live_ab12cd34ef');
+    expect(text).toContain('secretKey=(set)');
+    expect(text).toContain('apiKey=live****');
+    expect(text).toContain('url=redis://default:***@redis.internal:6380/2');
+    expect(text).toContain('baseUrl=https://loyalty.example.com/');
+  });
+
+  it('shows every setting, unset ones as such', () => {
+    const summary = configSummary(loadConfig({}));
+    const leaves: string[] = [];
+    const walk = (o: object, prefix: string) => {
+      for (const [k, v] of Object.entries(o)) {
+        if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, `${prefix}${k}.`);
+        else leaves.push(`${prefix}${k}`);
+      }
+    };
+    walk(loadConfig({}) as Config, '');
+    expect(Object.keys(summary).sort()).toEqual(leaves.sort());
+    expect(summary['loyalty.secretKey']).toBe('(unset)');
+    expect(summary['redis.url']).toBe('(unset)');
+    const text = describeConfig(loadConfig({})).join('\n');
+    for (const name of leaves) expect(text).toContain(name.includes('.') ? `${name.split('.').pop()}=` : `  ${name} `);
+  });
+});
+
+/** Runs `npm start`'s entry point until the BFF listens, then stops it with SIGTERM. */
+async function runMain(env: Record<string, string>, args: string[]): Promise<{ output: string; code: number | null }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-startup-'));
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts', ...args], {
+    cwd: path.join(__dirname, '../..'),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', TERMINALS_FILE: path.join(dir, 'terminals.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += String(d)));
+  child.stderr.on('data', (d) => (output += String(d)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no "POS BFF listening" within 20 s:\n${output}`)), 20_000);
+      child.stdout.on('data', () => {
+        if (output.includes('POS BFF listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`exited early:\n${output}`)));
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    return { output, code };
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('start-up output', () => {
+  const upstream = { LOYALTY_BASE_URL: 'http://127.0.0.1:9', LOYALTY_API_KEY: 'live_ab12cd34ef', LOYALTY_SECRET_KEY: SECRET };
+
+  it('logs the effective configuration as one JSON line, secrets masked, when not pretty', async () => {
+    const { output, code } = await runMain({ ...upstream, LOG_PRETTY: 'false', NODE_ENV: 'production' }, ['--bff-only']);
+    expect(code).toBe(0);
+    expect(output).not.toContain(SECRET);
+    const lines = output.split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(2);
+    const summary = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'effective configuration');
+    expect(summary.config).toMatchObject({ 'loyalty.secretKey': '(set)', 'loyalty.apiKey': 'live****', 'loyalty.baseUrl': 'http://127.0.0.1:9', env: 'production' });
+  }, 30_000);
+
+  it('prints a readable block and pretty log lines in development', async () => {
+    const { output, code } = await runMain({ ...upstream, LOG_PRETTY: 'true', NODE_ENV: 'development' }, ['--bff-only']);
+    expect(code).toBe(0);
+    expect(output).not.toContain(SECRET);
+    expect(output).toContain('Effective configuration (secrets masked):');
+    expect(output).toMatch(/loyalty\s+baseUrl=http:\/\/127\.0\.0\.1:9 apiKey=live\*\*\*\* secretKey=\(set\)/);
+    expect(output).toMatch(/INFO.*POS BFF listening/);
+    expect(output).not.toMatch(/^\{"level"/m);
+  }, 30_000);
+});

@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TerminalRegistry, TOKEN_PATTERN } from '../../../src/pos/terminals';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+interface Run { code: number; stdout: string; stderr: string }
+
+/** Runs the real CLI as a child process, as an operator would. */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(TSX, ['scripts/terminal.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+let dir: string;
+let file: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'terminals-cli-'));
+  file = path.join(dir, 'terminals.json');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const STORE_ARGS = ['--id', 'store-x', '--merchant-id', 'm-9', '--merchant-name', 'Acme', '--branch-id', 'b-9', '--branch-name', 'Quay'];
+
+describe('scripts/terminal.ts', () => {
+  it('adds a store and a terminal, prints the token once, lists without it, and revokes', async () => {
+    const store = await cli(['add-store', ...STORE_ARGS, '--file', file]);
+    expect(store).toMatchObject({ code: 0 });
+    expect(store.stdout).toContain('Store store-x added');
+
+    const added = await cli(['add', '--store', 'store-x', '--role', 'manager', '--label', 'office', '--id', 'till-9', '--file', file]);
+    expect(added.code).toBe(0);
+    const tokens = added.stdout.match(/pos_[A-Za-z0-9_-]+/g) ?? [];
+    expect(tokens).toHaveLength(1);
+    const token = tokens[0] ?? '';
+    expect(token).toMatch(TOKEN_PATTERN);
+    expect(readFileSync(file, 'utf8')).not.toContain(token);
+    expect(new TerminalRegistry(file).authenticate(token)?.terminal).toMatchObject({ id: 'till-9', role: 'manager', label: 'office' });
+
+    const listed = await cli(['list', '--file', file]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/till-9\s+store-x\s+manager\s+active\s+[0-9a-f]{8}\s/);
+    expect(listed.stdout).not.toContain(token);
+    expect(listed.stdout).not.toMatch(/[0-9a-f]{9,}/); // no more than 8 hex characters of any hash
+
+    const revoked = await cli(['revoke', 'till-9', '--file', file]);
+    expect(revoked.code).toBe(0);
+    expect(new TerminalRegistry(file).authenticate(token)).toBeNull();
+    expect((await cli(['list', '--file', file])).stdout).toMatch(/till-9\s+store-x\s+manager\s+revoked/);
+    expect((await cli(['revoke', 'till-9', '--file', file])).stdout).toContain('already revoked');
+  });
+
+  it('uses TERMINALS_FILE when no --file is given, and --json gives the token to a script', async () => {
+    const other = path.join(dir, 'from-env.json');
+    expect((await cli(['add-store', ...STORE_ARGS], { TERMINALS_FILE: other })).code).toBe(0);
+    const added = await cli(['add', '--store', 'store-x', '--role', 'kiosk', '--json'], { TERMINALS_FILE: other });
+    const body = JSON.parse(added.stdout);
+    expect(body).toMatchObject({ storeId: 'store-x', role: 'kiosk' });
+    expect(new TerminalRegistry(other).authenticate(body.token)?.terminal.id).toBe(body.terminalId);
+    const listed = JSON.parse((await cli(['list', '--json'], { TERMINALS_FILE: other })).stdout);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).not.toHaveProperty('tokenSha256');
+  });
+
+  it('exits 2 with the usage on bad arguments, naming what is wrong', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /no command given/],
+      [['frobnicate'], /unknown command "frobnicate"/],
+      [['add', '--role', 'cashier'], /missing --store/],
+      [['add', '--store', 'store-x', '--role', 'boss'], /--role must be one of cashier, manager, kiosk/],
+      [['add', '--store', 'store-x', '--role', 'cashier', '--colour', 'red'], /Unknown option '--colour'/],
+      [['list', '--role', 'cashier'], /list does not take --role/],
+      [['revoke'], /revoke takes exactly one terminal id/],
+      [['add-store', '--id', 'bad id!', '--merchant-id', 'm', '--merchant-name', 'M', '--branch-id', 'b', '--branch-name', 'B'], /id: must be 1-64/],
+    ];
+    // In parallel: each run is a tsx start-up, and they share nothing.
+    const runs = await Promise.all(cases.map(([args]) => cli([...args, '--file', file])));
+    runs.forEach((run, i) => {
+      expect({ args: cases[i][0], code: run.code, stdout: run.stdout }).toEqual({ args: cases[i][0], code: 2, stdout: '' });
+      expect(run.stderr).toMatch(cases[i][1]);
+      expect(run.stderr).toContain('usage: npm run terminal --');
+    });
+  });
+
+  it('loses no terminal when several operators add at once', async () => {
+    const shared = path.join(dir, 'parallel.json');
+    expect((await cli(['add-store', ...STORE_ARGS, '--file', shared])).code).toBe(0);
+    const runs = await Promise.all(Array.from({ length: 5 }, (_, i) => cli(['add', '--store', 'store-x', '--role', 'cashier', '--id', `p-${i}`, '--file', shared])));
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
+    const registry = new TerminalRegistry(shared);
+    expect(registry.terminalCount).toBe(5);
+    for (const run of runs) expect(registry.authenticate(run.stdout.match(/pos_[A-Za-z0-9_-]+/)?.[0] ?? '')).not.toBeNull();
+  });
+
+  it('exits 1 with a clear message when the operation is refused', async () => {
+    const unknownStore = await cli(['add', '--store', 'nowhere', '--role', 'cashier', '--file', file]);
+    expect(unknownStore.code).toBe(1);
+    expect(unknownStore.stderr).toContain('Store "nowhere" does not exist');
+    const unknownTerminal = await cli(['revoke', 'ghost', '--file', file]);
+    expect(unknownTerminal.code).toBe(1);
+    expect(unknownTerminal.stderr).toContain('Terminal "ghost" does not exist');
+  });
+});

@@ -1,0 +1,177 @@
+import request from 'supertest';
+import { SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
+
+/**
+ * Every /pos/v1 route x {no token, wrong token, revoked token, cashier,
+ * manager, kiosk} x {own store, other store}, with the exact status. "Own
+ * store" means the resource was made by store-001 and the caller is a
+ * store-001 terminal; "other store" callers are store-002 terminals. Roles
+ * come before stores: another store's kiosk is told 403, not 404.
+ */
+type Credential = 'none' | 'wrong' | 'revoked' | 'cashier' | 'manager' | 'kiosk';
+type Side = 'own' | 'other';
+type Role = 'cashier' | 'manager' | 'kiosk';
+
+interface Call {
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  body?: object;
+}
+
+interface RouteRule {
+  name: string;
+  roles: Role[];
+  /** Store-scoped resource: another store's terminal is told 404. */
+  scoped?: boolean;
+  /** Status and code of an allowed call. */
+  ok: number;
+  okCode?: string;
+  /** A valid call, with a fresh resource where the call would use it up. */
+  call(): Promise<Call>;
+}
+
+const CREDENTIALS: Credential[] = ['none', 'wrong', 'revoked', 'cashier', 'manager', 'kiosk'];
+const SIDES: Side[] = ['own', 'other'];
+
+let s: Stack;
+let n = 0;
+const uniq = (p: string) => `${p}-${++n}`;
+let heldId: string;
+let queuedId: string;
+let deadIds: string[];
+let jobId: number;
+
+async function eventually<T>(what: string, fn: () => Promise<T | false>, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const faults = async (rules: object[]) => s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules }).expect(200);
+const held = async () => (await s.pos('cashier').post('/redemptions', { customerId: 'am-alice', points: 5 }).expect(201)).body.id as string;
+const sale = async () => {
+  const paymentId = uniq('am-sale');
+  await s.pos('cashier').post('/payments', { customerId: 'am-alice', paymentId, totalPaid: 40 }).expect(201);
+  return paymentId;
+};
+
+beforeAll(async () => {
+  s = await startStack({
+    store: 'memory',
+    env: {
+      // Limits have their own tests; here they would only get in the way of 300 calls from one address.
+      TERMINAL_RATE_LIMIT_PER_MINUTE: '0',
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+      MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0',
+      LOYALTY_RETRIES: '0',
+      OUTBOX_POLL_INTERVAL_MS: '50',
+      OUTBOX_BACKOFF_BASE_MS: '50',
+      OUTBOX_BACKOFF_MAX_MS: '200',
+    },
+  });
+  await s.seed('am-alice', 1_000_000);
+  heldId = await held();
+  jobId = (await s.pos('cashier').post('/orders/batch', { orders: [{ customerId: 'am-alice', orderId: 'am-o-1', orderDate: new Date().toISOString(), totalPaid: 5 }] }).expect(202)).body.jobId;
+  // A queued payment (store-001), and three dead letters: refunds of sales the service never saw, queued during an outage.
+  await faults([{ operation: 'payment', status: 503 }, { operation: 'refund', status: 503 }]);
+  queuedId = (await s.pos('cashier').post('/payments', { customerId: 'am-alice', paymentId: 'am-queued', totalPaid: 5 }).expect(202)).body.outboxId;
+  deadIds = [];
+  for (const i of [1, 2, 3]) deadIds.push((await s.pos('manager').post('/refunds', { customerId: 'am-alice', refundId: `am-dl-${i}`, paymentId: `am-no-sale-${i}`, amount: 1 }).expect(202)).body.outboxId);
+  await faults([]);
+  await eventually('three dead letters', async () => (await s.pos('manager').get('/outbox/dead').expect(200)).body.deadLetters.length === 3);
+}, 30_000);
+afterAll(async () => {
+  await s?.close();
+});
+
+const ROUTES: RouteRule[] = [
+  { name: 'GET /customers/:id', roles: ['cashier', 'manager'], ok: 200, call: async () => ({ method: 'get', path: '/customers/am-alice' }) },
+  { name: 'GET /customers/:id/hash', roles: ['kiosk'], ok: 200, call: async () => ({ method: 'get', path: '/customers/am-alice/hash' }) },
+  {
+    name: 'DELETE /customers/:id',
+    roles: ['manager'],
+    ok: 200,
+    call: async () => {
+      const id = uniq('am-gone');
+      await s.seed(id, 1);
+      return { method: 'delete', path: `/customers/${id}` };
+    },
+  },
+  {
+    name: 'POST /customers/:id/delete',
+    roles: ['manager'],
+    ok: 200,
+    call: async () => {
+      const id = uniq('am-gone');
+      await s.seed(id, 1);
+      return { method: 'post', path: `/customers/${id}/delete` };
+    },
+  },
+  { name: 'POST /redemptions', roles: ['cashier', 'manager'], ok: 201, call: async () => ({ method: 'post', path: '/redemptions', body: { customerId: 'am-alice', points: 1 } }) },
+  { name: 'POST /redemptions/:id/otp', roles: ['cashier', 'manager'], scoped: true, ok: 409, okCode: 'redemption_not_awaiting_otp', call: async () => ({ method: 'post', path: `/redemptions/${heldId}/otp`, body: { otp: '123456' } }) },
+  { name: 'GET /redemptions/:id', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/redemptions/${heldId}` }) },
+  { name: 'POST /redemptions/:id/void', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/redemptions/${await held()}/void` }) },
+  { name: 'POST /payments', roles: ['cashier', 'manager'], ok: 201, call: async () => ({ method: 'post', path: '/payments', body: { customerId: 'am-alice', paymentId: uniq('am-pay'), totalPaid: 10 } }) },
+  // Sales are chain-wide upstream (a return may be taken at any branch): not store-scoped.
+  { name: 'POST /payments/:paymentId/void', roles: ['manager'], ok: 200, call: async () => ({ method: 'post', path: `/payments/${await sale()}/void`, body: { customerId: 'am-alice' } }) },
+  { name: 'POST /refunds', roles: ['manager'], ok: 201, call: async () => ({ method: 'post', path: '/refunds', body: { customerId: 'am-alice', refundId: uniq('am-ref'), paymentId: await sale(), amount: 5 } }) },
+  { name: 'POST /events', roles: ['cashier', 'manager', 'kiosk'], ok: 200, call: async () => ({ method: 'post', path: '/events', body: { customerId: 'am-alice', events: { visited_store: { aisle: 'A4' } } } }) },
+  {
+    name: 'POST /orders/batch',
+    roles: ['cashier', 'manager'],
+    ok: 202,
+    call: async () => ({ method: 'post', path: '/orders/batch', body: { orders: [{ customerId: 'am-alice', orderId: uniq('am-o'), orderDate: new Date().toISOString(), totalPaid: 5 }] } }),
+  },
+  { name: 'GET /orders/batch/:jobId', roles: ['cashier', 'manager'], ok: 200, call: async () => ({ method: 'get', path: `/orders/batch/${jobId}` }) },
+  { name: 'GET /outbox/:id', roles: ['cashier', 'manager', 'kiosk'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/outbox/${queuedId}` }) },
+  // Every store may list its own dead letters (store-002 has none): not a 404.
+  { name: 'GET /outbox/dead', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/outbox/dead' }) },
+  { name: 'POST /outbox/dead/:id/retry', roles: ['manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/outbox/dead/${deadIds[0]}/retry` }) },
+  { name: 'POST /outbox/dead/:id/discard', roles: ['manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/outbox/dead/${deadIds[1]}/discard` }) },
+  { name: 'DELETE /outbox/dead/:id', roles: ['manager'], scoped: true, ok: 200, call: async () => ({ method: 'delete', path: `/outbox/dead/${deadIds[2]}` }) },
+];
+
+function tokenFor(c: Credential, side: Side): string | undefined {
+  if (c === 'none') return undefined;
+  if (c === 'wrong') return `pt_${'x'.repeat(43)}`;
+  if (c === 'revoked') return s.tokens.revoked;
+  const key = side === 'own' ? c : (`other${c[0].toUpperCase()}${c.slice(1)}` as 'otherCashier' | 'otherManager' | 'otherKiosk');
+  return s.tokens[key];
+}
+
+function expected(r: RouteRule, c: Credential, side: Side): { status: number; code?: string } {
+  if (c === 'none') return { status: 401, code: 'missing_token' };
+  if (c === 'wrong' || c === 'revoked') return { status: 401, code: 'invalid_token' };
+  if (!r.roles.includes(c)) return { status: 403, code: 'role_not_allowed' };
+  if (r.scoped && side === 'other') return { status: 404 };
+  return { status: r.ok, code: r.okCode };
+}
+
+const TABLE = ROUTES.flatMap((r) => CREDENTIALS.flatMap((c) => SIDES.map((side) => [r.name, c, side] as const)));
+
+describe('access matrix of /pos/v1', () => {
+  it('lists every route of the cashier API once', () => {
+    expect(new Set(ROUTES.map((r) => r.name)).size).toBe(ROUTES.length);
+    expect(TABLE).toHaveLength(ROUTES.length * 12);
+  });
+
+  it.each(TABLE)('%s, %s token, %s store', async (name, credential, side) => {
+    const rule = ROUTES.find((r) => r.name === name)!;
+    const want = expected(rule, credential, side);
+    const { method, path, body } = await rule.call();
+    let req = request(s.bff.url)[method](`/pos/v1${path}`);
+    const token = tokenFor(credential, side);
+    if (token) req = req.set('Authorization', `Bearer ${token}`);
+    if (body) req = req.send(body);
+    const res = await req;
+    expect({ status: res.status, code: res.status >= 400 ? res.body.code : undefined }).toEqual({
+      status: want.status,
+      code: res.status >= 400 ? (want.code ?? expect.stringMatching(/_not_found$/)) : undefined,
+    });
+    if (res.status === 401) expect(res.headers['www-authenticate']).toMatch(/^Bearer realm="pos"/);
+  });
+});

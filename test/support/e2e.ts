@@ -1,0 +1,195 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { loadConfig } from '../../src/platform/config';
+import { createLogger } from '../../src/platform/logger';
+import { RunningBff, startBff } from '../../src/pos/server';
+import { addStore, addTerminal, revokeTerminal } from '../../src/pos/terminals';
+import type { TerminalRole } from '../../src/pos/terminals/types';
+import { loadSandboxAccounts, startSandbox, StartedSandbox } from '../../src/sandbox';
+import type { AccountSettingsInput } from '../../src/sandbox';
+
+/**
+ * The whole product on loopback for end-to-end tests: the sandbox on a real
+ * port, one or more BFF instances talking to it over HTTP, real Redis (the
+ * private test server) or the in-process store. Tests drive the sandbox only
+ * through its HTTP admin API.
+ */
+export const SANDBOX_KEYS = { apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' };
+
+export function e2eAccount(overrides: Partial<AccountSettingsInput> = {}): AccountSettingsInput {
+  const demo = loadSandboxAccounts('config/sandbox-accounts.json')[0];
+  return { ...demo, apiKey: SANDBOX_KEYS.apikey, secretKey: SANDBOX_KEYS.secretkey, seedCustomers: [], ...overrides } as AccountSettingsInput;
+}
+
+export interface StackOptions {
+  store: 'redis' | 'memory';
+  instances?: number;
+  account?: Partial<AccountSettingsInput>;
+  env?: Record<string, string>;
+}
+
+export interface Tokens {
+  cashier: string;
+  manager: string;
+  kiosk: string;
+  otherCashier: string;
+  otherManager: string;
+  otherKiosk: string;
+  /** A store-001 cashier revoked before the BFF starts. */
+  revoked: string;
+}
+
+export interface Stack {
+  sandbox: StartedSandbox;
+  bffs: RunningBff[];
+  bff: RunningBff;
+  tokens: Tokens;
+  /** The terminal id behind each token (e.g. for client certificates), and the terminals file. */
+  terminalIds: Record<keyof Tokens, string>;
+  terminalsFile: string;
+  /** Every log line the BFF instances wrote. */
+  logs: string[];
+  /** Every BFF response `pos()` received: status, headers and body text (to check nothing secret leaks). */
+  responses: string[];
+  redisPrefix: string;
+  /** supertest against instance `i` (default 0) with a terminal token. */
+  pos(role: keyof Tokens, i?: number): { get(p: string): request.Test; post(p: string, body?: object): request.Test; delete(p: string): request.Test };
+  sandboxAdmin: ReturnType<typeof request>;
+  seed(customerId: string, points: number): Promise<void>;
+  /** Moves the sandbox clock and every BFF instance's clock together. */
+  advance(ms: number): Promise<void>;
+  balance(customerId: string): Promise<{ availablePointsBalance: number; totalPointsBalance: number; pendingPoints: number; heldPoints?: number }>;
+  hash(customerId: string): Promise<string>;
+  otp(customerId: string): Promise<string>;
+  setAccount(patch: Partial<AccountSettingsInput>): Promise<void>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-e2e-'));
+  const terminalsFile = path.join(dir, 'terminals.json');
+  for (const n of ['001', '002']) {
+    addStore(terminalsFile, { id: `store-${n}`, merchant: { uniqueId: 'm-1', name: 'Test Retail' }, branch: { uniqueId: `branch-${n}`, name: `Branch ${n}` } });
+  }
+  const terminalIds: Record<keyof Tokens, string> = {
+    cashier: 'till-cashier',
+    manager: 'till-manager',
+    kiosk: 'kiosk-001',
+    otherCashier: 'till-cashier-002',
+    otherManager: 'till-manager-002',
+    otherKiosk: 'kiosk-002',
+    revoked: 'till-revoked',
+  };
+  const add = (name: keyof Tokens, storeId: string, role: TerminalRole) => addTerminal(terminalsFile, { storeId, role, id: terminalIds[name] }).token;
+  const tokens: Tokens = {
+    cashier: add('cashier', 'store-001', 'cashier'),
+    manager: add('manager', 'store-001', 'manager'),
+    kiosk: add('kiosk', 'store-001', 'kiosk'),
+    otherCashier: add('otherCashier', 'store-002', 'cashier'),
+    otherManager: add('otherManager', 'store-002', 'manager'),
+    otherKiosk: add('otherKiosk', 'store-002', 'kiosk'),
+    revoked: add('revoked', 'store-001', 'cashier'),
+  };
+  revokeTerminal(terminalsFile, terminalIds.revoked);
+
+  const logs: string[] = [];
+  const responses: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, cb) { logs.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
+  const logger = createLogger({ level: 'debug', pretty: false, destination: sink });
+
+  const sandbox = await startSandbox({ accounts: [e2eAccount(opts.account)], logger, port: 0 });
+  const redisPrefix = `e2e${process.pid}x${++counter}:`;
+  const redisUrl = process.env.TEST_REDIS_URL;
+  if (opts.store === 'redis' && !redisUrl) throw new Error('TEST_REDIS_URL is not set: run through jest (global setup starts redis-server)');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    TERMINALS_FILE: terminalsFile,
+    LOYALTY_TIMEOUT_MS: '3000',
+    SWEEPER_INTERVAL_MS: '200',
+    HOLD_SAFETY_MARGIN_SECONDS: '30',
+    REDIS_KEY_PREFIX: redisPrefix,
+    // The fleet rate limiter stays in the path but never trips, unless a test sets its own limits.
+    ...Object.fromEntries(['TRANSACTIONS', 'COUPONS', 'ORDERS', 'CUSTOMERS', 'EVENTS'].map((g) => [`UPSTREAM_RATE_LIMIT_${g}`, '100000'])),
+    ...(opts.store === 'redis' ? { REDIS_URL: redisUrl } : {}),
+    ...(opts.account?.otpEnabled ? { LOYALTY_OTP_ENABLED: 'true' } : {}),
+    ...opts.env,
+  });
+  let offset = 0;
+  const clock = () => Date.now() + offset;
+  const upstream = { baseUrl: sandbox.url, apiKey: SANDBOX_KEYS.apikey, secretKey: SANDBOX_KEYS.secretkey };
+  const bffs: RunningBff[] = [];
+  for (let i = 0; i < (opts.instances ?? 1); i++) bffs.push(await startBff(config, upstream, logger.child({ instance: i }), { clock }));
+
+  const sandboxAdmin = request(sandbox.url);
+  const keys = SANDBOX_KEYS;
+  const pos = (role: keyof Tokens, i = 0) => {
+    const http = request(bffs[i].url);
+    const auth = { Authorization: `Bearer ${tokens[role]}` };
+    const recorded = (t: request.Test) => {
+      t.on('response', (r: request.Response) => responses.push(`${r.status} ${JSON.stringify(r.headers)} ${r.text ?? ''}`));
+      return t;
+    };
+    return {
+      get: (p: string) => recorded(http.get(`/pos/v1${p}`).set(auth)),
+      post: (p: string, body?: object) => recorded(body === undefined ? http.post(`/pos/v1${p}`).set(auth) : http.post(`/pos/v1${p}`).set(auth).send(body)),
+      delete: (p: string) => recorded(http.delete(`/pos/v1${p}`).set(auth)),
+    };
+  };
+  const ok = (res: request.Response, what: string) => {
+    if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  return {
+    sandbox,
+    bffs,
+    bff: bffs[0],
+    tokens,
+    terminalIds,
+    terminalsFile,
+    logs,
+    responses,
+    redisPrefix,
+    pos,
+    sandboxAdmin,
+    async seed(customerId, points) {
+      ok(await sandboxAdmin.post('/_sandbox/customers').set(keys).send({ customerId, points }), 'seed');
+    },
+    async advance(ms) {
+      ok(await sandboxAdmin.post('/_sandbox/clock/advance').set(keys).send({ ms }), 'advance');
+      offset += ms;
+    },
+    async balance(customerId) {
+      return ok(await sandboxAdmin.get(`/api/v4.0/integrations/customers/${customerId}/balance`).set(keys), 'balance');
+    },
+    async hash(customerId) {
+      return ok(await sandboxAdmin.get(`/api/v4.0/integrations/customers/${customerId}/hash`).set(keys), 'hash').hash;
+    },
+    async otp(customerId) {
+      return ok(await sandboxAdmin.get(`/_sandbox/otp/${customerId}`).set(keys), 'otp').otp;
+    },
+    async setAccount(patch) {
+      const current = ok(await sandboxAdmin.get(`/_sandbox/accounts/${keys.apikey}`).set(keys), 'get account');
+      ok(await sandboxAdmin.put(`/_sandbox/accounts/${keys.apikey}`).set(keys).send({ ...current, ...patch }), 'put account');
+    },
+    async close() {
+      for (const b of bffs) await b.close();
+      await sandbox.close();
+      if (opts.store === 'redis' && redisUrl) {
+        const r = new Redis(redisUrl);
+        const keysLeft = await r.keys(`${redisPrefix}*`);
+        if (keysLeft.length) await r.del(...keysLeft);
+        r.disconnect();
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
