@@ -4,7 +4,7 @@ import { RETRY_SAFE } from '../../src/upstream';
 import { rateLimited, timedOut, unavailable } from '../../src/upstream/errors';
 import { nextDelayMs } from '../../src/upstream/retry';
 import { batchRequest, bodies, eventRequest, holdRequest, otpRequest, paymentRequest, refundRequest } from './fixtures';
-import { drop, failure, json, loyaltyError, makeClient, stall, TestUpstream } from './test-upstream';
+import { drop, failure, json, loyaltyError, makeClient, stall, STALL_TIMEOUT_MS, TestUpstream } from './test-upstream';
 
 let upstream: TestUpstream;
 
@@ -41,7 +41,7 @@ describe('reads', () => {
   });
 
   it('retries a timeout and a dropped connection', async () => {
-    const { client } = makeClient(upstream, { timeoutMs: 100 });
+    const { client } = makeClient(upstream, { timeoutMs: STALL_TIMEOUT_MS });
     upstream.script(stall, drop, json(200, bodies.hash));
     await expect(client.hash('c-1')).resolves.toEqual(bodies.hash);
     client.close();
@@ -106,7 +106,7 @@ describe('writes that could apply twice are sent once', () => {
   });
 
   it('hold on a timeout: called exactly once', async () => {
-    const { client } = makeClient(upstream, { retries: 3, timeoutMs: 100 });
+    const { client } = makeClient(upstream, { retries: 3, timeoutMs: STALL_TIMEOUT_MS });
     upstream.script(stall, json(200, bodies.hold));
     expect((await failure(() => client.hold(holdRequest))).code).toBe('upstream_timeout');
     client.close();
@@ -142,7 +142,7 @@ describe('payment and refund: retried, a duplicate after a lost answer counts as
   });
 
   it('refund: timeout then 9004 -> already_applied', async () => {
-    const { client } = makeClient(upstream, { timeoutMs: 100 });
+    const { client } = makeClient(upstream, { timeoutMs: STALL_TIMEOUT_MS });
     upstream.script(stall, duplicate);
     await expect(client.refund(refundRequest)).resolves.toEqual({ kind: 'already_applied' });
     client.close();

@@ -1,6 +1,6 @@
 import { UpstreamCallEvent } from '../../src/upstream';
 import { bodies, holdRequest, paymentRequest } from './fixtures';
-import { API_KEY, drop, failure, json, loyaltyError, makeClient, SECRET_KEY, stall, TestUpstream } from './test-upstream';
+import { API_KEY, drop, failure, json, loyaltyError, makeClient, SECRET_KEY, stall, STALL_TIMEOUT_MS, TestUpstream } from './test-upstream';
 
 let upstream: TestUpstream;
 
@@ -13,7 +13,7 @@ afterAll(async () => {
 beforeEach(() => upstream.reset());
 
 it('never puts the keys in a log line or a thrown error, whatever happens', async () => {
-  const { client, lines } = makeClient(upstream, { retries: 0, timeoutMs: 100 });
+  const { client, lines } = makeClient(upstream, { retries: 0, timeoutMs: STALL_TIMEOUT_MS });
   const echo = (status: number, code: number, type: string) =>
     loyaltyError(status, code, type, `bad key ${SECRET_KEY} / ${API_KEY}`, { 'X-Echo-Secret': SECRET_KEY });
   upstream.script(
@@ -31,6 +31,7 @@ it('never puts the keys in a log line or a thrown error, whatever happens', asyn
   for (let i = 0; i < 7; i += 1) errors.push(await failure(() => client.hold(holdRequest, { requestId: 'rq-secrets' })));
   client.close();
 
+  await upstream.waitForSeen(8);
   expect(upstream.seen).toHaveLength(8);
   expect(upstream.seen.every((s) => s.headers.secretkey === SECRET_KEY)).toBe(true);
   expect(lines.length).toBeGreaterThanOrEqual(8);

@@ -62,9 +62,20 @@ export class TestUpstream {
     return this;
   }
 
+  /**
+   * Forgets the last test. Open connections are cut so that a request the last
+   * test gave up on cannot arrive late and take this test's scripted answer.
+   */
   reset(): void {
+    this.server.closeAllConnections();
     this.seen.length = 0;
     this.answers = [];
+  }
+
+  /** Waits until `n` requests have arrived: a client that timed out may have left before the server read it. */
+  async waitForSeen(n: number, withinMs = 5000): Promise<void> {
+    const deadline = Date.now() + withinMs;
+    while (this.seen.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   }
 
   async close(): Promise<void> {
@@ -89,6 +100,13 @@ export const drop: Answer = (res) => res.socket?.destroy();
 
 /** Never answers (until the server closes). */
 export const stall: Answer = () => undefined;
+
+/**
+ * Client timeout for tests that script a `stall` and then count or order what
+ * arrived. Client and server share one event loop, so on a busy CI machine a
+ * 100 ms timeout could fire before the server had read the request.
+ */
+export const STALL_TIMEOUT_MS = 1000;
 
 export const API_KEY = 'test-api-key-5d1c';
 export const SECRET_KEY = 'test-secret-key-9f2e7a41';
