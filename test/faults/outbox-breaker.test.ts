@@ -39,7 +39,7 @@ describe('circuit breaker', () => {
       const res = await hash().expect(503);
       expect(res.body.code).toBe('upstream_circuit_open');
       expect(res.headers['retry-after']).toBe(String(HALF_OPEN_MS / 1000));
-      expect(Date.now() - started).toBeLessThan(200);
+      expect(Date.now() - started).toBeLessThan(1000); // a sent call would wait out the upstream; this bound only leaves room for a busy CI machine
     }
     expect((await s.pos('cashier').get('/customers/br-ana').expect(503)).body.code).toBe('upstream_circuit_open');
     expect(await sent()).toBe(3);

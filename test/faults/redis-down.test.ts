@@ -78,7 +78,7 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     expect(rdm.status).toBe(503);
     expect(rdm.body.code).toBe('redis_unavailable');
     expect(rdm.headers['retry-after']).toBe('1');
-    expect(rdm.ms).toBeLessThan(500);
+    expect(rdm.ms).toBeLessThan(1500); // below the 2 s Redis command timeout: refused at once, not after waiting
     expect((await stack.balance('cy')).availablePointsBalance).toBe(900);
     // Reading or paying the held redemption, and any keyed POST: 503, nothing sent upstream.
     const read = await timed(till.get(`/redemptions/${held.body.id}`));
@@ -87,7 +87,7 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     expect([payHeld.status, payHeld.body.code]).toEqual([503, 'redis_unavailable']);
     const keyed = await timed(till.post('/payments', { customerId: 'cy', paymentId: 'pay-cy-2', totalPaid: 20 }).set('Idempotency-Key', 'cy-2'));
     expect([keyed.status, keyed.body.code]).toEqual([503, 'redis_unavailable']);
-    expect(Math.max(read.ms, payHeld.ms, keyed.ms)).toBeLessThan(500);
+    expect(Math.max(read.ms, payHeld.ms, keyed.ms)).toBeLessThan(1500);
     expect((await stack.activity('cy')).filter((x) => x.type === 'Payment Processed')).toHaveLength(0);
     // A plain payment with no key needs no Redis: it goes through (the documented choice).
     const plain = await timed(till.post('/payments', { customerId: 'cy', paymentId: 'pay-cy-3', totalPaid: 30 }));

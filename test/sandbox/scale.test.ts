@@ -37,13 +37,13 @@ describe('sandbox at scale', () => {
 
     const large = await medianRound(h, 'm-', MILLION, 60, 'large');
     // Absolute bound is generous for slow CI; the ratio is what shows "no scan per request".
-    expect(large).toBeLessThan(50);
+    expect(large).toBeLessThan(200);
     expect(large).toBeLessThan(Math.max(small, warm) * 4 + 2);
     expect((await h.balance(`m-${MILLION - 1}`)).availablePointsBalance).toBe(1000);
     // Deleting one customer among a million is immediate too.
     const del = performance.now();
     await h.http.delete(`${API}/customers/m-123`).set(h.keys).expect(200);
-    expect(performance.now() - del).toBeLessThan(50);
+    expect(performance.now() - del).toBeLessThan(200);
     process.stdout.write(`sandbox scale: seeded 1e6 customers in ${seedMs.toFixed(0)} ms; median hold+payment+balance ${small.toFixed(2)} ms (10 customers) vs ${large.toFixed(2)} ms (1e6)\n`);
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
   }, 60_000);
