@@ -5,6 +5,7 @@ import { boundedBodyDepth, errorHandler, jsonBodiesOnly, requestLogger, unknownR
 import { mountApiDocs } from '../platform/openapi';
 import { terminalAuth } from './auth';
 import type { PosDeps } from './deps';
+import { admissionBeforeErrors, awaitAdmission } from './http/admission';
 import { enterLogContext } from './http/log-context';
 import { renderProblem } from './http/problem';
 import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
@@ -64,12 +65,14 @@ export function createBffApp(opts: BffAppOptions): Express {
   // After auth and parsing: a key is scoped to the terminal and bound to the parsed body.
   const keys = opts.idempotency ?? idempotency({ store: createIdempotencyStore({ prefix: '' }), ttlMs: 24 * 3_600_000, leaseMs: 30_000, clock: opts.deps.clock, logger: opts.logger });
   pos.use(keys.handler);
+  pos.use(awaitAdmission);
   if (opts.requireRedis) pos.use('/redemptions', opts.requireRedis);
   pos.use(customerRoutes(opts.deps));
   pos.use(redemptionRoutes(opts.deps));
   pos.use(paymentRoutes(opts.deps));
   pos.use(engagementRoutes(opts.deps));
   pos.use(outboxRoutes(opts.deps));
+  pos.use(admissionBeforeErrors);
   pos.use(keys.noteError);
   app.use('/pos/v1', pos);
 

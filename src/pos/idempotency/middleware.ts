@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Logger } from 'pino';
 import { BadRequestError, ConflictError, UnprocessableError } from '../../platform/errors';
 import { identityOf } from '../auth';
+import { admitted } from '../http/admission';
 import { requestFingerprint } from './fingerprint';
 import { keepsResponse } from './outcome';
 import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
@@ -55,7 +56,14 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     const slot: IdempotencySlot = { terminalId: identityOf(res).terminal.id, key };
     const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body);
     const owner = randomUUID();
-    const found = await store.begin(slot, { fingerprint, owner, now: clock(), leaseMs: opts.leaseMs });
+    // The claim and the admission checks (rate limit) share one round trip's wait.
+    const [claim, admission] = await Promise.allSettled([store.begin(slot, { fingerprint, owner, now: clock(), leaseMs: opts.leaseMs }), admitted(res)]);
+    if (admission.status === 'rejected') {
+      if (claim.status === 'fulfilled' && claim.value.kind === 'claimed') store.release(slot, owner).catch(() => undefined);
+      throw admission.reason;
+    }
+    if (claim.status === 'rejected') throw claim.reason;
+    const found = claim.value;
     if (found.kind !== 'claimed' && found.fingerprint !== fingerprint) {
       throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path or body); use a new key for a new request');
     }
@@ -89,11 +97,12 @@ function replay(res: Response, stored: StoredResponse): void {
  * Renews the lease while the request runs.
  */
 function recordResponse(req: Request, res: Response, slot: IdempotencySlot, owner: string, fingerprint: string, opts: IdempotencyOptions, clock: () => number): void {
-  const log = ((req as { log?: Logger }).log ?? opts.logger).child({ component: 'idempotency' });
+  // Built only when there is something to say: a child logger per request costs every request.
+  const log = () => ((req as { log?: Logger }).log ?? opts.logger).child({ component: 'idempotency' });
   const startedAt = Date.now();
   const renewal = setInterval(() => {
     if (Date.now() - startedAt > MAX_RENEW_MS) return clearInterval(renewal);
-    opts.store.renew(slot, owner, clock(), opts.leaseMs).catch((err: Error) => log.warn({ err: { message: err.message } }, 'could not renew an idempotency lease'));
+    opts.store.renew(slot, owner, clock(), opts.leaseMs).catch((err: Error) => log().warn({ err: { message: err.message } }, 'could not renew an idempotency lease'));
   }, Math.max(50, Math.floor(opts.leaseMs / 3)));
   renewal.unref();
 
@@ -114,9 +123,9 @@ function recordResponse(req: Request, res: Response, slot: IdempotencySlot, owne
     const saved = keep ? opts.store.complete(slot, owner, fingerprint, response, clock(), opts.ttlMs) : opts.store.release(slot, owner);
     saved
       .then((ok) => {
-        if (!ok) log.warn({ status: res.statusCode }, 'idempotency lease was lost before the response was stored; a retry may run again');
+        if (!ok) log().warn({ status: res.statusCode }, 'idempotency lease was lost before the response was stored; a retry may run again');
       })
-      .catch((err: Error) => log.error({ err: { message: err.message }, status: res.statusCode }, 'could not store the idempotent response; its key frees after the lease'))
+      .catch((err: Error) => log().error({ err: { message: err.message }, status: res.statusCode }, 'could not store the idempotent response; its key frees after the lease'))
       .finally(() => send(body));
     return res;
   } as Response['send'];

@@ -29,15 +29,28 @@ function roleOf(res: Response): string {
 
 /** Counts and times every request once it is answered (or the client went away), and idempotent replays. */
 export function httpMetrics(metrics: Metrics): RequestHandler {
+  // prom-client hashes a label object on every inc/observe; the label sets are few
+  // (route patterns, not URLs), so each one's series are looked up once and kept.
+  const series = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+  const seriesOf = (method: string, route: string, status: string, role: string) => {
+    const key = `${method} ${route} ${status} ${role}`;
+    let s = series.get(key);
+    if (!s) {
+      const labels = { method, route, status, role };
+      s = { count: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
+      series.set(key, s);
+    }
+    return s;
+  };
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     let done = false;
     const record = () => {
       if (done) return;
       done = true;
-      const labels = { method: req.method, route: routeLabel(req, res), status: String(res.statusCode), role: roleOf(res) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      const s = seriesOf(req.method, routeLabel(req, res), String(res.statusCode), roleOf(res));
+      s.count.inc();
+      s.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
       if (res.getHeader(REPLAYED_HEADER) === 'true') metrics.idempotentReplays.inc();
     };
     res.once('finish', record);

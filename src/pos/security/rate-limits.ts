@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from '../../platform/errors';
 import { identityOf } from '../auth/terminal-auth';
+import { deferAdmission } from '../http/admission';
 
 /**
  * Per-minute counters: in Redis when the BFF has Redis (so every instance
@@ -33,29 +34,33 @@ function setRateLimitHeaders(res: Response, limit: number, r: RateLimiterRes): v
 
 /**
  * `/pos/v1` requests per terminal per minute; one more is a 429 `rate_limited`
- * with Retry-After. Mount after terminalAuth. A limiter failure lets the
- * request through (logged): a broken counter must not stop the checkout.
+ * with Retry-After. Mount after terminalAuth. The count is started here and its
+ * verdict awaited with the idempotency claim (see admission.ts), so the two
+ * Redis round trips overlap. A limiter failure lets the request through
+ * (logged): a broken counter must not stop the checkout.
  */
 export function terminalRateLimit(limiter: RateLimiterAbstract, logger: Logger): RequestHandler {
-  return async (req, res, next) => {
+  return (req, res, next) => {
     const { terminal } = identityOf(res);
-    try {
-      setRateLimitHeaders(res, limiter.points, await limiter.consume(terminal.id));
-      next();
-    } catch (outcome) {
-      if (!(outcome instanceof RateLimiterRes)) {
-        ((req as { log?: Logger }).log ?? logger).warn({ err: (outcome as Error)?.message }, 'terminal rate limiter failed; request let through');
-        return next();
-      }
-      setRateLimitHeaders(res, limiter.points, outcome);
-      const wait = secondsOf(outcome.msBeforeNext);
-      next(
-        new RateLimitedError('rate_limited', `This terminal sent more than ${limiter.points} requests in a minute; try again in ${wait} s`, {
+    const verdict = limiter.consume(terminal.id).then(
+      (passed) => {
+        if (!res.headersSent) setRateLimitHeaders(res, limiter.points, passed);
+      },
+      (outcome: unknown) => {
+        if (!(outcome instanceof RateLimiterRes)) {
+          ((req as { log?: Logger }).log ?? logger).warn({ err: (outcome as Error)?.message }, 'terminal rate limiter failed; request let through');
+          return;
+        }
+        if (!res.headersSent) setRateLimitHeaders(res, limiter.points, outcome);
+        const wait = secondsOf(outcome.msBeforeNext);
+        throw new RateLimitedError('rate_limited', `This terminal sent more than ${limiter.points} requests in a minute; try again in ${wait} s`, {
           retryAfterSeconds: wait,
           extra: { limitPerMinute: limiter.points },
-        }),
-      );
-    }
+        });
+      },
+    );
+    deferAdmission(res, verdict);
+    next();
   };
 }
 
