@@ -15,6 +15,14 @@ export interface LoyaltyCallContext {
   requestId?: string;
   /** Aborts the call and any wait between attempts. */
   signal?: AbortSignal;
+  /**
+   * A check that must pass before anything is sent (e.g. "this customer has no
+   * queued writes"). It is started in the same tick as the first attempt's
+   * policies, so its Redis command shares a write with the rate-limit
+   * reservation, and awaited before the first byte goes out. If it rejects,
+   * the call ends with its error and nothing is sent.
+   */
+  precondition?: () => Promise<void>;
 }
 
 /** One attempt's result for metrics: `ok`, a failure kind, `auth_failed`, `aborted` or `error` (local). */
@@ -135,6 +143,7 @@ export class LoyaltyCaller {
     if (op.keys === 'both' || this.options.highSecurityMode) headers.secretkey = this.options.secretKey;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 
+    let precondition: Promise<void> | undefined;
     return withRetries(
       {
         operation,
@@ -147,12 +156,18 @@ export class LoyaltyCaller {
       },
       async ({ attempt, earlierMayHaveLanded }) => {
         const info: CallInfo = { operation, method: op.method, rateGroup: RATE_GROUP[operation], attempt, requestId, signal: ctx.signal };
+        // Started once, with the first attempt's policies; every attempt waits for it (one refused by a policy never reached it).
+        if (attempt === 1 && ctx.precondition) {
+          precondition = ctx.precondition();
+          precondition.catch(() => undefined);
+        }
         try {
-          const parsed = await this.policy(info, () =>
-            this.attempt(operation, info, () =>
+          const parsed = await this.policy(info, async () => {
+            if (precondition) await precondition;
+            return this.attempt(operation, info, () =>
               this.transport.send({ method: op.method, path, query: request.query, headers, body, timeoutMs: this.options.timeoutMs, signal: ctx.signal }),
-            ),
-          );
+            );
+          });
           return { kind: 'applied' as const, body: parsed };
         } catch (err) {
           if (duplicateMeansApplied && earlierMayHaveLanded && upstreamFailureKind(err) === 'duplicate') {

@@ -83,14 +83,31 @@ describe('which writes wait in the outbox (Redis store)', () => {
     // The upstream is fine for refunds, but the sale is still queued: the refund queues behind it instead of failing with 404.
     const refund = await s.pos('manager').post('/refunds', { customerId: 'wr-fay', refundId: 'wr-ref-3', paymentId: 'wr-sale-3', amount: 20 }).expect(202);
     expect(refund.body.reason).toBe('behind_queued');
+    // So do the customer's events and another payment, though the upstream would take them now.
+    const events = await s.pos('kiosk').post('/events', { customerId: 'wr-fay', events: { store_visit: {} } }).expect(202);
+    expect(events.body.reason).toBe('behind_queued');
     // Another customer is not held up.
     await s.seed('wr-gus', 0);
     await s.pos('manager').post('/refunds', { customerId: 'wr-gus', refundId: 'wr-ref-4', paymentId: 'wr-none', amount: 5 }).expect(404);
 
     await setFaults(s, []);
     await eventually('both delivered', async () => (await pending(s)) === 0);
-    expect((await activity(s, 'wr-fay')).map((a) => a.type)).toEqual(['Payment Processed', 'Refund Processed']);
+    expect((await activity(s, 'wr-fay')).map((a) => a.type)).toEqual(['Payment Processed', 'Refund Processed', 'store_visit']);
     expect((await s.balance('wr-fay')).availablePointsBalance).toBe(40);
     expect((await s.pos('cashier').get(`/outbox/${sale.body.outboxId}`).expect(200)).body.state).toBe('delivered');
+  });
+
+  it("a payment queues behind the customer's queued refund, though the upstream would take it now", async () => {
+    await s.seed('wr-hal', 0);
+    await s.pos('cashier').post('/payments', { customerId: 'wr-hal', paymentId: 'wr-sale-5', totalPaid: 50 }).expect(201);
+    await setFaults(s, [{ operation: 'refund', status: 503 }]);
+    const refund = await s.pos('manager').post('/refunds', { customerId: 'wr-hal', refundId: 'wr-ref-5', paymentId: 'wr-sale-5', amount: 10 }).expect(202);
+    expect(refund.body.reason).toBe('upstream_unavailable');
+    const payment = await s.pos('cashier').post('/payments', { customerId: 'wr-hal', paymentId: 'wr-sale-6', totalPaid: 30 }).expect(202);
+    expect(payment.body.reason).toBe('behind_queued');
+    expect(await paymentsOf(s, 'wr-hal')).toHaveLength(1);
+    await setFaults(s, []);
+    await eventually('both delivered', async () => (await pending(s)) === 0);
+    expect((await activity(s, 'wr-hal')).map((a) => a.type)).toEqual(['Payment Processed', 'Refund Processed', 'Payment Processed']);
   });
 });

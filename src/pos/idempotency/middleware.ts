@@ -56,8 +56,8 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     const slot: IdempotencySlot = { terminalId: identityOf(res).terminal.id, key };
     const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body);
     const owner = randomUUID();
-    // The claim and the admission checks (rate limit) share one round trip's wait.
-    const [claim, admission] = await Promise.allSettled([store.begin(slot, { fingerprint, owner, now: clock(), leaseMs: opts.leaseMs }), admitted(res)]);
+    // The admission checks (rate limit) start in the same tick as the claim: one round trip for both.
+    const [admission, claim] = await Promise.allSettled([admitted(res), store.begin(slot, { fingerprint, owner, now: clock(), leaseMs: opts.leaseMs })]);
     if (admission.status === 'rejected') {
       if (claim.status === 'fulfilled' && claim.value.kind === 'claimed') store.release(slot, owner).catch(() => undefined);
       throw admission.reason;

@@ -1,12 +1,13 @@
 import type { EventRequest } from '../../contract';
+import type { LoyaltyCallContext } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { EventsBody } from '../schemas';
 
 const toUpstreamEvents = (body: EventsBody): EventRequest => ({ customerId: body.customerId, email: body.email, mobile: body.mobile, events: body.events });
 
-export async function recordEvents(deps: PosDeps, ctx: CallContext, body: EventsBody) {
-  await deps.loyalty.events(toUpstreamEvents(body), { requestId: ctx.requestId });
+export async function recordEvents(deps: PosDeps, ctx: CallContext, body: EventsBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
+  await deps.loyalty.events(toUpstreamEvents(body), call);
   return { customerId: body.customerId, accepted: Object.keys(body.events) };
 }
 
@@ -22,7 +23,7 @@ export type QueuedEvents = QueuedView & { customerId: string; accepted: string[]
  */
 export async function recordEventsOrQueue(deps: PosDeps, ctx: CallContext, body: EventsBody): Promise<Awaited<ReturnType<typeof recordEvents>> | QueuedEvents> {
   const request = toUpstreamEvents(body);
-  return sendOrQueue(deps, ctx, { kind: 'events', request }, { customerId: body.customerId, accepted: Object.keys(body.events) }, () => recordEvents(deps, ctx, body), (_work, outboxId) => ({
+  return sendOrQueue(deps, ctx, { kind: 'events', request }, { customerId: body.customerId, accepted: Object.keys(body.events) }, (call) => recordEvents(deps, ctx, body, call), (_work, outboxId) => ({
     kind: 'events',
     request: { ...request, events: Object.fromEntries(Object.entries(request.events).map(([name, meta]) => [name, { ...meta, eventId: body.eventId ?? outboxId }])) },
   }));

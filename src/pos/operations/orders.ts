@@ -1,12 +1,13 @@
 import type { BatchOrdersRequest } from '../../contract';
+import type { LoyaltyCallContext } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { BatchOrdersBody } from '../schemas';
 import { merchantOf } from './store-merchant';
 
 /** End-of-day upload of sales rung up offline; merchant and channel come from the terminal. */
-export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody) {
-  const { jobId } = await deps.loyalty.batchOrders(toUpstreamBatch(ctx, body), { requestId: ctx.requestId });
+export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
+  const { jobId } = await deps.loyalty.batchOrders(toUpstreamBatch(ctx, body), call);
   return { jobId, orders: body.orders.length };
 }
 
@@ -24,7 +25,7 @@ export type QueuedOrders = QueuedView & { orders: number };
  * one by one as duplicates of the first: nothing is counted twice.
  */
 export async function uploadOrdersOrQueue(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders> {
-  return sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, () => uploadOrders(deps, ctx, body));
+  return sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) => uploadOrders(deps, ctx, body, call));
 }
 
 export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: number) {

@@ -115,8 +115,8 @@ export type QueuedPayment = QueuedView & { paymentId: string; customerId: string
 export async function recordPayment(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<PaymentView | QueuedPayment> {
   if (!body.redemptionId) {
     const request = toUpstreamPayment(ctx, body, deps.clock());
-    return sendOrQueue(deps, ctx, { kind: 'payment', request }, { paymentId: body.paymentId, customerId: body.customerId }, async () =>
-      paymentView(body, await deps.loyalty.payment(request, { requestId: ctx.requestId })),
+    return sendOrQueue(deps, ctx, { kind: 'payment', request }, { paymentId: body.paymentId, customerId: body.customerId }, async (call) =>
+      paymentView(body, await deps.loyalty.payment(request, call)),
     );
   }
   const { claimed, retry } = await claimRedemption(deps, ctx, body, body.redemptionId);

@@ -53,8 +53,8 @@ export type QueuedRefund = QueuedView & { refundId: string; paymentId: string; c
  */
 export async function refund(deps: PosDeps, ctx: CallContext, body: RefundBody): Promise<RefundView | QueuedRefund> {
   const req = toUpstreamRefund(ctx, body, deps.clock());
-  return sendOrQueue(deps, ctx, { kind: 'refund', request: req }, { refundId: req.refundTransactionId, paymentId: req.reverseTransactionId, customerId: req.customerId }, async () =>
-    refundView(req, await deps.loyalty.refund(req, { requestId: ctx.requestId })),
+  return sendOrQueue(deps, ctx, { kind: 'refund', request: req }, { refundId: req.refundTransactionId, paymentId: req.reverseTransactionId, customerId: req.customerId }, async (call) =>
+    refundView(req, await deps.loyalty.refund(req, call)),
   );
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors';
-import { upstreamFailureKind } from '../../upstream';
+import { upstreamFailureKind, type LoyaltyCallContext } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import type { OutboxKind, OutboxWork } from './types';
 
@@ -39,32 +39,45 @@ export async function queueWork(deps: PosDeps, ctx: CallContext, work: OutboxWor
   return { queued: true, outboxId: entry.id, state: 'queued', kind: work.kind, reason };
 }
 
+/** The precondition's refusal: this order key has queued writes, so the write queues behind them. */
+class BehindQueued extends Error {
+  constructor() {
+    super('behind queued writes');
+  }
+}
+
 /**
  * Store-and-forward for writes that can wait (a payment without a
  * redemption, a refund, a sale void, events, a batch upload): sent now, or
  * queued when the upstream is out of reach, too slow, its circuit is open or
  * the fleet is over its rate limit. A write whose customer already has queued
  * entries queues behind them, so they reach the upstream in order (a refund
- * never overtakes its payment). `prepare` may adjust the work for the queue
- * given the outbox id (events get a stable id in their metadata); `summary`
- * (the till's own ids) is added to the queued answer.
+ * never overtakes its payment). `sendNow` MUST pass `call` to its loyalty
+ * call: it carries that check as the call's precondition, made in the same
+ * Redis round trip as the rate-limit reservation. `prepare` may adjust the
+ * work for the queue given the outbox id (events get a stable id in their
+ * metadata); `summary` (the till's own ids) is added to the queued answer.
  */
 export async function sendOrQueue<V, S extends object>(
   deps: PosDeps,
   ctx: CallContext,
   work: OutboxWork,
   summary: S,
-  sendNow: () => Promise<V>,
+  sendNow: (call: LoyaltyCallContext) => Promise<V>,
   prepare: (work: OutboxWork, outboxId: string) => OutboxWork = (w) => w,
 ): Promise<V | (QueuedView & S)> {
   const queue = async (reason: string) => {
     const id = newOutboxId();
     return { ...summary, ...(await queueWork(deps, ctx, prepare(work, id), reason, id)) };
   };
-  if (await pendingFor(deps, orderKeyOf(ctx, work))) return queue('behind_queued');
+  const orderKey = orderKeyOf(ctx, work);
+  const precondition = async () => {
+    if (await pendingFor(deps, orderKey)) throw new BehindQueued();
+  };
   try {
-    return await sendNow();
+    return await sendNow({ requestId: ctx.requestId, precondition });
   } catch (err) {
+    if (err instanceof BehindQueued) return queue('behind_queued');
     if (!shouldQueue(err)) throw err;
     return queue((err as AppError).code);
   }

@@ -34,32 +34,33 @@ function setRateLimitHeaders(res: Response, limit: number, r: RateLimiterRes): v
 
 /**
  * `/pos/v1` requests per terminal per minute; one more is a 429 `rate_limited`
- * with Retry-After. Mount after terminalAuth. The count is started here and its
- * verdict awaited with the idempotency claim (see admission.ts), so the two
- * Redis round trips overlap. A limiter failure lets the request through
- * (logged): a broken counter must not stop the checkout.
+ * with Retry-After. Mount after terminalAuth. The count is registered here and
+ * made together with the idempotency claim (see admission.ts), so the two share
+ * one Redis round trip. A limiter failure lets the request through (logged): a
+ * broken counter must not stop the checkout.
  */
 export function terminalRateLimit(limiter: RateLimiterAbstract, logger: Logger): RequestHandler {
   return (req, res, next) => {
     const { terminal } = identityOf(res);
-    const verdict = limiter.consume(terminal.id).then(
-      (passed) => {
-        if (!res.headersSent) setRateLimitHeaders(res, limiter.points, passed);
-      },
-      (outcome: unknown) => {
-        if (!(outcome instanceof RateLimiterRes)) {
-          ((req as { log?: Logger }).log ?? logger).warn({ err: (outcome as Error)?.message }, 'terminal rate limiter failed; request let through');
-          return;
-        }
-        if (!res.headersSent) setRateLimitHeaders(res, limiter.points, outcome);
-        const wait = secondsOf(outcome.msBeforeNext);
-        throw new RateLimitedError('rate_limited', `This terminal sent more than ${limiter.points} requests in a minute; try again in ${wait} s`, {
-          retryAfterSeconds: wait,
-          extra: { limitPerMinute: limiter.points },
-        });
-      },
+    deferAdmission(res, () =>
+      limiter.consume(terminal.id).then(
+        (passed) => {
+          if (!res.headersSent) setRateLimitHeaders(res, limiter.points, passed);
+        },
+        (outcome: unknown) => {
+          if (!(outcome instanceof RateLimiterRes)) {
+            ((req as { log?: Logger }).log ?? logger).warn({ err: (outcome as Error)?.message }, 'terminal rate limiter failed; request let through');
+            return;
+          }
+          if (!res.headersSent) setRateLimitHeaders(res, limiter.points, outcome);
+          const wait = secondsOf(outcome.msBeforeNext);
+          throw new RateLimitedError('rate_limited', `This terminal sent more than ${limiter.points} requests in a minute; try again in ${wait} s`, {
+            retryAfterSeconds: wait,
+            extra: { limitPerMinute: limiter.points },
+          });
+        },
+      ),
     );
-    deferAdmission(res, verdict);
     next();
   };
 }

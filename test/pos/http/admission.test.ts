@@ -15,12 +15,19 @@ import { terminalRateLimit } from '../../../src/pos/security';
  * the checks must still decide before anything runs, and a refusal must win
  * over a later error and leave the key free.
  */
+/** True from a check's start until the current synchronous run ends: what was issued with it shares its Redis write. */
+let checkStartedThisTick = false;
+function markCheckStarted() {
+  checkStartedThisTick = true;
+  queueMicrotask(() => (checkStartedThisTick = false));
+}
+
 function rig(check: (req: express.Request, res: express.Response) => void) {
   const store = new MemoryIdempotencyStore();
   const begins: string[] = [];
   const begin = store.begin.bind(store);
   store.begin = (slot, claim) => {
-    begins.push(slot.key);
+    begins.push(`${slot.key}${checkStartedThisTick ? ' with the check' : ''}`);
     return begin(slot, claim);
   };
   const keys = idempotency({ store, ttlMs: 60_000, leaseMs: 5_000, logger: silentLogger });
@@ -53,14 +60,19 @@ function rig(check: (req: express.Request, res: express.Response) => void) {
 const refused = () => new RateLimitedError('rate_limited', 'too many', { retryAfterSeconds: 7 });
 
 describe('admission checks', () => {
-  it('claims the idempotency key while the check is still pending, and runs the route only once it passes', async () => {
+  it('starts the check in the same tick as the idempotency claim, and runs the route only once it passes', async () => {
     let pass!: () => void;
     const pending = new Promise<void>((resolve) => (pass = resolve));
-    const r = rig((_req, res) => deferAdmission(res, pending));
+    const r = rig((_req, res) =>
+      deferAdmission(res, () => {
+        markCheckStarted();
+        return pending;
+      }),
+    );
     const answer = r.http.post('/pos/v1/things').set('Idempotency-Key', 'k-1').send({ n: 1 }).then((x) => x);
     // Wait until the claim has been made: it must not wait for the check.
     for (let i = 0; i < 100 && r.begins.length === 0; i++) await new Promise((d) => setTimeout(d, 5));
-    expect(r.begins).toEqual(['k-1']);
+    expect(r.begins).toEqual(['k-1 with the check']);
     expect(r.ran).toEqual([]);
     pass();
     const res = await answer;
@@ -69,7 +81,9 @@ describe('admission checks', () => {
   });
 
   it('a refused keyed POST answers the refusal, never runs, and leaves its key free for the retry', async () => {
-    const r = rig((req, res) => deferAdmission(res, req.get('x-refuse') ? Promise.reject(refused()) : Promise.resolve()));
+    const r = rig((req, res) => deferAdmission(res, async () => {
+      if (req.get('x-refuse')) throw refused();
+    }));
     const no = await r.http.post('/pos/v1/things').set('Idempotency-Key', 'k-2').set('x-refuse', '1').send({ n: 2 });
     expect(no.status).toBe(429);
     expect(no.body.code).toBe('rate_limited');
@@ -82,16 +96,20 @@ describe('admission checks', () => {
   });
 
   it('a refused request without a key (a GET) never reaches its route', async () => {
-    const r = rig((_req, res) => deferAdmission(res, Promise.reject(refused())));
+    const r = rig((_req, res) => deferAdmission(res, async () => {
+      throw refused();
+    }));
     expect((await r.http.get('/pos/v1/things')).status).toBe(429);
     expect(r.ran).toEqual([]);
   });
 
   it('the refusal wins over an error found while the check was pending (malformed JSON)', async () => {
-    const r = rig((_req, res) => deferAdmission(res, Promise.reject(refused())));
+    const r = rig((_req, res) => deferAdmission(res, async () => {
+      throw refused();
+    }));
     const res = await r.http.post('/pos/v1/things').set('Content-Type', 'application/json').send('{"n":');
     expect(res.status).toBe(429);
-    const fine = rig((_req, res) => deferAdmission(res, Promise.resolve()));
+    const fine = rig((_req, res) => deferAdmission(res, async () => undefined));
     const bad = await fine.http.post('/pos/v1/things').set('Content-Type', 'application/json').send('{"n":');
     expect(bad.status).toBe(400);
   });
