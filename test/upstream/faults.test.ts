@@ -2,17 +2,9 @@ import { AddressInfo, createServer } from 'node:net';
 import { ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../src/platform/errors';
 import { certainlyNotDelivered, upstreamFailureKind } from '../../src/upstream';
 import { bodies, holdRequest, refundRequest } from './fixtures';
-import { drop, failure, json, loyaltyError, makeClient, stall, TestUpstream } from './test-upstream';
+import { drop, failure, json, loyaltyError, makeClient, stall, useTestUpstream } from './test-upstream';
 
-let upstream: TestUpstream;
-
-beforeAll(async () => {
-  upstream = await TestUpstream.start();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
+const upstream = useTestUpstream();
 
 /** A client that does not retry, so each test sees one exchange. */
 function once(overrides = {}) {

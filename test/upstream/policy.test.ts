@@ -1,17 +1,9 @@
 import { ServiceUnavailableError } from '../../src/platform/errors';
 import { CallInfo, CallPolicy, composePolicies, markNotDelivered, rateLimited, upstreamFailureKind } from '../../src/upstream';
 import { bodies, holdRequest } from './fixtures';
-import { failure, json, loyaltyError, makeClient, TestUpstream } from './test-upstream';
+import { failure, json, loyaltyError, makeClient, useTestUpstream } from './test-upstream';
 
-let upstream: TestUpstream;
-
-beforeAll(async () => {
-  upstream = await TestUpstream.start();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
+const upstream = useTestUpstream();
 
 it('policies wrap every attempt, outermost first, and see what the breaker and limiter need', async () => {
   const trace: string[] = [];

@@ -1,22 +1,14 @@
 import type { CallPolicy } from '../../src/upstream';
 import { rateLimited } from '../../src/upstream/errors';
 import { bodies, paymentRequest } from './fixtures';
-import { failure, json, makeClient, TestUpstream } from './test-upstream';
+import { failure, json, makeClient, useTestUpstream } from './test-upstream';
 
 /**
  * A call's precondition (the outbox's "nothing queued for this customer"):
  * started with the first attempt's policies, awaited before anything is sent,
  * and a refusal ends the call with nothing sent.
  */
-let upstream: TestUpstream;
-
-beforeAll(async () => {
-  upstream = await TestUpstream.start();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
+const upstream = useTestUpstream();
 
 it('is started in the same tick as the policies, and nothing is sent until it passes', async () => {
   const order: string[] = [];

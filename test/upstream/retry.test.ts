@@ -4,17 +4,9 @@ import { RETRY_SAFE } from '../../src/upstream';
 import { rateLimited, timedOut, unavailable } from '../../src/upstream/errors';
 import { nextDelayMs } from '../../src/upstream/retry';
 import { batchRequest, bodies, eventRequest, holdRequest, otpRequest, paymentRequest, refundRequest } from './fixtures';
-import { drop, failure, json, loyaltyError, makeClient, stall, STALL_TIMEOUT_MS, TestUpstream } from './test-upstream';
+import { drop, failure, json, loyaltyError, makeClient, stall, STALL_TIMEOUT_MS, useTestUpstream } from './test-upstream';
 
-let upstream: TestUpstream;
-
-beforeAll(async () => {
-  upstream = await TestUpstream.start();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
+const upstream = useTestUpstream();
 
 const unavailable503 = loyaltyError(503, 5000, 'InternalError', 'down');
 const duplicate = loyaltyError(422, 9004, 'DuplicateTransaction', 'duplicate');

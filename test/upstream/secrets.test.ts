@@ -1,16 +1,8 @@
 import { UpstreamCallEvent } from '../../src/upstream';
 import { bodies, holdRequest, paymentRequest } from './fixtures';
-import { API_KEY, drop, failure, json, loyaltyError, makeClient, SECRET_KEY, stall, STALL_TIMEOUT_MS, TestUpstream } from './test-upstream';
+import { API_KEY, drop, failure, json, loyaltyError, makeClient, SECRET_KEY, stall, STALL_TIMEOUT_MS, useTestUpstream } from './test-upstream';
 
-let upstream: TestUpstream;
-
-beforeAll(async () => {
-  upstream = await TestUpstream.start();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
+const upstream = useTestUpstream();
 
 it('never puts the keys in a log line or a thrown error, whatever happens', async () => {
   const { client, lines } = makeClient(upstream, { retries: 0, timeoutMs: STALL_TIMEOUT_MS });

@@ -42,9 +42,18 @@ export class TestUpstream {
   }
 
   static async start(): Promise<TestUpstream> {
-    const server = http.createServer({ keepAliveTimeout: 5000 });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return new TestUpstream(server);
+    const upstream = TestUpstream.create();
+    await upstream.listen();
+    return upstream;
+  }
+
+  /** Not listening yet: `listen()` before the first request. */
+  static create(): TestUpstream {
+    return new TestUpstream(http.createServer({ keepAliveTimeout: 5000 }));
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
   }
 
   get baseUrl(): string {
@@ -82,6 +91,15 @@ export class TestUpstream {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** The file's upstream: listening before its first test, reset before each test, closed after the last. */
+export function useTestUpstream(): TestUpstream {
+  const upstream = TestUpstream.create();
+  beforeAll(() => upstream.listen());
+  afterAll(() => upstream.close());
+  beforeEach(() => upstream.reset());
+  return upstream;
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Answer {

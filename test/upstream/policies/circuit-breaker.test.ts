@@ -2,16 +2,9 @@ import { ServiceUnavailableError } from '../../../src/platform/errors';
 import { certainlyNotDelivered, upstreamFailureKind } from '../../../src/upstream';
 import { BreakerState, CircuitBreaker } from '../../../src/upstream/policies';
 import { bodies } from '../fixtures';
-import { drop, failure, json, loyaltyError, makeClient, TestUpstream } from '../test-upstream';
+import { drop, failure, json, loyaltyError, makeClient, useTestUpstream } from '../test-upstream';
 
-let upstream: TestUpstream;
-beforeAll(async () => {
-  upstream = await TestUpstream.start();
-});
-afterAll(async () => {
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
+const upstream = useTestUpstream();
 
 const down = loyaltyError(503, 5000, 'InternalError', 'down');
 const ok = json(200, bodies.balance);

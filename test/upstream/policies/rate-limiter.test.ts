@@ -5,7 +5,7 @@ import { connectRedis, waitForRedis } from '../../../src/platform/redis';
 import { certainlyNotDelivered } from '../../../src/upstream';
 import { MemoryRateLimiter, RateLimits, rateLimitPolicy, RedisRateLimiter } from '../../../src/upstream/policies';
 import { bodies } from '../fixtures';
-import { captureLogger, failure, json, makeClient, TestUpstream } from '../test-upstream';
+import { captureLogger, failure, json, makeClient, useTestUpstream } from '../test-upstream';
 
 const limits = (n: number): RateLimits => ({ transactions: n, coupons: n, orders: n, customers: n, events: n });
 
@@ -72,14 +72,7 @@ describe('RedisRateLimiter (real Redis, shared by instances)', () => {
 });
 
 describe('rateLimitPolicy on the client', () => {
-  let upstream: TestUpstream;
-  beforeAll(async () => {
-    upstream = await TestUpstream.start();
-  });
-  afterAll(async () => {
-    await upstream.close();
-  });
-  beforeEach(() => upstream.reset());
+  const upstream = useTestUpstream();
 
   it('waits for the slot, then sends', async () => {
     const now = 0;
