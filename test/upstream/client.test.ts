@@ -1,20 +1,13 @@
 import { LoyaltyClient } from '../../src/upstream';
 import { batchRequest, bodies, eventRequest, holdRequest, otpRequest, paymentRequest, refundRequest } from './fixtures';
-import { API_KEY, failure, json, makeClient, SECRET_KEY, TestUpstream } from './test-upstream';
+import { API_KEY, failure, json, makeClient, SECRET_KEY, useTestUpstream } from './test-upstream';
 
 const P = '/api/v4.0/integrations';
 
-let upstream: TestUpstream;
+const upstream = useTestUpstream();
 let client: LoyaltyClient;
 
-beforeAll(async () => {
-  upstream = await TestUpstream.start();
-});
-afterAll(async () => {
-  await upstream.close();
-});
 beforeEach(() => {
-  upstream.reset();
   client = makeClient(upstream).client;
 });
 afterEach(() => client.close());

@@ -41,12 +41,6 @@ export class TestUpstream {
     });
   }
 
-  static async start(): Promise<TestUpstream> {
-    const upstream = TestUpstream.create();
-    await upstream.listen();
-    return upstream;
-  }
-
   /** Not listening yet: `listen()` before the first request. */
   static create(): TestUpstream {
     return new TestUpstream(http.createServer({ keepAliveTimeout: 5000 }));
@@ -79,12 +73,6 @@ export class TestUpstream {
     this.server.closeAllConnections();
     this.seen.length = 0;
     this.answers = [];
-  }
-
-  /** Waits until `n` requests have arrived: a client that timed out may have left before the server read it. */
-  async waitForSeen(n: number, withinMs = 5000): Promise<void> {
-    const deadline = Date.now() + withinMs;
-    while (this.seen.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   }
 
   async close(): Promise<void> {
