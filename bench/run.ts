@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { addStore, addTerminal } from '../src/pos/terminals';
@@ -8,7 +8,9 @@ import { Child, ROOT, startServer } from './lib/processes';
 import { redisCommandsProbe } from './lib/probes';
 import { Program, startBffProgram, startSandboxProgram, useCompiledPrograms } from './lib/programs';
 import { startPrivateRedis } from './lib/redis-server';
+import { sandboxCallsFromLog, UpstreamCall } from './lib/upstream-calls';
 import { HttpFigures, httpTable, machineInfo, targetTable } from './lib/report';
+import { ActionsResult, actionsTable, ActionTarget, measureActions } from './scenarios/actions';
 import { HoldScaleResult, holdTrackerScale } from './scenarios/holds';
 import { checkoutFigures, checkoutRequests, failures, paymentRequests, sandboxPaymentRequests } from './scenarios/requests';
 import { targets } from './targets';
@@ -32,7 +34,7 @@ function settingsFrom(argv: string[]) {
     runs: num('runs', 3),
     warmupS: num('warmup', quick ? 1 : 2),
     connections: num('connections', 16),
-    only: [...new Set((arg('only') ?? '1,2,3,4,5,6').split(',').map((x) => x.trim()))],
+    only: [...new Set((arg('only') ?? '1,2,3,4,5,6,7').split(',').map((x) => x.trim()))],
     profile: argv.includes('--profile'),
     /** Run the BFF and the sandbox compiled to JavaScript, as the Dockerfile does (default: from source with tsx, as npm start). */
     compiled: argv.includes('--compiled'),
@@ -43,6 +45,9 @@ function settingsFrom(argv: string[]) {
     keepLogs: argv.includes('--keep-logs'),
     /** Payments (scenario 2) without an Idempotency-Key header, to see what idempotency costs. */
     idempotencyKey: !argv.includes('--no-idempotency-key'),
+    /** Scenario 7: how far away the upstream is (the stub's delay, the sandbox's fault rule), and rounds of every action. */
+    upstreamLatencyMs: num('upstream-latency-ms', 80),
+    actionRounds: num('action-rounds', quick ? 5 : 15),
     holds: { open: quick ? 100_000 : 1_000_000, due: 10_000, small: 1000, checks: 5000 },
     customers: { small: 1000, large: quick ? 100_000 : 1_000_000 },
   };
@@ -124,12 +129,14 @@ async function main() {
   const http: HttpFigures[] = [];
   const redisBreakdown: Record<string, Record<string, number>> = {};
   let holds: HoldScaleResult | undefined;
+  let actions: ActionsResult | undefined;
 
   try {
     // One store with TILLS cashier terminals, in a terminals file of the bench's own.
     const terminalsFile = path.join(work, 'terminals.json');
     addStore(terminalsFile, { id: 'store-bench', merchant: { uniqueId: 'm-bench', name: 'Bench Retail' }, branch: { uniqueId: 'branch-bench', name: 'Bench Branch' } });
     const tokens = Array.from({ length: TILLS }, (_, i) => addTerminal(terminalsFile, { storeId: 'store-bench', role: 'cashier', id: `till-${i + 1}` }).token);
+    const managerToken = addTerminal(terminalsFile, { storeId: 'store-bench', role: 'manager', id: 'manager-1' }).token;
     const account = loadSandboxAccounts(path.join(ROOT, 'config', 'sandbox-accounts.json'))[0];
     const sandboxKeys = { apiKey: account.apiKey, secretKey: account.secretKey };
     const nodeFlags = s.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -154,9 +161,13 @@ async function main() {
         const upstream = { url: stub.url, apiKey: 'bench-api-key', secretKey: 'bench-secret-key-never-logged' };
         const bff = procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: 'bench-stub:', terminalsFile, logFile: logs('bff-stub'), nodeFlags, env: BFF_ENV }));
         const watch = { bff: bff.pid, stub: stub.pid, redis: redis.pid };
-        if (has('2')) scenarios.push({ id: '2', name: 'BFF payment -> stub', server: 'bff', spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey }), watch, probes: [redisProbes['2']] } });
+        // Like for like with the floor: one upstream call per payment (?receipt=none); 2r adds the receipt's two reads.
+        if (has('2')) {
+          scenarios.push({ id: '2', name: 'BFF payment, ?receipt=none -> stub', server: 'bff', spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey, receipt: 'none' }), watch, probes: [redisProbes['2']] } });
+          scenarios.push({ id: '2r', name: 'BFF payment with its receipt (payment, then balance and tier) -> stub', server: 'bff', spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey }), watch } });
+        }
         if (has('3')) {
-          const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 });
+          const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 }, 'qr');
           scenarios.push({ id: '3', name: 'BFF redemption + payment -> stub', server: 'bff', spec: { url: bff.url, requests, watch, probes: [checkoutFigures, redisProbes['3']] } });
         }
         if (s.compare || Object.keys(s.compareEnv).length) {
@@ -165,9 +176,9 @@ async function main() {
           const other = procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: 'bench-cmp:', terminalsFile, logFile: logs('bff-compare'), nodeFlags, env, root }));
           const otherWatch = { bff: other.pid, stub: stub.pid, redis: redis.pid };
           const label = `(${[s.compare && path.basename(s.compare), ...Object.entries(s.compareEnv).map(([k, v]) => `${k}=${v}`)].filter(Boolean).join(' ')})`;
-          if (has('2')) scenarios.push({ id: '2c', name: `BFF payment -> stub ${label}`, server: 'bff', spec: { url: other.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey }), watch: otherWatch } });
+          if (has('2')) scenarios.push({ id: '2c', name: `BFF payment, ?receipt=none -> stub ${label}`, server: 'bff', spec: { url: other.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey, receipt: 'none' }), watch: otherWatch } });
           if (has('3')) {
-            const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 });
+            const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 }, 'qr');
             scenarios.push({ id: '3c', name: `BFF redemption + payment -> stub ${label}`, server: 'bff', spec: { url: other.url, requests, watch: otherWatch, probes: [checkoutFigures] } });
           }
         }
@@ -175,8 +186,10 @@ async function main() {
       if (has('4')) {
         const sandbox = procs.keep(await startSandboxProgram(logs('sandbox-4')));
         await seedCustomers(sandbox, sandboxKeys, 'chk', 10_000, 1_000_000_000);
-        const bff = procs.keep(await startBffProgram({ upstream: { url: sandbox.url, ...sandboxKeys }, redisUrl: redis.url, redisKeyPrefix: 'bench-sbx:', terminalsFile, logFile: logs('bff-sandbox'), nodeFlags, env: BFF_ENV }));
-        const requests = checkoutRequests(tokens, { prefix: 'chk', count: 10_000 });
+        // Typed customer ids (see checkoutRequests): the store policy that allows them.
+        const env = { ...BFF_ENV, REDEMPTION_PROOF: 'none' };
+        const bff = procs.keep(await startBffProgram({ upstream: { url: sandbox.url, ...sandboxKeys }, redisUrl: redis.url, redisKeyPrefix: 'bench-sbx:', terminalsFile, logFile: logs('bff-sandbox'), nodeFlags, env }));
+        const requests = checkoutRequests(tokens, { prefix: 'chk', count: 10_000 }, 'typed');
         scenarios.push({ id: '4', name: 'BFF redemption + payment -> sandbox', server: 'bff', spec: { url: bff.url, requests, watch: { bff: bff.pid, sandbox: sandbox.pid, redis: redis.pid }, probes: [checkoutFigures] } });
       }
       http.push(...(await measureGroup(s, scenarios)));
@@ -203,6 +216,56 @@ async function main() {
       await procs.stopAll();
     }
 
+    // Scenario 7: every cashier action at one till, the upstream (stub and sandbox) a set latency away.
+    if (has('7')) {
+      say(`Scenario 7: cashier actions at one till, upstream ${s.upstreamLatencyMs} ms away (stub and sandbox), ${s.actionRounds} rounds`);
+      const redis = procs.keep(await startPrivateRedis());
+      const bffOn = async (name: string, upstream: { url: string; apiKey: string; secretKey: string }) =>
+        procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: `bench-${name}:`, terminalsFile, logFile: logs(`bff-${name}`), nodeFlags, env: BFF_ENV }));
+
+      // Two accounts on each upstream: one that does not check OTPs, one that does (the BFF follows it from the upstream's answers).
+      const stub = procs.keep(await startServer('stub', 'bench/servers/stub.ts', { BENCH_UPSTREAM_LATENCY_MS: String(s.upstreamLatencyMs), BENCH_RECORD_PREFIX: ACTION_PREFIX }));
+      const stubKeys = { url: stub.url, apiKey: 'bench-api-key', secretKey: 'bench-secret-key-never-logged' };
+      const onStub: ActionTarget = {
+        name: 'stub',
+        bff: (await bffOn('act-stub', stubKeys)).url,
+        bffOtp: (await bffOn('act-stub-otp', { ...stubKeys, apiKey: 'bench-otp-api-key' })).url,
+        floor: procs.keep(await startServer('floor', 'bench/servers/floor.ts', { BENCH_UPSTREAM_URL: stub.url })).url,
+        qr: async (customerId) => `${customerId}:123456`,
+        otpCode: async () => '123456',
+        calls: async () => (await (await fetch(`${stub.url}/_bench/calls`)).json()) as UpstreamCall[],
+      };
+
+      // The demo account and a copy of it with OTP on, in one sandbox; every v4.0 call answers after the latency.
+      const accountsFile = path.join(work, 'sandbox-accounts.json');
+      const [demo] = JSON.parse(readFileSync(path.join(ROOT, 'config', 'sandbox-accounts.json'), 'utf8')) as Record<string, unknown>[];
+      const otpKeys = { apiKey: 'bench_otp_api_key', secretKey: 'bench_otp_secret' };
+      writeFileSync(accountsFile, JSON.stringify([demo, { ...demo, name: 'Bench OTP', ...otpKeys, otpEnabled: true, seedCustomers: [] }]));
+      const sandboxLog = logs('sandbox-7');
+      const sandbox = procs.keep(await startSandboxProgram(sandboxLog, { SANDBOX_ACCOUNTS_FILE: accountsFile }));
+      for (const keys of [sandboxKeys, otpKeys]) await seedCustomers(sandbox, keys, 'act', s.actionRounds + 1, 1_000_000);
+      await adminPut(sandbox, sandboxKeys, '/_sandbox/faults', { rules: [{ operation: '*', latencyMs: s.upstreamLatencyMs }] });
+      const onSandbox: ActionTarget = {
+        name: 'sandbox',
+        bff: (await bffOn('act-sbx', { url: sandbox.url, ...sandboxKeys })).url,
+        bffOtp: (await bffOn('act-sbx-otp', { url: sandbox.url, ...otpKeys })).url,
+        // What the customer's app shows: the current hash (every hold and payment rotates it), read outside the measured requests.
+        qr: async (customerId, account) => `${customerId}:${((await adminGet(sandbox, account === 'otp' ? otpKeys : sandboxKeys, `/api/v4.0/integrations/customers/${encodeURIComponent(customerId)}/hash`)) as { hash: string }).hash}`,
+        otpCode: async (customerId) => ((await adminGet(sandbox, otpKeys, `/_sandbox/otp/${customerId}`)) as { otp: string }).otp,
+        calls: async () => sandboxCallsFromLog(sandboxLog, ACTION_PREFIX),
+      };
+      actions = await measureActions({
+        targets: [onStub, onSandbox],
+        tokens: { cashier: tokens[0], manager: managerToken },
+        customerPrefix: 'act',
+        requestIdPrefix: ACTION_PREFIX,
+        rounds: s.actionRounds,
+        latencyMs: s.upstreamLatencyMs,
+        progress: (l) => say(`   ${l}`),
+      });
+      await procs.stopAll();
+    }
+
     // Scenario 5: a million open holds in one private Redis, a thousand in another.
     if (has('5')) {
       say(`Scenario 5: hold tracker with ${s.holds.open.toLocaleString('en-US')} open holds`);
@@ -219,14 +282,30 @@ async function main() {
 
   http.sort((a, b) => a.id.localeCompare(b.id));
   const rows = targets(http, holds, s);
-  const tables = `${httpTable(http, s.connections)}\n\n${targetTable(rows)}\n`;
+  const ran = `Node ${machine.node} on ${machine.cpus} x ${machine.cpuModel}, ${machine.date.slice(0, 10)}, load average at start ${machine.loadAverage.join(' ')}`;
+  const actionTable = actions ? `\n\n${actionsTable(actions, ['stub', 'sandbox'])}` : '';
+  const tables = `${ran}\n\n${http.length ? httpTable(http, s.connections) : ''}${rows.length ? `\n\n${targetTable(rows)}` : ''}${actionTable}\n`;
   process.stdout.write(`\n${tables}\n`);
   const out = path.join(ROOT, 'bench', 'results', 'latest.json');
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const byId = Object.fromEntries(http.map((h) => [h.id, { name: h.name, server: h.server, load: h.load, single: h.single }]));
-  writeFileSync(out, JSON.stringify({ machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, targets: rows, markdown: tables }, null, 2));
+  writeFileSync(out, JSON.stringify({ machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, actions, targets: rows, markdown: tables }, null, 2));
   say(`wrote ${path.relative(process.cwd(), out)}`);
   if (s.profile) say(`CPU profiles of the BFF in ${path.relative(process.cwd(), profileDir)}; summarise one with: npx tsx bench/profile-top.ts <file>`);
+}
+
+/** X-Request-Id prefix of scenario 7's requests, by which the upstream's record of each call is matched. */
+const ACTION_PREFIX = 'act-';
+
+async function adminGet(sandbox: Program, keys: { apiKey: string; secretKey: string }, route: string): Promise<unknown> {
+  const res = await fetch(`${sandbox.url}${route}`, { headers: { apikey: keys.apiKey, secretkey: keys.secretKey } });
+  if (!res.ok) throw new Error(`GET ${route} on the sandbox failed: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+async function adminPut(sandbox: Program, keys: { apiKey: string; secretKey: string }, route: string, body: unknown): Promise<void> {
+  const res = await fetch(`${sandbox.url}${route}`, { method: 'PUT', headers: { 'Content-Type': 'application/json', apikey: keys.apiKey, secretkey: keys.secretKey }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`PUT ${route} on the sandbox failed: ${res.status} ${await res.text()}`);
 }
 
 /** Bulk seeding through the sandbox's admin API (`prefix0 .. prefix{count-1}`). */

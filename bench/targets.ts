@@ -28,6 +28,11 @@ export function targets(http: HttpFigures[], holds: HoldScaleResult | undefined,
     const cpuFloor = floor.load.median.cpu.floor?.msPerRequest;
     rows.push({ target: 'CPU per payment, BFF vs floor process (for information)', measured: `${fixed(cpuBff, 3)} vs ${fixed(cpuFloor, 3)} ms (${fixed(cpuBff / cpuFloor)}x)`, met: null });
   }
+  const withReceipt = by('2r');
+  if (floor && withReceipt) {
+    const ratio = withReceipt.load.median.rps / floor.load.median.rps;
+    rows.push({ target: 'BFF payment with its receipt vs floor (2r/1: three upstream calls to one; for information)', measured: `${fixed(ratio)} (${integer(withReceipt.load.median.rps)} req/s; p50 ${fixed(withReceipt.single.median.p50)} ms at one till)`, met: null });
+  }
   if (floor && checkout) {
     const ratio = checkout.load.median.rps / floor.load.median.rps;
     const perCheckout = checkout.load.median.extra;

@@ -61,6 +61,92 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/pos/v1/coupon-locks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock coupons for this sale (all or none)
+         * @description Locks the codes with the loyalty service so no other till can use them, until a payment names the lock (`couponLockId`), the till releases it, or nobody pays in time (then the BFF releases it, HOLD_SAFETY_MARGIN_SECONDS before the loyalty service's lock ends). If one code cannot be used, nothing is locked: 422 `coupon_refused` with each code's verdict in `coupons`.
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        post: operations["lockCoupons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pos/v1/coupon-locks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * State of a coupon lock (this store's)
+         * @description **Terminal roles:** cashier, manager.
+         */
+        get: operations["getCouponLock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pos/v1/coupon-locks/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release the coupons (the sale is voided or goes ahead without them)
+         * @description Releasing a released (or abandoned) lock answers it again; a used lock is 409 `coupon_lock_used`.
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        post: operations["releaseCouponLock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pos/v1/coupons/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check coupon codes for a basket: what each is worth, or why not
+         * @description Nothing is locked. Each code is checked for this customer and basket total; `reason` says why a code is refused.
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        post: operations["checkCoupons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pos/v1/customers/{id}": {
         parameters: {
             query?: never;
@@ -75,7 +161,13 @@ export type paths = {
          *     **Terminal roles:** cashier, manager.
          */
         get: operations["getCustomerSummary"];
-        put?: never;
+        /**
+         * Register a customer at the till, or update their profile
+         * @description Get-or-create: an unknown customer id gets a loyalty profile; a known one has its profile updated with the fields sent (fields not sent keep their values). Safe to send again: it never makes a second profile. When the account merges channels by email (or mobile), send that field: the loyalty service joins this id to the profile that already has it, and answers 422 `channel_field_required` naming the field when it is missing. Then `GET /customers/{id}` shows the balance.
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        put: operations["registerCustomer"];
         post?: never;
         /**
          * Delete a customer and their data (manager)
@@ -121,6 +213,28 @@ export type paths = {
         get: operations["getCustomerHash"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pos/v1/earn-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Points a basket would earn, before the customer pays (reads only)
+         * @description Priced by the same rules as the payment: send the same lines and `totalPaid` and the payment earns `points`.
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        post: operations["previewEarn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -311,6 +425,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/pos/v1/payments/{paymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a sale did at the loyalty service (this store's sales)
+         * @description For a till that lost an answer: read before retrying. 404 when the sale is another store's, unknown, or not delivered yet (queued).
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pos/v1/payments/{paymentId}/void": {
         parameters: {
             query?: never;
@@ -327,6 +463,28 @@ export type paths = {
          *     **Terminal roles:** manager.
          */
         post: operations["voidSale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pos/v1/redemption-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's redemption rules, for the till's buttons
+         * @description Cached by each instance for REDEMPTION_OPTIONS_TTL_SECONDS, then refreshed in the background. Start one with POST /redemptions `{ ruleId }`.
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        get: operations["listRedemptionOptions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -435,6 +593,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/pos/v1/refunds/{refundId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a refund did at the loyalty service (this store's refunds)
+         * @description **Terminal roles:** cashier, manager.
+         */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -466,7 +644,7 @@ export type components = {
         };
         CustomerHash: {
             customerId: string;
-            /** @description Six digits; changes after each transaction of the customer */
+            /** @description The loyalty service's hash (six digits from the bundled sandbox); changes after each transaction of the customer */
             hash: string;
             /** @description What to render as the QR code: customer id, ":", hash */
             qr: string;
@@ -475,37 +653,42 @@ export type components = {
             /** @description Null when coupons could not be read (then "coupons" is in unavailable) */
             coupons: {
                 code: string;
-                currency: string;
+                currency: string | null;
                 /** Format: date-time */
-                expiresAt: string;
-                name: string;
-                usable: boolean;
-                value: number;
+                expiresAt: string | null;
+                name: string | null;
+                usable: boolean | null;
+                value: number | null;
             }[] | null;
-            currency: string;
+            /** @description null when the loyalty service did not give it */
+            currency: string | null;
             customerId: string;
+            /** @description Points; each but available is null when the loyalty service did not give it */
             points: {
+                /** @description Always given: what can be redeemed now */
                 available: number;
-                earnedAllTime: number;
+                earnedAllTime: number | null;
                 held: number | null;
-                pending: number;
-                total: number;
+                pending: number | null;
+                total: number | null;
             };
-            pointsName: string;
+            /** @description null when the loyalty service did not give it */
+            pointsName: string | null;
             /** @description Null when tier progress could not be read (then "tier" is in unavailable) */
             tier: {
                 current: string;
+                /** @description Null in the top tier */
                 next: string | null;
                 nextAt: number | null;
                 progress: number;
             } | null;
             /** @description Parts that could not be read this time: "tier", "coupons" */
             unavailable: string[];
-            /** @description Money value of the points */
+            /** @description Money value of the points; null when the loyalty service did not give it */
             value: {
-                available: number;
-                pending: number;
-                total: number;
+                available: number | null;
+                pending: number | null;
+                total: number | null;
             };
         };
         DeadLetters: {
@@ -554,9 +737,11 @@ export type components = {
         };
         OrderBatchStatus: {
             failed: number;
+            /** @description Orders that failed; ids are null when the loyalty service did not name them */
             failures: {
-                customerId: string;
-                orderId: string;
+                customerId: string | null;
+                orderId: string | null;
+                /** @description Our words, by the loyalty service's code */
                 reason: string;
             }[];
             jobId: number;
@@ -604,22 +789,10 @@ export type components = {
             /** Format: date-time */
             updatedAt: string;
         };
-        PaymentLine: {
-            amount: number;
-            category?: string[];
-            discount?: number;
-            extra?: {
-                [key: string]: string | number;
-            };
-            name?: string;
-            provider?: string;
-            serviceId: string;
-            tags?: string[];
-            tax?: number;
-        };
         /** @description Merchant, branch and channel come from the terminal; name a held redemption to pay with its points. */
         PaymentRequest: {
             couponCodes?: string[];
+            couponLockId?: string;
             couponsLockReference?: string;
             customerId: string;
             /** Format: email */
@@ -628,7 +801,7 @@ export type components = {
                 [key: string]: string | number;
             };
             guest?: boolean;
-            lines?: components["schemas"]["PaymentLine"][];
+            lines?: components["schemas"]["SaleLine"][];
             mobile?: string;
             /** Format: date-time */
             paymentDate?: string;
@@ -639,28 +812,6 @@ export type components = {
             totalDiscount?: number;
             totalPaid: number;
             totalTax?: number;
-        };
-        PaymentResult: {
-            customerId: string;
-            /** @description Points earned per payment line */
-            lines: {
-                points: number;
-                serviceId: string;
-            }[];
-            paymentId: string;
-            pointsEarned: number | null;
-            pointsRedeemed: number | null;
-            /** @description The redemption the payment used, when one was named */
-            redemption?: {
-                id: string;
-                /** @enum {string} */
-                state: "otp_required" | "held" | "redeemed" | "voided" | "expired";
-            };
-            /**
-             * @description already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)
-             * @enum {string}
-             */
-            status: "recorded" | "already_recorded";
         };
         /** @description RFC 9457 problem details (application/problem+json) */
         Problem: {
@@ -807,37 +958,38 @@ export type components = {
             kind: "rule";
             ruleId: string;
         };
-        RefundLine: {
-            price: number;
-            quantity?: number;
-            serviceId: string;
-            title?: string;
-        };
         /** @description Full refund (no amount, no lines), by amount, or by lines; not both. */
         RefundRequest: {
             amount?: number;
             customerId: string;
             /** Format: email */
             email?: string;
-            lines?: components["schemas"]["RefundLine"][];
+            lines?: components["schemas"]["SaleLine"][];
             mobile?: string;
             paymentId: string;
             refundId: string;
             /** Format: date-time */
             transactionTime?: string;
         };
-        RefundResult: {
-            amountRefunded: number | null;
-            customerId: string;
-            loyaltyTransactionId: string | null;
-            paymentId: string;
-            pointsReversed: number | null;
-            refundId: string;
-            /**
-             * @description already_refunded: a retry found the refund applied earlier
-             * @enum {string}
-             */
-            status: "refunded" | "already_refunded";
+        /** @description One line of a sale: the same shape in payments, refunds and earn previews. */
+        SaleLine: {
+            /** @description The line total before tax and discount: unit price times quantity */
+            amount: number;
+            category?: string[];
+            discount?: number;
+            extra?: {
+                [key: string]: string | number;
+            };
+            name?: string;
+            /** @description Who provides the product or service (brand, vendor) */
+            provider?: string;
+            /** @description Units on the line (default 1); may be a fraction (weighed goods) */
+            quantity?: number;
+            /** @description The product or service id; a refund by lines names the sale's line by it */
+            serviceId: string;
+            sku?: string;
+            tags?: string[];
+            tax?: number;
         };
         SaleVoidRequest: {
             customerId: string;
@@ -1048,9 +1200,7 @@ export type OrderBatchAccepted = components['schemas']['OrderBatchAccepted'];
 export type OrderBatchRequest = components['schemas']['OrderBatchRequest'];
 export type OrderBatchStatus = components['schemas']['OrderBatchStatus'];
 export type OutboxEntry = components['schemas']['OutboxEntry'];
-export type PaymentLine = components['schemas']['PaymentLine'];
 export type PaymentRequest = components['schemas']['PaymentRequest'];
-export type PaymentResult = components['schemas']['PaymentResult'];
 export type Problem = components['schemas']['Problem'];
 export type QueuedEvents = components['schemas']['QueuedEvents'];
 export type QueuedOrderBatch = components['schemas']['QueuedOrderBatch'];
@@ -1059,9 +1209,8 @@ export type QueuedRefund = components['schemas']['QueuedRefund'];
 export type Readiness = components['schemas']['Readiness'];
 export type Redemption = components['schemas']['Redemption'];
 export type RedemptionAsk = components['schemas']['RedemptionAsk'];
-export type RefundLine = components['schemas']['RefundLine'];
 export type RefundRequest = components['schemas']['RefundRequest'];
-export type RefundResult = components['schemas']['RefundResult'];
+export type SaleLine = components['schemas']['SaleLine'];
 export type SaleVoidRequest = components['schemas']['SaleVoidRequest'];
 export type StartRedemptionRequest = components['schemas']['StartRedemptionRequest'];
 export type SubmitOtpRequest = components['schemas']['SubmitOtpRequest'];
@@ -1162,6 +1311,405 @@ export interface operations {
             431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
+    lockCoupons: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 0f6c2b1e-sale-1001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the basket costs before coupons; each coupon is priced against it */
+                    basketTotal: number;
+                    codes: string[];
+                    customerId: string;
+                    /** Format: email */
+                    email?: string;
+                    mobile?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The lock */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description The new redemption */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cpl_Hx82LmQa9TzR4vWc",
+                     *       "state": "locked",
+                     *       "customerId": "alice",
+                     *       "basketTotal": 150,
+                     *       "coupons": [
+                     *         {
+                     *           "code": "WELCOME10",
+                     *           "type": "fixed",
+                     *           "value": 10,
+                     *           "worth": 10
+                     *         }
+                     *       ],
+                     *       "totalWorth": 10,
+                     *       "expiresAt": "2025-05-01T10:09:30.000Z",
+                     *       "secondsLeft": 569,
+                     *       "paymentId": null,
+                     *       "createdAt": "2025-05-01T10:00:00.000Z",
+                     *       "updatedAt": "2025-05-01T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        basketTotal: number;
+                        coupons: {
+                            code: string;
+                            type: string;
+                            value: number;
+                            worth: number;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        customerId: string;
+                        /**
+                         * Format: date-time
+                         * @description Pay before this; then the lock is released
+                         */
+                        expiresAt: string;
+                        /** @description cpl_...; name it as couponLockId in POST /payments */
+                        id: string;
+                        paymentId: string | null;
+                        secondsLeft: number;
+                        /**
+                         * @description locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.
+                         * @enum {string}
+                         */
+                        state: "locked" | "used" | "released" | "abandoned";
+                        /** @description Money the coupons take off this basket together */
+                        totalWorth: number;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCouponLock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The coupon lock id from POST /coupon-locks */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lock */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cpl_Hx82LmQa9TzR4vWc",
+                     *       "state": "locked",
+                     *       "customerId": "alice",
+                     *       "basketTotal": 150,
+                     *       "coupons": [
+                     *         {
+                     *           "code": "WELCOME10",
+                     *           "type": "fixed",
+                     *           "value": 10,
+                     *           "worth": 10
+                     *         }
+                     *       ],
+                     *       "totalWorth": 10,
+                     *       "expiresAt": "2025-05-01T10:09:30.000Z",
+                     *       "secondsLeft": 569,
+                     *       "paymentId": null,
+                     *       "createdAt": "2025-05-01T10:00:00.000Z",
+                     *       "updatedAt": "2025-05-01T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        basketTotal: number;
+                        coupons: {
+                            code: string;
+                            type: string;
+                            value: number;
+                            worth: number;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        customerId: string;
+                        /**
+                         * Format: date-time
+                         * @description Pay before this; then the lock is released
+                         */
+                        expiresAt: string;
+                        /** @description cpl_...; name it as couponLockId in POST /payments */
+                        id: string;
+                        paymentId: string | null;
+                        secondsLeft: number;
+                        /**
+                         * @description locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.
+                         * @enum {string}
+                         */
+                        state: "locked" | "used" | "released" | "abandoned";
+                        /** @description Money the coupons take off this basket together */
+                        totalWorth: number;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    releaseCouponLock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 0f6c2b1e-sale-1001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The coupon lock id from POST /coupon-locks */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lock, now `released` */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cpl_Hx82LmQa9TzR4vWc",
+                     *       "state": "released",
+                     *       "customerId": "alice",
+                     *       "basketTotal": 150,
+                     *       "coupons": [
+                     *         {
+                     *           "code": "WELCOME10",
+                     *           "type": "fixed",
+                     *           "value": 10,
+                     *           "worth": 10
+                     *         }
+                     *       ],
+                     *       "totalWorth": 10,
+                     *       "expiresAt": "2025-05-01T10:09:30.000Z",
+                     *       "secondsLeft": 0,
+                     *       "paymentId": null,
+                     *       "createdAt": "2025-05-01T10:00:00.000Z",
+                     *       "updatedAt": "2025-05-01T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        basketTotal: number;
+                        coupons: {
+                            code: string;
+                            type: string;
+                            value: number;
+                            worth: number;
+                        }[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        customerId: string;
+                        /**
+                         * Format: date-time
+                         * @description Pay before this; then the lock is released
+                         */
+                        expiresAt: string;
+                        /** @description cpl_...; name it as couponLockId in POST /payments */
+                        id: string;
+                        paymentId: string | null;
+                        secondsLeft: number;
+                        /**
+                         * @description locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.
+                         * @enum {string}
+                         */
+                        state: "locked" | "used" | "released" | "abandoned";
+                        /** @description Money the coupons take off this basket together */
+                        totalWorth: number;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkCoupons: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 0f6c2b1e-sale-1001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the basket costs before coupons; each coupon is priced against it */
+                    basketTotal: number;
+                    codes: string[];
+                    customerId: string;
+                    /** Format: email */
+                    email?: string;
+                    mobile?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One verdict per code */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "customerId": "alice",
+                     *       "basketTotal": 150,
+                     *       "coupons": [
+                     *         {
+                     *           "code": "WELCOME10",
+                     *           "usable": true,
+                     *           "reason": null,
+                     *           "type": "fixed",
+                     *           "value": 10,
+                     *           "worth": 10
+                     *         },
+                     *         {
+                     *           "code": "SUMMER20",
+                     *           "usable": false,
+                     *           "reason": "coupon_expired",
+                     *           "type": null,
+                     *           "value": null,
+                     *           "worth": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        basketTotal: number;
+                        coupons: {
+                            code: string;
+                            /** @description Why not: coupon_not_found, coupon_expired, coupon_not_started, coupon_inactive, coupon_exhausted, coupon_locked, coupon_not_offered, coupon_minimum_not_met */
+                            reason: string | null;
+                            type: string | null;
+                            usable: boolean;
+                            value: number | null;
+                            /** @description Money it takes off this basket (0 when refused or not a money coupon) */
+                            worth: number;
+                        }[];
+                        customerId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getCustomerSummary: {
         parameters: {
             query?: {
@@ -1235,6 +1783,123 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The loyalty customer id (the same in every channel when possible) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    city?: string;
+                    country?: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    dateOfBirth?: string;
+                    displayName?: string;
+                    /**
+                     * Format: email
+                     * @description The customer's email; also what an account that merges channels by email joins the customer's ids by
+                     */
+                    email?: string;
+                    firstName?: string;
+                    gender?: string;
+                    /** @description True for a customer who does not sign up (a guest checkout) */
+                    guest?: boolean;
+                    lastName?: string;
+                    /** @description The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by */
+                    mobile?: string;
+                    preferredLanguage?: string;
+                    zip?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The profile was created or updated */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "customerId": "nour-1001",
+                     *       "outcome": "created",
+                     *       "loyaltyId": "81234",
+                     *       "profile": {
+                     *         "displayName": "Nour Hassan",
+                     *         "firstName": "Nour",
+                     *         "lastName": "Hassan",
+                     *         "email": "nour.hassan@example.com",
+                     *         "preferredLanguage": "ar"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        customerId: string;
+                        /** @description The loyalty service's own id of the profile (the same on every call for one customer); null when it did not give one */
+                        loyaltyId: string | null;
+                        /**
+                         * @description created: the loyalty service did not know this customer id before the call; updated: the profile existed and was updated (never duplicated)
+                         * @enum {string}
+                         */
+                        outcome: "created" | "updated";
+                        /** @description The fields this call sent (fields not sent keep their earlier values) */
+                        profile: {
+                            city?: string;
+                            country?: string;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            dateOfBirth?: string;
+                            displayName?: string;
+                            /**
+                             * Format: email
+                             * @description The customer's email; also what an account that merges channels by email joins the customer's ids by
+                             */
+                            email?: string;
+                            firstName?: string;
+                            gender?: string;
+                            /** @description True for a customer who does not sign up (a guest checkout) */
+                            guest?: boolean;
+                            lastName?: string;
+                            /** @description The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by */
+                            mobile?: string;
+                            preferredLanguage?: string;
+                            zip?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1380,6 +2045,81 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewEarn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 0f6c2b1e-sale-1001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    customerId?: string;
+                    lines: components["schemas"]["SaleLine"][];
+                    totalPaid: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The preview */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "customerId": "alice",
+                     *       "points": 140,
+                     *       "lines": [
+                     *         {
+                     *           "serviceId": "sku-123",
+                     *           "points": 140
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        customerId: string | null;
+                        lines: {
+                            points: number;
+                            serviceId: string;
+                        }[];
+                        /** @description Points the sale would earn; the payment earns the same */
+                        points: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1897,7 +2637,10 @@ export interface operations {
     };
     recordPayment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `full` (default): the receipt block, read after the write (one more upstream round trip). `none`: answer right after the write, `receipt: null`. */
+                receipt?: "full" | "none";
+            };
             header?: {
                 /**
                  * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
@@ -1919,7 +2662,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Recorded */
+            /** @description Recorded, with the receipt block */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -1932,24 +2675,107 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "paymentId": "sale-1001",
+                     *       "paymentId": "sale-1002",
                      *       "customerId": "alice",
                      *       "status": "recorded",
-                     *       "pointsEarned": 80,
+                     *       "pointsEarned": 140,
                      *       "pointsRedeemed": 200,
                      *       "lines": [
                      *         {
                      *           "serviceId": "sku-123",
-                     *           "points": 80
+                     *           "points": 140
                      *         }
                      *       ],
                      *       "redemption": {
                      *         "id": "rdm_Zk3vQ9bT2mXc8LpA",
                      *         "state": "redeemed"
+                     *       },
+                     *       "couponLock": {
+                     *         "id": "cpl_Hx82LmQa9TzR4vWc",
+                     *         "state": "used",
+                     *         "coupons": [
+                     *           "WELCOME10"
+                     *         ]
+                     *       },
+                     *       "receipt": {
+                     *         "pointsEarned": 140,
+                     *         "pointsRedeemed": 200,
+                     *         "pointsGivenBack": 0,
+                     *         "pointsTakenBack": 0,
+                     *         "balanceAfter": 940,
+                     *         "pendingPoints": 0,
+                     *         "nextExpiring": null,
+                     *         "tier": {
+                     *           "current": "Bronze",
+                     *           "next": "Silver",
+                     *           "progress": 140,
+                     *           "nextAt": 1000
+                     *         },
+                     *         "currency": "EGP",
+                     *         "pointsName": "Stars",
+                     *         "lines": [
+                     *           "------------ Loyalty Stars -------------",
+                     *           "Earned                        +140 Stars",
+                     *           "Redeemed                      -200 Stars",
+                     *           "Coupon WELCOME10              -10.00 EGP",
+                     *           "Balance                        940 Stars",
+                     *           "Tier Bronze                860 to Silver",
+                     *           "----------------------------------------"
+                     *         ]
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["PaymentResult"];
+                    "application/json": {
+                        /** @description The coupon lock the payment used, when one was named */
+                        couponLock?: {
+                            coupons: string[];
+                            id: string;
+                            state: string;
+                        };
+                        customerId: string;
+                        /** @description Points earned per payment line */
+                        lines: {
+                            points: number;
+                            serviceId: string;
+                        }[];
+                        paymentId: string;
+                        pointsEarned: number | null;
+                        pointsRedeemed: number | null;
+                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
+                        receipt: {
+                            balanceAfter: number | null;
+                            currency: string | null;
+                            /** @description Ready to print: plain text, at most 40 columns each */
+                            lines: string[];
+                            nextExpiring: {
+                                date: string;
+                                points: number;
+                            } | null;
+                            pendingPoints: number | null;
+                            pointsEarned: number;
+                            pointsGivenBack: number;
+                            pointsName: string | null;
+                            pointsRedeemed: number;
+                            pointsTakenBack: number;
+                            tier: {
+                                current: string;
+                                next: string | null;
+                                nextAt: number | null;
+                                progress: number;
+                            } | null;
+                        } | null;
+                        /** @description The redemption the payment used, when one was named */
+                        redemption?: {
+                            id: string;
+                            /** @enum {string} */
+                            state: "otp_required" | "held" | "redeemed" | "voided" | "expired";
+                        };
+                        /**
+                         * @description already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)
+                         * @enum {string}
+                         */
+                        status: "recorded" | "already_recorded";
+                    };
                 };
             };
             /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. */
@@ -1990,9 +2816,119 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    voidSale: {
+    getPayment: {
         parameters: {
             query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The sale's paymentId */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sale */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "paymentId": "sale-1001",
+                     *       "customerId": "alice",
+                     *       "amountPaid": 80,
+                     *       "pointsEarned": 80,
+                     *       "pointsRedeemed": 200,
+                     *       "refunds": [
+                     *         {
+                     *           "refundId": "ref-2001",
+                     *           "amount": 80,
+                     *           "pointsTakenBack": 80,
+                     *           "pointsGivenBack": 200
+                     *         }
+                     *       ],
+                     *       "transactions": [
+                     *         {
+                     *           "type": "PaymentReward",
+                     *           "id": "sale-1001",
+                     *           "amount": 80,
+                     *           "points": 80,
+                     *           "at": "2025-05-01T10:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "type": "Redemption",
+                     *           "id": "sale-1001",
+                     *           "amount": 20,
+                     *           "points": 200,
+                     *           "at": "2025-05-01T10:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "type": "Refund",
+                     *           "id": "ref-2001",
+                     *           "amount": 80,
+                     *           "points": 80,
+                     *           "at": "2025-05-01T11:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "type": "Cancel",
+                     *           "id": "ref-2001",
+                     *           "amount": 20,
+                     *           "points": 200,
+                     *           "at": "2025-05-01T11:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        amountPaid: number | null;
+                        customerId: string;
+                        paymentId: string;
+                        pointsEarned: number;
+                        pointsRedeemed: number;
+                        refunds: {
+                            amount: number;
+                            pointsGivenBack: number;
+                            pointsTakenBack: number;
+                            refundId: string;
+                        }[];
+                        /** @description As the loyalty service lists them */
+                        transactions: {
+                            amount: number | null;
+                            at: string | null;
+                            id: string | null;
+                            points: number | null;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    voidSale: {
+        parameters: {
+            query?: {
+                /** @description `full` (default): the receipt block, read after the write (one more upstream round trip). `none`: answer right after the write, `receipt: null`. */
+                receipt?: "full" | "none";
+            };
             header?: {
                 /**
                  * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
@@ -2017,7 +2953,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Refunded */
+            /** @description Refunded, with the receipt block */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -2036,10 +2972,69 @@ export interface operations {
                      *       "status": "refunded",
                      *       "amountRefunded": 80,
                      *       "pointsReversed": 80,
-                     *       "loyaltyTransactionId": "gb_7a1c2e"
+                     *       "loyaltyTransactionId": "gb_7a1c2e",
+                     *       "receipt": {
+                     *         "pointsEarned": 0,
+                     *         "pointsRedeemed": 0,
+                     *         "pointsGivenBack": 200,
+                     *         "pointsTakenBack": 80,
+                     *         "balanceAfter": 1000,
+                     *         "pendingPoints": 0,
+                     *         "nextExpiring": null,
+                     *         "tier": {
+                     *           "current": "Bronze",
+                     *           "next": "Silver",
+                     *           "progress": 140,
+                     *           "nextAt": 1000
+                     *         },
+                     *         "currency": "EGP",
+                     *         "pointsName": "Stars",
+                     *         "lines": [
+                     *           "------------ Loyalty Stars -------------",
+                     *           "Given back                    +200 Stars",
+                     *           "Taken back                     -80 Stars",
+                     *           "Balance                       1000 Stars",
+                     *           "----------------------------------------"
+                     *         ]
+                     *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["RefundResult"];
+                    "application/json": {
+                        amountRefunded: number | null;
+                        customerId: string;
+                        loyaltyTransactionId: string | null;
+                        paymentId: string;
+                        pointsReversed: number | null;
+                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
+                        receipt: {
+                            balanceAfter: number | null;
+                            currency: string | null;
+                            /** @description Ready to print: plain text, at most 40 columns each */
+                            lines: string[];
+                            nextExpiring: {
+                                date: string;
+                                points: number;
+                            } | null;
+                            pendingPoints: number | null;
+                            pointsEarned: number;
+                            pointsGivenBack: number;
+                            pointsName: string | null;
+                            pointsRedeemed: number;
+                            pointsTakenBack: number;
+                            tier: {
+                                current: string;
+                                next: string | null;
+                                nextAt: number | null;
+                                progress: number;
+                            } | null;
+                        } | null;
+                        refundId: string;
+                        /**
+                         * @description already_refunded: a retry found the refund applied earlier
+                         * @enum {string}
+                         */
+                        status: "refunded" | "already_refunded";
+                    };
                 };
             };
             /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. */
@@ -2076,6 +3071,81 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRedemptionOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Factor and rules */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "redemptionFactor": 0.1,
+                     *       "rules": [
+                     *         {
+                     *           "ruleId": "2138",
+                     *           "name": "10 EGP off",
+                     *           "points": 100,
+                     *           "value": 10,
+                     *           "type": "fixed_discount"
+                     *         },
+                     *         {
+                     *           "ruleId": "2139",
+                     *           "name": "Free coffee",
+                     *           "points": 250,
+                     *           "value": 25,
+                     *           "type": "free_product"
+                     *         }
+                     *       ],
+                     *       "fetchedAt": "2025-05-01T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When this instance read them from the loyalty service
+                         */
+                        fetchedAt: string;
+                        /** @description Money value of one point */
+                        redemptionFactor: number | null;
+                        rules: {
+                            name: string;
+                            points: number;
+                            /** @description Send as ruleId to POST /redemptions */
+                            ruleId: string;
+                            type: string;
+                            value: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2351,7 +3421,10 @@ export interface operations {
     };
     refund: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `full` (default): the receipt block, read after the write (one more upstream round trip). `none`: answer right after the write, `receipt: null`. */
+                receipt?: "full" | "none";
+            };
             header?: {
                 /**
                  * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
@@ -2373,7 +3446,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Refunded */
+            /** @description Refunded, with the receipt block */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -2392,10 +3465,69 @@ export interface operations {
                      *       "status": "refunded",
                      *       "amountRefunded": 80,
                      *       "pointsReversed": 80,
-                     *       "loyaltyTransactionId": "gb_7a1c2e"
+                     *       "loyaltyTransactionId": "gb_7a1c2e",
+                     *       "receipt": {
+                     *         "pointsEarned": 0,
+                     *         "pointsRedeemed": 0,
+                     *         "pointsGivenBack": 200,
+                     *         "pointsTakenBack": 80,
+                     *         "balanceAfter": 1000,
+                     *         "pendingPoints": 0,
+                     *         "nextExpiring": null,
+                     *         "tier": {
+                     *           "current": "Bronze",
+                     *           "next": "Silver",
+                     *           "progress": 140,
+                     *           "nextAt": 1000
+                     *         },
+                     *         "currency": "EGP",
+                     *         "pointsName": "Stars",
+                     *         "lines": [
+                     *           "------------ Loyalty Stars -------------",
+                     *           "Given back                    +200 Stars",
+                     *           "Taken back                     -80 Stars",
+                     *           "Balance                       1000 Stars",
+                     *           "----------------------------------------"
+                     *         ]
+                     *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["RefundResult"];
+                    "application/json": {
+                        amountRefunded: number | null;
+                        customerId: string;
+                        loyaltyTransactionId: string | null;
+                        paymentId: string;
+                        pointsReversed: number | null;
+                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
+                        receipt: {
+                            balanceAfter: number | null;
+                            currency: string | null;
+                            /** @description Ready to print: plain text, at most 40 columns each */
+                            lines: string[];
+                            nextExpiring: {
+                                date: string;
+                                points: number;
+                            } | null;
+                            pendingPoints: number | null;
+                            pointsEarned: number;
+                            pointsGivenBack: number;
+                            pointsName: string | null;
+                            pointsRedeemed: number;
+                            pointsTakenBack: number;
+                            tier: {
+                                current: string;
+                                next: string | null;
+                                nextAt: number | null;
+                                progress: number;
+                            } | null;
+                        } | null;
+                        refundId: string;
+                        /**
+                         * @description already_refunded: a retry found the refund applied earlier
+                         * @enum {string}
+                         */
+                        status: "refunded" | "already_refunded";
+                    };
                 };
             };
             /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. */
@@ -2432,6 +3564,65 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The refundId */
+                refundId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "refundId": "ref-2001",
+                     *       "paymentId": "sale-1001",
+                     *       "customerId": "alice",
+                     *       "amount": 80,
+                     *       "pointsTakenBack": 80,
+                     *       "pointsGivenBack": 200,
+                     *       "at": "2025-05-01T11:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        amount: number;
+                        at: string | null;
+                        customerId: string;
+                        paymentId: string;
+                        pointsGivenBack: number;
+                        pointsTakenBack: number;
+                        refundId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];

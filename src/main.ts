@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { configSummary, ConfigError, describeConfig, loadConfig } from './platform/config';
+import { configSummary, ConfigError, describeConfig, loadConfig, loadDotEnv } from './platform/config';
 import { createLogger } from './platform/logger';
 import { startBff, UpstreamTarget } from './pos/server';
-import { ensureDemoSetup } from './pos/terminals';
+import { ensureDemoSetup, readTerminalsFile } from './pos/terminals';
 import { AccountSettings, loadSandboxAccounts, startSandbox, StartedSandbox } from './sandbox';
 
 /**
@@ -11,20 +11,25 @@ import { AccountSettings, loadSandboxAccounts, startSandbox, StartedSandbox } fr
  */
 async function main(argv: string[]): Promise<void> {
   const mode = argv.includes('--sandbox-only') ? 'sandbox' : argv.includes('--bff-only') ? 'bff' : 'both';
+  // `.env` first (values already in the environment win), then every setting is validated once.
+  const envFile = loadDotEnv();
   const config = loadConfig();
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty });
   // The effective settings, secrets masked: a block for a person at a terminal, one JSON line for a log pipeline.
   if (config.log.pretty) process.stdout.write(`\n${describeConfig(config).join('\n')}\n\n`);
-  else logger.info({ mode, config: configSummary(config) }, 'effective configuration');
+  else logger.info({ mode, envFile: envFile ?? null, config: configSummary(config) }, 'effective configuration');
   const closers: (() => Promise<void>)[] = [];
 
   let sandbox: StartedSandbox | undefined;
   let accounts: AccountSettings[] = [];
   if (mode === 'sandbox' || (mode === 'both' && !config.loyalty.baseUrl)) {
     accounts = loadSandboxAccounts(config.sandbox.accountsFile);
-    sandbox = await startSandbox({ accounts, logger: logger.child({ program: 'sandbox' }), bodyLimitBytes: config.sandbox.bodyLimitBytes, host: config.sandbox.host, port: config.sandbox.port });
-    closers.push(() => sandbox!.close());
-    logger.info({ url: sandbox.url, accounts: accounts.length }, 'loyalty sandbox listening');
+    const started: StartedSandbox = await startSandbox({ accounts, logger: logger.child({ program: 'sandbox' }), bodyLimitBytes: config.sandbox.bodyLimitBytes, host: config.sandbox.host, port: config.sandbox.port }).catch(
+      (err) => Promise.reject(portProblem(err, 'SANDBOX_PORT', config.sandbox.host, config.sandbox.port)),
+    );
+    sandbox = started;
+    closers.push(() => started.close());
+    logger.info({ url: started.url, accounts: accounts.length }, 'loyalty sandbox listening');
   }
 
   if (mode !== 'sandbox') {
@@ -34,14 +39,25 @@ async function main(argv: string[]): Promise<void> {
     } else if (sandbox) {
       // The BFF uses the first sandbox account unless keys are configured.
       const account = accounts[0];
-      upstream = { baseUrl: sandbox.url, apiKey: config.loyalty.apiKey ?? account.apiKey, secretKey: config.loyalty.secretKey ?? account.secretKey };
+      const apiKey = config.loyalty.apiKey ?? account.apiKey;
+      const running = sandbox;
+      // The account's own OTP setting, read live (PUT /_sandbox/accounts changes it), so the two never disagree.
+      upstream = { baseUrl: sandbox.url, apiKey, secretKey: config.loyalty.secretKey ?? account.secretKey, otpRequired: () => running.context.store.account(apiKey)?.settings.otpEnabled ?? false };
     } else {
       throw new ConfigError(['LOYALTY_BASE_URL: required with --bff-only']);
     }
-    if (config.pos.demoSetup) printDemoTokens(config.pos.terminalsFile, `${config.http.tls ? 'https' : 'http'}://localhost:${config.http.port}`);
-    const bff = await startBff(config, upstream, logger);
+    const localUrl = `${config.http.tls ? 'https' : 'http'}://localhost:${config.http.port}`;
+    if (config.pos.demoSetup) printDemoTokens(config.pos.terminalsFile, localUrl);
+    requireTerminals(config.pos.terminalsFile);
+    if (config.pos.redemptionProof === 'none') {
+      logger.warn({ setting: 'REDEMPTION_PROOF' }, 'REDEMPTION_PROOF=none: a till can spend any customer\'s points by typing their id; use hash_or_otp (the default) unless every till is trusted');
+    }
+    const bff = await startBff(config, upstream, logger).catch((err) => Promise.reject(portProblem(err, 'PORT', config.http.host, config.http.port)));
     closers.unshift(() => bff.close());
-    logger.info({ url: bff.url, upstream: config.loyalty.baseUrl ? 'configured loyalty service' : 'bundled sandbox', redis: config.redis.url ? 'redis' : 'memory' }, 'POS BFF listening');
+    logger.info(
+      { url: bff.url, cashierApi: `${bff.url}/pos/v1`, docs: `${bff.url}/docs`, upstream: config.loyalty.baseUrl ? 'configured loyalty service' : 'bundled sandbox', redis: config.redis.target?.kind ?? 'memory', redemptionProof: config.pos.redemptionProof },
+      'POS BFF listening',
+    );
   }
 
   let stopping = false;
@@ -66,6 +82,26 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** A port already taken is named by its setting, so the fix is obvious. */
+function portProblem(err: unknown, setting: string, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE') return new ConfigError([`${setting}: port ${port} on ${host} is already in use (another copy running?); stop it or set ${setting} to a free port`]);
+  if (code === 'EACCES') return new ConfigError([`${setting}: not allowed to listen on port ${port} on ${host}; use a port above 1023 or set ${setting}`]);
+  return err;
+}
+
+/** A BFF nobody can call is a mistake, not a state to run in: say how to add a terminal. */
+function requireTerminals(file: string): void {
+  const data = readTerminalsFile(file);
+  if (data && data.terminals.some((t) => !t.revokedAt)) return;
+  throw new ConfigError([
+    `TERMINALS_FILE: ${file} ${data ? 'has no active terminal' : 'does not exist'}; no till could call the BFF. Add a store and a terminal:\n` +
+      '      npm run terminal -- add-store --id store-001 --merchant-id <id> --merchant-name <name> --branch-id <id> --branch-name <name>\n' +
+      '      npm run terminal -- add --store store-001 --role cashier\n' +
+      '    (in Docker: docker compose run --rm bff terminal add-store ... / terminal add ...)',
+  ]);
+}
+
 /** On a fresh checkout, creates demo stores and terminals and shows their tokens once (not through the logger). */
 function printDemoTokens(file: string, baseUrl: string) {
   const { created, tokens } = ensureDemoSetup(file);
@@ -76,7 +112,8 @@ function printDemoTokens(file: string, baseUrl: string) {
   writeFileSync(envFile, env + '\n', { mode: 0o600 });
   process.stdout.write(
     `\nCreated demo stores and terminals in ${file}. These tokens are shown once (also saved to ${envFile}):\n${lines.join('\n')}\n` +
-      `Cashier API: ${baseUrl}/pos/v1   (try: curl -H "Authorization: Bearer <token>" ${baseUrl}/pos/v1/customers/demo-customer)\n\n`,
+      `Cashier API: ${baseUrl}/pos/v1   (try: curl -H "Authorization: Bearer <token>" ${baseUrl}/pos/v1/customers/demo-customer)\n` +
+      `API reference: ${baseUrl}/docs\n\n`,
   );
 }
 

@@ -89,7 +89,7 @@ export function startBffProgram(o: BffProgramOptions): Promise<Program> {
   );
 }
 
-/** `src/main.ts --sandbox-only` (what `npm run sandbox` runs), with the repository's sandbox accounts. */
-export function startSandboxProgram(logFile: string): Promise<Program> {
-  return startMain('sandbox', '--sandbox-only', {}, logFile, []);
+/** `src/main.ts --sandbox-only` (what `npm run sandbox` runs), with the repository's sandbox accounts unless `env` names others. */
+export function startSandboxProgram(logFile: string, env: Record<string, string> = {}): Promise<Program> {
+  return startMain('sandbox', '--sandbox-only', env, logFile, []);
 }

@@ -22,21 +22,31 @@ const LINES = [
   { serviceId: 'sku-2', name: 'Mug', amount: 30, tax: 4.2 },
 ];
 
-/** A till's cashier payment (POST /pos/v1/payments), as the floor and the BFF receive it. */
+/** The basket's lines as a till sends them (80.00 in all). */
+export const BASKET_LINES = LINES;
+
+/**
+ * A till's cashier payment (POST /pos/v1/payments), as the floor and the BFF
+ * receive it: a basket of 80.00, all paid in money unless `extra` takes
+ * something off (a redemption or a coupon of 10.00: `totalPaid: 70`).
+ */
 export function cashierPayment(customerId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { customerId, paymentId: `bench-${RUN}-${next()}`, totalPaid: 80, totalAmount: 100, totalTax: 4.2, lines: LINES, ...extra };
+  return { customerId, paymentId: `bench-${RUN}-${next()}`, totalPaid: 80, totalAmount: 80, totalTax: 4.2, lines: LINES, ...extra };
 }
 
 /**
  * Scenarios 1 and 2: one payment per request, unique payment id and
  * Idempotency-Key, from the tills in turn (no tokens: the floor has no auth).
+ * `receipt: 'none'` asks the BFF to answer after the payment alone, one
+ * upstream call as through the floor; the default receipt adds two reads
+ * after it (balance and tier progress), which the floor does not make.
  */
-export function paymentRequests(tokens: string[] = [], opts: { idempotencyKey?: boolean } = {}): LoadRequest[] {
+export function paymentRequests(tokens: string[] = [], opts: { idempotencyKey?: boolean; receipt?: 'none' | 'full' } = {}): LoadRequest[] {
   const withKey = opts.idempotencyKey ?? true;
   return [
     {
       method: 'POST',
-      path: '/pos/v1/payments',
+      path: opts.receipt === 'none' ? '/pos/v1/payments?receipt=none' : '/pos/v1/payments',
       setupRequest: (req) => {
         const n = next();
         const auth = tokens.length ? { Authorization: `Bearer ${tokens[n % tokens.length]}` } : {};
@@ -74,9 +84,14 @@ interface CheckoutContext {
 /**
  * Scenarios 3 and 4: the two-call checkout, by the tills in turn. Start a
  * redemption (hold) for a customer, then pay naming it from the same till.
- * A refused redemption restarts the sequence.
+ * A refused redemption restarts the sequence. `qr`: the customer shows a QR
+ * code (customer id and hash; the stub takes any hash), so the start is the
+ * hold alone; `typed`: a typed customer id, for a BFF with
+ * REDEMPTION_PROOF=none (the sandbox checks the hash, which every hold
+ * rotates; a load generator cannot read it first), so the start reads the
+ * balance first to refuse an unknown customer, then holds.
  */
-export function checkoutRequests(tokens: string[], customers: { prefix: string; count: number }): LoadRequest[] {
+export function checkoutRequests(tokens: string[], customers: { prefix: string; count: number }, proof: 'qr' | 'typed'): LoadRequest[] {
   return [
     {
       method: 'POST',
@@ -88,7 +103,7 @@ export function checkoutRequests(tokens: string[], customers: { prefix: string; 
         ctx.customerId = `${customers.prefix}${n % customers.count}`;
         ctx.startedAt = performance.now();
         req.headers = { ...JSON_HEADERS, Authorization: ctx.auth, 'Idempotency-Key': `bench-${RUN}-r${n}` };
-        req.body = JSON.stringify({ customerId: ctx.customerId, points: 100 });
+        req.body = JSON.stringify(proof === 'qr' ? { qr: `${ctx.customerId}:123456`, points: 100 } : { customerId: ctx.customerId, points: 100 });
         return req;
       },
       onResponse: (status, body, context) => {
@@ -104,7 +119,7 @@ export function checkoutRequests(tokens: string[], customers: { prefix: string; 
         const ctx = context as CheckoutContext;
         if (!ctx.redemptionId) return null as unknown as typeof req;
         req.headers = { ...JSON_HEADERS, Authorization: ctx.auth as string, 'Idempotency-Key': `bench-${RUN}-p${next()}` };
-        req.body = JSON.stringify(cashierPayment(ctx.customerId as string, { redemptionId: ctx.redemptionId }));
+        req.body = JSON.stringify(cashierPayment(ctx.customerId as string, { redemptionId: ctx.redemptionId, totalPaid: 70 }));
         return req;
       },
       onResponse: (status, body, context) => {

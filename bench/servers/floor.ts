@@ -25,7 +25,9 @@ app.set('etag', false);
 app.use(express.json());
 app.post('/pos/v1/payments', async (req, res) => {
   try {
-    const upstreamAnswer = await client.post('/payments', req.body);
+    // Scenario 7 names each request; passed on so the stub can record the call (scenario 1 sends none).
+    const requestId = req.headers['x-request-id'];
+    const upstreamAnswer = await client.post('/payments', req.body, typeof requestId === 'string' ? { headers: { 'X-Request-Id': requestId } } : undefined);
     res.status(201).json(upstreamAnswer.data);
   } catch {
     res.status(502).json({ code: 'upstream_failed' });

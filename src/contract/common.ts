@@ -20,6 +20,9 @@ export const NonNegativeMoney = Money.nonnegative();
 /** `extra` objects: values must be string or number (spec, Limits). */
 export const Extra = z.record(z.string().max(200), z.union([z.string().max(2000), z.number().finite()]));
 
+/** `extra` where the spec sets no rule (orders, refund lines): any JSON values, as published. */
+export const FreeExtra = z.record(z.string().max(200), z.unknown());
+
 export const Channel = z.enum(['mobile', 'pos', 'web', 'callcenter']);
 
 export const Branch = z.strictObject({

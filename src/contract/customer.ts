@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import { DateTime } from './common';
 
+/** Published coupon kinds and where a coupon can be used. */
+export const CouponType = z.enum(['Free Shipping', 'Fixed Rate Discount', 'Percentage', 'Free Product', 'Custom', 'Percentage-based Fees Discount', 'Percentage-based Cashback']);
+export const CouponTarget = z.enum(['Online', 'POS', 'Permanent', 'Reward', 'Automation']);
+
 export const Coupon = z.object({
   name: z.string(),
   code: z.string(),
   value: z.number(),
+  type: CouponType,
+  target: CouponTarget,
   currency: z.string(),
   startDate: DateTime,
   expiryDate: DateTime,
@@ -52,10 +58,13 @@ export const TierProgressQuery = z.strictObject({
 
 export const TierProgressResponse = z.object({
   current: Tier,
-  /** Null when the customer is already in the top tier. */
-  next: Tier.nullable(),
+  /**
+   * An object, as published. In the top tier there is nothing above, so the
+   * sandbox repeats the top tier: `next.order === current.order` says "top".
+   */
+  next: Tier,
   progress: z.number(),
-  /** With `expand=tier`: every tier of the programme, in order. */
+  /** With `expand=tier` (a sandbox reading; the shape is not published): every tier of the programme, in order. */
   tiers: z.array(Tier).optional(),
   /** With `expand=referrals`. */
   referrals: z.object({ count: z.number() }).optional(),
@@ -65,22 +74,26 @@ export type TierProgressResponse = z.infer<typeof TierProgressResponse>;
 export const HashResponse = z.object({ hash: z.string() });
 export type HashResponse = z.infer<typeof HashResponse>;
 
-/** `GET /customers/{customerId}/balance` (DESIGN.md section 4). */
+/** `GET /customers/{customerId}/balance`: the published fields, plus the sandbox's `heldPoints`. */
 export const BalanceResponse = z.object({
-  customerId: z.string(),
   totalPointsBalance: z.number(),
   totalPointsValue: z.number(),
   availablePointsBalance: z.number(),
   availablePointsValue: z.number(),
   pendingPoints: z.number(),
   pendingPointsValue: z.number(),
-  heldPoints: z.number().optional(),
   currency: z.string(),
   pointsName: z.string(),
+  /** Points that expire next, their value, and when (date-time without offset, UTC, as published; "" when none expire). */
+  nextExpiringPointsAmount: z.number(),
+  nextExpiringPointsValue: z.number(),
+  nextExpiringPointsDate: z.string(),
   totalEarnedPoints: z.number(),
+  /** Sandbox extension: points locked by active holds (not published; a client must not need it). */
+  heldPoints: z.number().optional(),
 });
 export type BalanceResponse = z.infer<typeof BalanceResponse>;
 
-/** Deletion's body is "not shown" in the spec; settled as an acknowledgement. */
-export const DeleteCustomerResponse = z.object({ success: z.boolean(), message: z.string() });
+/** Deletion is published as a bare 200; the sandbox sends an empty object. */
+export const DeleteCustomerResponse = z.object({});
 export type DeleteCustomerResponse = z.infer<typeof DeleteCustomerResponse>;

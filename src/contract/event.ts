@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { ChannelMergingFields, CustomerId } from './common';
 
-const MetadataValue = z.union([z.string().max(2000), z.number().finite(), z.boolean(), z.null(), z.array(z.union([z.string().max(2000), z.number().finite()])).max(100)]);
-
-/** Metadata per event name is "not shown"; settled as a flat object of scalars (or scalar lists). */
-export const EventMetadata = z.record(z.string().min(1).max(200), MetadataValue);
+/** Any JSON object per event name, nested objects included (published: `additionalProperties: true`). */
+export const EventMetadata = z.record(z.string().min(1).max(200), z.unknown());
 
 export const EventRequest = z.strictObject({
   customerId: CustomerId,

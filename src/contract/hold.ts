@@ -4,6 +4,12 @@ import { ChannelMergingFields, CustomerId, DateTime } from './common';
 const HoldAmount = z.number().finite().positive();
 const HoldPoints = z.number().int().positive();
 const RuleId = z.string().min(1).max(200);
+/**
+ * The OTP request types `ruleId` as an integer (the hold types it as a
+ * string); a string naming a configured rule is accepted too, so the same
+ * rule id works for both calls.
+ */
+const OtpRuleId = z.union([z.number().int().positive(), RuleId]);
 
 /** Exactly one of the three ways to say how much (spec, Hold request). */
 function exactlyOne<T extends Record<string, unknown>>(keys: (keyof T & string)[], label: string) {
@@ -43,12 +49,16 @@ export const HoldResponse = z.object({
 });
 export type HoldResponse = z.infer<typeof HoldResponse>;
 
-export const HoldState = z.enum(['active', 'used', 'expired', 'released']);
+/**
+ * The published hold states (Active, Expired, Used), in the lower case of the
+ * published example. A released (cancelled) hold reads `expired`: its points
+ * are free again and it can no longer be used, which is what Expired means.
+ */
+export const HoldState = z.enum(['active', 'used', 'expired']);
 export type HoldState = z.infer<typeof HoldState>;
 
-/** `GET /transactions/hold/{holdReference}` (DESIGN.md section 4). */
+/** `GET /transactions/hold/{holdReferenceId}`. */
 export const HoldLookupResponse = z.object({
-  holdReference: z.string().optional(),
   customerId: z.string(),
   holdAmount: z.number(),
   holdEquivalentPoints: z.number(),
@@ -64,11 +74,12 @@ export const OtpRequest = z
     ...ChannelMergingFields,
     amount: HoldAmount.optional(),
     points: HoldPoints.optional(),
-    ruleId: RuleId.optional(),
+    ruleId: OtpRuleId.optional(),
   })
   .superRefine(exactlyOne(['amount', 'points', 'ruleId'], ''));
 export type OtpRequest = z.infer<typeof OtpRequest>;
 
+/** The reference documents no answer body for OTP; the sandbox's own. */
 export const OtpResponse = z.object({
   success: z.boolean(),
   message: z.string(),

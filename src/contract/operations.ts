@@ -1,10 +1,15 @@
 import type { z } from 'zod';
 import { Acknowledgement } from './common';
+import { CouponBurnRequest, CouponBurnResponse, CouponReleaseResponse, CouponsValidateRequest, CouponsValidateResponse, CouponValidateRequest, CouponValidateResponse } from './coupon-lock';
 import { BalanceResponse, CouponsResponse, DeleteCustomerResponse, HashResponse, TierProgressResponse } from './customer';
+import { UpsertCustomerRequest, UpsertCustomerResponse } from './customer-profile';
 import { EventRequest, EventResponse } from './event';
 import { HoldLookupResponse, HoldRequest, HoldResponse, OtpRequest, OtpResponse } from './hold';
 import { BatchOrdersRequest, BatchOrdersResponse, BatchStatusResponse } from './order';
+import { OrderTransactionsResponse } from './order-transactions';
 import { PaymentRequest, PaymentResponse } from './payment';
+import { RewardPreviewRequest, RewardPreviewResponse } from './preview';
+import { RedemptionConfigResponse } from './redemption-config';
 import { RefundRequest, RefundResponse } from './refund';
 
 export const API_PREFIX = '/api/v4.0/integrations';
@@ -21,11 +26,11 @@ export interface Operation {
   request?: z.ZodType;
   response: z.ZodType;
   summary: string;
-  /** True for the operations DESIGN.md section 4 adds to the spec's ten. */
+  /** True for the operations the published reference adds to the spec's ten. */
   extension?: boolean;
 }
 
-/** Every operation of the v4.0 interface the sandbox serves and the BFF calls. */
+/** Every operation of the v4.0 interface the sandbox serves and the BFF calls; paths and parameter names as published. */
 export const OPERATIONS = {
   hold: { id: 'hold', method: 'POST', path: '/transactions/hold', keys: 'both', request: HoldRequest, response: HoldResponse, summary: 'Place loyalty points on hold' },
   batchOrders: { id: 'batchOrders', method: 'POST', path: '/batch/orders', keys: 'both', request: BatchOrdersRequest, response: BatchOrdersResponse, summary: 'Register orders in bulk' },
@@ -37,11 +42,19 @@ export const OPERATIONS = {
   deleteCustomerPost: { id: 'deleteCustomerPost', method: 'POST', path: '/customers/:customerId/delete', keys: 'both', response: DeleteCustomerResponse, summary: 'Delete a customer (POST form)' },
   hash: { id: 'hash', method: 'GET', path: '/customers/:customerId/hash', keys: 'both', response: HashResponse, summary: "Get a customer's current redemption hash" },
   events: { id: 'events', method: 'POST', path: '/events', keys: 'apikey', request: EventRequest, response: EventResponse, summary: 'Record customer events' },
-  holdLookup: { id: 'holdLookup', method: 'GET', path: '/transactions/hold/:holdReference', keys: 'both', response: HoldLookupResponse, summary: 'Look up a hold', extension: true },
-  holdCancel: { id: 'holdCancel', method: 'DELETE', path: '/transactions/hold/:holdReference', keys: 'both', response: Acknowledgement, summary: 'Release a hold', extension: true },
+  holdLookup: { id: 'holdLookup', method: 'GET', path: '/transactions/hold/:holdReferenceId', keys: 'both', response: HoldLookupResponse, summary: 'Look up a hold', extension: true },
+  holdCancel: { id: 'holdCancel', method: 'DELETE', path: '/transactions/hold/:holdReferenceId', keys: 'both', response: Acknowledgement, summary: 'Release a hold', extension: true },
   otp: { id: 'otp', method: 'POST', path: '/transactions/otp', keys: 'both', request: OtpRequest, response: OtpResponse, summary: 'Send the customer a one-time password', extension: true },
   balance: { id: 'balance', method: 'GET', path: '/customers/:customerId/balance', keys: 'both', response: BalanceResponse, summary: "Read a customer's points balance", extension: true },
-  batchStatus: { id: 'batchStatus', method: 'GET', path: '/batches/:jobId/status', keys: 'both', response: BatchStatusResponse, summary: 'Read a batch job status', extension: true },
+  batchStatus: { id: 'batchStatus', method: 'GET', path: '/batches/:batchId/status', keys: 'both', response: BatchStatusResponse, summary: 'Read a batch job status', extension: true },
+  couponsValidate: { id: 'couponsValidate', method: 'POST', path: '/coupons/validate', keys: 'both', request: CouponsValidateRequest, response: CouponsValidateResponse, summary: 'Validate several coupons, and lock them', extension: true },
+  couponValidate: { id: 'couponValidate', method: 'POST', path: '/coupons/:code/validate', keys: 'both', request: CouponValidateRequest, response: CouponValidateResponse, summary: 'Validate one coupon, and lock it', extension: true },
+  couponBurn: { id: 'couponBurn', method: 'POST', path: '/coupons/burn', keys: 'both', request: CouponBurnRequest, response: CouponBurnResponse, summary: 'Burn coupons (by code or lock)', extension: true },
+  couponRelease: { id: 'couponRelease', method: 'DELETE', path: '/coupons/:lockReference', keys: 'both', response: CouponReleaseResponse, summary: 'Release a coupon lock', extension: true },
+  rewardPreview: { id: 'rewardPreview', method: 'POST', path: '/orders/reward-preview', keys: 'apikey', request: RewardPreviewRequest, response: RewardPreviewResponse, summary: 'Preview the points an order would earn', extension: true },
+  orderTransactions: { id: 'orderTransactions', method: 'GET', path: '/orders/:orderId/transactions', keys: 'both', response: OrderTransactionsResponse, summary: "List an order's loyalty transactions", extension: true },
+  upsertCustomer: { id: 'upsertCustomer', method: 'POST', path: '/customers', keys: 'apikey', request: UpsertCustomerRequest, response: UpsertCustomerResponse, summary: 'Create a customer profile, or update the existing one', extension: true },
+  redemptionConfig: { id: 'redemptionConfig', method: 'GET', path: '/configurations/redemption', keys: 'apikey', response: RedemptionConfigResponse, summary: 'Read the redemption factor and rules', extension: true },
 } as const satisfies Record<string, Operation>;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -54,7 +54,8 @@ export const RewardLine = z.object({
   serviceId: z.string(),
   decimalPoints: z.number(),
   points: z.number(),
-  score: z.number().optional(),
+  /** Published with every line; the sandbox keeps no per-line score, so it is 0. */
+  score: z.number(),
 });
 export type RewardLine = z.infer<typeof RewardLine>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChannelMergingFields, CustomerId, DateTime, Extra, Merchant, NonNegativeMoney } from './common';
+import { ChannelMergingFields, CustomerId, DateTime, FreeExtra, Merchant, NonNegativeMoney } from './common';
 
 /** A refunded item; `productId` matches the original payment line's `serviceId`. */
 export const RefundLineItem = z.strictObject({
@@ -15,7 +15,7 @@ export const RefundLineItem = z.strictObject({
   title: z.string().max(500).optional(),
   taxes: NonNegativeMoney.optional(),
   discount: NonNegativeMoney.optional(),
-  extra: Extra.optional(),
+  extra: FreeExtra.optional(),
 });
 export type RefundLineItem = z.infer<typeof RefundLineItem>;
 

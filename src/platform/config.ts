@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import type { RedisTarget } from './redis';
 
 /**
  * Every setting of both programs, read once from the environment and validated
@@ -11,6 +13,16 @@ const bool = z
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
+/** `host:port,host:port,...` (IPv6 hosts in brackets). */
+const hostPorts = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$/, 'each entry must be host:port, e.g. 10.0.0.7:6379')).min(1))
+  .transform((list) => list.map((hp) => {
+    const at = hp.lastIndexOf(':');
+    return { host: hp.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(hp.slice(at + 1)) };
+  }))
+  .pipe(z.array(z.object({ host: z.string(), port: z.number().int().min(1).max(65535) })));
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -46,17 +58,24 @@ const envSchema = z.object({
   LOYALTY_SECRET_KEY: z.string().min(1).optional(),
   LOYALTY_TIMEOUT_MS: positiveInt.max(120_000).default(5000),
   LOYALTY_RETRIES: nonNegativeInt.max(10).default(2),
-  LOYALTY_OTP_ENABLED: bool.default(false),
 
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]*$/).default('posbff:'),
+  REDIS_CLUSTER_NODES: hostPorts.optional(),
+  REDIS_SENTINELS: hostPorts.optional(),
+  REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'letters, digits, dot, underscore and dash').optional(),
+  REDIS_USERNAME: z.string().min(1).optional(),
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
 
   TERMINALS_FILE: z.string().min(1).default('config/terminals.json'),
   HOLD_PERIOD_MINUTES: positiveInt.max(15 * 24 * 60).default(10),
   HOLD_SAFETY_MARGIN_SECONDS: nonNegativeInt.max(3600).default(30),
   SWEEPER_INTERVAL_MS: positiveInt.max(600_000).default(1000),
   REFUND_REQUIRES_MANAGER: bool.default(true),
-  DEMO_SETUP: bool.default(true),
+  COUPON_LOCK_MINUTES: positiveInt.max(15 * 24 * 60).default(10),
+  REDEMPTION_OPTIONS_TTL_SECONDS: positiveInt.max(86_400).default(300),
+  DEMO_SETUP: bool.optional(),
   IDEMPOTENCY_TTL_HOURS: positiveInt.max(24 * 30).default(24),
   IDEMPOTENCY_LEASE_MS: positiveInt.min(200).max(600_000).default(30_000),
 
@@ -75,6 +94,18 @@ const envSchema = z.object({
   UPSTREAM_RATE_LIMIT_CUSTOMERS: nonNegativeInt.max(100_000).default(100),
   UPSTREAM_RATE_LIMIT_EVENTS: nonNegativeInt.max(100_000).default(100),
   UPSTREAM_RATE_MAX_WAIT_MS: nonNegativeInt.max(60_000).default(250),
+
+  // Money path: store scoping, proxies, kiosk events (issue 15).
+  RETURNS_AT_ANY_BRANCH: bool.default(false),
+  SALE_RECORD_DAYS: positiveInt.max(3660).default(400),
+  TRUST_PROXY: z.string().regex(/^(false|true|[0-9]{1,2}|[0-9A-Fa-f.:/, ]+|loopback|linklocal|uniquelocal)$/, 'false, a hop count, or addresses/subnets (comma separated)').default('false'),
+  KIOSK_EVENTS: z.string().regex(/^[A-Za-z0-9_.:-]+(,[A-Za-z0-9_.:-]+)*$/, 'comma-separated event names').default('store_visit'),
+  // When the hold lookup that learns a hold's end is sent (issue 13: one round trip per cashier action).
+  HOLD_EXPIRY_LOOKUP: z.enum(['after_answer', 'before_answer', 'off']).default('after_answer'),
+  // --- Store readiness (issue 14): proof of presence ---
+  REDEMPTION_PROOF: z.enum(['hash_or_otp', 'hash', 'otp', 'none']).default('hash_or_otp'),
+  // --- Go-live (issue 11): the secret key travels only over HTTPS ---
+  LOYALTY_ALLOW_HTTP: bool.default(false),
 });
 
 export type Env = z.output<typeof envSchema>;
@@ -105,9 +136,14 @@ export interface Config {
     secretKey?: string;
     timeoutMs: number;
     retries: number;
-    otpEnabled: boolean;
+    /** LOYALTY_ALLOW_HTTP: plain http:// to a non-loopback LOYALTY_BASE_URL (never in production). */
+    allowHttp: boolean;
   };
-  redis: { url?: string; keyPrefix: string };
+  /**
+   * Unset `target`: the in-process stores. `url` is kept for the single-node
+   * case (REDIS_URL), so start-up can show it with its password masked.
+   */
+  redis: { url?: string; keyPrefix: string; target?: RedisTarget };
   /** Idempotency-Key records: replayed for ttlMs; a running request holds its key for leaseMs (renewed while it runs). */
   idempotency: { ttlMs: number; leaseMs: number };
   /** Store-and-forward of writes the upstream could not take (src/pos/outbox). */
@@ -128,14 +164,36 @@ export interface Config {
     rateLimits: { transactions: number; coupons: number; orders: number; customers: number; events: number };
     rateMaxWaitMs: number;
   };
+  /** Money path: who may return a sale, which proxies are believed, what a kiosk may record. */
+  money: {
+    /** Chain policy: refunds and voids of a sale at any of the chain's stores (default: only the store that rang it up). */
+    returnsAtAnyBranch: boolean;
+    /** How long the BFF remembers which store rang up a sale (refunds after that are refused unless returnsAtAnyBranch). */
+    saleRecordDays: number;
+    /** Express `trust proxy`: false, a hop count, or the balancers' addresses. */
+    trustProxy: boolean | number | string;
+    /** Default kiosk event names (a store's `kioskEvents` in the terminals file replaces it). */
+    kioskEvents: string[];
+  };
   pos: {
     terminalsFile: string;
     holdPeriodMinutes: number;
     holdSafetyMarginSeconds: number;
     sweeperIntervalMs: number;
     refundRequiresManager: boolean;
+    /** Create demo stores and terminals on a fresh start: only ever with the bundled sandbox, never in production. */
     demoSetup: boolean;
+    couponLockMinutes: number;
+    redemptionOptionsTtlSeconds: number;
+    /** What a redemption needs to show the customer is present (REDEMPTION_PROOF). */
+    redemptionProof: 'hash_or_otp' | 'hash' | 'otp' | 'none';
   };
+  /**
+   * A redemption's expiry is first estimated from the hold period; the hold
+   * lookup that corrects it is sent after the till's answer, before it (one
+   * more upstream round trip for the cashier), or never.
+   */
+  holdExpiry: { lookup: 'after_answer' | 'before_answer' | 'off' };
 }
 
 export class ConfigError extends Error {
@@ -161,11 +219,17 @@ function maskUrl(value: string): string {
   }
 }
 
+/** A list item as start-up shows it: host:port for Redis nodes. */
+function listItem(v: unknown): string {
+  if (v && typeof v === 'object' && 'host' in v && 'port' in v) return `${String(v.host)}:${String(v.port)}`;
+  return String(v);
+}
+
 function shown(key: string, value: unknown): string {
   if (value === undefined || value === null) return '(unset)';
   if (SECRET_KEY.test(key)) return '(set)';
   if (PARTIAL_KEY.test(key)) return `${String(value).slice(0, 4)}****`;
-  if (Array.isArray(value)) return value.length ? value.map(String).join(',') : '(none)';
+  if (Array.isArray(value)) return value.length ? value.map(listItem).join(',') : '(none)';
   if (typeof value === 'string') return value === '' ? '""' : maskUrl(value);
   return String(value);
 }
@@ -211,6 +275,86 @@ export function describeConfig(config: Config, width = 110): string[] {
   return lines;
 }
 
+/**
+ * The Redis topology: REDIS_URL (one node), REDIS_CLUSTER_NODES (Redis Cluster)
+ * or REDIS_SENTINELS with REDIS_SENTINEL_NAME (a master found through Sentinel);
+ * at most one of the three. Credentials of a cluster or sentinel-managed master
+ * come from REDIS_USERNAME/REDIS_PASSWORD (a URL carries its own).
+ */
+function redisTargetOf(e: Env, problems: string[]): RedisTarget | undefined {
+  const chosen = [e.REDIS_URL && 'REDIS_URL', e.REDIS_CLUSTER_NODES && 'REDIS_CLUSTER_NODES', e.REDIS_SENTINELS && 'REDIS_SENTINELS'].filter(Boolean);
+  if (chosen.length > 1) problems.push(`${chosen.join(', ')}: set only one (one node, a cluster, or sentinels)`);
+  if (e.REDIS_SENTINELS && !e.REDIS_SENTINEL_NAME) problems.push('REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the master name the sentinels monitor)');
+  if (e.REDIS_SENTINEL_NAME && !e.REDIS_SENTINELS) problems.push('REDIS_SENTINEL_NAME: only meaningful with REDIS_SENTINELS');
+  if (e.REDIS_SENTINEL_PASSWORD && !e.REDIS_SENTINELS) problems.push('REDIS_SENTINEL_PASSWORD: only meaningful with REDIS_SENTINELS');
+  if ((e.REDIS_PASSWORD || e.REDIS_USERNAME) && !(e.REDIS_CLUSTER_NODES || e.REDIS_SENTINELS)) {
+    problems.push('REDIS_USERNAME and REDIS_PASSWORD: only for REDIS_CLUSTER_NODES or REDIS_SENTINELS (put them in REDIS_URL for one node)');
+  }
+  const auth = { username: e.REDIS_USERNAME, password: e.REDIS_PASSWORD };
+  if (e.REDIS_URL) return { kind: 'single', url: e.REDIS_URL };
+  if (e.REDIS_CLUSTER_NODES) return { kind: 'cluster', nodes: e.REDIS_CLUSTER_NODES, ...auth };
+  if (e.REDIS_SENTINELS && e.REDIS_SENTINEL_NAME) {
+    return { kind: 'sentinel', sentinels: e.REDIS_SENTINELS, name: e.REDIS_SENTINEL_NAME, ...auth, sentinelPassword: e.REDIS_SENTINEL_PASSWORD };
+  }
+  return undefined;
+}
+
+/**
+ * Reads `.env` (or `file`) into process.env with Node's own parser; a variable
+ * already in the environment wins. A missing file is no error: `.env` is optional.
+ * Returns the file read, or undefined.
+ */
+export function loadDotEnv(file = '.env'): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    process.loadEnvFile(file);
+  } catch (err) {
+    throw new ConfigError([`${file}: cannot be read (${(err as Error).message})`]);
+  }
+  return file;
+}
+
+// --- Store readiness (issue 14): settings that must not carry demo defaults into a real store ---
+
+function storeReadinessProblems(e: Env, source: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  if (source.LOYALTY_OTP_ENABLED !== undefined && source.LOYALTY_OTP_ENABLED !== '') {
+    problems.push('LOYALTY_OTP_ENABLED: no longer a setting; the BFF follows the loyalty account (the sandbox account\'s setting, or the real service\'s answers). Remove it');
+  }
+  if (e.DEMO_SETUP && e.LOYALTY_BASE_URL) {
+    problems.push('DEMO_SETUP: demo terminals are only for the bundled sandbox; with LOYALTY_BASE_URL add terminals with `npm run terminal -- add` (in Docker: `docker compose run --rm bff terminal add ...`)');
+  }
+  if (e.DEMO_SETUP && e.NODE_ENV === 'production') {
+    problems.push('DEMO_SETUP: never in production (NODE_ENV=production); add terminals with `npm run terminal -- add` (in Docker: `docker compose run --rm bff terminal add ...`)');
+  }
+  if (e.LOG_PRETTY && e.NODE_ENV === 'production') {
+    problems.push('LOG_PRETTY: readable logs need pino-pretty, a development dependency that production builds leave out; unset LOG_PRETTY (JSON lines) and pipe the output through pino-pretty where you read it');
+  }
+  return problems;
+}
+
+// --- Go-live (issue 11): every call to the loyalty service over HTTPS ---
+
+/** Loopback: the bundled sandbox and the tests; a plain-HTTP call there never leaves the machine. */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.[0-9]{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * Every call carries the account's secret key, so LOYALTY_BASE_URL must be HTTPS,
+ * except on loopback or with LOYALTY_ALLOW_HTTP=true (a trial against a sandbox on
+ * another host), which production refuses outright.
+ */
+function transportProblems(e: Env): string[] {
+  if (e.LOYALTY_ALLOW_HTTP && e.NODE_ENV === 'production') {
+    return ['LOYALTY_ALLOW_HTTP: never in production (NODE_ENV=production); the secret key must travel over HTTPS: use an https:// LOYALTY_BASE_URL'];
+  }
+  if (!e.LOYALTY_BASE_URL) return [];
+  const url = new URL(e.LOYALTY_BASE_URL);
+  if (url.protocol === 'https:' || isLoopback(url.hostname) || e.LOYALTY_ALLOW_HTTP) return [];
+  return ['LOYALTY_BASE_URL: must be https:// (every call carries the secret key); plain http:// only to a loopback host (127.0.0.1, ::1, localhost), or outside production with LOYALTY_ALLOW_HTTP=true'];
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset", as they do in most .env files.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
@@ -225,6 +369,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) problems.push('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');
   if (e.TLS_CLIENT_CA_FILE && !e.TLS_CERT_FILE) problems.push('TLS_CLIENT_CA_FILE: needs TLS_CERT_FILE and TLS_KEY_FILE (client certificates need HTTPS)');
+  const redisTarget = redisTargetOf(e, problems);
+  problems.push(...storeReadinessProblems(e, source));
+  problems.push(...transportProblems(e));
   if (problems.length) throw new ConfigError(problems);
   return {
     env: e.NODE_ENV,
@@ -253,9 +400,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       secretKey: e.LOYALTY_SECRET_KEY,
       timeoutMs: e.LOYALTY_TIMEOUT_MS,
       retries: e.LOYALTY_RETRIES,
-      otpEnabled: e.LOYALTY_OTP_ENABLED,
+      allowHttp: e.LOYALTY_ALLOW_HTTP,
     },
-    redis: { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX },
+    redis: { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX, target: redisTarget },
     idempotency: { ttlMs: e.IDEMPOTENCY_TTL_HOURS * 3_600_000, leaseMs: e.IDEMPOTENCY_LEASE_MS },
     outbox: {
       pollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
@@ -277,13 +424,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       },
       rateMaxWaitMs: e.UPSTREAM_RATE_MAX_WAIT_MS,
     },
+    money: {
+      returnsAtAnyBranch: e.RETURNS_AT_ANY_BRANCH,
+      saleRecordDays: e.SALE_RECORD_DAYS,
+      trustProxy: e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : /^[0-9]+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
+      kioskEvents: e.KIOSK_EVENTS.split(','),
+    },
     pos: {
       terminalsFile: e.TERMINALS_FILE,
       holdPeriodMinutes: e.HOLD_PERIOD_MINUTES,
       holdSafetyMarginSeconds: e.HOLD_SAFETY_MARGIN_SECONDS,
       sweeperIntervalMs: e.SWEEPER_INTERVAL_MS,
       refundRequiresManager: e.REFUND_REQUIRES_MANAGER,
-      demoSetup: e.DEMO_SETUP,
+      demoSetup: e.DEMO_SETUP ?? (!e.LOYALTY_BASE_URL && e.NODE_ENV !== 'production'),
+      couponLockMinutes: e.COUPON_LOCK_MINUTES,
+      redemptionOptionsTtlSeconds: e.REDEMPTION_OPTIONS_TTL_SECONDS,
+      redemptionProof: e.REDEMPTION_PROOF,
     },
+    holdExpiry: { lookup: e.HOLD_EXPIRY_LOOKUP },
   };
 }

@@ -84,6 +84,7 @@ export function toAppError(err: unknown, req?: Request): AppError {
   if (e?.expose && typeof status === 'number' && status >= 400 && status < 500) {
     return new BadRequestError('bad_request', e.message ?? 'Bad request');
   }
+  // Its own message may name internals: it goes to the log (as the cause), the answer stays generic.
   return new InternalError('internal_error', 'An internal error occurred', { cause: err });
 }
 

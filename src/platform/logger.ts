@@ -35,7 +35,8 @@ export const REDACT_PATHS = [
 /**
  * Who a request is for, added to every log line written while it is handled,
  * whichever logger writes it (route, operation, upstream client). Entered per
- * request by `withLogContext`; terminal auth adds the terminal and store.
+ * request by `enterLogContext` (src/pos/http/log-context.ts), mounted after
+ * terminal auth, which has put the terminal, its store and its role on the response.
  */
 export interface LogContext {
   requestId?: string;
@@ -94,6 +95,11 @@ export function createLogger(settings: LoggerSettings): Logger {
   };
   if (settings.destination) return pino(options, settings.destination);
   if (settings.pretty) {
+    try {
+      require.resolve('pino-pretty');
+    } catch {
+      throw new Error('LOG_PRETTY=true needs pino-pretty, a development dependency that is not installed here (a production install); unset LOG_PRETTY for JSON lines');
+    }
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
   }
   return pino(options);

@@ -38,6 +38,8 @@ export interface Metrics {
   readonly holdsExpired: Counter<'via'>;
   /** A POST answered from its idempotency record instead of running again. */
   readonly idempotentReplays: Counter;
+  /** Customer sign-ups at the till (`PUT /customers/:id`): created, updated, or failed. */
+  readonly customerRegistrations: Counter<'outcome'>;
   readonly outboxDepth: Gauge;
   /** `outcome`: `delivered`, `already_applied` (upstream said duplicate), `retry`, `dead`. */
   readonly outboxDeliveries: Counter<'operation' | 'outcome'>;
@@ -92,6 +94,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     holdsOpen: sampled('holdsOpen', 'pos_holds_open', 'Held redemptions whose hold has not ended (the expiry index)'),
     holdsExpired: new Counter({ name: 'pos_holds_expired_total', help: 'Holds this instance expired, by how (sweep or read)', labelNames: ['via'], registers }),
     idempotentReplays: new Counter({ name: 'pos_idempotent_replays_total', help: 'POSTs answered by replaying the stored response of the same Idempotency-Key', registers }),
+    customerRegistrations: new Counter({ name: 'pos_customer_registrations_total', help: 'Customer registrations at the till, by outcome (created, updated, failed)', labelNames: ['outcome'], registers }),
     outboxDepth: sampled('outboxDepth', 'pos_outbox_depth', 'Entries waiting in the outbox for delivery to the loyalty service'),
     outboxDeliveries: new Counter({ name: 'pos_outbox_deliveries_total', help: 'Outbox delivery attempts, by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
     outboxDeadLetters: new Counter({ name: 'pos_outbox_dead_letters_total', help: 'Outbox entries moved to the dead-letter stream', labelNames: ['operation'], registers }),

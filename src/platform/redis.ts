@@ -1,8 +1,25 @@
-import Redis, { ReplyError } from 'ioredis';
+import Redis, { Cluster, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { ServiceUnavailableError } from './errors';
 
-export type { Redis };
+export type { Redis, Cluster };
+
+/** A connection of any topology: the stores use only commands both offer. */
+export type RedisClient = Redis | Cluster;
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where Redis is: one node by URL, a Redis Cluster (any of its nodes; the rest
+ * are discovered), or a master found through Sentinel (it follows failovers).
+ */
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | { kind: 'cluster'; nodes: HostPort[]; username?: string; password?: string }
+  | { kind: 'sentinel'; sentinels: HostPort[]; name: string; username?: string; password?: string; sentinelPassword?: string };
 
 export interface ConnectRedisOptions {
   /** Prepended by ioredis to every key (and to script KEYS). */
@@ -30,6 +47,19 @@ export function safeRedisUrl(url: string): string {
   }
 }
 
+/** The target for a log line or an error message; never a password. */
+export function describeRedisTarget(target: RedisTarget): string {
+  const list = (nodes: HostPort[]) => nodes.map((n) => `${n.host}:${n.port}`).join(',');
+  switch (target.kind) {
+    case 'single':
+      return safeRedisUrl(target.url);
+    case 'cluster':
+      return `cluster ${list(target.nodes)}`;
+    case 'sentinel':
+      return `sentinel master "${target.name}" via ${list(target.sentinels)}`;
+  }
+}
+
 /** Reconnect delay: doubles from 50 ms up to `maxMs`, with jitter so instances do not stampede. */
 export function reconnectDelay(attempt: number, maxMs: number): number {
   const base = Math.min(maxMs, 50 * 2 ** Math.min(attempt, 16));
@@ -41,27 +71,67 @@ export function reconnectDelay(attempt: number, maxMs: number): number {
  * wait for it: once connected, commands issued while Redis is away reject at
  * once (no offline queue), and a command already sent is retried at most once.
  * Before the first connection commands queue, so start-up can issue them early.
+ * A URL string is a single node; see RedisTarget for Cluster and Sentinel.
  */
-export function connectRedis(url: string, logger: Logger, opts: ConnectRedisOptions = {}): Redis {
-  const where = safeRedisUrl(url);
+export function connectRedis(url: string, logger: Logger, opts?: ConnectRedisOptions): Redis;
+export function connectRedis(target: RedisTarget, logger: Logger, opts?: ConnectRedisOptions): RedisClient;
+export function connectRedis(target: string | RedisTarget, logger: Logger, opts: ConnectRedisOptions = {}): RedisClient {
+  const t: RedisTarget = typeof target === 'string' ? { kind: 'single', url: target } : target;
+  const where = describeRedisTarget(t);
   const retryMaxMs = opts.retryMaxMs ?? 2000;
-  const client = new Redis(url, {
-    keyPrefix: opts.keyPrefix || undefined,
-    lazyConnect: opts.lazy ?? false,
+  const retryStrategy = (attempt: number) => reconnectDelay(attempt, retryMaxMs);
+  const node = {
     maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
     commandTimeout: opts.commandTimeoutMs ?? 2000,
     connectTimeout: 2000,
     keepAlive: 10_000,
-    // Commands issued in the same tick go out in one write. Every request makes several
-    // small Redis calls, and the bench showed the socket writes as the BFF's top cost.
-    enableAutoPipelining: true,
     // disconnect() waits this long for a socket to close before destroying it. ioredis
     // (5.x) also arms this timer on a socket already gone when disconnecting mid-reconnect,
     // which would hold the process open for the 2 s default.
     disconnectTimeout: 200,
-    retryStrategy: (attempt) => reconnectDelay(attempt, retryMaxMs),
-  });
+  } satisfies RedisOptions;
+  const common = {
+    keyPrefix: opts.keyPrefix || undefined,
+    lazyConnect: opts.lazy ?? false,
+    enableOfflineQueue: true,
+    // Commands issued in the same tick go out in one write (per node on a cluster). Every
+    // request makes several small Redis calls, and the bench showed the socket writes as the BFF's top cost.
+    enableAutoPipelining: true,
+  };
+  let client: RedisClient;
+  if (t.kind === 'cluster') {
+    const options: ClusterOptions = {
+      ...common,
+      clusterRetryStrategy: retryStrategy,
+      // Writes and reads both go to masters: a replica may lag, and every read here decides something.
+      scaleReads: 'master',
+      slotsRefreshTimeout: 2000,
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      redisOptions: { ...node, username: t.username, password: t.password },
+    };
+    client = new Cluster(t.nodes, options);
+  } else if (t.kind === 'sentinel') {
+    client = new Redis({
+      ...node,
+      ...common,
+      sentinels: t.sentinels,
+      name: t.name,
+      role: 'master',
+      username: t.username,
+      password: t.password,
+      sentinelPassword: t.sentinelPassword,
+      retryStrategy,
+      sentinelRetryStrategy: retryStrategy,
+      // On a lost connection ioredis asks the sentinels for the master again. Its
+      // failoverDetector (5.x) would also catch a manual failover, but its sentinel
+      // subscriptions outlive quit() and keep the process from exiting.
+      // A demoted master answers writes with READONLY: drop that connection and ask the sentinels again.
+      reconnectOnError: (err) => /^READONLY/.test(err.message),
+    });
+  } else {
+    client = new Redis(t.url, { ...node, ...common, retryStrategy });
+  }
   const log = logger.child({ component: 'redis', redis: where });
 
   // Log transitions, not every failed retry: an outage writes one warning, not one per second.
@@ -86,7 +156,7 @@ export function connectRedis(url: string, logger: Logger, opts: ConnectRedisOpti
 }
 
 /** True when Redis answers PING within `timeoutMs`. Never throws. */
-export async function redisReady(client: Redis, timeoutMs = 500): Promise<boolean> {
+export async function redisReady(client: RedisClient, timeoutMs = 500): Promise<boolean> {
   if (client.status !== 'ready') return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
@@ -100,7 +170,7 @@ export async function redisReady(client: Redis, timeoutMs = 500): Promise<boolea
 }
 
 /** Resolves once the client is ready; rejects with a 503-class error after `timeoutMs`. */
-export async function waitForRedis(client: Redis, timeoutMs: number): Promise<void> {
+export async function waitForRedis(client: RedisClient, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return;
   if (client.status === 'wait') client.connect().catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
@@ -110,11 +180,16 @@ export async function waitForRedis(client: Redis, timeoutMs: number): Promise<vo
     };
     const timer = setTimeout(() => {
       client.off('ready', onReady);
-      const { host, port } = client.options;
-      reject(new ServiceUnavailableError('redis_unavailable', `Redis at ${host}:${port} was not ready within ${timeoutMs} ms`));
+      reject(new ServiceUnavailableError('redis_unavailable', `Redis (${whereIs(client)}) was not ready within ${timeoutMs} ms`));
     }, timeoutMs);
     client.once('ready', onReady);
   });
+}
+
+function whereIs(client: RedisClient): string {
+  if (client instanceof Cluster) return 'cluster';
+  const { host, port, sentinels, name } = client.options;
+  return sentinels?.length ? `sentinel master "${name}"` : `${host}:${port}`;
 }
 
 /** Redis replies that mean "not now" rather than "wrong" (NOGROUP: a stream group lost with a restarted server). */

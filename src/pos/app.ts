@@ -11,6 +11,7 @@ import { renderProblem } from './http/problem';
 import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
 import { httpMetrics, markRouteBase, metricsRoute } from './metrics';
 import { buildPosOpenApi } from './openapi';
+import { couponRoutes } from './routes/coupons';
 import { customerRoutes } from './routes/customers';
 import { engagementRoutes } from './routes/engagement';
 import { outboxRoutes } from './routes/outbox';
@@ -30,6 +31,12 @@ export interface BffAppOptions {
   security?: BffSecurity;
   /** Idempotency-Key handling for every POST; default: in-process records (24 h, 30 s lease). */
   idempotency?: Idempotency;
+  /**
+   * Express `trust proxy` (TRUST_PROXY): with a balancer in front, the till's
+   * address is taken from X-Forwarded-For as far as these hops are trusted.
+   * Off by default: a till could otherwise claim any address.
+   */
+  trustProxy?: boolean | number | string;
   /** Put in front of routes that need Redis (redemptions) so they answer 503 at once while it is down. */
   requireRedis?: RequestHandler;
 }
@@ -45,6 +52,7 @@ export function createBffApp(opts: BffAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  if (opts.trustProxy) app.set('trust proxy', opts.trustProxy);
   app.use(httpMetrics(opts.deps.metrics));
   app.use(helmet());
   app.use(requestLogger(opts.logger, terminalLogProps));
@@ -67,9 +75,11 @@ export function createBffApp(opts: BffAppOptions): Express {
   pos.use(keys.handler);
   pos.use(awaitAdmission);
   if (opts.requireRedis) pos.use('/redemptions', opts.requireRedis);
+  if (opts.requireRedis) pos.use('/coupon-locks', opts.requireRedis);
   pos.use(customerRoutes(opts.deps));
   pos.use(redemptionRoutes(opts.deps));
   pos.use(paymentRoutes(opts.deps));
+  pos.use(couponRoutes(opts.deps));
   pos.use(engagementRoutes(opts.deps));
   pos.use(outboxRoutes(opts.deps));
   pos.use(admissionBeforeErrors);

@@ -1,17 +1,34 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
+import type { BatchJobStore } from './batch-jobs';
 import type { LoyaltyClient } from '../upstream';
+import type { CouponLockStore } from './coupon-locks/types';
+import type { RedemptionOptionsCache } from './operations/redemption-options';
+import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
-import type { RedemptionStore } from './redemptions/types';
+import type { HoldExpiryLookup } from './redemptions/hold-period';
+import type { Redemption, RedemptionStore } from './redemptions/types';
+import type { SaleRecords } from './sales';
 import type { OpenRedemptionCap } from './security/open-redemptions';
 import type { TerminalIdentity } from './terminals/types';
 
+/** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
+export type RedemptionProof = 'hash_or_otp' | 'hash' | 'otp' | 'none';
+
 /** Settings the cashier operations read. */
 export interface PosSettings {
-  otpEnabled: boolean;
+  redemptionProof: RedemptionProof;
   holdPeriodMinutes: number;
+  /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
+  holdExpiryLookup?: HoldExpiryLookup;
   holdSafetyMarginSeconds: number;
   refundRequiresManager: boolean;
+  /** RETURNS_AT_ANY_BRANCH: refunds and voids of a sale from any store of the chain. */
+  returnsAtAnyBranch: boolean;
+  /** KIOSK_EVENTS: event names a kiosk may send when its store names none of its own. */
+  kioskEvents: readonly string[];
+  /** Minutes a coupon lock lasts upstream (COUPON_LOCK_MINUTES). */
+  couponLockMinutes: number;
 }
 
 /** What every cashier operation may use; built once in the app factory. */
@@ -19,8 +36,22 @@ export interface PosDeps {
   settings: PosSettings;
   loyalty: LoyaltyClient;
   redemptions: RedemptionStore;
+  /** Which store made each sale and refund (refunds, voids and read-back are store-scoped). */
+  sales: SaleRecords;
+  /** Coupons locked for a sale at the till (src/pos/coupon-locks). */
+  couponLocks: CouponLockStore;
+  /** The account's redemption rules, cached (REDEMPTION_OPTIONS_TTL_SECONDS). */
+  redemptionOptions: RedemptionOptionsCache;
+  /** Whether the loyalty account checks OTPs (followed, never configured). */
+  upstreamOtp: UpstreamOtp;
+  /** Which redemption each customer's newest OTP was asked for. */
+  otpTickets: OtpTicketStore;
   /** Writes queued while the upstream is out of reach (store-and-forward). */
   outbox: OutboxStore;
+  /** Redemptions whose upstream outcome could not be recorded (Redis failed): settled from the upstream later. */
+  repairs?: { add(r: Redemption): void };
+  /** Which store uploaded each batch job. */
+  batchJobs: BatchJobStore;
   /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */
   openRedemptions?: OpenRedemptionCap;
   clock: () => number;

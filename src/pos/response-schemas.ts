@@ -59,24 +59,34 @@ export const RefundViewSchema = z.strictObject({
   loyaltyTransactionId: z.string().nullable(),
 });
 
+const shownIfGiven = 'null when the loyalty service did not give it';
 export const CustomerSummarySchema = z.strictObject({
   customerId: z.string(),
-  currency: z.string(),
-  pointsName: z.string(),
+  currency: z.string().nullable().describe(shownIfGiven),
+  pointsName: z.string().nullable().describe(shownIfGiven),
   points: z.strictObject({
-    available: z.number(),
-    pending: z.number(),
-    total: z.number(),
+    available: z.number().describe('Always given: what can be redeemed now'),
+    pending: z.number().nullable(),
+    total: z.number().nullable(),
     held: z.number().nullable(),
-    earnedAllTime: z.number(),
-  }),
-  value: z.strictObject({ available: z.number(), pending: z.number(), total: z.number() }).describe('Money value of the points'),
+    earnedAllTime: z.number().nullable(),
+  }).describe(`Points; each but available is ${shownIfGiven}`),
+  value: z.strictObject({ available: z.number().nullable(), pending: z.number().nullable(), total: z.number().nullable() }).describe(`Money value of the points; ${shownIfGiven}`),
   tier: z
-    .strictObject({ current: z.string(), next: z.string().nullable(), progress: z.number(), nextAt: z.number().nullable() })
+    .strictObject({ current: z.string(), next: z.string().nullable().describe('Null in the top tier'), progress: z.number(), nextAt: z.number().nullable() })
     .nullable()
     .describe('Null when tier progress could not be read (then "tier" is in unavailable)'),
   coupons: z
-    .array(z.strictObject({ code: z.string(), name: z.string(), value: z.number(), currency: z.string(), expiresAt: DateTime, usable: z.boolean() }))
+    .array(
+      z.strictObject({
+        code: z.string(),
+        name: z.string().nullable(),
+        value: z.number().nullable(),
+        currency: z.string().nullable(),
+        expiresAt: DateTime.nullable(),
+        usable: z.boolean().nullable(),
+      }).describe(`Each field but code is ${shownIfGiven}`),
+    )
     .nullable()
     .describe('Null when coupons could not be read (then "coupons" is in unavailable)'),
   unavailable: z.array(z.string()).describe('Parts that could not be read this time: "tier", "coupons"'),
@@ -84,7 +94,7 @@ export const CustomerSummarySchema = z.strictObject({
 
 export const CustomerHashSchema = z.strictObject({
   customerId: z.string(),
-  hash: z.string().describe('Six digits; changes after each transaction of the customer'),
+  hash: z.string().describe('The loyalty service\'s hash (six digits from the bundled sandbox); changes after each transaction of the customer'),
   qr: z.string().describe('What to render as the QR code: customer id, ":", hash'),
 });
 
@@ -101,7 +111,9 @@ export const OrderBatchStatusSchema = z.strictObject({
   processed: z.number().int(),
   succeeded: z.number().int(),
   failed: z.number().int(),
-  failures: z.array(z.strictObject({ orderId: z.string(), customerId: z.string(), reason: z.string() })),
+  failures: z
+    .array(z.strictObject({ orderId: z.string().nullable(), customerId: z.string().nullable(), reason: z.string().describe('Our words, by the loyalty service\'s code') }))
+    .describe('Orders that failed; ids are null when the loyalty service did not name them'),
 });
 
 /** 202 answers of writes queued in the outbox: the common part and the till's own ids. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CustomerId, DateTime, Email, Mobile } from '../contract';
+import { CustomerId as ContractCustomerId, DateTime, Email, Mobile } from '../contract';
 
 /**
  * The cashier API's own request and response shapes. Requests are strict:
@@ -7,26 +7,53 @@ import { CustomerId, DateTime, Email, Mobile } from '../contract';
  */
 /** No till sale is a billion; a bigger number is a bug upstream of us, not a sale to earn points on. */
 const MAX_MONEY = 1_000_000_000;
-const Money = z.number().finite().nonnegative().max(MAX_MONEY);
-const PositiveMoney = z.number().finite().positive().max(MAX_MONEY);
-const Id = z.string().trim().min(1).max(200);
+/**
+ * The smallest currency unit any currency has (ISO 4217 minor units go to three
+ * decimals): an amount finer than that is no amount a till can take, and 1e-7
+ * would otherwise hold a point for 0.00.
+ */
+export const MONEY_UNIT = 0.001;
+const wholeUnits = (v: number) => Math.abs(v / MONEY_UNIT - Math.round(v / MONEY_UNIT)) < 1e-6;
+export const Money = z.number().finite().nonnegative().max(MAX_MONEY).refine(wholeUnits, `must be a whole number of ${MONEY_UNIT} (no currency has a smaller unit)`);
+const PositiveMoney = z
+  .number()
+  .finite()
+  .min(MONEY_UNIT, `must be at least ${MONEY_UNIT}, the smallest currency unit`)
+  .max(MAX_MONEY)
+  .refine(wholeUnits, `must be a whole number of ${MONEY_UNIT} (no currency has a smaller unit)`);
+/**
+ * No control or invisible format characters (NUL, newlines, C1, soft hyphen,
+ * zero-width and bidi controls, BOM): ids end up in logs, keys and the upstream.
+ * Spelled out rather than \p{Cc}\p{Cf}, so the OpenAPI pattern works without the u flag.
+ */
+export const PRINTABLE = /^[^\x00-\x1F\x7F-\x9F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFEFF\uFFF9-\uFFFB]*$/;
+export const NO_CONTROL = 'must not contain control characters';
+export const Id = z.string().trim().min(1).max(200).regex(PRINTABLE, NO_CONTROL);
+export const CustomerId = ContractCustomerId.regex(PRINTABLE, NO_CONTROL);
 const Label = z.string().max(500);
 const Scalars = z.record(z.string().max(200), z.union([z.string().max(2000), z.number().finite()]));
 
 export const CustomerIdParam = z.strictObject({ id: CustomerId });
+export const CouponLockId = z.string().regex(/^cpl_[A-Za-z0-9_-]{8,64}$/, 'must be a coupon lock id (cpl_...)');
 export const RedemptionIdParam = z.strictObject({ id: z.string().regex(/^rdm_[A-Za-z0-9_-]{8,64}$/, 'must be a redemption id (rdm_...)') });
 export const PaymentIdParam = z.strictObject({ paymentId: Id });
 export const JobIdParam = z.strictObject({ jobId: z.string().regex(/^[0-9]{1,15}$/, 'must be a numeric job id').transform(Number) });
 
-/** `qr` is the customer id followed by the six-digit hash (DESIGN.md section 3). */
-export const QrCode = z.string().max(220).regex(/^.+\d{6}$/, 'must be a customer id followed by a six-digit hash');
+/**
+ * The customer's hash as the loyalty service hands it out: our sandbox's are six
+ * digits; the published reference types it only as a string. No control
+ * characters, and none of the QR separators `:` and `|`.
+ */
+export const Hash = z.string().min(1).max(64).regex(/^[^:|]+$/, 'must be the customer\'s hash (no ":" or "|")').regex(PRINTABLE, NO_CONTROL);
+/** `qr` is the customer id, then the hash (DESIGN.md section 3): `id:hash`, `id|hash`, or the id directly followed by a six-digit hash. */
+export const QrCode = z.string().min(1).max(265).regex(PRINTABLE, NO_CONTROL);
 export const Otp = z.string().regex(/^[0-9]{6}$/, 'must be six digits');
 
 export const StartRedemptionBody = z
   .strictObject({
     qr: QrCode.optional(),
     customerId: CustomerId.optional(),
-    hash: z.string().regex(/^[0-9]{6}$/, 'must be six digits').optional(),
+    hash: Hash.optional(),
     email: Email.optional(),
     mobile: Mobile.optional(),
     amount: PositiveMoney.optional(),
@@ -50,17 +77,27 @@ export type StartRedemptionBody = z.infer<typeof StartRedemptionBody>;
 
 export const SubmitOtpBody = z.strictObject({ otp: Otp });
 
-export const PaymentLine = z.strictObject({
-  serviceId: Id,
+/**
+ * One line of a sale, the same shape in payments, refunds and earn previews.
+ * `amount` is the line's total before tax and discount (all its units, what
+ * earns points); `quantity` defaults to 1. A payment sends it as a
+ * `paymentDetails` entry, a refund as a `lineItems` entry (unit price times
+ * quantity): see toUpstreamPayment and toUpstreamRefund.
+ */
+export const SaleLine = z.strictObject({
+  serviceId: Id.describe('The product or service id; a refund by lines names the sale\'s line by it'),
+  sku: Id.optional(),
   name: Label.optional(),
-  provider: Label.optional(),
-  amount: Money,
+  provider: Label.optional().describe('Who provides the product or service (brand, vendor)'),
+  quantity: z.number().finite().positive().max(1_000_000).optional().describe('Units on the line (default 1); may be a fraction (weighed goods)'),
+  amount: Money.describe('The line total before tax and discount: unit price times quantity'),
   tax: Money.optional(),
   discount: Money.optional(),
   category: z.array(z.string().max(200)).max(50).optional(),
   tags: z.array(z.string().max(200)).max(50).optional(),
   extra: Scalars.optional(),
 });
+export type SaleLine = z.infer<typeof SaleLine>;
 
 export const PaymentBody = z.strictObject({
   customerId: CustomerId,
@@ -70,10 +107,12 @@ export const PaymentBody = z.strictObject({
   totalAmount: PositiveMoney.optional(),
   totalDiscount: Money.optional(),
   totalTax: Money.optional(),
-  lines: z.array(PaymentLine).max(500).optional(),
+  lines: z.array(SaleLine).max(500).optional(),
   redemptionId: RedemptionIdParam.shape.id.optional(),
-  couponCodes: z.array(z.string().min(1).max(100)).max(50).optional(),
+  couponCodes: z.array(z.string().min(1).max(100).regex(PRINTABLE, NO_CONTROL)).max(50).optional(),
   couponsLockReference: Id.optional(),
+  /** A coupon lock (cpl_...) from POST /coupon-locks: its coupons are burned by this payment. */
+  couponLockId: CouponLockId.optional(),
   email: Email.optional(),
   mobile: Mobile.optional(),
   guest: z.boolean().optional(),
@@ -91,20 +130,13 @@ export const SaleVoidBody = z.strictObject({
 });
 export type SaleVoidBody = z.infer<typeof SaleVoidBody>;
 
-export const RefundLine = z.strictObject({
-  serviceId: Id,
-  price: Money,
-  quantity: z.number().finite().positive().optional(),
-  title: Label.optional(),
-});
-
 export const RefundBody = z
   .strictObject({
     customerId: CustomerId,
     refundId: Id,
     paymentId: Id,
     amount: PositiveMoney.optional(),
-    lines: z.array(RefundLine).min(1).max(500).optional(),
+    lines: z.array(SaleLine).min(1).max(500).optional(),
     transactionTime: DateTime.optional(),
     email: Email.optional(),
     mobile: Mobile.optional(),

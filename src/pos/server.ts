@@ -1,23 +1,28 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import { createMetrics, type Metrics } from '../platform/metrics';
-import { connectRedis, waitForRedis } from '../platform/redis';
+import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis';
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
 import { CircuitBreaker, createRateLimiter, rateLimitPolicy } from '../upstream/policies';
 import { createBffApp } from './app';
+import { CouponLockSweeper, createCouponLockStore } from './coupon-locks';
+import { RedemptionOptionsCache } from './operations/redemption-options';
 import type { PosDeps } from './deps';
 import { healthRoutes } from './http/health';
 import { requireRedis } from './http/redis-gate';
 import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
 import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './metrics';
 import { countOutboxOutcome } from './outbox/metrics';
+import { createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
-import { createRedemptionStore, HoldSweeper } from './redemptions';
+import { settleFromUpstream } from './operations/hold-outcome';
+import { createRedemptionStore, HoldSweeper, RepairQueue } from './redemptions';
+import { createSaleRecords } from './sales';
+import { createBatchJobStore } from './batch-jobs';
 import { bffSecurity, openRedemptionCapFor } from './security';
 import { TerminalRegistry } from './terminals';
 
@@ -25,6 +30,8 @@ export interface UpstreamTarget {
   baseUrl: string;
   apiKey: string;
   secretKey: string;
+  /** The bundled sandbox only: reads the account's OTP setting, live. Absent: learnt from the upstream's answers. */
+  otpRequired?: () => boolean;
 }
 
 export interface RunningBff {
@@ -33,7 +40,9 @@ export interface RunningBff {
   app: Express;
   deps: PosDeps;
   sweeper: HoldSweeper;
-  redis?: Redis;
+  /** Releases coupon locks nobody paid with in time. */
+  couponLockSweeper: CouponLockSweeper;
+  redis?: RedisClient;
   idempotency: IdempotencyStore;
   metrics: Metrics;
   /** Delivers the outbox; stopped (finishing the entries in hand) by close(). */
@@ -52,7 +61,7 @@ export interface RunningBff {
 export async function startBff(config: Config, upstream: UpstreamTarget, logger: Logger, opts: { clock?: () => number; metrics?: Metrics } = {}): Promise<RunningBff> {
   const clock = opts.clock ?? Date.now;
   const metrics = opts.metrics ?? createMetrics();
-  const redis = config.redis.url ? connectRedis(config.redis.url, logger) : undefined;
+  const redis = config.redis.target ? connectRedis(config.redis.target, logger) : undefined;
   if (redis) {
     redis.on('error', () => metrics.redisErrors.inc());
     metrics.sample('redisUp', () => (redis.status === 'ready' ? 1 : 0));
@@ -61,6 +70,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix }), metrics);
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
+  const otpTickets = createOtpTickets({ redis, prefix: config.redis.keyPrefix, clock });
   const idempotencyStore = createIdempotencyStore({ redis, prefix: config.redis.keyPrefix });
   const closeHooks: (() => Promise<void> | void)[] = [];
   let sweeperRunning = false;
@@ -71,31 +81,47 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   const breaker = new CircuitBreaker({ ...config.upstream.breaker, clock, logger, onStateChange: (s) => metrics.setCircuitState(s) });
   const limiter = createRateLimiter({ redis, prefix: config.redis.keyPrefix, limits: config.upstream.rateLimits, logger });
   const policies = [breaker.policy, rateLimitPolicy(limiter, { maxWaitMs: config.upstream.rateMaxWaitMs })];
-  const loyalty = new LoyaltyClient({ ...upstream, timeoutMs: config.loyalty.timeoutMs, retries: config.loyalty.retries, logger, onCall: countUpstreamCall(metrics), policies });
+  const loyalty = new LoyaltyClient({ baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, secretKey: upstream.secretKey, timeoutMs: config.loyalty.timeoutMs, retries: config.loyalty.retries, logger, onCall: countUpstreamCall(metrics), policies });
   const outbox = createOutboxStore({ redis, prefix: config.redis.keyPrefix, leaseMs: config.outbox.claimIdleMs, statusTtlSeconds: config.outbox.statusTtlSeconds });
   metrics.sample('outboxDepth', async () => (await outbox.counts()).pending);
   if (!redis) logger.warn('REDIS_URL is not set: queued writes (outbox) are kept in this process only and are lost if it stops');
+  const batchJobs = createBatchJobStore({ redis, prefix: config.redis.keyPrefix });
   const deps: PosDeps = {
     settings: {
-      otpEnabled: config.loyalty.otpEnabled,
+      redemptionProof: config.pos.redemptionProof,
       holdPeriodMinutes: config.pos.holdPeriodMinutes,
+      holdExpiryLookup: config.holdExpiry.lookup,
       holdSafetyMarginSeconds: config.pos.holdSafetyMarginSeconds,
       refundRequiresManager: config.pos.refundRequiresManager,
+      returnsAtAnyBranch: config.money.returnsAtAnyBranch,
+      kioskEvents: config.money.kioskEvents,
+      couponLockMinutes: config.pos.couponLockMinutes,
     },
     loyalty,
+    sales: createSaleRecords({ redis, prefix: config.redis.keyPrefix, ttlDays: config.money.saleRecordDays, clock }),
     redemptions,
+    couponLocks: createCouponLockStore({ redis, prefix: config.redis.keyPrefix }),
+    redemptionOptions: new RedemptionOptionsCache(loyalty, config.pos.redemptionOptionsTtlSeconds * 1000, clock, logger),
+    upstreamOtp: new UpstreamOtp(upstream.otpRequired),
+    otpTickets,
     outbox,
+    batchJobs,
     openRedemptions: openRedemptionCapFor(config, redemptions, redis),
     clock,
     logger,
     metrics,
   };
+  const repairs = new RepairQueue({ settle: (r) => settleFromUpstream(deps, r), intervalMs: 1000, logger });
+  deps.repairs = repairs;
+  repairs.start();
+  closeHooks.push(() => repairs.stop());
   const registry = new TerminalRegistry(config.pos.terminalsFile, { logger });
   const app = createBffApp({
     deps,
     registry,
     logger,
     bodyLimitBytes: config.http.bodyLimitBytes,
+    trustProxy: config.money.trustProxy,
     security: bffSecurity(config, redis, logger),
     idempotency: idempotency({ store: idempotencyStore, ttlMs: config.idempotency.ttlMs, leaseMs: config.idempotency.leaseMs, clock, logger }),
     requireRedis: redis ? requireRedis(redis) : undefined,
@@ -103,10 +129,13 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
       ops.use(healthRoutes({ redis, upstreamBaseUrl: upstream.baseUrl, sweeperRunning: () => sweeperRunning, workerRunning: () => workerRunning, shuttingDown: () => shuttingDown }));
     },
   });
-  const sweeper = new HoldSweeper({ store: redemptions, intervalMs: config.pos.sweeperIntervalMs, logger, clock, onExpired: countExpiredHold(metrics) });
+  const sweeper = new HoldSweeper({ store: redemptions, intervalMs: config.pos.sweeperIntervalMs, logger, clock, onExpired: countExpiredHold(metrics), settle: (r) => settleFromUpstream(deps, r) });
   sweeper.start();
   sweeperRunning = true;
-  const outboxWorker = new OutboxWorker({ ...config.outbox, store: outbox, loyalty, logger, clock, leaseMs: config.outbox.claimIdleMs, onOutcome: countOutboxOutcome(metrics) });
+  const couponLockSweeper = new CouponLockSweeper({ store: deps.couponLocks, loyalty, intervalMs: config.pos.sweeperIntervalMs, logger, clock });
+  couponLockSweeper.start();
+  closeHooks.push(() => couponLockSweeper.stop());
+  const outboxWorker = new OutboxWorker({ ...config.outbox, store: outbox, loyalty, batchJobs, logger, clock, leaseMs: config.outbox.claimIdleMs, onOutcome: countOutboxOutcome(metrics) });
   outboxWorker.start();
   workerRunning = true;
   closeHooks.push(() => outboxWorker.stop());
@@ -135,6 +164,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
     app,
     deps,
     sweeper,
+    couponLockSweeper,
     redis,
     idempotency: idempotencyStore,
     metrics,
@@ -160,6 +190,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
         }
         loyalty.close?.();
         await redemptions.close();
+        await otpTickets.close();
         await outbox.close();
         await idempotencyStore.close();
         await redis?.quit().catch(() => redis.disconnect());

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { Email, Mobile } from '../contract';
+import { CouponTarget, Email, Mobile } from '../contract';
 
 /**
  * One sandbox account: its keys and every dashboard setting the v4.0 service
  * lets an account choose. Read from config/sandbox-accounts.json at start-up
- * and replaced whole through `PUT /_sandbox/accounts/:apikey`.
+ * and changed through `PUT /_sandbox/accounts/:apikey` (a partial object, merged).
  */
 
 const Key = z.string().min(8, 'must be at least 8 characters').max(200).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
@@ -49,6 +49,14 @@ export const CouponSettings = z.strictObject({
   code: z.string().min(1).max(100),
   name: z.string().min(1).max(200),
   value: z.number().finite().nonnegative(),
+  /** How `value` applies: money off (fixed), percent off (percentage), or a non-money reward. */
+  type: z.enum(['shipping', 'fixed', 'percentage', 'product']).default('fixed'),
+  /** Most a percentage coupon takes off; absent = no cap. */
+  capping: z.number().finite().positive().optional(),
+  /** Basket total below which the coupon is refused; absent = any. */
+  minOrderValue: z.number().finite().nonnegative().optional(),
+  /** Where the coupon can be used (published list field `target`). */
+  target: CouponTarget.default('POS'),
   currency: z.string().min(1).max(10).optional(),
   startDate: z.iso.datetime({ offset: true }),
   expiryDate: z.iso.datetime({ offset: true }),
@@ -122,7 +130,7 @@ export type AccountSettingsInput = z.input<typeof AccountSettings>;
 /** Settings after defaults. */
 export type AccountSettings = z.output<typeof AccountSettings>;
 
-/** What `GET /_sandbox/accounts/:apikey` shows and PUT accepts: the settings without the secret key. */
+/** What `GET /_sandbox/accounts/:apikey` shows (and PUT accepts whole or in part): the settings without the secret key. */
 export type PublicAccountSettings = Omit<AccountSettings, 'secretKey'>;
 
 export const AccountsFile = z.array(AccountSettings).min(1, 'at least one account is required').superRefine((accounts, ctx) => {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { LOYALTY_ERROR_STATUS, LoyaltyErrorBody, LoyaltyErrorCode } from '../contract';
+import { LOYALTY_ERROR_STATUS, LoyaltyErrorBody, LoyaltyErrorCode, loyaltyErrorCategory } from '../contract';
 import {
   AppError,
   AppErrorOptions,
@@ -14,10 +14,15 @@ import {
 import { requestIdOf } from '../platform/http';
 
 /**
- * The sandbox's errors are platform AppErrors whose `code` is the v4.0 `type`
- * (PascalCase) and whose `loyaltyCode` is the numeric v4.0 code; the renderer
- * writes them in the v4.0 body shape `{ code, type, message, requestId }`.
+ * The sandbox's errors are platform AppErrors whose `code` names the rule that
+ * failed (PascalCase) and whose `loyaltyCode` is the numeric v4.0 code; the
+ * renderer writes them in the published body shape `{ code, type, message,
+ * documentationUrl, requestId }`, `type` being the code's published category,
+ * plus `reason`: the rule's name (a sandbox extension).
  */
+
+/** The published page of the error table (an address, not a link from this repository's docs). */
+export const ERROR_DOCUMENTATION_URL = 'https://docs.gameball.co/api-reference/overview/status-error-codes';
 
 type Opts = Omit<AppErrorOptions, 'loyaltyCode'>;
 const C = LoyaltyErrorCode;
@@ -26,6 +31,8 @@ export const loyaltyErrors = {
   apiKeyInvalid: (message: string) => new AuthenticationError('ApiKeyInvalid', message, { loyaltyCode: C.apiKeyInvalid }),
   secretKeyRequired: (message: string) => new AuthenticationError('SecretKeyRequired', message, { loyaltyCode: C.secretKeyRequired }),
   missingField: (message: string, errors?: FieldError[]) => new BadRequestError('MissingField', message, { loyaltyCode: C.missingField, errors }),
+  /** 422/3001: `null` sent for a required field (null for an optional one means "not given"). */
+  nullArgument: (message: string, errors?: FieldError[]) => new UnprocessableError('NullArgument', message, { loyaltyCode: C.nullArgument, errors }),
   /** 422/3003; `type` says which rule failed (e.g. OTPRequired, HashInvalid). */
   invalidValue: (message: string, type = 'InvalidValue', opts: Opts = {}) => new UnprocessableError(type, message, { ...opts, loyaltyCode: C.invalidValue }),
   invalidPayload: (message: string) => new BadRequestError('InvalidPayload', message, { loyaltyCode: C.invalidPayload }),
@@ -72,7 +79,8 @@ export function toLoyaltyBody(err: AppError, requestId: string): LoyaltyErrorBod
   const code = err.loyaltyCode ?? known?.code ?? byStatus(err.status);
   // A 500 never shows its internals.
   const message = err.status >= 500 ? 'An internal error occurred' : err.message;
-  return { code, type: err.loyaltyCode !== undefined ? err.code : known?.type ?? err.code, message, requestId };
+  const reason = err.loyaltyCode !== undefined ? err.code : known?.type ?? err.code;
+  return { code, type: loyaltyErrorCategory(code), message, documentationUrl: ERROR_DOCUMENTATION_URL, requestId, reason };
 }
 
 /** ErrorRenderer for `errorHandler(logger, renderLoyaltyError)`. */

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
 import { API_PREFIX, OPERATIONS, OperationId } from '../contract';
 import { AppError, BadRequestError } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
+import { AnswerOf, ANSWERS } from './answers';
 import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
 import { CallInfo, CallPolicy, composePolicies, RATE_GROUP } from './policy';
 import { DEFAULT_RETRY_TUNING, DUPLICATE_MEANS_APPLIED, realSleep, RetryTuning, Sleep, withRetries } from './retry';
+import { REQUESTS } from './requests';
 import { RawAnswer, Transport } from './transport';
 
 export interface LoyaltyCallContext {
@@ -71,7 +72,8 @@ export interface CallRequest {
   body?: unknown;
 }
 
-export type ResponseOf<K extends OperationId> = z.output<(typeof OPERATIONS)[K]['response']>;
+/** What the client returns for an operation: its answer as ./answers reads it. */
+export type ResponseOf<K extends OperationId> = AnswerOf<K>;
 
 /** A write whose id makes the upstream refuse a copy: applied now, or found already applied on a retry. */
 export type WriteOutcome<T> = { kind: 'applied'; body: T } | { kind: 'already_applied' };
@@ -79,8 +81,8 @@ export type WriteOutcome<T> = { kind: 'applied'; body: T } | { kind: 'already_ap
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * The generic v4.0 caller: keys, request id, retries, policies, response
- * validation, error mapping, logging and metrics. `LoyaltyClient` adds one
+ * The generic v4.0 caller: keys, request id, retries, policies, reading the
+ * answer (./answers), error mapping, logging and metrics. `LoyaltyClient` adds one
  * typed method per operation on top.
  */
 export class LoyaltyCaller {
@@ -132,7 +134,8 @@ export class LoyaltyCaller {
     const requestId = ctx.requestId && REQUEST_ID.test(ctx.requestId) ? ctx.requestId : randomUUID();
     const path = API_PREFIX + op.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => encodeParam(name, request.params?.[name]));
     // What we send is checked like the upstream would check it, so a bad value is a clear 400 here, not an opaque 3003 there.
-    const body = 'request' in op && op.request ? parseOrThrow(op.request, request.body, `${operation} request`) : undefined;
+    const requestSchema = REQUESTS[operation] ?? ('request' in op ? op.request : undefined);
+    const body = requestSchema ? parseOrThrow(requestSchema, request.body, `${operation} request`) : undefined;
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': 'pos-loyalty-bff',
@@ -209,10 +212,11 @@ export class LoyaltyCaller {
     const json = parseJson(answer.text);
     const ctx = { operation, requestId: info.requestId, status: answer.status };
     if (answer.status >= 200 && answer.status < 300) {
-      const parsed = OPERATIONS[operation].response.safeParse(json);
+      const parsed = ANSWERS[operation].safeParse(json);
       if (parsed.success) return parsed.data as ResponseOf<K>;
-      // Paths only: values may be personal data.
-      this.log.warn({ ...ctx, issues: parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`) }, 'loyalty answer does not match the v4.0 contract');
+      // Field paths and what is wrong, never values: they may be personal data.
+      const fields = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
+      this.log.warn({ ...ctx, fields }, `loyalty answer unusable: ${fields.join('; ')}`);
       throw invalidResponse();
     }
     if (answer.status >= 300 && answer.status < 400) {

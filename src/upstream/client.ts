@@ -1,30 +1,33 @@
 import {
-  Acknowledgement,
-  BalanceResponse,
   BatchOrdersRequest,
-  BatchOrdersResponse,
-  BatchStatusResponse,
-  CouponsResponse,
-  DeleteCustomerResponse,
   EventRequest,
-  EventResponse,
-  HashResponse,
-  HoldLookupResponse,
   HoldRequest,
-  HoldResponse,
   OtpRequest,
-  OtpResponse,
   PaymentRequest,
-  PaymentResponse,
   RefundRequest,
-  RefundResponse,
   TierExpansion as TierExpansionSchema,
   TierProgressQuery,
-  TierProgressResponse,
+  UpsertCustomerRequest,
 } from '../contract';
 import { BadRequestError } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
+import type {
+  AnswerOf,
+  BalanceAnswer,
+  BatchOrdersAnswer,
+  BatchStatusAnswer,
+  CouponsAnswer,
+  HashAnswer,
+  HoldAnswer,
+  HoldLookupAnswer,
+  PaymentAnswer,
+  RefundAnswer,
+  TierProgressAnswer,
+  UpsertCustomerAnswer,
+} from './answers';
 import { LoyaltyCallContext, LoyaltyCaller, WriteOutcome } from './call';
+import type { CouponsValidateRequest, CouponValidateRequest, RewardPreviewRequest } from '../contract';
+import type { CouponsValidateAnswer, CouponValidateAnswer, OrderTransactionsAnswer, RedemptionConfigAnswer, RewardPreviewAnswer } from './coupon-answers';
 
 /**
  * `applied`: the upstream recorded the payment now and answered with its body.
@@ -34,9 +37,9 @@ import { LoyaltyCallContext, LoyaltyCaller, WriteOutcome } from './call';
  * A duplicate on the first attempt (someone else used the id) is thrown as
  * ConflictError `duplicate_transaction`.
  */
-export type PaymentOutcome = WriteOutcome<PaymentResponse>;
+export type PaymentOutcome = WriteOutcome<PaymentAnswer>;
 /** As PaymentOutcome, keyed by `refundTransactionId`. */
-export type RefundOutcome = WriteOutcome<RefundResponse>;
+export type RefundOutcome = WriteOutcome<RefundAnswer>;
 
 export type TierExpansion = 'tier' | 'referrals';
 export interface TierProgressOptions {
@@ -48,17 +51,23 @@ export interface TierProgressOptions {
 
 const LANG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 
+/** The OTP request as the BFF gives it: `ruleId` as the till sent it (the reference wants an integer here). */
+export type OtpCall = Omit<OtpRequest, 'ruleId'> & { ruleId?: string | number };
+
+/** Nothing the BFF reads: the call succeeded. */
+type Done = AnswerOf<'events'>;
+
 /**
  * The BFF's client for the loyalty v4.0 interface: one method per operation,
- * each returning the contract's validated response or throwing a platform
+ * each returning the answer as ./answers reads it, or throwing a platform
  * AppError (see ./errors for the codes). Keys come from configuration only.
  */
 export class LoyaltyClient extends LoyaltyCaller {
-  hold(request: HoldRequest, ctx?: LoyaltyCallContext): Promise<HoldResponse> {
+  hold(request: HoldRequest, ctx?: LoyaltyCallContext): Promise<HoldAnswer> {
     return this.call('hold', { body: request }, ctx);
   }
 
-  batchOrders(request: BatchOrdersRequest, ctx?: LoyaltyCallContext): Promise<BatchOrdersResponse> {
+  batchOrders(request: BatchOrdersRequest, ctx?: LoyaltyCallContext): Promise<BatchOrdersAnswer> {
     return this.call('batchOrders', { body: request }, ctx);
   }
 
@@ -66,7 +75,7 @@ export class LoyaltyClient extends LoyaltyCaller {
     return this.callWrite('payment', request, ctx);
   }
 
-  coupons(customerId: string, ctx?: LoyaltyCallContext): Promise<CouponsResponse> {
+  coupons(customerId: string, ctx?: LoyaltyCallContext): Promise<CouponsAnswer> {
     return this.call('coupons', { params: { customerId } }, ctx);
   }
 
@@ -74,7 +83,7 @@ export class LoyaltyClient extends LoyaltyCaller {
     return this.callWrite('refund', request, ctx);
   }
 
-  async tierProgress(customerId: string, options: TierProgressOptions = {}, ctx?: LoyaltyCallContext): Promise<TierProgressResponse> {
+  async tierProgress(customerId: string, options: TierProgressOptions = {}, ctx?: LoyaltyCallContext): Promise<TierProgressAnswer> {
     const headers: Record<string, string> = {};
     if (options.lang !== undefined) {
       if (!LANG.test(options.lang)) {
@@ -92,35 +101,71 @@ export class LoyaltyClient extends LoyaltyCaller {
   }
 
   /** Uses DELETE; the POST form exists only for clients that cannot send DELETE. */
-  deleteCustomer(customerId: string, ctx?: LoyaltyCallContext): Promise<DeleteCustomerResponse> {
+  deleteCustomer(customerId: string, ctx?: LoyaltyCallContext): Promise<Done> {
     return this.call('deleteCustomer', { params: { customerId } }, ctx);
   }
 
-  hash(customerId: string, ctx?: LoyaltyCallContext): Promise<HashResponse> {
+  hash(customerId: string, ctx?: LoyaltyCallContext): Promise<HashAnswer> {
     return this.call('hash', { params: { customerId } }, ctx);
   }
 
-  events(request: EventRequest, ctx?: LoyaltyCallContext): Promise<EventResponse> {
+  events(request: EventRequest, ctx?: LoyaltyCallContext): Promise<Done> {
     return this.call('events', { body: request }, ctx);
   }
 
-  holdLookup(holdReference: string, ctx?: LoyaltyCallContext): Promise<HoldLookupResponse> {
-    return this.call('holdLookup', { params: { holdReference } }, ctx);
+  holdLookup(holdReference: string, ctx?: LoyaltyCallContext): Promise<HoldLookupAnswer> {
+    return this.call('holdLookup', { params: { holdReferenceId: holdReference } }, ctx);
   }
 
-  holdCancel(holdReference: string, ctx?: LoyaltyCallContext): Promise<Acknowledgement> {
-    return this.call('holdCancel', { params: { holdReference } }, ctx);
+  holdCancel(holdReference: string, ctx?: LoyaltyCallContext): Promise<Done> {
+    return this.call('holdCancel', { params: { holdReferenceId: holdReference } }, ctx);
   }
 
-  otp(request: OtpRequest, ctx?: LoyaltyCallContext): Promise<OtpResponse> {
-    return this.call('otp', { body: request }, ctx);
+  otp(request: OtpCall, ctx?: LoyaltyCallContext): Promise<Done> {
+    return this.call('otp', { body: { ...request, ruleId: wholeNumber(request.ruleId) } }, ctx);
   }
 
-  balance(customerId: string, ctx?: LoyaltyCallContext): Promise<BalanceResponse> {
+  balance(customerId: string, ctx?: LoyaltyCallContext): Promise<BalanceAnswer> {
     return this.call('balance', { params: { customerId } }, ctx);
   }
 
-  batchStatus(jobId: number | string, ctx?: LoyaltyCallContext): Promise<BatchStatusResponse> {
-    return this.call('batchStatus', { params: { jobId } }, ctx);
+  /** Get-or-create: the profile of `customerId` is created, or updated with the fields sent (never duplicated). */
+  upsertCustomer(request: UpsertCustomerRequest, ctx?: LoyaltyCallContext): Promise<UpsertCustomerAnswer> {
+    return this.call('upsertCustomer', { body: request }, ctx);
   }
+
+  batchStatus(jobId: number | string, ctx?: LoyaltyCallContext): Promise<BatchStatusAnswer> {
+    return this.call('batchStatus', { params: { batchId: jobId } }, ctx);
+  }
+
+  // Coupons, preview, order transactions, redemption configuration: answers read tolerantly (./coupon-answers).
+
+  async couponsValidate(request: CouponsValidateRequest, ctx?: LoyaltyCallContext): Promise<CouponsValidateAnswer> {
+    return (await this.call('couponsValidate', { body: request }, ctx)) as unknown as CouponsValidateAnswer;
+  }
+
+  async couponValidate(code: string, request: CouponValidateRequest, ctx?: LoyaltyCallContext): Promise<CouponValidateAnswer> {
+    return (await this.call('couponValidate', { params: { code }, body: request }, ctx)) as unknown as CouponValidateAnswer;
+  }
+
+  async couponRelease(lockReference: string, ctx?: LoyaltyCallContext): Promise<void> {
+    await this.call('couponRelease', { params: { lockReference } }, ctx);
+  }
+
+  async rewardPreview(request: RewardPreviewRequest, ctx?: LoyaltyCallContext): Promise<RewardPreviewAnswer> {
+    return (await this.call('rewardPreview', { body: request }, ctx)) as unknown as RewardPreviewAnswer;
+  }
+
+  async orderTransactions(orderId: string, ctx?: LoyaltyCallContext): Promise<OrderTransactionsAnswer> {
+    return (await this.call('orderTransactions', { params: { orderId } }, ctx)) as unknown as OrderTransactionsAnswer;
+  }
+
+  async redemptionConfig(ctx?: LoyaltyCallContext): Promise<RedemptionConfigAnswer> {
+    return (await this.call('redemptionConfig', {}, ctx)) as unknown as RedemptionConfigAnswer;
+  }
+}
+
+/** A rule id of digits as the integer the OTP request wants; anything else is left for the request check to refuse. */
+function wholeNumber(v: string | number | undefined): string | number | undefined {
+  return typeof v === 'string' && /^[0-9]{1,15}$/.test(v) ? Number(v) : v;
 }

@@ -1,4 +1,4 @@
-import { LoyaltyErrorBody } from '../contract';
+import { z } from 'zod';
 import type { OperationId } from '../contract';
 import {
   AppError,
@@ -8,6 +8,7 @@ import {
   UnprocessableError,
   UpstreamError,
 } from '../platform/errors';
+import { couponError, isCouponRefusal } from './coupon-answers';
 
 /**
  * Upstream answers and transport failures, turned into the platform's own
@@ -35,6 +36,7 @@ const KIND_BY_CODE: Record<string, UpstreamFailureKind> = {
   batch_job_not_found: 'rejected',
   upstream_not_found: 'rejected',
   upstream_rejected: 'rejected',
+  channel_field_required: 'rejected',
   otp_invalid: 'rejected',
   hash_invalid: 'rejected',
   rule_not_found: 'rejected',
@@ -45,12 +47,16 @@ const KIND_BY_CODE: Record<string, UpstreamFailureKind> = {
 
 /**
  * What kind of upstream failure `err` is, or null when it is not one (a local
- * validation error, a caller abort, a bug). The outbox queues `unavailable`
- * and `timeout`, treats `duplicate` as delivered, and fails the rest.
+ * validation error, a caller abort, a bug). A write that fails with
+ * `unavailable`, `timeout` or `rate_limited` is queued in the outbox
+ * (src/pos/outbox/forward.ts); the rest reach the till. When the outbox
+ * delivers, `duplicate` counts as delivered, those three, `invalid_response`
+ * and our keys being refused are retried, and other refusals become dead
+ * letters (src/pos/outbox/deliver.ts).
  */
 export function upstreamFailureKind(err: unknown): UpstreamFailureKind | null {
   if (!(err instanceof AppError)) return null;
-  return KIND_BY_CODE[err.code] ?? null;
+  return KIND_BY_CODE[err.code] ?? (isCouponRefusal(err.code) ? 'rejected' : null);
 }
 
 /**
@@ -108,10 +114,27 @@ const REJECTION_SUMMARY: Record<number, string> = {
   3016: 'the request is not valid',
 };
 
+/**
+ * A v4.0 error body as the client reads it: only the numeric `code` is needed.
+ * `type` is a specific name in our sandbox and a category in the published
+ * reference ("Payload Error", PAYLOAD_ERROR); `documentationUrl` and other
+ * fields are ignored.
+ */
+const LoyaltyErrorBody = z.object({
+  code: z.union([z.number().int(), z.string().regex(/^[0-9]{1,6}$/).transform(Number)]),
+  type: z.string().nullish().transform((v) => v ?? ''),
+  /** Our sandbox's name of the rule that refused; the published body has only the category in `type`. */
+  reason: z.string().nullish().transform((v) => v ?? ''),
+  message: z.string().nullish().transform((v) => v ?? ''),
+});
+type LoyaltyErrorBody = z.output<typeof LoyaltyErrorBody>;
+
 /** Maps a v4.0 error body (already parsed) to our error, per DESIGN.md section 4. */
 function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyErrorBody, retryAfterSeconds: number | undefined): AppError {
   const code = body.code;
   const o = { loyaltyCode: code };
+  const coupon = couponError(operation, body);
+  if (coupon) return coupon;
   switch (code) {
     case 9008:
       return new UnprocessableError('insufficient_points', 'The customer does not have enough points for this', o);
@@ -141,7 +164,7 @@ function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyE
     case 3000:
     case 3003:
     case 3016:
-      return rejection(operation, code, body.type);
+      return rejection(operation, code, body);
     default:
       break;
   }
@@ -151,25 +174,49 @@ function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyE
   return new UnprocessableError('upstream_rejected', `The loyalty service refused the ${operation} request (code ${code})`, o);
 }
 
-/** 3003 is also how the upstream says "wrong OTP" or "wrong hash": its `type` tells which, and only steers our code. */
-function rejection(operation: OperationId, code: number, type: string): AppError {
-  const o = { loyaltyCode: code };
-  if (code === 3003 && /otp/i.test(type)) {
-    return new UnprocessableError('otp_invalid', 'The one-time password is missing, wrong or expired', o);
+/** What a 3003 is about, by the words it uses: only steers our code. */
+const SUBJECTS: [RegExp, (o: { loyaltyCode: number }) => AppError][] = [
+  [/otp/i, (o) => new UnprocessableError('otp_invalid', 'The one-time password is missing, wrong or expired', o)],
+  [/hash/i, (o) => new UnprocessableError('hash_invalid', 'The customer\'s hash is wrong or out of date; scan the customer\'s code again', o)],
+  [/rule/i, (o) => new UnprocessableError('rule_not_found', 'The redemption rule is not one of this loyalty programme\'s rules', o)],
+  [/refund/i, (o) => new UnprocessableError('refund_exceeds_remaining', 'The refund is more than what is left to refund on that sale', o)],
+  [/coupon/i, (o) => new UnprocessableError('coupon_unavailable', 'A coupon code is unknown, not offered to this customer, or not usable now', o)],
+];
+
+/**
+ * 3003 is also how the upstream says "wrong OTP" or "wrong hash": its `type`
+ * tells which (our sandbox), or, where `type` is only a category ("Payload
+ * Error" in the published reference), its message. It only steers our code;
+ * the upstream's text never reaches a till.
+ */
+function rejection(operation: OperationId, code: number, body: LoyaltyErrorBody): AppError {
+  const channelField = code === 3000 ? missingChannelField(body) : undefined;
+  if (channelField) return channelFieldRequired(channelField);
+  if (code === 3003) {
+    for (const text of [body.reason, body.type, body.message]) {
+      const subject = SUBJECTS.find(([pattern]) => pattern.test(text));
+      if (subject) return subject[1]({ loyaltyCode: code });
+    }
   }
-  if (code === 3003 && /hash/i.test(type)) {
-    return new UnprocessableError('hash_invalid', 'The customer\'s hash is wrong or out of date; scan the customer\'s code again', o);
-  }
-  if (code === 3003 && /rule/i.test(type)) {
-    return new UnprocessableError('rule_not_found', 'The redemption rule is not one of this loyalty programme\'s rules', o);
-  }
-  if (code === 3003 && /refund/i.test(type)) {
-    return new UnprocessableError('refund_exceeds_remaining', 'The refund is more than what is left to refund on that sale', o);
-  }
-  if (code === 3003 && /coupon/i.test(type)) {
-    return new UnprocessableError('coupon_unavailable', 'A coupon code is unknown, not offered to this customer, or not usable now', o);
-  }
-  return new UnprocessableError('upstream_rejected', `The loyalty service refused the ${operation} request: ${REJECTION_SUMMARY[code]} (code ${code})`, o);
+  return new UnprocessableError('upstream_rejected', `The loyalty service refused the ${operation} request: ${REJECTION_SUMMARY[code]} (code ${code})`, { loyaltyCode: code });
+}
+
+/**
+ * 3000 naming `email` or `mobile`: the account merges a customer's channels
+ * (online and till ids) by that field, so it must come with every customer
+ * request. Only the upstream's message says which field (the published error
+ * body has no per-field list); it steers our answer, its text is not passed on.
+ */
+function missingChannelField(body: LoyaltyErrorBody): 'email' | 'mobile' | undefined {
+  const named = /\b(email|mobile)\b/i.exec(body.message)?.[1].toLowerCase();
+  return named === 'email' || named === 'mobile' ? named : undefined;
+}
+
+function channelFieldRequired(field: 'email' | 'mobile'): AppError {
+  return new UnprocessableError('channel_field_required', `This loyalty account joins a customer's profiles by ${field}: send the customer's ${field} with this request`, {
+    loyaltyCode: 3000,
+    errors: [{ path: field, message: `required: the loyalty account merges customer channels by ${field}` }],
+  });
 }
 
 /**

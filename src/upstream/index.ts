@@ -1,5 +1,23 @@
 export { LoyaltyClient } from './client';
-export type { PaymentOutcome, RefundOutcome, TierExpansion, TierProgressOptions } from './client';
+export type { OtpCall, PaymentOutcome, RefundOutcome, TierExpansion, TierProgressOptions } from './client';
+export { ANSWERS } from './answers';
+export type {
+  AnswerOf,
+  BalanceAnswer,
+  BatchItemFailure,
+  BatchJobState,
+  BatchOrdersAnswer,
+  BatchStatusAnswer,
+  CouponsAnswer,
+  HashAnswer,
+  HoldAnswer,
+  HoldLookupAnswer,
+  HoldStateRead,
+  PaymentAnswer,
+  RefundAnswer,
+  TierProgressAnswer,
+} from './answers';
+export { upstreamTime } from './date-time';
 export type { CallRequest, LoyaltyCallContext, LoyaltyClientOptions, ResponseOf, UpstreamCallEvent, UpstreamOutcome, WriteOutcome } from './call';
 export {
   certainlyNotDelivered,

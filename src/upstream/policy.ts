@@ -49,6 +49,14 @@ export const RATE_GROUP: Readonly<Record<OperationId, RateGroup>> = {
   hash: 'customers',
   balance: 'customers',
   events: 'events',
+  couponsValidate: 'coupons',
+  couponValidate: 'coupons',
+  couponBurn: 'coupons',
+  couponRelease: 'coupons',
+  rewardPreview: 'orders',
+  orderTransactions: 'orders',
+  redemptionConfig: 'customers',
+  upsertCustomer: 'customers',
 };
 
 /** Policies in order, the first outermost. */

@@ -5,7 +5,8 @@ import { certainlyNotDelivered, upstreamFailureKind } from './errors';
 /**
  * Which calls may be sent again after an unknown outcome (timeout, 5xx, reset):
  * reads, and the writes whose own ids make the upstream refuse a second copy
- * (payment: `paymentId`, refund: `refundTransactionId`). A hold, an OTP, events,
+ * (payment: `paymentId`, refund: `refundTransactionId`), and the customer
+ * upsert (keyed by `customerId`, so a second copy changes nothing more). A hold, an OTP, events,
  * a batch upload, a hold release or a deletion could be applied twice, so they
  * are only sent again when the first attempt certainly never arrived
  * (connection refused, 429).
@@ -26,6 +27,16 @@ export const RETRY_SAFE: Readonly<Record<OperationId, boolean>> = {
   otp: false,
   balance: true,
   batchStatus: true,
+  // A lock made twice holds the coupons twice; burn and release are not repeatable either.
+  couponsValidate: false,
+  couponValidate: false,
+  couponBurn: false,
+  couponRelease: false,
+  rewardPreview: true,
+  orderTransactions: true,
+  redemptionConfig: true,
+  // Get-or-create by customerId: a second copy updates the same profile with the same fields.
+  upsertCustomer: true,
 };
 
 /** Writes whose duplicate answer (9004) after an uncertain attempt means "already applied". */

@@ -23,7 +23,7 @@ describe('/docs renders in a real browser', () => {
 
   it.each([
     ['bff', 'POS loyalty checkout: cashier API', '/pos/v1/redemptions', 'Redemptions'],
-    ['sandbox', 'Loyalty service v4.0 (sandbox)', '/api/v4.0/integrations/transactions/hold', 'Settled extensions'],
+    ['sandbox', 'Loyalty service v4.0 (sandbox)', '/api/v4.0/integrations/transactions/hold', 'Published beyond the spec'],
   ] as const)('the %s page shows its operations, loads nothing from elsewhere, and breaks no CSP rule', async (which, title, operation, tag) => {
     const base = which === 'bff' ? s.bff.url : s.sandbox.url;
     const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });

@@ -43,7 +43,8 @@ function documentedRoutes(doc: Doc): string[] {
 
 describe('OpenAPI documents against the running programs', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'memory' }); });
+  // Every route is called once without a token: more 401s than the default per-minute auth-failure limit.
+  beforeAll(async () => { s = await startStack({ store: 'memory', env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '1000' } }); });
   afterAll(async () => { await s?.close(); });
 
   it('each program serves its committed document at /openapi.json', async () => {

@@ -38,7 +38,11 @@ describe('real cashier responses match the documented schemas', () => {
   });
   afterAll(async () => { await Promise.all([s?.close(), otp?.close()]); });
 
-  it('customers: summary, hash, deletion', async () => {
+  it('customers: registration, summary, hash, deletion', async () => {
+    const created = documented('put', '/customers/:id', await s.pos('cashier').put('/customers/doc-nour', { displayName: 'Nour Hassan', email: 'nour@example.com' }));
+    expect(created.outcome).toBe('created');
+    expect(documented('put', '/customers/:id', await s.pos('manager').put('/customers/doc-nour', { mobile: '+201001234567' })).outcome).toBe('updated');
+    problem(await s.pos('cashier').put('/customers/doc-nour', { email: 'nope' }), 400);
     await s.seed('doc-alice', 1000);
     documented('get', '/customers/:id', await s.pos('cashier').get('/customers/doc-alice?lang=en'));
     documented('get', '/customers/:id/hash', await s.pos('kiosk').get('/customers/doc-alice/hash'));
@@ -70,6 +74,23 @@ describe('real cashier responses match the documented schemas', () => {
     documented('post', '/refunds', await s.pos('manager').post('/refunds', { customerId: 'doc-alice', refundId: 'doc-ref-1', paymentId: 'doc-sale-1', amount: 10 }));
     documented('post', '/payments/:paymentId/void', await s.pos('manager').post('/payments/doc-sale-2/void', { customerId: 'doc-alice' }));
     problem(await s.pos('cashier').post('/refunds', { customerId: 'doc-alice', refundId: 'doc-ref-2', paymentId: 'doc-sale-1' }), 403);
+  });
+
+  it('coupons, earn preview, redemption options, and reading a sale back', async () => {
+    await s.seed('doc-carol', 500);
+    const checks = documented('post', '/coupons/validate', await s.pos('cashier').post('/coupons/validate', { customerId: 'doc-carol', codes: ['WELCOME10', 'SUMMER20'], basketTotal: 50 }));
+    expect(checks.coupons.map((c: { usable: boolean }) => c.usable)).toEqual([true, false]);
+    const lock = documented('post', '/coupon-locks', await s.pos('cashier').post('/coupon-locks', { customerId: 'doc-carol', codes: ['WELCOME10'], basketTotal: 50 }));
+    documented('get', '/coupon-locks/:id', await s.pos('cashier').get(`/coupon-locks/${lock.id}`));
+    documented('post', '/coupon-locks/:id/release', await s.pos('cashier').post(`/coupon-locks/${lock.id}/release`));
+    const again = documented('post', '/coupon-locks', await s.pos('cashier').post('/coupon-locks', { customerId: 'doc-carol', codes: ['WELCOME10'], basketTotal: 50 }));
+    const paid = documented('post', '/payments', await s.pos('cashier').post('/payments', { customerId: 'doc-carol', paymentId: 'doc-sale-c', totalPaid: 40, couponLockId: again.id }));
+    expect(paid.couponLock).toMatchObject({ id: again.id, state: 'used' });
+    documented('post', '/earn-preview', await s.pos('cashier').post('/earn-preview', { customerId: 'doc-carol', totalPaid: 40, lines: [{ serviceId: 'sku-1', amount: 50 }] }));
+    documented('get', '/redemption-options', await s.pos('cashier').get('/redemption-options'));
+    documented('get', '/payments/:paymentId', await s.pos('cashier').get('/payments/doc-sale-1'));
+    documented('get', '/refunds/:refundId', await s.pos('cashier').get('/refunds/doc-ref-1'));
+    problem(await s.pos('cashier').post('/earn-preview', { totalPaid: 40, lines: [] }), 400);
   });
 
   it('events and offline orders', async () => {

@@ -20,7 +20,7 @@ describe.each(['memory', 'redis'] as const)('payments naming a redemption (%s st
   it('pays with a held redemption and marks it redeemed', async () => {
     const r = await heldRedemption(s, 'pay-1', 300, { seed: 500 });
     const pay = await s.pos('cashier').post('/payments', { customerId: 'pay-1', paymentId: 'g-pay-1', totalAmount: 130, totalPaid: 100, redemptionId: r.id }).expect(201);
-    expect(pay.body).toEqual({ paymentId: 'g-pay-1', customerId: 'pay-1', status: 'recorded', pointsEarned: 100, pointsRedeemed: 300, lines: [], redemption: { id: r.id, state: 'redeemed' } });
+    expect(pay.body).toEqual({ paymentId: 'g-pay-1', customerId: 'pay-1', status: 'recorded', pointsEarned: 100, pointsRedeemed: 300, lines: [], redemption: { id: r.id, state: 'redeemed' }, receipt: expect.objectContaining({ pointsEarned: 100, pointsRedeemed: 300 }) });
     expect(await s.balance('pay-1')).toMatchObject({ availablePointsBalance: 300, totalPointsBalance: 300, heldPoints: 0 });
     const read = await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200);
     expect(read.body).toMatchObject({ state: 'redeemed', paymentId: 'g-pay-1', secondsLeft: 0 });
@@ -44,7 +44,7 @@ describe.each(['memory', 'redis'] as const)('payments naming a redemption (%s st
     expect(after).toMatchObject({ availablePointsBalance: 250, heldPoints: 0 });
     // The till never saw the first answer and sends the same sale again.
     const retry = await s.pos('cashier').post('/payments', body).expect(201);
-    expect(retry.body).toEqual({ paymentId: 'g-pay-12', customerId: 'pay-12', status: 'already_recorded', pointsEarned: null, pointsRedeemed: null, lines: [], redemption: { id: r.id, state: 'redeemed' } });
+    expect(retry.body).toEqual({ paymentId: 'g-pay-12', customerId: 'pay-12', status: 'already_recorded', pointsEarned: null, pointsRedeemed: null, lines: [], redemption: { id: r.id, state: 'redeemed' }, receipt: null });
     expect(await s.balance('pay-12')).toEqual(after);
     expect((await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200)).body).toMatchObject({ state: 'redeemed', paymentId: 'g-pay-12' });
   });

@@ -29,6 +29,7 @@ describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s sto
       pointsEarned: 300,
       pointsRedeemed: 0,
       lines: [{ serviceId: 'sku-tv', points: 200 }, { serviceId: 'sku-cable', points: 100 }],
+      receipt: expect.objectContaining({ pointsEarned: 300, balanceAfter: 400 }),
     });
     expect(await s.balance('sale-1')).toMatchObject({ availablePointsBalance: 400, totalPointsBalance: 400, pendingPoints: 0 });
   });
@@ -119,10 +120,10 @@ describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s sto
       lines: [{ serviceId: 'sku-a', amount: 100 }, { serviceId: 'sku-b', amount: 50, category: ['electronics'] }],
     }).expect(201);
     expect((await s.balance('sale-8')).availablePointsBalance).toBe(200);
-    const res = await s.pos('manager').post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-b', price: 50 }] }).expect(201);
+    const res = await s.pos('manager').post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-b', amount: 50 }] }).expect(201);
     expect(res.body).toMatchObject({ status: 'refunded', amountRefunded: 50, pointsReversed: 100 });
     expect((await s.balance('sale-8')).availablePointsBalance).toBe(100);
-    const unknownLine = await s.pos('manager').post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8b', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-zzz', price: 1 }] }).expect(422);
+    const unknownLine = await s.pos('manager').post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8b', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-zzz', amount: 1 }] }).expect(422);
     expect(unknownLine.body.code).toBe('upstream_rejected');
     expect((await s.balance('sale-8')).availablePointsBalance).toBe(100);
   });

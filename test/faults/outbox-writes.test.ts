@@ -10,7 +10,7 @@ import { activity, eventually, paymentsOf, pending, setFaults } from '../pos/out
 describe('which writes wait in the outbox (Redis store)', () => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store: 'redis', env: { LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50', OUTBOX_BACKOFF_MAX_MS: '200', BREAKER_FAILURE_THRESHOLD: '10000' } });
+    s = await startStack({ store: 'redis', env: { KIOSK_EVENTS: 'store_visit,review_written', LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50', OUTBOX_BACKOFF_MAX_MS: '200', BREAKER_FAILURE_THRESHOLD: '10000' } });
   });
   afterAll(async () => {
     await s?.close();

@@ -1,39 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { freePort } from '../support/ports';
 import { BffProcess, eventually, ProcessStack, startProcessStack } from './process-stack';
-
-/** A redis-server of this test's own, which it may kill and start again on the same port (with AOF, as production should run). */
-class ThrowawayRedis {
-  private child?: ChildProcess;
-  private readonly dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-redis-down-'));
-  constructor(readonly port: number) {}
-  get url() {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir], { stdio: 'ignore' });
-    await eventually(() => new Promise<boolean>((resolve) => {
-      const s = net.connect(this.port, '127.0.0.1', () => { s.end(); resolve(true); });
-      s.on('error', () => resolve(false));
-    }), 10_000, 'redis-server listening');
-  }
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGKILL');
-    });
-  }
-  async cleanup(): Promise<void> {
-    await this.kill();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
+import { ThrowawayRedis } from './throwaway-redis';
 
 describe('Redis stopped and restarted under a running BFF process', () => {
   let redis: ThrowawayRedis;
@@ -89,9 +56,10 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     expect([keyed.status, keyed.body.code]).toEqual([503, 'redis_unavailable']);
     expect(Math.max(read.ms, payHeld.ms, keyed.ms)).toBeLessThan(1500);
     expect((await stack.activity('cy')).filter((x) => x.type === 'Payment Processed')).toHaveLength(0);
-    // A plain payment with no key needs no Redis: it goes through (the documented choice).
+    // A plain payment with no key is refused too: the store that rang the sale up could not be recorded (refunds are store-scoped).
     const plain = await timed(till.post('/payments', { customerId: 'cy', paymentId: 'pay-cy-3', totalPaid: 30 }));
-    expect(plain.status).toBe(201);
+    expect([plain.status, plain.body.code]).toEqual([503, 'redis_unavailable']);
+    expect((await stack.activity('cy')).filter((x) => x.type === 'Payment Processed')).toHaveLength(0);
     expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
 
     // Redis comes back on the same port: the BFF reconnects by itself.
@@ -102,6 +70,7 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     // The hold survived in Redis (append-only file) and is paid now; the keyed payment goes through.
     expect((await till.get(`/redemptions/${held.body.id}`).expect(200)).body.state).toBe('held');
     await till.post('/payments', { customerId: 'cy', paymentId: 'pay-cy-1', totalPaid: 40, redemptionId: held.body.id }).expect(201);
+    await till.post('/payments', { customerId: 'cy', paymentId: 'pay-cy-3', totalPaid: 30 }).expect(201);
     await till.post('/payments', { customerId: 'cy', paymentId: 'pay-cy-2', totalPaid: 20 }).set('Idempotency-Key', 'cy-2').expect(201);
     const replay = await till.post('/payments', { customerId: 'cy', paymentId: 'pay-cy-2', totalPaid: 20 }).set('Idempotency-Key', 'cy-2').expect(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');

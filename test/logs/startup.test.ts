@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Config, configSummary, describeConfig, loadConfig } from '../../src/platform/config';
+import { addStore, addTerminal } from '../../src/pos/terminals';
 
 const SECRET = 'sk_live_do_not_print_91c2';
 const REDIS_PASSWORD = 'redis_pw_do_not_print';
@@ -50,6 +51,9 @@ describe('describeConfig', () => {
 /** Runs `npm start`'s entry point until the BFF listens, then stops it with SIGTERM. */
 async function runMain(env: Record<string, string>, args: string[]): Promise<{ output: string; code: number | null }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-startup-'));
+  // A real upstream means no demo terminals: start-up needs one already there.
+  addStore(path.join(dir, 'terminals.json'), { id: 'store-001', merchant: { uniqueId: 'm-1', name: 'Retail' }, branch: { uniqueId: 'b-1', name: 'Main' } });
+  addTerminal(path.join(dir, 'terminals.json'), { storeId: 'store-001', role: 'cashier' });
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts', ...args], {
     cwd: path.join(__dirname, '../..'),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', TERMINALS_FILE: path.join(dir, 'terminals.json'), ...env },

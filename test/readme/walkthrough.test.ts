@@ -54,19 +54,24 @@ describe('README walkthrough', () => {
     });
     const started = await waitForOutput(child, /POS BFF listening/, 30_000);
     expect(started).toContain('tokens are shown once');
+    expect(started).toContain(`API reference: http://localhost:${port}/docs`);
 
     const script = readmeScript('## A whole checkout with points')
       .replaceAll('localhost:8080', `localhost:${port}`)
+      .replaceAll('localhost:8081', `localhost:${sandboxPort}`)
       .replaceAll('config/terminals.demo-tokens.env', path.join(dir, 'terminals.demo-tokens.env'));
-    const out = await runBash(script);
-    const lines = out.trim().split('\n');
-    expect(JSON.parse(lines[0]).points.available).toBe(1000);
-    expect(lines[1]).toMatch(/^demo-customer:\d{6}$/);
-    expect(lines[2]).toMatch(/^rdm_/);
-    expect(JSON.parse(lines[3])).toMatchObject({ state: 'held', points: 200 });
-    expect(JSON.parse(lines[4])).toMatchObject({ status: 'recorded', pointsRedeemed: 200, pointsEarned: 260, redemption: { state: 'redeemed' } });
-    expect(JSON.parse(lines[5])).toMatchObject({ status: 'refunded', amountRefunded: 65 });
-    expect(JSON.parse(lines[6]).points.available).toBe(1030);
+    const checkout = async () => {
+      const lines = (await runBash(script)).trim().split('\n');
+      expect(JSON.parse(lines[0]).points.available).toBe(1000);
+      expect(lines[1]).toMatch(/^demo-customer:\d{6}$/);
+      expect(lines[2]).toMatch(/^rdm_/);
+      expect(JSON.parse(lines[3])).toMatchObject({ state: 'held', points: 200 });
+      expect(JSON.parse(lines[4])).toMatchObject({ status: 'recorded', pointsRedeemed: 200, pointsEarned: 260, redemption: { state: 'redeemed' } });
+      expect(JSON.parse(lines[5])).toMatchObject({ status: 'refunded', amountRefunded: 65 });
+      expect(JSON.parse(lines[6]).points.available).toBe(1030);
+      return lines;
+    };
+    const first = await checkout();
 
     // The counters the walkthrough moved, as an operator sees them on /metrics.
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -74,6 +79,11 @@ describe('README walkthrough', () => {
     expect(metrics).toMatch(/pos_redemption_transitions_total\{from="held",to="redeemed"\} 1\b/);
     expect(metrics).toMatch(/loyalty_upstream_requests_total\{operation="payment",outcome="ok"\} 1\b/);
     expect(metrics).toMatch(/loyalty_upstream_requests_total\{operation="refund",outcome="ok"\} 1\b/);
+
+    // Again, against the same running BFF: the same balances, a new redemption and sale.
+    const second = await checkout();
+    expect(second[2]).not.toBe(first[2]);
+    expect(JSON.parse(second[4]).redemption.id).toBe(second[2]);
 
     // The sandbox-alone walkthrough: hold -> payment -> refund against the v4.0 interface.
     const sbx = (await runBash(readmeScript('## The sandbox alone').replaceAll('localhost:8081', `localhost:${sandboxPort}`))).trim().split('\n');
@@ -83,5 +93,16 @@ describe('README walkthrough', () => {
     expect(JSON.parse(sbx[4])).toMatchObject({ redeemedPoints: 100, rewardedPoints: 90 });
     expect(JSON.parse(sbx[5])).toMatchObject({ refundTransactionId: 'ref-1', refundAmount: 90, refundEquivalentPoints: 90 });
     expect(JSON.parse(sbx[6]).availablePointsBalance).toBe(500);
+
+    // The coupon sale: its output is what the README says it prints (ids aside).
+    const couponHeading = '### A coupon sale and its printed receipt';
+    const coupon = (await runBash(readmeScript(couponHeading).replaceAll('localhost:8080', `localhost:${port}`).replaceAll('localhost:8081', `localhost:${sandboxPort}`)
+      .replaceAll('config/terminals.demo-tokens.env', path.join(dir, 'terminals.demo-tokens.env')))).trim().split('\n');
+    const printed = /It prints:\n\n```\n([\s\S]*?)```/.exec(readFileSync('README.md', 'utf8').split(couponHeading)[1])![1].trim().split('\n');
+    expect(coupon).toHaveLength(printed.length);
+    // "..." in the README stands for an id that changes every run.
+    const pattern = (l: string) => new RegExp(`^${l.split('...').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[A-Za-z0-9_-]+')}$`);
+    coupon.forEach((line, i) => expect(line).toMatch(pattern(printed[i])));
+    expect(coupon.join('\n')).toContain('Coupon WELCOME10');
   }, 60_000);
 });

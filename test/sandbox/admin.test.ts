@@ -16,14 +16,46 @@ describe('sandbox admin API', () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
   });
 
-  it('is guarded by the secret key', async () => {
-    expectLoyaltyError(await h.http.post('/_sandbox/reset'), 401, 1001);
-    expectLoyaltyError(await h.http.post('/_sandbox/reset').set({ secretkey: 'wrong_secret_123' }), 401, 1001);
-    expectLoyaltyError(await h.http.post('/_sandbox/customers').set({ apikey: API_KEY }).send({ customerId: 'x', points: 1 }), 401, 1001);
-    expectLoyaltyError(await h.http.get(`/_sandbox/accounts/${API_KEY}`).set({ secretkey: 'wrong_secret_123' }), 401, 1001);
-    expectLoyaltyError(await h.http.get('/_sandbox/clock'), 401, 1001);
-    expectLoyaltyError(await h.http.post('/_sandbox/clock/advance').send({ ms: 1 }), 401, 1001);
-    expectLoyaltyError(await h.http.get('/_sandbox/otp/c1').set({ apikey: API_KEY }), 401, 1001);
+  it('takes one rule on every admin route: the apikey of an account and that account\'s secretkey', async () => {
+    const secretOnly = { secretkey: SECRET };
+    const routes: [string, string, object?][] = [
+      ['post', '/_sandbox/reset'],
+      ['post', '/_sandbox/customers', { customerId: 'x', points: 1 }],
+      ['post', '/_sandbox/customers/bulk', { prefix: 'b', count: 1, points: 1 }],
+      ['get', '/_sandbox/customers/c1/activity'],
+      ['get', `/_sandbox/accounts/${API_KEY}`],
+      ['put', `/_sandbox/accounts/${API_KEY}`, { otpEnabled: false }],
+      ['get', '/_sandbox/clock'],
+      ['post', '/_sandbox/clock/advance', { ms: 1 }],
+      ['get', '/_sandbox/otp/c1'],
+      ['get', '/_sandbox/faults'],
+      ['put', '/_sandbox/faults', { rules: [] }],
+      ['delete', '/_sandbox/faults'],
+    ];
+    for (const [method, path, body] of routes) {
+      const call = (headers: Record<string, string>) => (h.http as unknown as Record<string, (p: string) => request.Test>)[method](path).set(headers).send(body);
+      expectLoyaltyError(await call({}), 401, 1000);
+      expectLoyaltyError(await call(secretOnly), 401, 1000);
+      expectLoyaltyError(await call({ apikey: API_KEY }), 401, 1001);
+      expectLoyaltyError(await call({ apikey: API_KEY, secretkey: 'wrong_secret_123' }), 401, 1001);
+      expectLoyaltyError(await call({ apikey: 'unknown_key_1', secretkey: SECRET }), 401, 1000);
+      // With both keys of the account the guard lets it through (an unknown customer is a 404 after it).
+      const res = await call({ apikey: API_KEY, secretkey: SECRET });
+      expect([200, 201, 404]).toContain(res.status);
+      if (res.status === 404) expect(path).toMatch(/c1/);
+    }
+  });
+
+  it("refuses another account's secret, and another account's settings", async () => {
+    const other = { apikey: 'other_api_key_2', secretkey: 'other_secret_key_2' };
+    const h2 = createSandbox({ accounts: [testAccount(), testAccount({ name: 'Other', apiKey: other.apikey, secretKey: other.secretkey })] });
+    const http = request(h2.app);
+    expectLoyaltyError(await http.post('/_sandbox/reset').set({ apikey: API_KEY, secretkey: other.secretkey }), 401, 1001);
+    expectLoyaltyError(await http.post('/_sandbox/customers').set({ apikey: API_KEY, secretkey: other.secretkey }).send({ customerId: 'x', points: 1 }), 401, 1001);
+    expectLoyaltyError(await http.get(`/_sandbox/accounts/${API_KEY}`).set(other), 401, 1000);
+    expectLoyaltyError(await http.put(`/_sandbox/accounts/${API_KEY}`).set(other).send({ otpEnabled: true }), 401, 1000);
+    expect((await http.get(`/_sandbox/accounts/${API_KEY}`).set({ apikey: API_KEY, secretkey: SECRET }).expect(200)).body.otpEnabled).toBe(false);
+    await http.get('/_sandbox/clock').set(other).expect(200);
   });
 
   it('seeds customers (201 new, 200 existing) and validates the seed', async () => {
@@ -57,7 +89,7 @@ describe('sandbox admin API', () => {
     expect((await http.get(`${API}/customers/seeded/balance`).set(h.keys)).body.availablePointsBalance).toBe(42);
   });
 
-  it('GET returns the settings as one object without the secret; PUT accepts exactly that', async () => {
+  it('GET returns the settings as one object without the secret; PUT accepts that whole object too', async () => {
     const got = await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys);
     expect(got.status).toBe(200);
     expect(got.body).not.toHaveProperty('secretKey');
@@ -71,21 +103,40 @@ describe('sandbox admin API', () => {
     expect((await h.balance('c1')).availablePointsValue).toBe(25);
   });
 
-  it('PUT validates and names the bad field; apiKey cannot change; the secret can', async () => {
-    const got = (await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys)).body;
-    const bad = expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...got, holdPeriodMinutes: 21601 }), 422, 3003);
+  it('PUT validates and names the bad field; apiKey cannot change; the secret can, and reset takes the configured one back', async () => {
+    const bad = expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ holdPeriodMinutes: 21601 }), 422, 3003);
     expect(bad.message).toContain('holdPeriodMinutes');
-    const badMode = expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...got, channelMerging: 'fax' }), 422, 3003);
+    const badMode = expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ channelMerging: 'fax' }), 422, 3003);
     expect(badMode.message).toContain('channelMerging');
-    const noName = expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...got, name: undefined }), 400, 3000);
-    expect(noName.message).toContain('name');
-    expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...got, apiKey: 'another_key_99' }), 422, 3003);
-    expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send([got]), 400, 3016);
-    expectLoyaltyError(await h.http.get('/_sandbox/accounts/unknown_key_1').set(h.keys), 404, 4004);
+    const unknown = expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ otpEnabld: true }), 422, 3003);
+    expect(unknown.message).toContain('otpEnabld');
+    const proto = await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).set('Content-Type', 'application/json').send('{"__proto__":{"otpEnabled":true}}');
+    // Dropped by the JSON parser or refused as an unknown key: either way it changes nothing.
+    expect(proto.status).toBeLessThan(500);
+    expect((await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys)).body.otpEnabled).toBe(false);
+    expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ apiKey: 'another_key_99' }), 422, 3003);
+    expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send([{ otpEnabled: true }]), 400, 3016);
+    expectLoyaltyError(await h.http.get('/_sandbox/accounts/unknown_key_1').set(h.keys), 401, 1000);
 
-    await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...got, secretKey: 'rotated_secret_9' }).expect(200);
+    await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ secretKey: 'rotated_secret_9' }).expect(200);
     expectLoyaltyError(await h.http.get(`${API}/customers/x/hash`).set(h.keys), 401, 1001);
-    expectLoyaltyError(await h.http.get(`${API}/customers/x/hash`).set({ apikey: API_KEY, secretkey: 'rotated_secret_9' }), 404, 7000);
+    const rotated = { apikey: API_KEY, secretkey: 'rotated_secret_9' };
+    expectLoyaltyError(await h.http.get(`${API}/customers/x/hash`).set(rotated), 404, 7000);
+    // Only reset still takes the configured secret (so a lost rotated one can be undone); other routes want the current one.
+    expectLoyaltyError(await h.http.get('/_sandbox/clock').set(h.keys), 401, 1001);
+    await h.http.get('/_sandbox/clock').set(rotated).expect(200);
+    await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
+    expectLoyaltyError(await h.http.get(`${API}/customers/x/hash`).set(h.keys), 404, 7000);
+  });
+
+  it('PUT takes a partial object: given fields replace, objects merge one level, arrays are replaced', async () => {
+    const before = (await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys).expect(200)).body;
+    expect(before.earn.minimumSpend).toBeDefined();
+    const put = await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ otpEnabled: true, earn: { pointsPerUnit: 3 }, eventRewards: { signup: 7 }, tiers: [] }).expect(200);
+    expect(put.body).toEqual({ ...before, otpEnabled: true, earn: { ...before.earn, pointsPerUnit: 3 }, eventRewards: { ...before.eventRewards, signup: 7 }, tiers: [] });
+    expect((await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys)).body).toEqual(put.body);
+    // An empty object changes nothing.
+    expect((await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({}).expect(200)).body).toEqual(put.body);
   });
 
   it('reads and advances the clock (forward only)', async () => {

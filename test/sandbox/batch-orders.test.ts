@@ -42,20 +42,22 @@ describe('sandbox batch orders', () => {
       order('guest-1', 'o3', 500, { guest: true }),
     ]);
     const done = await finished(jobId);
-    expect(done).toMatchObject({ jobId, status: 'completed', total: 5, processed: 5, succeeded: 3, failed: 2 });
+    expect(done).toMatchObject({ batchId: String(jobId), status: 'completed', progress: 100, totalItems: 5, processedItems: 5, failedItems: 2 });
     expect(done.results).toEqual([
-      { index: 0, orderId: 'o1', customerId: 'new-1', success: true, rewardedPoints: 120 },
-      { index: 1, orderId: 'o2', customerId: 'c1', success: true, rewardedPoints: 40 },
-      { index: 2, orderId: 'o1', customerId: 'c1', success: false, error: { code: 9004, message: expect.stringContaining('"o1"') } },
-      { index: 3, orderId: 'pay-1', customerId: 'c1', success: false, error: { code: 9004, message: expect.stringContaining('"pay-1"') } },
-      { index: 4, orderId: 'o3', customerId: 'guest-1', success: true, rewardedPoints: 0 },
+      { index: 0, orderId: 'o1', customerId: 'new-1', rewardedPoints: 120 },
+      { index: 1, orderId: 'o2', customerId: 'c1', rewardedPoints: 40 },
+      { index: 4, orderId: 'o3', customerId: 'guest-1', rewardedPoints: 0 },
+    ]);
+    expect(done.errors).toEqual([
+      { index: 2, orderId: 'o1', customerId: 'c1', code: 9004, message: expect.stringContaining('"o1"') },
+      { index: 3, orderId: 'pay-1', customerId: 'c1', code: 9004, message: expect.stringContaining('"pay-1"') },
     ]);
     expect(await h.balance('new-1')).toMatchObject({ availablePointsBalance: 120, totalEarnedPoints: 120 });
     expect(await h.balance('c1')).toMatchObject({ availablePointsBalance: 40 });
 
     // An order already in a finished batch is a duplicate in the next one, and as a payment.
     const again = await finished(await submit([order('c1', 'o2', 40)]));
-    expect(again).toMatchObject({ succeeded: 0, failed: 1, results: [{ success: false, error: { code: 9004 } }] });
+    expect(again).toMatchObject({ failedItems: 1, results: [], errors: [{ code: 9004 }] });
     expectLoyaltyError(await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'o2', paymentDate: T, totalPaid: 1 }), 422, 9004);
     expect(await h.balance('c1')).toMatchObject({ availablePointsBalance: 40 });
   });
@@ -65,20 +67,16 @@ describe('sandbox batch orders', () => {
     const hold = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 200 }).expect(200);
     const ref = hold.body.holdReference;
     const done = await finished(await submit([order('c1', 'o1', 30, { redemption: { pointsHoldReference: ref } }), order('c1', 'o2', 30, { redemption: { pointsHoldReference: ref } })]));
-    expect(done.results.map((r) => [r.success, r.error?.code])).toEqual([
-      [true, undefined],
-      [false, 9006],
-    ]);
+    expect(done.results.map((r) => r.orderId)).toEqual(['o1']);
+    expect(done.errors.map((e) => [e.orderId, e.code])).toEqual([['o2', 9006]]);
     expect((await h.http.get(`${API}/transactions/hold/${ref}`).set(h.keys)).body.state).toBe('used');
     expect(await h.balance('c1')).toMatchObject({ availablePointsBalance: 500 - 200 + 30, heldPoints: 0 });
 
     await h.setAccount({ channelMerging: 'email' });
     const merged = await finished(await submit([order('c2', 'o3', 10), order('c2', 'o4', 10, { email: 'c2@example.com' })]));
-    expect(merged.results.map((r) => [r.success, r.error?.code])).toEqual([
-      [false, 3000],
-      [true, undefined],
-    ]);
-    expect(merged.results[0].error?.message).toContain('email');
+    expect(merged.results.map((r) => r.orderId)).toEqual(['o4']);
+    expect(merged.errors.map((e) => [e.orderId, e.code])).toEqual([['o3', 3000]]);
+    expect(merged.errors[0].message).toContain('email');
   });
 
   it('finishes the job even if nobody polls', async () => {
@@ -94,7 +92,7 @@ describe('sandbox batch orders', () => {
       }
     }
     expect(total).toBe(300);
-    expect(await finished(jobId)).toMatchObject({ status: 'completed', processed: 300, succeeded: 300, failed: 0 });
+    expect(await finished(jobId)).toMatchObject({ status: 'completed', progress: 100, processedItems: 300, failedItems: 0 });
   });
 
   it('queues without processing anything in the request itself', async () => {
@@ -102,8 +100,10 @@ describe('sandbox batch orders', () => {
     const ctx = h.sandbox.context;
     const orders = Array.from({ length: 1000 }, (_, i) => order('c1', `q-o${i}`, 1));
     const { jobId } = submitBatch(ctx, ctx.store.account(h.keys.apikey)!, { body: orders });
-    expect(ctx.batchJobs.get(jobId)).toMatchObject({ status: 'queued', total: 1000, results: [] });
-    expect((await finished(jobId)).succeeded).toBe(1000);
+    expect(ctx.batchJobs.get(jobId)).toMatchObject({ status: 'pending', total: 1000, processed: 0, results: [] });
+    const pending = await status(jobId);
+    expect(pending.body).toMatchObject({ status: expect.stringMatching(/^(pending|processing)$/), totalItems: 1000 });
+    expect((await finished(jobId)).results).toHaveLength(1000);
   });
 
   it('numbers jobs, and shows a job only to its own account', async () => {
@@ -113,7 +113,8 @@ describe('sandbox batch orders', () => {
     await finished(second);
     expectLoyaltyError(await status(first, other), 404, 4004);
     expectLoyaltyError(await status(999_999), 404, 4004);
-    expectLoyaltyError(await status('abc'), 422, 3003);
+    // batchId is a string in the reference: one that is no job number is simply unknown.
+    expectLoyaltyError(await status('abc'), 404, 4004);
     expectLoyaltyError(await h.http.get(`${API}/batches/${first}/status`).set({ apikey: h.keys.apikey }), 401, 1001);
   });
 
@@ -124,6 +125,28 @@ describe('sandbox batch orders', () => {
     expectLoyaltyError(await status(jobId), 404, 4004);
   });
 
+  it('accepts the published order fields (totalPrice, lineItems, extra, cartId, ...) and nulls for optional ones', async () => {
+    await h.seed('c1', 0);
+    const full = order('c1', 'full-1', 80, {
+      email: null,
+      totalPrice: 100,
+      totalDiscount: 20,
+      totalShipping: 5,
+      totalTax: 7,
+      lineItems: [{ productId: 'p1', quantity: 2, price: 50, sku: 'SKU1', tags: ['a'], category: ['electronics'], discount: 20, extra: { subClass: 'X', nested: { a: 1 } } }],
+      extra: { paymentMethod: 'CREDIT CARD', meta: { till: 4 } },
+      merchant: { uniqueId: 'm1', name: 'Shop', branch: { uniqueId: 'b1', name: 'Main' } },
+      guest: false,
+      channel: 'pos',
+      cartId: 'CART1',
+      cashbackConfigurations: { returnWindow: 0 },
+    });
+    const done = await finished(await submit([full]));
+    expect(done.errors).toEqual([]);
+    expect(done.results).toEqual([{ index: 0, orderId: 'full-1', customerId: 'c1', rewardedPoints: 80 }]);
+    expect(await h.balance('c1')).toMatchObject({ availablePointsBalance: 80 });
+  });
+
   it('validates the whole request with the contract before queueing anything', async () => {
     expectLoyaltyError(await h.http.post(`${API}/batch/orders`).set(h.keys).send({}), 400, 3000);
     expectLoyaltyError(await h.http.post(`${API}/batch/orders`).set(h.keys).send({ body: [] }), 422, 3003);
@@ -131,6 +154,6 @@ describe('sandbox batch orders', () => {
     expect(bad.message).toContain('body.1.totalPaid');
     expectLoyaltyError(await h.http.post(`${API}/batch/orders`).set(h.keys).send([order('c1', 'o1', 1)]), 400, 3016);
     // Nothing was processed: o1 is still free.
-    expect((await finished(await submit([order('c1', 'o1', 1)]))).succeeded).toBe(1);
+    expect((await finished(await submit([order('c1', 'o1', 1)]))).results).toHaveLength(1);
   });
 });

@@ -6,7 +6,7 @@ const DAY = 24 * 3600 * 1000;
 
 const coupons = [
   // Started before START, ends exactly one day after it; 3 uses in all, 2 per customer.
-  { code: 'SPRING', name: 'Spring 15', value: 15, startDate: '2025-03-01T00:00:00Z', expiryDate: '2025-03-02T10:00:00Z', usageLimit: 3, limitPerCustomer: 2, iconPath: 'spring.png' },
+  { code: 'SPRING', name: 'Spring 15', value: 15, type: 'percentage' as const, target: 'Online' as const, startDate: '2025-03-01T00:00:00Z', expiryDate: '2025-03-02T10:00:00Z', usageLimit: 3, limitPerCustomer: 2, iconPath: 'spring.png' },
   { code: 'LATER', name: 'Later 5', value: 5, currency: 'USD', startDate: '2025-03-05T00:00:00+02:00', expiryDate: '2025-04-01T00:00:00Z', usageLimit: 0, limitPerCustomer: 0 },
   { code: 'OFF', name: 'Switched off', value: 1, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', isActive: false },
   { code: 'SILVER', name: 'Silver only', value: 50, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', audience: { tiers: [2], customerIds: ['vip'] } },
@@ -37,6 +37,8 @@ describe('sandbox coupons', () => {
       name: 'Spring 15',
       code: 'SPRING',
       value: 15,
+      type: 'Percentage',
+      target: 'Online',
       currency: 'EGP',
       startDate: '2025-03-01T00:00:00.000Z',
       expiryDate: '2025-03-02T10:00:00.000Z',
@@ -100,7 +102,7 @@ describe('sandbox coupons', () => {
 
   it('refuses unknown, switched-off and not-yet-started coupons', async () => {
     const unknown = expectLoyaltyError(await pay('c1', 'p1', ['NOPE']), 422, 3003);
-    expect(unknown).toMatchObject({ type: 'CouponNotFound' });
+    expect(unknown).toMatchObject({ type: 'PAYLOAD_ERROR', reason: 'CouponNotFound' });
     expect(unknown.message).toContain('NOPE');
     expect(expectLoyaltyError(await pay('c1', 'p1', ['OFF']), 422, 3003).message).toContain('not active');
     expect(expectLoyaltyError(await pay('c1', 'p1', ['LATER']), 422, 3003).message).toContain('starts at');

@@ -46,7 +46,7 @@ describe('sandbox errors: v4.0 shape, bad input, request ids', () => {
     const big = { customerId: 'c1', events: { a: { blob: 'x'.repeat(2000) } } };
     const res = await request(small.app).post(`${API}/events`).set(h.keys).send(big);
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ code: 3016, type: 'PayloadTooLarge', message: expect.stringContaining('1024'), requestId: res.headers['x-request-id'] });
+    expect(res.body).toEqual({ code: 3016, type: 'PAYLOAD_ERROR', message: expect.stringContaining('1024'), documentationUrl: expect.stringMatching(/^https:/), requestId: res.headers['x-request-id'], reason: 'PayloadTooLarge' });
     await small.close();
   });
 

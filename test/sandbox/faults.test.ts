@@ -1,4 +1,4 @@
-import { API, expectLoyaltyError, harness } from './helpers';
+import { API, API_KEY, expectLoyaltyError, harness } from './helpers';
 
 const T = '2025-03-01T10:00:00Z';
 
@@ -12,10 +12,10 @@ describe('sandbox fault injection', () => {
     await h.seed('c1', 0);
   });
 
-  it('is guarded by the secret key', async () => {
-    expectLoyaltyError(await h.http.get('/_sandbox/faults'), 401, 1001);
-    expectLoyaltyError(await h.http.put('/_sandbox/faults').set({ secretkey: 'wrong_secret_123' }).send({ rules: [] }), 401, 1001);
-    expectLoyaltyError(await h.http.delete('/_sandbox/faults'), 401, 1001);
+  it('is guarded by the account keys (apikey and its secretkey)', async () => {
+    expectLoyaltyError(await h.http.get('/_sandbox/faults'), 401, 1000);
+    expectLoyaltyError(await h.http.put('/_sandbox/faults').set({ apikey: API_KEY, secretkey: 'wrong_secret_123' }).send({ rules: [] }), 401, 1001);
+    expectLoyaltyError(await h.http.delete('/_sandbox/faults'), 401, 1000);
   });
 
   it('refuses bad rules with a 400 naming what is wrong, and keeps the old rules', async () => {
@@ -53,7 +53,7 @@ describe('sandbox fault injection', () => {
     await setFaults([{ operation: 'payment', status: 503, times: 1 }]).expect(200);
     const failed = await pay('p1');
     const body = expectLoyaltyError(failed, 503, 5000);
-    expect(body.type).toBe('ServiceUnavailable');
+    expect(body.reason).toBe('ServiceUnavailable');
     expect(failed.headers['x-sandbox-fault']).toBe('payment');
     expect(await h.balance('c1')).toMatchObject({ totalEarnedPoints: 0 });
     expect((await h.http.get('/_sandbox/customers/c1/activity').set(h.keys)).body.activity).toEqual([]);
@@ -68,7 +68,7 @@ describe('sandbox fault injection', () => {
   it('a 429 carries Retry-After: 1', async () => {
     await setFaults([{ operation: 'coupons', status: 429 }]).expect(200);
     const res = await h.http.get(`${API}/customers/c1/coupons`).set(h.keys);
-    expect(expectLoyaltyError(res, 429, 429).type).toBe('RateLimited');
+    expect(expectLoyaltyError(res, 429, 429).reason).toBe('RateLimited');
     expect(res.headers['retry-after']).toBe('1');
   });
 

@@ -88,13 +88,24 @@ export function harness(accounts: AccountSettingsInput[] = [testAccount()]): Har
   };
 }
 
-/** Asserts the v4.0 error shape and returns the body. */
-export function expectLoyaltyError(res: request.Response, status: number, code: number): { code: number; type: string; message: string; requestId: string } {
+/** The published error categories by the thousands digit of the code (429, which has no published code, is a request error). */
+export const PUBLISHED_CATEGORY: Record<number, string> = {
+  1: 'AUTHENTICATION_ERROR', 2: 'REQUEST_ERROR', 3: 'PAYLOAD_ERROR', 4: 'GENERAL_ERROR', 5: 'SERVER_ERROR',
+  6: 'CONFIGURATIONS_ERROR', 7: 'CUSTOMER_ERROR', 8: 'SUBSCRIPTION_ERROR', 9: 'TRANSACTIONS_ERROR',
+};
+export const categoryOf = (code: number) => (code === 429 ? 'REQUEST_ERROR' : PUBLISHED_CATEGORY[Math.floor(code / 1000)]);
+
+export interface LoyaltyErrorReply { code: number; type: string; message: string; documentationUrl: string; requestId: string; reason: string }
+
+/** Asserts the published v4.0 error shape (plus the sandbox's `reason`) and returns the body. */
+export function expectLoyaltyError(res: request.Response, status: number, code: number): LoyaltyErrorReply {
   if (res.status !== status || res.body?.code !== code) {
     throw new Error(`expected ${status}/${code}, got ${res.status} ${JSON.stringify(res.body)}`);
   }
-  expect(Object.keys(res.body).sort()).toEqual(['code', 'message', 'requestId', 'type']);
-  expect(typeof res.body.type).toBe('string');
+  expect(Object.keys(res.body).sort()).toEqual(['code', 'documentationUrl', 'message', 'reason', 'requestId', 'type']);
+  expect(res.body.type).toBe(categoryOf(code));
+  expect(res.body.documentationUrl).toMatch(/^https:\/\/\S+$/);
+  expect(typeof res.body.reason).toBe('string');
   expect(res.body.message.length).toBeGreaterThan(0);
   expect(res.body.requestId).toBe(res.headers['x-request-id']);
   return res.body;

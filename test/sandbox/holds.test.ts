@@ -46,8 +46,11 @@ describe('sandbox holds', () => {
     expect((await h.balance('c1')).availablePointsBalance).toBe(0);
   });
 
-  it('a hold of a customer with no profile yet is refused for insufficient points', async () => {
-    expectLoyaltyError(await hold({ customerId: 'brand-new', pointsToHold: 1 }), 422, 9008);
+  it('a hold of an unknown customer is 404/7000 and creates no profile (with or without a hash)', async () => {
+    const plain = expectLoyaltyError(await hold({ customerId: 'brand-new', pointsToHold: 1 }), 404, 7000);
+    expect(plain.message).toContain('brand-new');
+    expectLoyaltyError(await hold({ customerId: 'brand-new', pointsToHold: 1, hash: '123456', email: 'x@example.com' }), 404, 7000);
+    expectLoyaltyError(await h.http.get(`${API}/customers/brand-new/balance`).set(h.keys), 404, 7000);
   });
 
   it('looks a hold up and releases it on cancel; a second cancel is 9001', async () => {
@@ -56,7 +59,6 @@ describe('sandbox holds', () => {
     const look = await h.http.get(`${API}/transactions/hold/${ref}`).set(h.keys);
     expect(look.status).toBe(200);
     expect(look.body).toEqual({
-      holdReference: ref,
       customerId: 'c1',
       holdAmount: 20,
       holdEquivalentPoints: 200,
@@ -66,7 +68,8 @@ describe('sandbox holds', () => {
     const cancel = await h.http.delete(`${API}/transactions/hold/${ref}`).set(h.keys);
     expect(cancel.status).toBe(200);
     expect(cancel.body).toEqual({ success: true, message: expect.any(String) });
-    expect((await h.http.get(`${API}/transactions/hold/${ref}`).set(h.keys)).body.state).toBe('released');
+    // Released reads as the published "expired": its points are free and it can no longer be used.
+    expect((await h.http.get(`${API}/transactions/hold/${ref}`).set(h.keys)).body.state).toBe('expired');
     expect((await h.balance('c1')).availablePointsBalance).toBe(500);
     expectLoyaltyError(await h.http.delete(`${API}/transactions/hold/${ref}`).set(h.keys), 422, 9001);
     expectLoyaltyError(await h.http.get(`${API}/transactions/hold/unknown-ref`).set(h.keys), 404, 9006);
@@ -124,7 +127,7 @@ describe('sandbox holds', () => {
     const first = await h.hash('c1');
     const wrong = first === '000000' ? '000001' : '000000';
     const refused = expectLoyaltyError(await hold({ customerId: 'c1', pointsToHold: 10, hash: wrong }), 422, 3003);
-    expect(refused.type).toBe('HashInvalid');
+    expect(refused.reason).toBe('HashInvalid');
     expect(await h.hash('c1')).toBe(first);
     expect((await hold({ customerId: 'c1', pointsToHold: 10, hash: first })).status).toBe(200);
     const second = await h.hash('c1');

@@ -22,7 +22,7 @@ describe('sandbox OTP', () => {
 
     it('refuses a hold without an otp (OTPRequired) unless ignoreOTP is true', async () => {
       const refused = expectLoyaltyError(await hold({ customerId: 'c1', pointsToHold: 10 }), 422, 3003);
-      expect(refused.type).toBe('OTPRequired');
+      expect(refused.reason).toBe('OTPRequired');
       expect(refused.message).toMatch(/otp/i);
       expectLoyaltyError(await hold({ customerId: 'c1', pointsToHold: 10, ignoreOTP: false }), 422, 3003);
       expect((await hold({ customerId: 'c1', pointsToHold: 10, ignoreOTP: true })).status).toBe(200);
@@ -39,10 +39,10 @@ describe('sandbox OTP', () => {
 
       const wrong = otp === '123456' ? '654321' : '123456';
       const bad = expectLoyaltyError(await hold({ customerId: 'c1', pointsToHold: 100, otp: wrong }), 422, 3003);
-      expect(bad.type).toBe('OTPInvalid');
+      expect(bad.reason).toBe('OTPInvalid');
       expect((await hold({ customerId: 'c1', pointsToHold: 100, otp })).status).toBe(200);
       const reused = expectLoyaltyError(await hold({ customerId: 'c1', pointsToHold: 100, otp }), 422, 3003);
-      expect(reused.type).toBe('OTPInvalid');
+      expect(reused.reason).toBe('OTPInvalid');
       expect((await lastOtp('c1')).used).toBe(true);
     });
 
@@ -51,7 +51,7 @@ describe('sandbox OTP', () => {
       const { otp } = await lastOtp('c1');
       await h.advance(120_000);
       const expired = expectLoyaltyError(await hold({ customerId: 'c1', pointsToHold: 10, otp }), 422, 3003);
-      expect(expired.type).toBe('OTPExpired');
+      expect(expired.reason).toBe('OTPExpired');
     });
 
     it('a hold refused for another reason does not use up the code', async () => {

@@ -32,10 +32,10 @@ describe('sandbox payments and the points ledger', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.paymentDetails).toEqual([
-      { serviceId: 'tv', decimalPoints: 41.4, points: 41 },
-      { serviceId: 'soap', decimalPoints: 10.9, points: 10 },
-      { serviceId: 'gift', decimalPoints: 90, points: 90 },
-      { serviceId: 'bag', decimalPoints: 38.9, points: 38 },
+      { serviceId: 'tv', decimalPoints: 41.4, points: 41, score: 0 },
+      { serviceId: 'soap', decimalPoints: 10.9, points: 10, score: 0 },
+      { serviceId: 'gift', decimalPoints: 90, points: 90, score: 0 },
+      { serviceId: 'bag', decimalPoints: 38.9, points: 38, score: 0 },
     ]);
     expect(res.body.rewardedPoints).toBe(179);
   });
@@ -45,8 +45,8 @@ describe('sandbox payments and the points ledger', () => {
     await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 1000 }).expect(200);
     const res = await pay({ customerId: 'c1', paymentId: 'p2', totalPaid: 100, paymentDetails: [{ serviceId: 'a', amount: 50 }, { serviceId: 'b', amount: 50, category: ['electronics'] }] });
     expect(res.body.paymentDetails).toEqual([
-      { serviceId: 'a', decimalPoints: 75, points: 75 },
-      { serviceId: 'b', decimalPoints: 100, points: 100 },
+      { serviceId: 'a', decimalPoints: 75, points: 75, score: 0 },
+      { serviceId: 'b', decimalPoints: 100, points: 100, score: 0 },
     ]);
   });
 
@@ -69,8 +69,8 @@ describe('sandbox payments and the points ledger', () => {
     const res = await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 75, paymentDetails: [{ serviceId: 'a', amount: 50 }, { serviceId: 'b', amount: 50 }], redemption: { pointsHoldReference: ref } });
     expect(res.body).toMatchObject({ redeemedPoints: 250, rewardedPoints: 74 });
     expect(res.body.paymentDetails).toEqual([
-      { serviceId: 'a', decimalPoints: 37.5, points: 37 },
-      { serviceId: 'b', decimalPoints: 37.5, points: 37 },
+      { serviceId: 'a', decimalPoints: 37.5, points: 37, score: 0 },
+      { serviceId: 'b', decimalPoints: 37.5, points: 37, score: 0 },
     ]);
     expect((await h.balance('c1')).availablePointsBalance).toBe(1000 - 250 + 74);
   });

@@ -27,7 +27,7 @@ describe('sandbox tier progress', () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
   });
 
-  it('amountSpent: follows payments and refunds; next is null at the top', async () => {
+  it('amountSpent: follows payments and refunds; at the top, next is the top tier itself', async () => {
     await h.seed('c1', 0);
     expect(await progress('c1')).toEqual({
       current: { order: 1, name: 'Bronze', minProgress: 0, icon: 'b.png' },
@@ -37,7 +37,7 @@ describe('sandbox tier progress', () => {
     await pay('c1', 'p1', 1200);
     expect(await progress('c1')).toMatchObject({ current: { name: 'Silver' }, next: { name: 'Gold' }, progress: 1200 });
     await pay('c1', 'p2', 3800);
-    expect(await progress('c1')).toMatchObject({ current: { name: 'Gold' }, next: null, progress: 5000 });
+    expect(await progress('c1')).toMatchObject({ current: { order: 3, name: 'Gold' }, next: { order: 3, name: 'Gold' }, progress: 5000 });
     await h.http
       .post(`${API}/transactions/refund`)
       .set(h.keys)
@@ -65,7 +65,7 @@ describe('sandbox tier progress', () => {
     for (let i = 0; i < 100; i++) {
       if ((await h.http.get(`${API}/batches/${jobId}/status`).set(h.keys)).body.status === 'completed') break;
     }
-    expect(await progress('c1')).toMatchObject({ current: { name: 'Gold' }, next: null, progress: 3 });
+    expect(await progress('c1')).toMatchObject({ current: { order: 3, name: 'Gold' }, next: { order: 3, name: 'Gold' }, progress: 3 });
   });
 
   it('referrals and score: nothing in the sandbox refers friends or scores yet, so progress is 0', async () => {

@@ -55,11 +55,15 @@ describe('per-terminal rate limit and auth-failure limit (Redis, two instances)'
     const a = rawClient(s.bffs[0].url);
     const b = rawClient(s.bffs[1].url);
     const wrong = `pt_${'w'.repeat(43)}`;
+    // A revoked token names its terminal: that failure counts against the terminal, not the address.
+    const revoked = await b.send({ method: 'GET', path: '/pos/v1/customers/rl-alice', headers: bearer(s.tokens.revoked) });
+    expect(revoked.status).toBe(401);
     const tries = [
       await a.send({ method: 'GET', path: '/pos/v1/customers/rl-alice', headers: bearer(wrong) }),
-      await b.send({ method: 'GET', path: '/pos/v1/customers/rl-alice', headers: bearer(s.tokens.revoked) }),
-      await a.send({ method: 'GET', path: '/pos/v1/customers/rl-alice' }),
+      await b.send({ method: 'GET', path: '/pos/v1/customers/rl-alice', headers: bearer(`pt_${'v'.repeat(43)}`) }),
     ];
+    expect((await a.send({ method: 'GET', path: '/pos/v1/customers/rl-alice/hash', headers: bearer(s.tokens.kiosk) })).status).toBe(200);
+    tries.push(await a.send({ method: 'GET', path: '/pos/v1/customers/rl-alice' }));
     expect(tries.map((r) => r.status)).toEqual([401, 401, 401]);
     // Now even a good token from this address waits, on either instance.
     const blocked = await b.send({ method: 'GET', path: '/pos/v1/customers/rl-alice', headers: bearer(s.tokens.kiosk) });

@@ -37,7 +37,7 @@ describe('what a till is told when the loyalty service errs', () => {
     ['POST', 'cashier', '/pos/v1/payments', '', { customerId: 'lk-alice', paymentId: `lk-p-${++n}`, totalPaid: 5 }],
     ['POST', 'manager', '/pos/v1/payments/lk-sale/void', '', { customerId: 'lk-alice', refundId: `lk-v-${++n}` }],
     ['POST', 'manager', '/pos/v1/refunds', '', { customerId: 'lk-alice', refundId: `lk-r-${++n}`, paymentId: 'lk-sale', amount: 1 }],
-    ['POST', 'kiosk', '/pos/v1/events', '', { customerId: 'lk-alice', events: { visited: { aisle: 'A' } } }],
+    ['POST', 'kiosk', '/pos/v1/events', '', { customerId: 'lk-alice', events: { store_visit: { aisle: 'A' } } }],
     ['POST', 'cashier', '/pos/v1/orders/batch', '', { orders: [{ customerId: 'lk-alice', orderId: `lk-o-${++n}`, orderDate: new Date().toISOString(), totalPaid: 1 }] }],
     ['GET', 'cashier', '/pos/v1/orders/batch/1', ''],
     ['DELETE', 'manager', '/pos/v1/customers/lk-nobody', ''],

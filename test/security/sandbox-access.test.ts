@@ -4,15 +4,15 @@ import { startSandbox, StartedSandbox } from '../../src/sandbox';
 import { e2eAccount, SANDBOX_KEYS } from '../support/e2e';
 
 /**
- * Every sandbox route x {no key, API key only, both keys, wrong API key,
- * wrong secret key} x {High Security Mode off, on}, with the exact status and
- * v4.0 code. Rules: "both" operations need both keys; events need only the
- * API key unless High Security Mode is on; a secret key that is sent is
- * always checked. The admin API is guarded by a secret key (an account's own
- * where an account is named).
+ * Every sandbox route x {no key, API key only, secret key only, both keys,
+ * wrong API key, wrong secret key} x {High Security Mode off, on}, with the
+ * exact status and v4.0 code. Rules: "both" operations need both keys; events
+ * need only the API key unless High Security Mode is on; a secret key that is
+ * sent is always checked. Every admin route takes one rule: the apikey of an
+ * account and that account's secretkey.
  */
-type Keys = 'none' | 'apikey only' | 'both' | 'wrong apikey' | 'wrong secret';
-type Guard = 'both' | 'apikey' | 'any secret' | 'account secret' | 'path account' | 'open';
+type Keys = 'none' | 'apikey only' | 'secret only' | 'both' | 'wrong apikey' | 'wrong secret';
+type Guard = 'both' | 'apikey' | 'admin' | 'open';
 
 interface Call {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -27,7 +27,7 @@ interface SandboxRoute {
   call(): Promise<Call>;
 }
 
-const KEYS: Keys[] = ['none', 'apikey only', 'both', 'wrong apikey', 'wrong secret'];
+const KEYS: Keys[] = ['none', 'apikey only', 'secret only', 'both', 'wrong apikey', 'wrong secret'];
 const MODES = [false, true];
 const { apikey, secretkey } = SANDBOX_KEYS;
 
@@ -97,31 +97,31 @@ const ROUTES: SandboxRoute[] = [
       return { method: 'get', path: `${API_PREFIX}/batches/${jobId}/status` };
     },
   },
-  { name: 'POST /_sandbox/reset', guard: 'any secret', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/reset' }) },
-  { name: 'POST /_sandbox/customers', guard: 'account secret', ok: 201, call: async () => ({ method: 'post', path: '/_sandbox/customers', body: { customerId: uniq('sa-new'), points: 5 } }) },
-  { name: 'POST /_sandbox/customers/bulk', guard: 'account secret', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/customers/bulk', body: { prefix: 'sa-bulk-', count: 2, points: 1 } }) },
-  { name: 'GET /_sandbox/customers/:id/activity', guard: 'account secret', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/customers/sa-alice/activity' }) },
+  { name: 'POST /_sandbox/reset', guard: 'admin', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/reset' }) },
+  { name: 'POST /_sandbox/customers', guard: 'admin', ok: 201, call: async () => ({ method: 'post', path: '/_sandbox/customers', body: { customerId: uniq('sa-new'), points: 5 } }) },
+  { name: 'POST /_sandbox/customers/bulk', guard: 'admin', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/customers/bulk', body: { prefix: 'sa-bulk-', count: 2, points: 1 } }) },
+  { name: 'GET /_sandbox/customers/:id/activity', guard: 'admin', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/customers/sa-alice/activity' }) },
   {
     name: 'GET /_sandbox/otp/:id',
-    guard: 'account secret',
+    guard: 'admin',
     ok: 200,
     call: async () => {
       await api('post', '/transactions/otp', { customerId: 'sa-alice', points: 10 });
       return { method: 'get', path: '/_sandbox/otp/sa-alice' };
     },
   },
-  { name: 'GET /_sandbox/accounts/:apikey', guard: 'path account', ok: 200, call: async () => ({ method: 'get', path: `/_sandbox/accounts/${apikey}` }) },
+  { name: 'GET /_sandbox/accounts/:apikey', guard: 'admin', ok: 200, call: async () => ({ method: 'get', path: `/_sandbox/accounts/${apikey}` }) },
   {
     name: 'PUT /_sandbox/accounts/:apikey',
-    guard: 'path account',
+    guard: 'admin',
     ok: 200,
     call: async () => ({ method: 'put', path: `/_sandbox/accounts/${apikey}`, body: (await admin().get(`/_sandbox/accounts/${apikey}`).set(both)).body }),
   },
-  { name: 'GET /_sandbox/clock', guard: 'any secret', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/clock' }) },
-  { name: 'POST /_sandbox/clock/advance', guard: 'any secret', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/clock/advance', body: { ms: 1 } }) },
-  { name: 'GET /_sandbox/faults', guard: 'any secret', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/faults' }) },
-  { name: 'PUT /_sandbox/faults', guard: 'any secret', ok: 200, call: async () => ({ method: 'put', path: '/_sandbox/faults', body: { rules: [] } }) },
-  { name: 'DELETE /_sandbox/faults', guard: 'any secret', ok: 200, call: async () => ({ method: 'delete', path: '/_sandbox/faults' }) },
+  { name: 'GET /_sandbox/clock', guard: 'admin', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/clock' }) },
+  { name: 'POST /_sandbox/clock/advance', guard: 'admin', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/clock/advance', body: { ms: 1 } }) },
+  { name: 'GET /_sandbox/faults', guard: 'admin', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/faults' }) },
+  { name: 'PUT /_sandbox/faults', guard: 'admin', ok: 200, call: async () => ({ method: 'put', path: '/_sandbox/faults', body: { rules: [] } }) },
+  { name: 'DELETE /_sandbox/faults', guard: 'admin', ok: 200, call: async () => ({ method: 'delete', path: '/_sandbox/faults' }) },
   { name: 'GET /_sandbox/health', guard: 'open', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/health' }) },
 ];
 
@@ -131,6 +131,8 @@ function headersFor(k: Keys): Record<string, string> {
       return {};
     case 'apikey only':
       return { apikey };
+    case 'secret only':
+      return { secretkey };
     case 'both':
       return both;
     case 'wrong apikey':
@@ -149,19 +151,13 @@ function expected(r: SandboxRoute, k: Keys, hsm: boolean): { status: number; cod
     case 'open':
       return ok;
     case 'both':
-      if (k === 'none' || k === 'wrong apikey') return API_KEY_INVALID;
+    case 'admin':
+      if (k === 'none' || k === 'secret only' || k === 'wrong apikey') return API_KEY_INVALID;
       return k === 'both' ? ok : SECRET_REQUIRED;
     case 'apikey':
-      if (k === 'none' || k === 'wrong apikey') return API_KEY_INVALID;
+      if (k === 'none' || k === 'secret only' || k === 'wrong apikey') return API_KEY_INVALID;
       if (k === 'wrong secret') return SECRET_REQUIRED;
       return k === 'apikey only' && hsm ? SECRET_REQUIRED : ok;
-    case 'account secret':
-      if (k === 'none' || k === 'wrong apikey') return API_KEY_INVALID;
-      return k === 'both' ? ok : SECRET_REQUIRED;
-    case 'any secret':
-    case 'path account':
-      // Only the secret counts: the path (or nothing) names the account, not the apikey header.
-      return k === 'both' || k === 'wrong apikey' ? ok : SECRET_REQUIRED;
   }
 }
 
@@ -187,7 +183,7 @@ describe('access matrix of the sandbox', () => {
     const res = await admin()[method](path).set(headersFor(keys)).send(body);
     const want = expected(route, keys, hsm);
     expect({ status: res.status, code: res.status >= 400 ? res.body.code : undefined }).toEqual({ status: want.status, code: want.code });
-    if (res.status >= 400) expect(res.body).toEqual({ code: want.code, type: expect.any(String), message: expect.any(String), requestId: expect.any(String) });
+    if (res.status >= 400) expect(res.body).toEqual({ code: want.code, type: expect.any(String), message: expect.any(String), documentationUrl: expect.any(String), requestId: expect.any(String), reason: expect.any(String) });
     expect(res.text).not.toContain(secretkey);
   });
 });

@@ -11,6 +11,30 @@ import { addStore, addTerminal, revokeTerminal } from '../../src/pos/terminals';
 import type { TerminalRole } from '../../src/pos/terminals/types';
 import { loadSandboxAccounts, startSandbox, StartedSandbox } from '../../src/sandbox';
 import type { AccountSettingsInput } from '../../src/sandbox';
+import { Exchange, Transport } from '../../src/upstream/transport';
+import { referenceViolations } from '../reference/request-validator';
+
+/**
+ * Every request a BFF of this test file sends upstream, recorded where they
+ * all pass (the client's transport), so each stack can check on close that
+ * what it sent fits the published reference's request schemas.
+ */
+const sentUpstream: Exchange[] = [];
+const originalSend = Transport.prototype.send;
+Transport.prototype.send = function recordingSend(this: Transport, exchange: Exchange) {
+  sentUpstream.push(exchange);
+  return originalSend.call(this, exchange);
+};
+
+function violationsSince(first: number): string[] {
+  const found = new Set<string>();
+  for (const e of sentUpstream.slice(first)) {
+    const url = e.query ? `${e.path}?${new URLSearchParams(e.query)}` : e.path;
+    const headers = Object.fromEntries(Object.entries(e.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    for (const v of referenceViolations({ method: e.method, url, headers, body: e.body === undefined ? '' : JSON.stringify(e.body) })) found.add(v);
+  }
+  return [...found];
+}
 
 /**
  * The whole product on loopback for end-to-end tests: the sandbox on a real
@@ -30,6 +54,8 @@ export interface StackOptions {
   instances?: number;
   account?: Partial<AccountSettingsInput>;
   env?: Record<string, string>;
+  /** Point the BFF at this loyalty service instead of the sandbox (which still starts, for the helpers). */
+  upstreamUrl?: string;
 }
 
 export interface Tokens {
@@ -53,11 +79,13 @@ export interface Stack {
   terminalsFile: string;
   /** Every log line the BFF instances wrote. */
   logs: string[];
+  /** Requests the BFF instances sent upstream so far, by the published reference's request schemas: what does not fit (empty when all do). */
+  upstreamViolations(): string[];
   /** Every BFF response `pos()` received: status, headers and body text (to check nothing secret leaks). */
   responses: string[];
   redisPrefix: string;
   /** supertest against instance `i` (default 0) with a terminal token. */
-  pos(role: keyof Tokens, i?: number): { get(p: string): request.Test; post(p: string, body?: object): request.Test; delete(p: string): request.Test };
+  pos(role: keyof Tokens, i?: number): { get(p: string): request.Test; post(p: string, body?: object): request.Test; put(p: string, body?: object): request.Test; delete(p: string): request.Test };
   sandboxAdmin: ReturnType<typeof request>;
   seed(customerId: string, points: number): Promise<void>;
   /** Moves the sandbox clock and every BFF instance's clock together. */
@@ -72,6 +100,7 @@ export interface Stack {
 let counter = 0;
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
+  const firstSent = sentUpstream.length;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-e2e-'));
   const terminalsFile = path.join(dir, 'terminals.json');
   for (const n of ['001', '002']) {
@@ -119,12 +148,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // The fleet rate limiter stays in the path but never trips, unless a test sets its own limits.
     ...Object.fromEntries(['TRANSACTIONS', 'COUPONS', 'ORDERS', 'CUSTOMERS', 'EVENTS'].map((g) => [`UPSTREAM_RATE_LIMIT_${g}`, '100000'])),
     ...(opts.store === 'redis' ? { REDIS_URL: redisUrl } : {}),
-    ...(opts.account?.otpEnabled ? { LOYALTY_OTP_ENABLED: 'true' } : {}),
+    // Most suites test other rules with typed customer ids; test/e2e/proof-*.test.ts test REDEMPTION_PROOF itself.
+    REDEMPTION_PROOF: 'none',
     ...opts.env,
   });
   let offset = 0;
   const clock = () => Date.now() + offset;
-  const upstream = { baseUrl: sandbox.url, apiKey: SANDBOX_KEYS.apikey, secretKey: SANDBOX_KEYS.secretkey };
+  // As main does with the bundled sandbox: the BFF reads the account's OTP setting, live (another upstream: followed from its answers).
+  const upstream = {
+    baseUrl: opts.upstreamUrl ?? sandbox.url,
+    apiKey: SANDBOX_KEYS.apikey,
+    secretKey: SANDBOX_KEYS.secretkey,
+    otpRequired: opts.upstreamUrl ? undefined : () => sandbox.context.store.account(SANDBOX_KEYS.apikey)?.settings.otpEnabled ?? false,
+  };
   const bffs: RunningBff[] = [];
   for (let i = 0; i < (opts.instances ?? 1); i++) bffs.push(await startBff(config, upstream, logger.child({ instance: i }), { clock }));
 
@@ -140,6 +176,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     return {
       get: (p: string) => recorded(http.get(`/pos/v1${p}`).set(auth)),
       post: (p: string, body?: object) => recorded(body === undefined ? http.post(`/pos/v1${p}`).set(auth) : http.post(`/pos/v1${p}`).set(auth).send(body)),
+      put: (p: string, body?: object) => recorded(body === undefined ? http.put(`/pos/v1${p}`).set(auth) : http.put(`/pos/v1${p}`).set(auth).send(body)),
       delete: (p: string) => recorded(http.delete(`/pos/v1${p}`).set(auth)),
     };
   };
@@ -160,6 +197,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     redisPrefix,
     pos,
     sandboxAdmin,
+    upstreamViolations: () => violationsSince(firstSent),
     async seed(customerId, points) {
       ok(await sandboxAdmin.post('/_sandbox/customers').set(keys).send({ customerId, points }), 'seed');
     },
@@ -190,6 +228,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         r.disconnect();
       }
       rmSync(dir, { recursive: true, force: true });
+      // A request the published reference would refuse fails the file (its afterAll).
+      const violations = violationsSince(firstSent);
+      if (violations.length) throw new Error(`requests sent upstream that the published v4.0 reference refuses:\n${violations.join('\n')}`);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { CallPolicy } from '../../src/upstream';
 import { rateLimited } from '../../src/upstream/errors';
-import { bodies, paymentRequest } from './fixtures';
+import { bodies, paymentRequest, reads } from './fixtures';
 import { failure, json, makeClient, useTestUpstream } from './test-upstream';
 
 /**
@@ -29,7 +29,7 @@ it('is started in the same tick as the policies, and nothing is sent until it pa
   await new Promise((r) => setTimeout(r, 50));
   expect(upstream.seen).toHaveLength(0);
   pass();
-  await expect(call).resolves.toEqual({ kind: 'applied', body: bodies.payment });
+  await expect(call).resolves.toEqual({ kind: 'applied', body: reads.payment });
   client.close();
   expect(upstream.seen).toHaveLength(1);
 });

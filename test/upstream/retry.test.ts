@@ -3,7 +3,7 @@ import { ServiceUnavailableError } from '../../src/platform/errors';
 import { RETRY_SAFE } from '../../src/upstream';
 import { rateLimited, timedOut, unavailable } from '../../src/upstream/errors';
 import { nextDelayMs } from '../../src/upstream/retry';
-import { batchRequest, bodies, eventRequest, holdRequest, otpRequest, paymentRequest, refundRequest } from './fixtures';
+import { batchRequest, bodies, reads, eventRequest, holdRequest, otpRequest, paymentRequest, refundRequest } from './fixtures';
 import { drop, failure, json, loyaltyError, makeClient, stall, STALL_TIMEOUT_MS, useTestUpstream } from './test-upstream';
 
 const upstream = useTestUpstream();
@@ -15,7 +15,7 @@ describe('reads', () => {
   it('503 then 200: retried after a jittered backoff, answer returned', async () => {
     const { client, delays } = makeClient(upstream);
     upstream.script(unavailable503, json(200, bodies.balance));
-    await expect(client.balance('c-1')).resolves.toEqual(bodies.balance);
+    await expect(client.balance('c-1')).resolves.toEqual(reads.balance);
     client.close();
     expect(upstream.seen).toHaveLength(2);
     // base 100 ms, equal jitter with random() = 0.5: 50 + 25.
@@ -43,7 +43,7 @@ describe('reads', () => {
   it('honours Retry-After of a 429, then succeeds', async () => {
     const { client, delays } = makeClient(upstream);
     upstream.script(loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '2' }), json(200, bodies.tierProgress));
-    await expect(client.tierProgress('c-1')).resolves.toEqual(bodies.tierProgress);
+    await expect(client.tierProgress('c-1')).resolves.toEqual(reads.tierProgress);
     client.close();
     expect(delays).toEqual([2000]);
   });
@@ -119,7 +119,7 @@ describe('payment and refund: retried, a duplicate after a lost answer counts as
   it('payment: 503 then 200 -> applied, same paymentId both times', async () => {
     const { client } = makeClient(upstream);
     upstream.script(unavailable503, json(200, bodies.payment));
-    await expect(client.payment(paymentRequest)).resolves.toEqual({ kind: 'applied', body: bodies.payment });
+    await expect(client.payment(paymentRequest)).resolves.toEqual({ kind: 'applied', body: reads.payment });
     client.close();
     expect(upstream.seen.map((s) => JSON.parse(s.body).paymentId)).toEqual(['p-1', 'p-1']);
   });
@@ -180,8 +180,8 @@ describe('nextDelayMs', () => {
     expect(nextDelayMs(new Error('bug'), 'hash', 1, tuning, () => 0)).toBeNull();
   });
 
-  it('marks exactly reads, payment and refund as safe to resend', () => {
+  it('marks exactly reads, payment, refund and the customer upsert (get-or-create by id) as safe to resend', () => {
     const safe = (Object.keys(RETRY_SAFE) as OperationId[]).filter((k) => RETRY_SAFE[k]).sort();
-    expect(safe).toEqual(['balance', 'batchStatus', 'coupons', 'hash', 'holdLookup', 'payment', 'refund', 'tierProgress']);
+    expect(safe).toEqual(['balance', 'batchStatus', 'coupons', 'hash', 'holdLookup', 'orderTransactions', 'payment', 'redemptionConfig', 'refund', 'rewardPreview', 'tierProgress', 'upsertCustomer']);
   });
 });

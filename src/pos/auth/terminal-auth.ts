@@ -88,10 +88,11 @@ export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOp
   const { failures } = options;
   return async (req: Request, res: Response, next) => {
     const log = (req as { log?: Logger }).log ?? options.logger ?? silentLogger;
-    const address = req.socket.remoteAddress ?? 'unknown';
+    // req.ip is the socket's address, or with TRUST_PROXY the till's address as the balancer forwarded it.
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const from = { remoteAddress: address, method: req.method, path: req.path };
     if (failures) {
-      const wait = await failures.blockedFor(address);
+      const wait = await failures.blockedFor(`address:${address}`);
       if (wait !== undefined) {
         log.warn({ ...from, reason: 'too_many_auth_failures' }, 'terminal authentication refused');
         return next(
@@ -107,7 +108,8 @@ export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOp
     if ('code' in outcome || !outcome.ok) {
       const refusal = 'code' in outcome ? outcome : { ...INVALID_TOKEN, reason: outcome.reason, terminalId: outcome.terminalId };
       log.warn({ ...from, reason: refusal.reason, terminalId: refusal.terminalId, via: names.length ? 'certificate' : 'token' }, 'terminal authentication failed');
-      await failures?.record(address);
+      // Counted against the terminal when the credential named one (a revoked till, a certificate), so its neighbours behind one address are not blocked.
+      await failures?.record(refusal.terminalId ? `terminal:${refusal.terminalId}` : `address:${address}`);
       return next(refuse(res, refusal.code, refusal.message));
     }
     res.locals.identity = outcome.identity;

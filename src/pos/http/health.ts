@@ -1,10 +1,9 @@
 import { Router } from 'express';
-import type { Redis } from 'ioredis';
-import { redisReady } from '../../platform/redis';
+import { redisReady, type RedisClient } from '../../platform/redis';
 
 export interface HealthOptions {
   /** Unset: the in-process store; the check reads `not_configured`. */
-  redis?: Redis;
+  redis?: RedisClient;
   /** Any HTTP answer from here within the timeout means the upstream is reachable. */
   upstreamBaseUrl: string;
   sweeperRunning(): boolean;

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis';
 import { ServiceUnavailableError } from '../../platform/errors';
 
 /**
@@ -8,7 +8,7 @@ import { ServiceUnavailableError } from '../../platform/errors';
  * hold is placed upstream that could not be recorded. The client reconnects
  * by itself; the gate opens again as soon as it is ready.
  */
-export function requireRedis(redis: Redis): RequestHandler {
+export function requireRedis(redis: RedisClient): RequestHandler {
   return (_req, _res, next) => {
     if (redis.status === 'ready') return next();
     next(new ServiceUnavailableError('redis_unavailable', 'The redemption store (Redis) is unavailable; try again shortly', { retryAfterSeconds: 1 }));

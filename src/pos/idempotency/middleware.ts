@@ -5,7 +5,7 @@ import { BadRequestError, ConflictError, UnprocessableError } from '../../platfo
 import { identityOf } from '../auth';
 import { admitted } from '../http/admission';
 import { requestFingerprint } from './fingerprint';
-import { keepsResponse } from './outcome';
+import { keyOutcome } from './outcome';
 import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -119,8 +119,11 @@ function recordResponse(req: Request, res: Response, slot: IdempotencySlot, owne
     const location = res.getHeader('Location');
     if (type !== undefined) response.contentType = String(type);
     if (location !== undefined) response.location = String(location);
-    const keep = keepsResponse(res.statusCode, res.locals[ERROR_SLOT]);
-    const saved = keep ? opts.store.complete(slot, owner, fingerprint, response, clock(), opts.ttlMs) : opts.store.release(slot, owner);
+    const outcome = keyOutcome(res.statusCode, res.locals[ERROR_SLOT]);
+    const saved =
+      outcome === 'keep' ? opts.store.complete(slot, owner, fingerprint, response, clock(), opts.ttlMs)
+      : outcome === 'release' ? opts.store.release(slot, owner)
+      : Promise.resolve(true);
     saved
       .then((ok) => {
         if (!ok) log().warn({ status: res.statusCode }, 'idempotency lease was lost before the response was stored; a retry may run again');

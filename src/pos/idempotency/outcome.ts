@@ -8,6 +8,21 @@ import { certainlyNotDelivered } from '../../upstream';
 const NOTHING_DONE_CODES = new Set(['redis_unavailable', 'redemption_busy']);
 
 /**
+ * Codes that mean "the upstream may have acted and the BFF could not record
+ * it; send the same request again". Their key is neither stored (a replay
+ * would repeat "retry" for 24 hours) nor freed (the answer must not read as
+ * "nothing was done"): it stays claimed until its lease lapses, and the retry
+ * then runs again, which the upstream de-duplicates by payment or refund id.
+ */
+const RETRY_SAME_CODES = new Set(['retry_same_request']);
+
+/** `leave`: neither stored nor released (see RETRY_SAME_CODES). */
+export function keyOutcome(status: number, err?: unknown): 'keep' | 'release' | 'leave' {
+  if (isAppError(err) && RETRY_SAME_CODES.has(err.code)) return 'leave';
+  return keepsResponse(status, err) ? 'keep' : 'release';
+}
+
+/**
  * Whether a response is kept for replay, or the key released for a new try.
  *
  * Kept: every 2xx/3xx; 409 and 422 (the operation ran and refused, e.g. a hold

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { redisUnavailable } from '../../platform/redis';
+import { redisUnavailable, type RedisClient } from '../../platform/redis';
 import type { BeginResult, Claim, IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
 
 /*
@@ -40,12 +39,12 @@ return 1
 /** The Redis TTL outlives the logical expiry by this much, so a lagging clock never loses a live record. */
 const GC_SLACK_MS = 5_000;
 
-type Scripted = Redis & {
+type Scripted = RedisClient & {
   idemBegin(key: string, record: string, now: string, px: string): Promise<string | null>;
   idemOwned(key: string, owner: string, op: 'set' | 'del', record: string, px: string): Promise<number>;
 };
 
-function withScripts(redis: Redis): Scripted {
+function withScripts(redis: RedisClient): Scripted {
   const r = redis as Scripted;
   if (typeof r.idemBegin !== 'function') {
     redis.defineCommand('idemBegin', { numberOfKeys: 1, lua: BEGIN });
@@ -64,14 +63,16 @@ interface DoneRecord { s: 'd'; f: string; e: number; r: StoredResponse }
 /**
  * Idempotency records in Redis, shared by every BFF instance, so a retry that
  * lands on another instance (or after a restart) still finds the first answer.
- * Keys: `<prefix>idem:{<terminalId>}:<key>`; one key per record, so the hash
- * tag only groups a terminal's keys. The connection belongs to the caller.
+ * Keys: `<prefix>idem:{<terminalId>}:<key>`. Each script touches that one key
+ * (passed in KEYS); the hash tag per terminal keeps a terminal's records
+ * together on a cluster while terminals spread over every master. The
+ * connection belongs to the caller.
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly kind = 'redis' as const;
   private readonly redis: Scripted;
 
-  constructor(redis: Redis, private readonly prefix: string) {
+  constructor(redis: RedisClient, private readonly prefix: string) {
     this.redis = withScripts(redis);
   }
 

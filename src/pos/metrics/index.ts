@@ -1,3 +1,4 @@
 export { httpMetrics, markRouteBase, metricsRoute, routeLabel, UNMATCHED_ROUTE } from './http';
 export { countExpiredHold, instrumentRedemptions } from './redemptions';
 export { countUpstreamCall } from './upstream';
+export { countRegistration } from './registrations';

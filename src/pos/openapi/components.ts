@@ -10,10 +10,9 @@ export function nameSchemas(): void {
   named(req.StartRedemptionBody, 'StartRedemptionRequest', { description: 'Give exactly one of amount, points, ruleId; and qr, or customerId (with hash).' });
   named(req.SubmitOtpBody, 'SubmitOtpRequest');
   named(req.PaymentBody, 'PaymentRequest', { description: 'Merchant, branch and channel come from the terminal; name a held redemption to pay with its points.' });
-  named(req.PaymentLine, 'PaymentLine');
+  named(req.SaleLine, 'SaleLine', { description: 'One line of a sale: the same shape in payments, refunds and earn previews.' });
   named(req.SaleVoidBody, 'SaleVoidRequest');
   named(req.RefundBody, 'RefundRequest', { description: 'Full refund (no amount, no lines), by amount, or by lines; not both.' });
-  named(req.RefundLine, 'RefundLine');
   named(req.EventsBody, 'EventsRequest');
   named(req.BatchOrdersBody, 'OrderBatchRequest');
   named(req.BatchOrder, 'OfflineOrder');

@@ -57,7 +57,7 @@ export const examples = {
   },
   saleVoid: { customerId: 'alice' },
   refundFull: { customerId: 'alice', refundId: 'ref-2001', paymentId: 'sale-1001' },
-  refundLines: { customerId: 'alice', refundId: 'ref-2002', paymentId: 'sale-1001', lines: [{ serviceId: 'sku-123', price: 100, quantity: 1 }] },
+  refundLines: { customerId: 'alice', refundId: 'ref-2002', paymentId: 'sale-1001', lines: [{ serviceId: 'sku-123', amount: 100, quantity: 1 }] },
   refunded: {
     refundId: 'ref-2001',
     paymentId: 'sale-1001',

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z } from 'zod';
 import { openApiPath } from '../../platform/openapi';
 import * as res from '../response-schemas';
+import { catalogueTable } from './error-catalogue';
 import { errorResponses, nameSchemas, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
 import { POS_ROUTES, PosRouteDoc } from './routes';
 
@@ -154,7 +155,9 @@ export function buildPosOpenApi() {
         'on every answer) and MAX_OPEN_REDEMPTIONS_PER_TERMINAL open redemptions (409 `too_many_open_redemptions`). Per source address: ' +
         'AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications a minute (429 `too_many_auth_failures`). Per request: BODY_LIMIT_BYTES of JSON (413) ' +
         'nested at most 32 deep (400 `body_too_deep`), MAX_HEADER_COUNT headers and MAX_HEADER_BYTES of them (431). Browsers may call only from ' +
-        'CORS_ORIGINS; a preflight from any other origin is 403 `cors_origin_not_allowed`.',
+        'CORS_ORIGINS; a preflight from any other origin is 403 `cors_origin_not_allowed`.\n\n' +
+        '**Every error code**, with what the till should do:\n\n' +
+        catalogueTable(),
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: [{ url: '/', description: 'This BFF' }],

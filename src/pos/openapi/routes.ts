@@ -2,9 +2,13 @@ import { z } from 'zod';
 import type { TerminalRole } from '../terminals/types';
 import * as outbox from '../outbox/schemas';
 import * as res from '../response-schemas';
+import { ReceiptQuery } from '../receipt-query';
 import * as req from '../schemas';
 import type { ErrorName } from './components';
 import { examples as ex, OUTBOX_ID, REDEMPTION_ID } from './examples';
+import * as sale from '../coupon-schemas';
+import { COUPON_ROUTES, couponExamples, saleExamples } from './coupon-routes';
+import { CUSTOMER_ROUTES } from './customer-routes';
 
 /**
  * Every cashier route, as the OpenAPI document describes it. The route files
@@ -12,7 +16,7 @@ import { examples as ex, OUTBOX_ID, REDEMPTION_ID } from './examples';
  * against the routes the app really serves, both ways.
  */
 export interface PosRouteDoc {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'put' | 'post' | 'delete';
   /** Express form, below /pos/v1. */
   path: string;
   operationId: string;
@@ -121,8 +125,9 @@ export const POS_ROUTES: PosRouteDoc[] = [
       'Sends the payment with the terminal\'s merchant and branch and channel `pos`. With `redemptionId`, the held points pay part of the sale; ' +
       'the redemption must be this store\'s, this customer\'s, `held`, and not about to expire. Retrying the same `paymentId` is safe. ' +
       'Without a redemption, a payment the loyalty service cannot take now is queued (202) and delivered later; with one it fails (503), as the hold would lapse.',
-    body: { schema: req.PaymentBody, examples: one('80.00 paid, 20.00 with points', ex.payment) },
-    success: { status: 201, description: 'Recorded', schema: res.PaymentViewSchema, example: ex.paymentRecorded },
+    query: ReceiptQuery,
+    body: { schema: req.PaymentBody, examples: { points: { summary: '80.00 paid, 20.00 with points', value: ex.payment }, pointsAndCoupon: { summary: 'Points and a coupon lock together', value: couponExamples.payment } } },
+    success: { status: 201, description: 'Recorded, with the receipt block', schema: sale.SalePaymentSchema, example: saleExamples.paymentWithCoupon },
     queued: { schema: res.QueuedPaymentSchema, example: ex.queuedPayment },
     errors: WRITE_ERRORS,
   },
@@ -131,19 +136,21 @@ export const POS_ROUTES: PosRouteDoc[] = [
     summary: 'Void a completed sale: its full refund (manager)',
     description: 'The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice.',
     params: p.paymentId,
+    query: ReceiptQuery,
     body: { schema: req.SaleVoidBody, examples: one('Void sale-1001', ex.saleVoid) },
-    success: { status: 200, description: 'Refunded', schema: res.RefundViewSchema, example: { ...ex.refunded, refundId: 'void-sale-1001' } },
+    success: { status: 200, description: 'Refunded, with the receipt block', schema: sale.SaleRefundSchema, example: { ...saleExamples.refunded, refundId: 'void-sale-1001' } },
     queued: { schema: res.QueuedRefundSchema, example: { ...ex.queuedRefund, refundId: 'void-sale-1001' } },
     errors: WRITE_ERRORS,
   },
   {
     method: 'post', path: '/refunds', operationId: 'refund', tag: 'Payments', roles: ['manager'],
     summary: 'Refund a sale in full, by amount, or by lines (manager; cashiers too when REFUND_REQUIRES_MANAGER=false)',
+    query: ReceiptQuery,
     body: {
       schema: req.RefundBody,
       examples: { full: { summary: 'Full refund', value: ex.refundFull }, lines: { summary: 'One line back', value: ex.refundLines } },
     },
-    success: { status: 201, description: 'Refunded', schema: res.RefundViewSchema, example: ex.refunded },
+    success: { status: 201, description: 'Refunded, with the receipt block', schema: sale.SaleRefundSchema, example: saleExamples.refunded },
     queued: { schema: res.QueuedRefundSchema, example: ex.queuedRefund },
     errors: WRITE_ERRORS,
   },
@@ -206,4 +213,6 @@ export const POS_ROUTES: PosRouteDoc[] = [
     success: { status: 200, description: 'Discarded', schema: outbox.OutboxEntryViewSchema, example: { ...ex.deadLetter, state: 'discarded' } },
     errors: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'ServiceUnavailable'],
   },
+  ...COUPON_ROUTES,
+  ...CUSTOMER_ROUTES,
 ];

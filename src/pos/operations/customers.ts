@@ -1,5 +1,7 @@
 import { AppError } from '../../platform/errors';
+import type { CustomerRegistered, RegisterCustomerBody } from '../customer-schemas';
 import type { CallContext, PosDeps } from '../deps';
+import { countRegistration } from '../metrics';
 
 /**
  * One summary for the till: balance, tier progress and coupons, fetched in
@@ -23,25 +25,34 @@ export async function customerSummary(deps: PosDeps, ctx: CallContext, customerI
     }
   }
   const b = balance.value;
+  // Only the available balance is sure to be there; the rest of the published balance is optional.
+  const orNull = (n: number | undefined) => n ?? null;
   return {
     customerId,
-    currency: b.currency,
-    pointsName: b.pointsName,
+    currency: b.currency ?? null,
+    pointsName: b.pointsName ?? null,
     points: {
       available: b.availablePointsBalance,
-      pending: b.pendingPoints,
-      total: b.totalPointsBalance,
-      held: b.heldPoints ?? null,
-      earnedAllTime: b.totalEarnedPoints,
+      pending: orNull(b.pendingPoints),
+      total: orNull(b.totalPointsBalance),
+      held: orNull(b.heldPoints),
+      earnedAllTime: orNull(b.totalEarnedPoints),
     },
-    value: { available: b.availablePointsValue, pending: b.pendingPointsValue, total: b.totalPointsValue },
+    value: { available: orNull(b.availablePointsValue), pending: orNull(b.pendingPointsValue), total: orNull(b.totalPointsValue) },
     tier:
       tier.status === 'fulfilled'
         ? { current: tier.value.current.name, next: tier.value.next?.name ?? null, progress: tier.value.progress, nextAt: tier.value.next?.minProgress ?? null }
         : null,
     coupons:
       coupons.status === 'fulfilled'
-        ? coupons.value.coupons.map((cp) => ({ code: cp.code, name: cp.name, value: cp.value, currency: cp.currency, expiresAt: cp.expiryDate, usable: cp.isAvailableToUse }))
+        ? coupons.value.coupons.map((cp) => ({
+            code: cp.code,
+            name: cp.name ?? null,
+            value: orNull(cp.value),
+            currency: cp.currency ?? null,
+            expiresAt: cp.expiryDate !== undefined ? new Date(cp.expiryDate).toISOString() : null,
+            usable: cp.isAvailableToUse ?? null,
+          }))
         : null,
     unavailable,
   };
@@ -56,4 +67,33 @@ export async function customerHash(deps: PosDeps, ctx: CallContext, customerId: 
   const { hash } = await deps.loyalty.hash(customerId, { requestId: ctx.requestId });
   // What the kiosk renders as a QR code: customer id then hash (DESIGN.md section 3).
   return { customerId, hash, qr: `${customerId}:${hash}` };
+}
+
+/**
+ * A customer signs up at the till (the published get-or-create flow): the
+ * balance read says whether the service knows this id, then `POST /customers`
+ * creates the profile or updates it with the fields given, so calling again is
+ * safe and never makes a second profile. The email and mobile also go at the
+ * top level, where an account that merges channels reads them. Every valid
+ * call is counted by outcome (`failed`: refused or out of reach).
+ */
+export async function registerCustomer(deps: PosDeps, ctx: CallContext, customerId: string, body: RegisterCustomerBody): Promise<CustomerRegistered> {
+  const c = { requestId: ctx.requestId };
+  try {
+    const known = await deps.loyalty.balance(customerId, c).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof AppError && err.code === 'customer_not_found') return false;
+        throw err;
+      },
+    );
+    const { guest, email, mobile, ...attributes } = body;
+    const answer = await deps.loyalty.upsertCustomer({ customerId, email, mobile, guest, customerAttributes: { ...attributes, email, mobile, channel: 'pos' } }, c);
+    const outcome = known ? 'updated' : 'created';
+    countRegistration(deps.metrics, outcome);
+    return { customerId, outcome, loyaltyId: answer.gameballId ?? null, profile: body };
+  } catch (err) {
+    countRegistration(deps.metrics, 'failed');
+    throw err;
+  }
 }

@@ -1,4 +1,5 @@
 import type { EventRequest } from '../../contract';
+import { NotAllowedError } from '../../platform/errors';
 import type { LoyaltyCallContext } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
@@ -21,7 +22,24 @@ export type QueuedEvents = QueuedView & { customerId: string; accepted: string[]
  * events can tell copies apart. Weaker than payments and refunds, whose
  * duplicates the upstream itself refuses.
  */
+/**
+ * A kiosk stands where customers can reach it, so it may only send the events
+ * its store allows (the store's `kioskEvents` in the terminals file, else
+ * KIOSK_EVENTS): an event that earns points (`place_order`) stays with the tills.
+ */
+function requireKioskEvents(deps: PosDeps, ctx: CallContext, body: EventsBody): void {
+  if (ctx.identity.terminal.role !== 'kiosk') return;
+  const allowed = ctx.identity.store.kioskEvents ?? deps.settings.kioskEvents;
+  const refused = Object.keys(body.events).filter((name) => !allowed.includes(name));
+  if (refused.length) {
+    throw new NotAllowedError('event_not_allowed', `A kiosk of this store may not send ${refused.join(', ')}`, {
+      errors: refused.map((name) => ({ path: `events.${name}`, message: 'not an event this store allows from a kiosk' })),
+    });
+  }
+}
+
 export async function recordEventsOrQueue(deps: PosDeps, ctx: CallContext, body: EventsBody): Promise<Awaited<ReturnType<typeof recordEvents>> | QueuedEvents> {
+  requireKioskEvents(deps, ctx, body);
   const request = toUpstreamEvents(body);
   return sendOrQueue(deps, ctx, { kind: 'events', request }, { customerId: body.customerId, accepted: Object.keys(body.events) }, (call) => recordEvents(deps, ctx, body, call), (_work, outboxId) => ({
     kind: 'events',

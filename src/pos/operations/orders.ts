@@ -1,5 +1,7 @@
 import type { BatchOrdersRequest } from '../../contract';
-import type { LoyaltyCallContext } from '../../upstream';
+import { NotFoundError } from '../../platform/errors';
+import type { BatchItemFailure, LoyaltyCallContext } from '../../upstream';
+import { rememberJob } from '../batch-jobs';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { BatchOrdersBody } from '../schemas';
@@ -8,6 +10,7 @@ import { merchantOf } from './store-merchant';
 /** End-of-day upload of sales rung up offline; merchant and channel come from the terminal. */
 export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
   const { jobId } = await deps.loyalty.batchOrders(toUpstreamBatch(ctx, body), call);
+  await rememberJob(deps.batchJobs, { jobId, storeId: ctx.identity.store.id, now: deps.clock(), logger: deps.logger, requestId: ctx.requestId });
   return { jobId, orders: body.orders.length };
 }
 
@@ -28,15 +31,29 @@ export async function uploadOrdersOrQueue(deps: PosDeps, ctx: CallContext, body:
   return sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) => uploadOrders(deps, ctx, body, call));
 }
 
+/** Why an order of a batch failed, in our words, by the upstream's code; its own text never reaches a till. */
+const FAILURE_REASONS: Record<number, string> = {
+  9004: 'already recorded (duplicate order id)',
+  7000: 'customer not found',
+  3000: 'a required field is missing',
+  3003: 'a value is not valid',
+  3016: 'the order is not valid',
+};
+const reasonOf = (f: BatchItemFailure) => (f.code !== undefined && FAILURE_REASONS[f.code]) || 'refused by the loyalty service';
+
+/** A job of the caller's store; another store's, or one not uploaded through us, is "not found". */
 export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: number) {
+  if ((await deps.batchJobs.storeOf(jobId, deps.clock())) !== ctx.identity.store.id) {
+    throw new NotFoundError('batch_job_not_found', `Batch job ${jobId} was not found`);
+  }
   const s = await deps.loyalty.batchStatus(jobId, { requestId: ctx.requestId });
   return {
-    jobId: s.jobId,
+    jobId,
     status: s.status,
     total: s.total,
     processed: s.processed,
     succeeded: s.succeeded,
     failed: s.failed,
-    failures: s.results.filter((r) => !r.success).map((r) => ({ orderId: r.orderId, customerId: r.customerId, reason: r.error?.message ?? 'refused' })),
+    failures: s.failures.map((f) => ({ orderId: f.orderId ?? null, customerId: f.customerId ?? null, reason: reasonOf(f) })),
   };
 }

@@ -1,13 +1,27 @@
-import type { PaymentRequest, PaymentResponse } from '../../contract';
-import { AppError, ConflictError, NotFoundError } from '../../platform/errors';
+import type { PaymentRequest } from '../../contract';
+import type { PaymentAnswer } from '../../upstream';
+import { AppError, ConflictError, NotFoundError, UnprocessableError } from '../../platform/errors';
+import { certainlyNotDelivered } from '../../upstream';
+import { claim, CLAIM_NOT_FOUND, outcomeOf } from '../redemptions/claim';
+import { notRecorded } from './not-recorded';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { Redemption } from '../redemptions/types';
-import type { PaymentBody } from '../schemas';
+import type { PaymentBody, SaleLine } from '../schemas';
 import { merchantOf } from './store-merchant';
 
 /** Drops zero tax/discount: the v4.0 interface wants them positive or absent. */
 const positiveOrAbsent = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
+
+/**
+ * A v4.0 payment line has no sku or quantity (its amount is the line total
+ * here), so they travel in the line's `extra`; the till's own extra keys of
+ * the same name give way to them.
+ */
+function lineExtra(l: SaleLine): SaleLine['extra'] {
+  const known = { ...(l.sku !== undefined ? { sku: l.sku } : {}), ...(l.quantity !== undefined ? { quantity: l.quantity } : {}) };
+  return l.extra || Object.keys(known).length ? { ...l.extra, ...known } : undefined;
+}
 
 export function toUpstreamPayment(ctx: CallContext, body: PaymentBody, now: number, holdReference?: string): PaymentRequest {
   const redemption =
@@ -39,7 +53,7 @@ export function toUpstreamPayment(ctx: CallContext, body: PaymentBody, now: numb
       discount: positiveOrAbsent(l.discount),
       category: l.category,
       tags: l.tags,
-      extra: l.extra,
+      extra: lineExtra(l),
     })),
   };
 }
@@ -55,56 +69,90 @@ export interface PaymentView {
   redemption?: { id: string; state: Redemption['state'] };
 }
 
-function paymentView(body: PaymentBody, outcome: { kind: 'applied'; body: PaymentResponse } | { kind: 'already_applied' }, redemption?: Redemption): PaymentView {
+export function paymentView(body: PaymentBody, outcome: { kind: 'applied'; body: PaymentAnswer } | { kind: 'already_applied' }, redemption?: Redemption): PaymentView {
   const applied = outcome.kind === 'applied' ? outcome.body : undefined;
   return {
     paymentId: body.paymentId,
     customerId: body.customerId,
     status: applied ? 'recorded' : 'already_recorded',
-    pointsEarned: applied ? applied.rewardedPoints : null,
-    pointsRedeemed: applied ? applied.redeemedPoints : null,
+    pointsEarned: applied?.rewardedPoints ?? null,
+    pointsRedeemed: applied?.redeemedPoints ?? null,
     lines: applied ? applied.paymentDetails.map((l) => ({ serviceId: l.serviceId, points: l.points })) : [],
     ...(redemption ? { redemption: { id: redemption.id, state: redemption.state } } : {}),
   };
 }
 
-const NOT_FOUND = 'redemption_not_found';
-
 /**
- * Claims a held redemption for this payment: it must be this store's, this
- * customer's, `held`, not claimed by another payment, and have at least the
- * safety margin left. The same payment id may claim again (a till's retry),
+ * Claims a held redemption for this payment (see claim.ts for the rule it
+ * shares with a void). The same payment id may claim again (a till's retry),
  * also once redeemed: the upstream's duplicate answer makes it `already_recorded`.
  */
 async function claimRedemption(deps: PosDeps, ctx: CallContext, body: PaymentBody, id: string): Promise<{ claimed: Redemption; retry: boolean }> {
-  const marginMs = deps.settings.holdSafetyMarginSeconds * 1000;
+  const now = deps.clock();
+  const who = { kind: 'payment', storeId: ctx.identity.store.id, customerId: body.customerId, paymentId: body.paymentId, now, marginMs: deps.settings.holdSafetyMarginSeconds * 1000 } as const;
   let retry = false;
-  // One atomic read-check-write: every rule is checked on the record the claim is written against.
-  const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
-    // Another store's redemption reads exactly like a missing one, so ids cannot be probed.
-    if (cur.storeId !== ctx.identity.store.id) return NOT_FOUND;
-    if (cur.customerId !== body.customerId) return `redemption_customer_mismatch:Redemption ${id} belongs to another customer`;
+  const result = await deps.redemptions.change(id, now, (cur) => {
     retry = cur.paymentId === body.paymentId;
-    // The same sale sent again (its first answer lost): let the upstream say it already has it.
-    if (retry && (cur.state === 'held' || cur.state === 'redeemed')) return cur;
-    if (cur.state !== 'held') return `redemption_not_held:Redemption ${id} is ${cur.state}; start a new redemption`;
-    if (cur.paymentId) return `redemption_in_use:Redemption ${id} is already used by payment ${cur.paymentId}`;
-    if ((cur.expiresAt ?? 0) - deps.clock() < marginMs) return `redemption_expiring:Redemption ${id} has less than ${deps.settings.holdSafetyMarginSeconds} s left; void it and start again`;
-    return { ...cur, paymentId: body.paymentId };
+    return claim(cur, who);
   });
-  if (!result.ok && (result.reason === 'not_found' || result.detail === NOT_FOUND)) {
+  if (!result.ok && (result.reason === 'not_found' || result.detail === CLAIM_NOT_FOUND)) {
     throw new NotFoundError('redemption_not_found', `Redemption ${id} was not found`);
   }
   if (!result.ok) {
     const [code, detail] = result.detail.split(/:(.*)/s);
-    const extra = code === 'redemption_customer_mismatch' ? undefined : { state: result.redemption.state };
+    const extra = code === 'redemption_customer_mismatch' ? undefined : outcomeOf(result.redemption);
     throw new ConflictError(code, detail, { extra });
   }
   return { claimed: result.redemption, retry };
 }
 
+/** A cent: totals are sums of rounded line figures, so they may disagree by that much. */
+export const TOTALS_TOLERANCE = 0.01;
+
+/**
+ * `totalPaid` is what the customer paid after discounts and redeemed points;
+ * `totalAmount` the sale before them (kept by the upstream as history). Points
+ * are earned on `totalPaid`, so paying for a sale with points must lower it:
+ * otherwise the points' money value earns points again.
+ */
+function checkTotals(body: PaymentBody, holdAmount: number | undefined): void {
+  if (body.totalAmount === undefined) return;
+  const limit = body.totalAmount - (holdAmount ?? 0);
+  // A float epsilon on top of the cent, so 80.01 against 100 - 20 is not refused by rounding.
+  if (body.totalPaid <= limit + TOTALS_TOLERANCE + 1e-9) return;
+  const detail =
+    holdAmount === undefined
+      ? `totalPaid (${body.totalPaid}) is more than totalAmount (${body.totalAmount}): totalPaid is what was paid after discounts, totalAmount the sale before them`
+      : `totalPaid (${body.totalPaid}) is more than totalAmount (${body.totalAmount}) less the redemption's ${holdAmount}: totalPaid is what was paid after discounts and redeemed points`;
+  throw new UnprocessableError('payment_totals_inconsistent', detail, {
+    errors: [
+      { path: 'totalPaid', message: `must be at most ${Math.max(0, limit)} (totalAmount${holdAmount === undefined ? '' : ' less the redemption'})` },
+      { path: 'totalAmount', message: `the sale before discounts${holdAmount === undefined ? '' : ' and redeemed points'}; must be at least totalPaid${holdAmount === undefined ? '' : ' plus the redemption'}` },
+    ],
+  });
+}
+
+/**
+ * The held money value of the redemption this payment names, when this store
+ * can use it; any other case is left to the claim, which refuses it with its
+ * own code (a missing or foreign one reads as not found).
+ */
+async function heldAmountOf(deps: PosDeps, ctx: CallContext, id: string): Promise<number | undefined> {
+  const r = await deps.redemptions.get(id, deps.clock());
+  return r && r.storeId === ctx.identity.store.id ? r.holdAmount : undefined;
+}
+
 /** A payment without a redemption, queued in the outbox (answered 202). */
 export type QueuedPayment = QueuedView & { paymentId: string; customerId: string };
+
+/**
+ * What every sale passes before the upstream hears of it: totals that agree,
+ * and its store kept, so its refunds, voids and read-back stay in that store.
+ */
+export async function acceptSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<void> {
+  checkTotals(body, body.redemptionId && body.totalAmount !== undefined ? await heldAmountOf(deps, ctx, body.redemptionId) : undefined);
+  await deps.sales.remember({ kind: 'payment', id: body.paymentId, storeId: ctx.identity.store.id, customerId: body.customerId, paymentId: body.paymentId });
+}
 
 /**
  * Records a sale. Without a redemption it can wait: when the upstream is out
@@ -113,6 +161,7 @@ export type QueuedPayment = QueuedView & { paymentId: string; customerId: string
  * upstream's 503 and the till tries again or takes another payment.
  */
 export async function recordPayment(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<PaymentView | QueuedPayment> {
+  await acceptSale(deps, ctx, body);
   if (!body.redemptionId) {
     const request = toUpstreamPayment(ctx, body, deps.clock());
     return sendOrQueue(deps, ctx, { kind: 'payment', request }, { paymentId: body.paymentId, customerId: body.customerId }, async (call) =>
@@ -132,18 +181,31 @@ export async function recordPayment(deps: PosDeps, ctx: CallContext, body: Payme
       throw err;
     }
   }
-  // The upstream used the hold: it is redeemed, even if the sweeper got there first.
-  const done = await deps.redemptions.change(claimed.id, deps.clock(), (cur) =>
-    cur.paymentId === body.paymentId && (cur.state === 'held' || cur.state === 'expired' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
-  );
+  // The upstream used the hold. From here on no answer may say nothing was done.
+  let done: Awaited<ReturnType<PosDeps['redemptions']['change']>>;
+  try {
+    done = await deps.redemptions.change(claimed.id, deps.clock(), (cur) =>
+      cur.paymentId === body.paymentId && (cur.state === 'held' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
+    );
+  } catch (err) {
+    deps.repairs?.add(claimed);
+    throw notRecorded(`Payment ${body.paymentId}`, err);
+  }
   return paymentView(body, outcome, done.ok ? done.redemption : { ...claimed, state: 'redeemed' });
 }
 
 /**
- * After a failed payment: a definite refusal frees the claim so the till can
- * retry; a dead hold ends the redemption; an unknown outcome (timeout, outage)
- * keeps the claim, so only the same payment id can try again.
+ * After a failed payment: a definite refusal (or a call that certainly never
+ * left) frees the claim so the till can retry; a dead hold ends the
+ * redemption; an unknown outcome (5xx, timeout, anything unexpected) keeps the
+ * claim, so only the same payment id can try again: the upstream may have
+ * used the hold for this sale.
  */
+/** The upstream certainly did not take the write: a refusal (4xx, not a duplicate) or a call that never left this BFF. */
+export function definitelyRefused(err: AppError): boolean {
+  return (err.status < 500 && err.code !== 'duplicate_transaction') || certainlyNotDelivered(err);
+}
+
 async function settleFailedClaim(deps: PosDeps, claimed: Redemption, err: unknown) {
   if (!(err instanceof AppError)) return;
   const now = deps.clock();
@@ -151,7 +213,7 @@ async function settleFailedClaim(deps: PosDeps, claimed: Redemption, err: unknow
     const ended = await deps.redemptions.change(claimed.id, now, (cur) => (cur.state === 'held' ? { ...cur, state: 'expired', paymentId: undefined } : 'not held'));
     // Logged like the sweeper's expiries, so every dead hold leaves a line (here the upstream knew first: clocks apart).
     if (ended.ok) deps.logger.info({ redemptionId: claimed.id, storeId: claimed.storeId, customerId: claimed.customerId, holdReference: claimed.holdReference, expiresAt: claimed.expiresAt, via: 'upstream' }, 'hold expired');
-  } else if (err.status < 500 && err.code !== 'duplicate_transaction') {
+  } else if (definitelyRefused(err)) {
     await deps.redemptions.change(claimed.id, now, (cur) => (cur.paymentId === claimed.paymentId && cur.state === 'held' ? { ...cur, paymentId: undefined } : 'not ours'));
   }
 }

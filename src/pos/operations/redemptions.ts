@@ -1,20 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import type { HoldRequest } from '../../contract';
-import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../platform/errors';
+import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../platform/errors';
+import { certainlyNotDelivered } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
+import { claim, CLAIM_NOT_FOUND, outcomeOf } from '../redemptions/claim';
+import { confirmExpiry, estimatedExpiry, lookUpExpiry } from '../redemptions/hold-period';
 import type { Redemption, RedemptionAsk } from '../redemptions/types';
 import type { StartRedemptionBody } from '../schemas';
+import { notRecorded } from './not-recorded';
 import { redemptionView, RedemptionView } from './redemption-view';
 
 export function newRedemptionId(): string {
   return `rdm_${randomBytes(12).toString('base64url')}`;
 }
 
-/** Splits a QR payload: the customer id, then the six-digit hash (an optional `:` or `|` between). */
+/**
+ * Splits a QR payload: the customer id, then the six-digit hash (an optional
+ * `:` or `|` between), or any other hash after the last `:` or `|` (the
+ * published reference does not promise six digits).
+ */
 export function parseQr(qr: string): { customerId: string; hash: string } {
-  const m = /^(.+?)[:|]?(\d{6})$/.exec(qr);
+  const m = /^(.+?)[:|]?(\d{6})$/.exec(qr) ?? /^(.+)[:|]([^:|]{1,64})$/.exec(qr);
   // A customer id made only of separators (":123456"), or longer than any customer id, is none.
-  if (!m || !m[1].replace(/[:|]/g, '').trim() || m[1].length > 200) throw new UnprocessableError('qr_invalid', 'The QR code does not hold a customer id followed by a six-digit hash');
+  if (!m || !m[1].replace(/[:|]/g, '').trim() || m[1].length > 200) throw new UnprocessableError('qr_invalid', 'The QR code does not hold a customer id followed by the customer\'s hash');
   return { customerId: m[1], hash: m[2] };
 }
 
@@ -38,10 +46,11 @@ export async function findRedemption(deps: PosDeps, ctx: CallContext, id: string
 }
 
 /**
- * Places the upstream hold and learns when it ends: from the hold lookup's
- * `dateToExpire`, or the configured hold period if the lookup fails.
+ * Places the upstream hold; the answer waits for it alone. Its end is
+ * estimated from the account's hold period and corrected by a hold lookup
+ * sent after the answer (see ../redemptions/hold-period.ts and HOLD_EXPIRY_LOOKUP).
  */
-async function placeHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'customerId' | 'email' | 'mobile' | 'ask'>, extra: { hash?: string; otp?: string }) {
+async function placeHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'id' | 'customerId' | 'email' | 'mobile' | 'ask'>, extra: { hash?: string; otp?: string }) {
   const startedAt = deps.clock();
   const hold = await deps.loyalty.hold(
     {
@@ -55,14 +64,12 @@ async function placeHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'c
     },
     { requestId: ctx.requestId },
   );
-  let expiresAt = startedAt + deps.settings.holdPeriodMinutes * 60_000;
-  try {
-    const lookup = await deps.loyalty.holdLookup(hold.holdReference, { requestId: ctx.requestId });
-    expiresAt = Date.parse(lookup.dateToExpire);
-  } catch (err) {
-    deps.logger.warn({ requestId: ctx.requestId, err: (err as Error).message }, 'hold lookup failed; using the configured hold period');
-  }
-  return { hold, expiresAt };
+  const answeredAt = deps.clock();
+  const estimate = estimatedExpiry(deps, startedAt);
+  const lookup = deps.settings.holdExpiryLookup ?? 'after_answer';
+  const exact = lookup === 'before_answer' ? await lookUpExpiry(deps, ctx, hold, answeredAt) : undefined;
+  if (lookup === 'after_answer') void confirmExpiry(deps, ctx, r.id, hold, { answeredAt, estimate });
+  return { hold, expiresAt: exact ?? estimate };
 }
 
 /** Best effort: a hold we could not record must not keep the customer's points locked. */
@@ -72,8 +79,67 @@ async function releaseOrphan(deps: PosDeps, ctx: CallContext, holdReference: str
   });
 }
 
+/** An ask as one comparable string, for binding an OTP to what it was sent for. */
+export function askKey(ask: RedemptionAsk): string {
+  if (ask.kind === 'amount') return `amount:${ask.amount}`;
+  if (ask.kind === 'points') return `points:${ask.points}`;
+  return `rule:${ask.ruleId}`;
+}
+
+/** How long the BFF remembers which redemption a customer's newest code is for (longer than any code lives). */
+const OTP_TICKET_TTL_MS = 60 * 60_000;
+
+type Route = 'hold' | 'send_otp';
+
+/**
+ * The store's proof-of-presence policy (REDEMPTION_PROOF): which way this
+ * start goes, or a refusal before anything is asked of the upstream. An OTP
+ * counts as proof only when the account checks OTPs; otherwise the upstream
+ * would ignore it and any six digits would do.
+ */
+function routeFor(deps: PosDeps, hash: string | undefined, otp: string | undefined): Route {
+  const policy = deps.settings.redemptionProof;
+  const otpChecked = deps.upstreamOtp.required();
+  if (policy === 'otp' && otpChecked === false) {
+    throw new UpstreamError('otp_not_checked', 'The store requires an OTP for every redemption (REDEMPTION_PROOF=otp), but the loyalty account does not check OTPs; ask a manager');
+  }
+  const proved = hash !== undefined || (otp !== undefined && otpChecked === true);
+  if (policy === 'hash' && hash === undefined) {
+    throw new UnprocessableError('proof_required', 'This store needs the customer present: scan the QR code from the customer\'s app (qr, or customerId with hash)');
+  }
+  if (policy === 'hash_or_otp' && !proved && otpChecked !== true) {
+    throw new UnprocessableError('proof_required', 'This store needs the customer present: scan the QR code from the customer\'s app (qr, or customerId with hash)');
+  }
+  if (otp !== undefined) return 'hold';
+  if (policy === 'otp' || otpChecked === true) return 'send_otp';
+  return 'hold';
+}
+
+/**
+ * An unknown customer is refused before anything is placed, so no profile is
+ * created upstream by a typo. Only needed when nothing else in the start
+ * proves the customer exists: a hash is issued only for an existing customer
+ * (the hold checks it), and the OTP request refuses an unknown customer
+ * itself (7000, answered as 404 customer_not_found). Skipping the read then
+ * saves the start a whole upstream round trip.
+ */
+async function requireCustomer(deps: PosDeps, ctx: CallContext, customerId: string, proof: { hash?: string; route: Route }): Promise<void> {
+  if (proof.hash !== undefined || proof.route === 'send_otp') return;
+  await deps.loyalty.balance(customerId, { requestId: ctx.requestId });
+}
+
+/** A code given with the start itself must not be one the BFF asked for another redemption. */
+async function refuseForeignCode(deps: PosDeps, customerId: string): Promise<void> {
+  if (await deps.otpTickets.current(customerId)) {
+    throw new ConflictError('otp_for_another_redemption', 'The newest code sent to this customer was asked for another redemption; confirm that redemption with it (POST /redemptions/{id}/otp), or start again without a code');
+  }
+}
+
 export async function startRedemption(deps: PosDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
+  const route = routeFor(deps, who.hash, body.otp);
+  await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
+  if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
   const now = deps.clock();
   const base: Redemption = {
     id: newRedemptionId(),
@@ -91,25 +157,54 @@ export async function startRedemption(deps: PosDeps, ctx: CallContext, body: Sta
   // A terminal may only have so many redemptions open (MAX_OPEN_REDEMPTIONS_PER_TERMINAL).
   const release = await deps.openRedemptions?.admit(ctx.identity.terminal.id, base.id, now);
   try {
-    return await openRedemption(deps, ctx, body, who.hash, base);
+    return route === 'send_otp' ? await askForOtp(deps, ctx, base, who.hash) : await holdNow(deps, ctx, base, who.hash, body.otp);
   } catch (err) {
     await release?.().catch(() => undefined);
     throw err;
   }
 }
 
-async function openRedemption(deps: PosDeps, ctx: CallContext, body: StartRedemptionBody, hash: string | undefined, base: Redemption): Promise<RedemptionView> {
-  const now = base.createdAt;
-  const who = { hash };
-  if (deps.settings.otpEnabled && body.otp === undefined) {
-    await deps.loyalty.otp({ customerId: base.customerId, email: base.email, mobile: base.mobile, amount: body.amount, points: body.points, ruleId: body.ruleId }, { requestId: ctx.requestId });
-    // The hash is checked when the hold is placed; keep it for then.
-    const record: Redemption = { ...base, hash: who.hash };
+/** Sends the customer a code for this redemption and records it as waiting; the hash is kept for the hold. */
+async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash: string | undefined): Promise<RedemptionView> {
+  // The ticket is written before the code exists, so no code can be read out while an older ticket still stands.
+  await deps.otpTickets.issue(base.customerId, { redemptionId: base.id, ask: askKey(base.ask) }, OTP_TICKET_TTL_MS);
+  try {
+    const ask = base.ask;
+    await deps.loyalty.otp(
+      {
+        customerId: base.customerId,
+        email: base.email,
+        mobile: base.mobile,
+        amount: ask.kind === 'amount' ? ask.amount : undefined,
+        points: ask.kind === 'points' ? ask.points : undefined,
+        ruleId: ask.kind === 'rule' ? ask.ruleId : undefined,
+      },
+      { requestId: ctx.requestId },
+    );
+    const record: Redemption = { ...base, hash };
     await deps.redemptions.create(record);
-    return redemptionView(record, now);
+    return redemptionView(record, base.createdAt);
+  } catch (err) {
+    await deps.otpTickets.settle(base.customerId, base.id).catch(() => undefined);
+    throw err;
   }
+}
 
-  const { hold, expiresAt } = await placeHold(deps, ctx, base, { hash: who.hash, otp: body.otp });
+/** The upstream refused a hold that carried no code for want of one: its account checks OTPs. */
+const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && err instanceof AppError && err.code === 'otp_invalid';
+
+async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, hash: string | undefined, otp: string | undefined): Promise<RedemptionView> {
+  let placed;
+  try {
+    placed = await placeHold(deps, ctx, base, { hash, otp });
+  } catch (err) {
+    if (!otpWanted(err, otp)) throw err;
+    // The account wants an OTP after all (a real service we had not heard from yet): ask for one.
+    deps.upstreamOtp.learn(true);
+    return askForOtp(deps, ctx, base, hash);
+  }
+  if (otp === undefined) deps.upstreamOtp.learn(false);
+  const { hold, expiresAt } = placed;
   const record: Redemption = { ...base, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt, updatedAt: deps.clock() };
   try {
     await deps.redemptions.create(record);
@@ -123,7 +218,13 @@ async function openRedemption(deps: PosDeps, ctx: CallContext, body: StartRedemp
 export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp: string): Promise<RedemptionView> {
   const r = await findRedemption(deps, ctx, id);
   if (r.state !== 'otp_required') throw new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
+  // Only the newest code asked for this very redemption (same customer, same points or amount) may place its hold.
+  const ticket = await deps.otpTickets.current(r.customerId);
+  if (!ticket || ticket.redemptionId !== r.id || ticket.ask !== askKey(r.ask)) {
+    throw new ConflictError('otp_not_for_this_redemption', `The newest code sent to this customer was not asked for redemption ${id} (another redemption asked since, or it lapsed); start a new redemption to send a new code`);
+  }
   const { hold, expiresAt } = await placeHold(deps, ctx, r, { otp, hash: r.hash });
+  await deps.otpTickets.settle(r.customerId, r.id).catch(() => undefined);
   const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
     if (cur.state !== 'otp_required') return `it is ${cur.state}`;
     const { hash: _hash, ...rest } = cur;
@@ -141,20 +242,42 @@ export async function getRedemption(deps: PosDeps, ctx: CallContext, id: string)
   return redemptionView(await findRedemption(deps, ctx, id), deps.clock());
 }
 
+/**
+ * Voids a held redemption: claims it first (the same rule a payment claims
+ * by, so of a void and a payment racing exactly one wins), then releases the
+ * hold upstream, then records `voided`. A definite refusal of the release
+ * frees the claim; an unknown outcome keeps it (a retry of the void carries on).
+ */
 export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
-  const r = await findRedemption(deps, ctx, id);
-  if (r.state !== 'held') throw new ConflictError('redemption_not_held', `Redemption ${id} is ${r.state}; only a held redemption can be voided`, { extra: { state: r.state } });
-  if (r.paymentId) throw new ConflictError('payment_in_progress', `Redemption ${id} is being used by payment ${r.paymentId}`);
+  const claimed = await deps.redemptions.change(id, deps.clock(), (cur) => claim(cur, { kind: 'void', storeId: ctx.identity.store.id }));
+  if (!claimed.ok && (claimed.reason === 'not_found' || claimed.detail === CLAIM_NOT_FOUND)) throw new NotFoundError('redemption_not_found', `Redemption ${id} was not found`);
+  if (!claimed.ok) {
+    const [code, detail] = claimed.detail.split(/:(.*)/s);
+    throw new ConflictError(code, detail, { extra: outcomeOf(claimed.redemption) });
+  }
+  const r = claimed.redemption;
   try {
     await deps.loyalty.holdCancel(r.holdReference as string, { requestId: ctx.requestId });
   } catch (err) {
     // Already released or gone upstream: the points are free either way.
-    if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) throw err;
+    if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) {
+      if (err instanceof AppError && (err.status < 500 || certainlyNotDelivered(err))) {
+        await deps.redemptions.change(id, deps.clock(), (cur) => (cur.voiding ? { ...cur, voiding: undefined } : 'not voiding')).catch(() => undefined);
+      }
+      throw err;
+    }
   }
-  const result = await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'held' && !cur.paymentId ? { ...cur, state: 'voided' } : `it is ${cur.state}`));
+  let result: Awaited<ReturnType<PosDeps['redemptions']['change']>>;
+  try {
+    result = await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'held' && cur.voiding ? { ...cur, state: 'voided', voiding: undefined } : `it is ${cur.state}`));
+  } catch (err) {
+    deps.repairs?.add(r);
+    throw notRecorded(`The void of redemption ${id}`, err);
+  }
   if (!result.ok) {
     if (result.reason === 'not_found') throw new ServiceUnavailableError('redemption_lost', 'The redemption record disappeared while voiding');
-    throw new ConflictError('redemption_not_held', `Redemption ${id} changed while voiding: ${result.detail}`);
+    // Only a void's own claim lets a redemption become voided, and nothing else ends a claimed one but the upstream's answer.
+    throw new ConflictError('redemption_not_held', `Redemption ${id} changed while voiding: ${result.detail}`, { extra: outcomeOf(result.redemption) });
   }
   return redemptionView(result.redemption, deps.clock());
 }

@@ -1,13 +1,21 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis';
 
 /*
- * The Lua side of RedisOutboxStore. Keys (all under the `{obx}` hash tag, so
- * Redis Cluster keeps them in one slot and scripts may name them):
+ * The Lua side of RedisOutboxStore. Every key a script touches is passed in
+ * KEYS (Redis Cluster routes a script by its KEYS and refuses keys of other
+ * slots). Keys:
  *   stream        the outbox stream; each stream entry is {id, key}; consumer group "delivery"
  *   dead          the dead-letter stream; each entry is {id, storeId}
  *   e:<id>        the entry's record (hash): request, state, attempts, times, last error, result
  *   q:<orderKey>  undelivered ids of one order key, oldest first (the head is next to deliver)
  *   l:<orderKey>  the lease: which consumer is delivering that key's head (PX)
+ * All of them share the one `{obx}` hash tag, so on a cluster the whole outbox
+ * lives in one slot (one master). That is deliberate: one stream with one
+ * consumer group is what hands each entry to one instance and lets a live
+ * instance claim a dead one's entries, and enqueueing (stream + record + queue)
+ * and picking (record + queue + lease + stream) must each be atomic. Spreading
+ * it by customer would need a stream per customer. The outbox only fills while
+ * the loyalty service is out of reach, so one master carries it easily.
  * A record has no TTL while its entry is queued, in delivery or dead; it gets
  * one when delivered or discarded.
  */
@@ -22,33 +30,33 @@ return sid
 `;
 
 /**
- * Picks what a consumer may deliver now. KEYS: stream. ARGV: key prefix (with
- * the hash tag), group, consumer, now, lease ms, max picks, then (stream id,
- * id, order key) per candidate, oldest first. An entry is picked when its
+ * Picks what a consumer may deliver now. KEYS: stream, then (record, queue,
+ * lease) per candidate. ARGV: group, consumer, now, lease ms, max picks, then
+ * (stream id, id) per candidate, oldest first. An entry is picked when its
  * record is queued/delivering under this stream id, it is due, it heads its
- * key's queue, and no consumer holds the key. Stream entries whose
- * record has moved on are acknowledged and deleted here.
+ * key's queue (so an older entry waiting for its retry is never overtaken by
+ * a younger one another instance holds), and no consumer holds the key.
+ * Stream entries whose record has moved on are acknowledged and deleted here.
  * Returns a flat list of ('pick', id) and ('stale', stream id).
  */
 const PICK = `
-local P, group, me, now, lease, max = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
+local group, me, now, lease, max = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
 local out, picked = {}, 0
-for i = 7, #ARGV, 3 do
-  local sid, id, okey = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local rec = P .. 'e:' .. id
+for c = 0, (#KEYS - 1) / 3 - 1 do
+  local rec, queue, lk = KEYS[2 + 3 * c], KEYS[3 + 3 * c], KEYS[4 + 3 * c]
+  local sid, id = ARGV[6 + 2 * c], ARGV[7 + 2 * c]
   local f = redis.call('HMGET', rec, 'state', 'streamId', 'nextAttemptAt')
   if (f[1] ~= 'queued' and f[1] ~= 'delivering') or f[2] ~= sid then
     redis.call('XACK', KEYS[1], group, sid)
     redis.call('XDEL', KEYS[1], sid)
     -- A record that is gone must not block its key forever.
-    if not f[1] then redis.call('LREM', P .. 'q:' .. okey, 1, id) end
+    if not f[1] then redis.call('LREM', queue, 1, id) end
     out[#out + 1] = 'stale'
     out[#out + 1] = sid
-  elseif picked < max and tonumber(f[3] or '0') <= now and redis.call('LINDEX', P .. 'q:' .. okey, 0) == id then
-    local lk = P .. 'l:' .. okey
+  elseif picked < max and tonumber(f[3] or '0') <= now and redis.call('LINDEX', queue, 0) == id then
     -- Any holder, this consumer too, is delivering the key's head right now.
     if redis.call('SET', lk, me, 'PX', lease, 'NX') then
-      redis.call('HSET', rec, 'state', 'delivering', 'updatedAt', ARGV[4])
+      redis.call('HSET', rec, 'state', 'delivering', 'updatedAt', ARGV[3])
       picked = picked + 1
       out[#out + 1] = 'pick'
       out[#out + 1] = id
@@ -125,19 +133,20 @@ return 1
 
 export interface OutboxScripts {
   obxEnqueue(stream: string, record: string, queue: string, ...args: string[]): Promise<string | null>;
-  obxPick(stream: string, ...args: string[]): Promise<string[]>;
+  /** numberOfKeys first: the key count depends on the candidates. */
+  obxPick(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
   obxRenew(lease: string, consumer: string, leaseMs: string): Promise<number>;
   obxFinish(stream: string, dead: string, record: string, queue: string, lease: string, ...args: string[]): Promise<number>;
   obxRetryDead(stream: string, dead: string, record: string, queue: string, id: string, storeId: string, now: string): Promise<string | null>;
   obxDiscardDead(dead: string, record: string, storeId: string, now: string, ttl: string): Promise<number>;
 }
 
-export function withOutboxScripts(redis: Redis): Redis & OutboxScripts {
+export function withOutboxScripts(redis: RedisClient): RedisClient & OutboxScripts {
   redis.defineCommand('obxEnqueue', { numberOfKeys: 3, lua: ENQUEUE });
-  redis.defineCommand('obxPick', { numberOfKeys: 1, lua: PICK });
+  redis.defineCommand('obxPick', { lua: PICK });
   redis.defineCommand('obxRenew', { numberOfKeys: 1, lua: RENEW });
   redis.defineCommand('obxFinish', { numberOfKeys: 5, lua: FINISH });
   redis.defineCommand('obxRetryDead', { numberOfKeys: 4, lua: RETRY_DEAD });
   redis.defineCommand('obxDiscardDead', { numberOfKeys: 2, lua: DISCARD_DEAD });
-  return redis as Redis & OutboxScripts;
+  return redis as RedisClient & OutboxScripts;
 }

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { redisUnavailable } from '../../platform/redis';
+import { redisUnavailable, type RedisClient } from '../../platform/redis';
 import { compareStreamIds, decodeRecord, newRecordFields, outcomeFields } from './redis-codec';
 import { OutboxScripts, withOutboxScripts } from './redis-scripts';
 import type { DeliveryOutcome, NewOutboxEntry, OutboxCounts, OutboxEntry, OutboxStore, OutboxStoreOptions } from './types';
@@ -51,14 +50,14 @@ type StreamEntries = [string, string[] | null][];
  */
 export class RedisOutboxStore implements OutboxStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis & OutboxScripts;
+  private readonly redis: RedisClient & OutboxScripts;
   private readonly base: string;
   private readonly stream: string;
   private readonly deadStream: string;
   private readonly consumers = new Map<string, Consumer>();
   private groupReady = false;
 
-  constructor(redis: Redis, private readonly opts: RedisOutboxStoreOptions) {
+  constructor(redis: RedisClient, private readonly opts: RedisOutboxStoreOptions) {
     this.redis = withOutboxScripts(redis);
     this.base = `${opts.prefix}{obx}:`;
     this.stream = `${this.base}stream`;
@@ -91,19 +90,19 @@ export class RedisOutboxStore implements OutboxStore {
 
     // Only the oldest held entry of a key can be its head.
     const seen = new Set<string>();
-    const args: string[] = [];
+    const keys: string[] = [this.stream];
+    const args: string[] = [GROUP, consumer, String(now), String(this.opts.leaseMs), String(limit)];
     for (const sid of [...c.held.keys()].sort(compareStreamIds)) {
       const h = c.held.get(sid)!;
       if (seen.has(h.orderKey)) continue;
       seen.add(h.orderKey);
       if (h.notBefore > now) continue;
-      args.push(sid, h.id, h.orderKey);
-      if (args.length >= MAX_CANDIDATES * 3) break;
+      keys.push(this.record(h.id), this.queue(h.orderKey), this.lease(h.orderKey));
+      args.push(sid, h.id);
+      if (keys.length >= 1 + MAX_CANDIDATES * 3) break;
     }
-    if (!args.length) return [];
-    const reply = await this.call(() =>
-      this.redis.obxPick(this.stream, this.clientPrefix() + this.base, GROUP, consumer, String(now), String(this.opts.leaseMs), String(limit), ...args),
-    );
+    if (keys.length === 1) return [];
+    const reply = await this.call(() => this.redis.obxPick(keys.length, ...keys, ...args));
     const picked: string[] = [];
     for (let i = 0; i < reply.length; i += 2) {
       if (reply[i] === 'stale') c.held.delete(reply[i + 1]);
@@ -274,10 +273,6 @@ export class RedisOutboxStore implements OutboxStore {
 
   private lease(orderKey: string): string {
     return `${this.base}l:${orderKey}`;
-  }
-
-  private clientPrefix(): string {
-    return this.redis.options.keyPrefix ?? '';
   }
 
   private async call<T>(command: () => Promise<T>): Promise<T> {

@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { LoyaltyClient } from '../../upstream';
+import { BatchJobStore, rememberJob } from '../batch-jobs';
 import { judgeFailure, RetryPolicy, send } from './deliver';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
 
 export interface OutboxWorkerOptions extends RetryPolicy {
   store: OutboxStore;
   loyalty: LoyaltyClient;
+  /** Where a delivered batch upload's store is recorded, so that store's terminals can read the job. */
+  batchJobs?: BatchJobStore;
   logger: Logger;
   /** How often to look for due entries when there is nothing to do. */
   pollIntervalMs: number;
@@ -122,6 +125,9 @@ export class OutboxWorker {
     let outcome: DeliveryOutcome;
     try {
       outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
+      if (entry.work.kind === 'batchOrders' && this.opts.batchJobs && typeof outcome.result.jobId === 'number') {
+        await rememberJob(this.opts.batchJobs, { jobId: outcome.result.jobId, storeId: entry.storeId, now: this.clock(), logger: this.log, requestId: entry.requestId });
+      }
     } catch (err) {
       outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
     } finally {

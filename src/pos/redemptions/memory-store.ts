@@ -1,5 +1,5 @@
 import { ConflictError } from '../../platform/errors';
-import { DEFAULT_RETENTION, expiredVersion, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
+import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, expiredVersion, isClaimed, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
 import type { ChangeResult, Redemption, RedemptionStore } from './types';
 
 interface Due {
@@ -68,8 +68,12 @@ export class MemoryRedemptionStore implements RedemptionStore {
   private readonly listeners = new Set<(r: Redemption) => void>();
   private readonly policy: RetentionPolicy;
 
-  constructor(opts: Partial<RetentionPolicy> = {}) {
-    this.policy = { ...DEFAULT_RETENTION, ...opts };
+  private readonly recheckMs: number;
+
+  constructor(opts: Partial<RetentionPolicy> & { recheckMs?: number } = {}) {
+    const { recheckMs, ...policy } = opts;
+    this.policy = { ...DEFAULT_RETENTION, ...policy };
+    this.recheckMs = recheckMs ?? DEFAULT_RECHECK_MS;
   }
 
   async create(redemption: Redemption): Promise<void> {
@@ -101,7 +105,12 @@ export class MemoryRedemptionStore implements RedemptionStore {
       const due = this.expiries.popDue(now);
       if (!due) break;
       const entry = this.records.get(due.id);
-      if (entry && entry.record.version === due.version && entry.record.state === 'held') {
+      if (!entry || entry.record.version !== due.version || entry.record.state !== 'held') continue;
+      if (isClaimed(entry.record)) {
+        // Its outcome is known only upstream: hand it to the sweeper, and keep it in sight in case that fails.
+        this.expiries.push({ at: now + this.recheckMs, id: due.id, version: due.version });
+        expired.push(structuredClone(entry.record));
+      } else {
         expired.push(structuredClone(this.expire(entry.record, now)));
       }
     }
@@ -131,7 +140,7 @@ export class MemoryRedemptionStore implements RedemptionStore {
       return null;
     }
     const r = entry.record;
-    if (r.state === 'held' && (r.expiresAt as number) <= now) {
+    if (r.state === 'held' && !isClaimed(r) && (r.expiresAt as number) <= now) {
       const expired = this.expire(r, now);
       for (const listener of this.listeners) {
         try {

@@ -8,6 +8,9 @@ export interface RetentionPolicy {
   otpTtlMs: number;
 }
 
+/** A due hold with a payment or void under way is looked at again this long after a sweep returned it (unless settled meanwhile). */
+export const DEFAULT_RECHECK_MS = 30_000;
+
 export const DEFAULT_RETENTION: RetentionPolicy = { ttlAfterEndMs: 24 * 3600_000, otpTtlMs: 15 * 60_000 };
 
 /** Milliseconds from `now` the record is kept: a held record lives until its expiry plus the after-end time. */
@@ -15,6 +18,11 @@ export function retentionMs(r: Redemption, now: number, policy: RetentionPolicy)
   if (r.state === 'held') return Math.max(0, (r.expiresAt ?? now) - now) + policy.ttlAfterEndMs;
   if (r.state === 'otp_required') return policy.otpTtlMs;
   return policy.ttlAfterEndMs;
+}
+
+/** A held redemption with a payment or a void under way (or done upstream and not yet recorded here). */
+export function isClaimed(r: Redemption): boolean {
+  return r.state === 'held' && (r.paymentId !== undefined || r.voiding === true);
 }
 
 export function isEnding(r: Redemption): boolean {

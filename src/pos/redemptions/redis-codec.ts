@@ -1,3 +1,4 @@
+import { isClaimed } from './record';
 import type { Redemption, RedemptionAsk, RedemptionState } from './types';
 
 /*
@@ -17,8 +18,15 @@ import type { Redemption, RedemptionAsk, RedemptionState } from './types';
 const STATE_CODE: Record<RedemptionState, string> = { otp_required: 'o', held: 'h', redeemed: 'r', voided: 'v', expired: 'e' };
 const CODE_STATE = Object.fromEntries(Object.entries(STATE_CODE).map(([s, c]) => [c, s])) as Record<string, RedemptionState>;
 
-/** The state letter the Lua scripts test for. */
+/** The state letter the Lua scripts test for: an unclaimed hold, which may be expired without asking anyone. */
 export const HELD_CODE = STATE_CODE.held;
+/**
+ * A held record a payment or a void has claimed. Its own letter lets the Lua
+ * scripts leave it alone on expiry: what became of its hold is only known
+ * upstream (see sweeper.ts). Decoded as `held`.
+ */
+export const CLAIMED_CODE = 'c';
+CODE_STATE[CLAIMED_CODE] = 'held';
 
 const ASK_CODE = { amount: 'a', points: 'p', rule: 'r' } as const;
 
@@ -59,7 +67,7 @@ export function encodeRedemption(r: Redemption): string {
   ];
   while (rest.length > 0 && rest[rest.length - 1] === undefined) rest.pop();
   const expires = r.expiresAt === undefined ? '' : toBase36(r.expiresAt);
-  return `${r.version}|${STATE_CODE[r.state]}|${toBase36(r.updatedAt)}|${expires}|${toBase36(r.createdAt)}|${JSON.stringify(rest).slice(1, -1)}`;
+  return `${r.version}|${isClaimed(r) ? CLAIMED_CODE : STATE_CODE[r.state]}|${toBase36(r.updatedAt)}|${expires}|${toBase36(r.createdAt)}|${JSON.stringify(rest).slice(1, -1)}`;
 }
 
 export function decodeRedemption(id: string, stored: string): Redemption {

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
-import { HELD_CODE } from './redis-codec';
+import type { RedisClient } from '../../platform/redis';
+import { CLAIMED_CODE, HELD_CODE } from './redis-codec';
 
 /*
  * The Lua side of RedisRedemptionStore. Each script runs atomically, so the
@@ -57,26 +57,35 @@ return 1
 `;
 
 /**
- * Claims due holds. KEYS: open index. ARGV: record key prefix (with the
- * client's keyPrefix; same hash tag as the index, so Cluster keeps them in one
- * slot), now, limit, now (base 36), ttl after end. Returns {id, record, ...}
- * of the holds this call expired; entries whose record is gone or no longer
- * held are just dropped from the index.
+ * Claims due holds. KEYS: open index, then the record of each candidate
+ * (found due by the caller's ZRANGEBYSCORE just before; Redis Cluster needs
+ * every key in KEYS). ARGV: now, now (base 36), ttl after end, recheck time
+ * (epoch ms), then the candidates' ids in KEYS order. A candidate is taken only
+ * if it is still in the index and due, so two sweepers racing on the same
+ * candidates handle each hold once. Returns {id, record, ...} of the holds this
+ * call expired, and of the claimed ones (state letter ${CLAIMED_CODE}: a payment or
+ * void was under way), which are not expired but put back in the index at the
+ * recheck time, for the sweeper to ask the upstream about. Entries whose record
+ * is gone or no longer held are just dropped from the index.
  */
 const SWEEP = `${EXPIRE_FN}
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
-if #ids == 0 then return {} end
--- The lowest-scored entries are exactly ranks 0..#ids-1.
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, #ids - 1)
 local out = {}
-for i = 1, #ids do
-  local key = ARGV[1] .. ids[i]
-  local cur = redis.call('GET', key)
-  if cur then
-    local nxt = expire(key, cur, ARGV[4], ARGV[5])
-    if nxt then
-      out[#out + 1] = ids[i]
-      out[#out + 1] = nxt
+for i = 2, #KEYS do
+  local id = ARGV[i + 3]
+  local score = redis.call('ZSCORE', KEYS[1], id)
+  if score and tonumber(score) <= tonumber(ARGV[1]) then
+    redis.call('ZREM', KEYS[1], id)
+    local cur = redis.call('GET', KEYS[i])
+    if cur and string.match(cur, '^%d+|${CLAIMED_CODE}|') then
+      redis.call('ZADD', KEYS[1], ARGV[4], id)
+      out[#out + 1] = id
+      out[#out + 1] = cur
+    elseif cur then
+      local nxt = expire(KEYS[i], cur, ARGV[2], ARGV[3])
+      if nxt then
+        out[#out + 1] = id
+        out[#out + 1] = nxt
+      end
     end
   end
 end
@@ -86,13 +95,14 @@ return out
 export interface RedemptionScripts {
   rdmRead(record: string, open: string, id: string, now: string, now36: string, ttl: string): Promise<[number, string] | null>;
   rdmWrite(record: string, open: string, expected: string, id: string, value: string, ttl: string, score: string): Promise<number>;
-  rdmSweep(open: string, recordPrefix: string, now: string, limit: string, now36: string, ttl: string): Promise<string[]>;
+  /** numberOfKeys first: one key per candidate. */
+  rdmSweep(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
 }
 
 /** Registers the scripts on the client (EVALSHA, falling back to EVAL once per connection). */
-export function withRedemptionScripts(redis: Redis): Redis & RedemptionScripts {
+export function withRedemptionScripts(redis: RedisClient): RedisClient & RedemptionScripts {
   redis.defineCommand('rdmRead', { numberOfKeys: 2, lua: READ });
   redis.defineCommand('rdmWrite', { numberOfKeys: 2, lua: WRITE });
-  redis.defineCommand('rdmSweep', { numberOfKeys: 1, lua: SWEEP });
-  return redis as Redis & RedemptionScripts;
+  redis.defineCommand('rdmSweep', { lua: SWEEP });
+  return redis as RedisClient & RedemptionScripts;
 }

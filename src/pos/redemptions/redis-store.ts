@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
-import { redisUnavailable } from '../../platform/redis';
+import { redisUnavailable, type RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
-import { DEFAULT_RETENTION, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
+import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
 import { decodeRedemption, encodeRedemption, toBase36 } from './redis-codec';
 import { RedemptionScripts, withRedemptionScripts } from './redis-scripts';
 import type { ChangeResult, Redemption, RedemptionStore } from './types';
@@ -11,6 +10,8 @@ export interface RedisRedemptionStoreOptions extends Partial<RetentionPolicy> {
   prefix: string;
   /** Compare-and-set rounds before `change` gives up with 409. Default 8. */
   maxAttempts?: number;
+  /** How long a due claimed hold stays out of the sweeper's sight after a sweep returned it. Default 30 s. */
+  recheckMs?: number;
 }
 
 function unavailable(err: unknown): unknown {
@@ -20,22 +21,25 @@ function unavailable(err: unknown): unknown {
 /**
  * Redemptions in Redis, shared by every BFF instance. Each record is one
  * string key with a TTL; open holds are also in a sorted set scored by
- * expiresAt, which the sweeper claims from atomically. All keys share the
- * `{rdm}` hash tag, so the scripts work on Redis Cluster.
+ * expiresAt, which the sweeper claims from atomically. Every script names
+ * its keys in KEYS, and all keys share the `{rdm}` hash tag: the sweep must
+ * change the index and the records of many customers in one script, so they
+ * live in one cluster slot (one master) rather than spread per customer.
  *
  * The connection belongs to the caller (it is shared with other stores):
  * `close()` does not quit it.
  */
 export class RedisRedemptionStore implements RedemptionStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis & RedemptionScripts;
+  private readonly redis: RedisClient & RedemptionScripts;
   private readonly recordPrefix: string;
   private readonly openKey: string;
   private readonly policy: RetentionPolicy;
   private readonly maxAttempts: number;
+  private readonly recheckMs: number;
   private readonly listeners = new Set<(r: Redemption) => void>();
 
-  constructor(redis: Redis, opts: RedisRedemptionStoreOptions) {
+  constructor(redis: RedisClient, opts: RedisRedemptionStoreOptions) {
     this.redis = withRedemptionScripts(redis);
     this.recordPrefix = `${opts.prefix}{rdm}:r:`;
     this.openKey = `${opts.prefix}{rdm}:open`;
@@ -44,6 +48,7 @@ export class RedisRedemptionStore implements RedemptionStore {
       otpTtlMs: opts.otpTtlMs ?? DEFAULT_RETENTION.otpTtlMs,
     };
     this.maxAttempts = opts.maxAttempts ?? 8;
+    this.recheckMs = opts.recheckMs ?? DEFAULT_RECHECK_MS;
   }
 
   async create(redemption: Redemption): Promise<void> {
@@ -73,9 +78,11 @@ export class RedisRedemptionStore implements RedemptionStore {
 
   async sweepDue(now: number, limit: number): Promise<Redemption[]> {
     if (!(limit > 0)) return [];
-    const clientPrefix = this.redis.options.keyPrefix ?? '';
+    const due = await this.call(() => this.redis.zrangebyscore(this.openKey, '-inf', now, 'LIMIT', 0, Math.floor(limit)));
+    if (!due.length) return [];
+    const records = due.map((id) => this.recordPrefix + id);
     const reply = await this.call(() =>
-      this.redis.rdmSweep(this.openKey, clientPrefix + this.recordPrefix, String(now), String(Math.floor(limit)), toBase36(now), String(this.policy.ttlAfterEndMs)),
+      this.redis.rdmSweep(1 + due.length, this.openKey, ...records, String(now), toBase36(now), String(this.policy.ttlAfterEndMs), String(now + this.recheckMs), ...due),
     );
     const expired: Redemption[] = [];
     for (let i = 0; i < reply.length; i += 2) expired.push(decodeRedemption(reply[i], reply[i + 1]));

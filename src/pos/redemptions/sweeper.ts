@@ -13,13 +13,21 @@ export interface HoldSweeperOptions {
   clock?: () => number;
   /** Called once per expired hold (e.g. to bump a metric). Its errors are logged, not thrown. */
   onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
+  /**
+   * Asks the upstream what became of a due hold that a payment or a void had
+   * claimed, records it, and says what it recorded (see operations/hold-outcome.ts).
+   * Without it such holds stay held until someone settles them.
+   */
+  settle?: (redemption: Redemption) => Promise<string>;
 }
 
 /**
  * Expires due holds on a timer. Any number of instances may sweep one Redis:
  * the store claims each hold for one caller, so each expiry is logged and
  * counted once across them. While started it also counts holds this
- * instance's store expired on read.
+ * instance's store expired on read. A due hold that a payment or a void had
+ * claimed is not simply expired: the upstream is asked first (`settle`), since
+ * the payment may have used it (the BFF crashed before recording it).
  */
 export class HoldSweeper {
   private readonly store: RedemptionStore;
@@ -28,6 +36,7 @@ export class HoldSweeper {
   private readonly log: Logger;
   private readonly clock: () => number;
   private readonly onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
+  private readonly settle?: (redemption: Redemption) => Promise<string>;
   private expired = 0;
   private timer?: NodeJS.Timeout;
   private running = false;
@@ -47,6 +56,7 @@ export class HoldSweeper {
     this.log = opts.logger.child({ component: 'hold-sweeper', store: opts.store.kind });
     this.clock = opts.clock ?? Date.now;
     this.onExpired = opts.onExpired;
+    this.settle = opts.settle;
   }
 
   /** Holds expired through this sweeper since it was made. */
@@ -85,9 +95,27 @@ export class HoldSweeper {
     let total = 0;
     for (;;) {
       const batch = await this.store.sweepDue(this.clock(), this.batchSize);
-      for (const r of batch) this.note(r, 'sweep');
-      total += batch.length;
+      const claimed = batch.filter((r) => r.state === 'held');
+      for (const r of batch) if (r.state === 'expired') this.note(r, 'sweep');
+      total += batch.length - claimed.length;
+      // Claimed holds stay in the store's index for a later look, so a failure here loses nothing.
+      const settled = await Promise.all(claimed.map((r) => this.settleOne(r)));
+      total += settled.filter(Boolean).length;
       if (batch.length < this.batchSize || this.stops !== stopsAtStart) return total;
+    }
+  }
+
+  /** True when the upstream said the hold ended and it was recorded expired. */
+  private async settleOne(r: Redemption): Promise<boolean> {
+    if (!this.settle) return false;
+    try {
+      const recorded = await this.settle(r);
+      if (recorded !== 'expired') return false;
+      this.note({ ...r, state: 'expired' }, 'sweep');
+      return true;
+    } catch (err) {
+      this.log.warn({ redemptionId: r.id, err: { message: (err as Error).message } }, 'could not settle a claimed hold from the upstream; trying again later');
+      return false;
     }
   }
 

@@ -30,6 +30,12 @@ export interface Redemption {
   expiresAt?: number;
   /** Set while a payment using this redemption is in flight, and after it. */
   paymentId?: string;
+  /**
+   * Set while a void is releasing the hold. A payment and a void claim a held
+   * redemption through the same compare-and-set (see claim.ts): whichever
+   * writes its claim first wins, the other is refused.
+   */
+  voiding?: true;
   createdAt: number;
   updatedAt: number;
   /** Monotonic version, bumped by every write (compare-and-set). */
@@ -61,7 +67,13 @@ export interface RedemptionStore {
    * concurrent write. Keeps the expiry index in step (only `held` is indexed).
    */
   change(id: string, now: number, change: (current: Redemption) => Redemption | string): Promise<ChangeResult>;
-  /** Claims up to `limit` due holds (expiresAt <= now), marks them expired, returns them. Each is claimed by one caller only. */
+  /**
+   * Claims up to `limit` due holds (expiresAt <= now), each for one caller only.
+   * An unclaimed one is marked expired. A claimed one (a payment or a void was
+   * under way: its outcome is unknown here) is returned still `held`, and kept
+   * in the index `recheckMs` later, so the sweeper can ask the upstream what
+   * became of it and a crash meanwhile loses nothing.
+   */
   sweepDue(now: number, limit: number): Promise<Redemption[]>;
   /** Number of records in the expiry index (open holds). */
   countOpen(): Promise<number>;

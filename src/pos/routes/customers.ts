@@ -3,7 +3,8 @@ import { parseOrThrow } from '../../platform/validation';
 import { requireRole } from '../auth';
 import type { PosDeps } from '../deps';
 import { callContext } from '../http/context';
-import { customerHash, customerSummary, deleteCustomer } from '../operations/customers';
+import { RegisterCustomerBody } from '../customer-schemas';
+import { customerHash, customerSummary, deleteCustomer, registerCustomer } from '../operations/customers';
 import { CustomerIdParam, TierQuery } from '../schemas';
 
 export function customerRoutes(deps: PosDeps): Router {
@@ -13,6 +14,13 @@ export function customerRoutes(deps: PosDeps): Router {
     const { id } = parseOrThrow(CustomerIdParam, req.params, 'path');
     const { lang } = parseOrThrow(TierQuery, req.query, 'query');
     res.json(await customerSummary(deps, callContext(req, res), id, lang));
+  });
+
+  // Sign-up at the till: create the profile, or update it (idempotent by customer id).
+  router.put('/customers/:id', requireRole('cashier', 'manager'), async (req, res) => {
+    const { id } = parseOrThrow(CustomerIdParam, req.params, 'path');
+    const body = parseOrThrow(RegisterCustomerBody, req.body ?? {});
+    res.json(await registerCustomer(deps, callContext(req, res), id, body));
   });
 
   router.get('/customers/:id/hash', requireRole('kiosk'), async (req, res) => {

@@ -36,7 +36,7 @@ export function corsFor(origins: readonly string[]): RequestHandler[] {
   if (allowed.size === 0) return [refuseForeignPreflight];
   const allow = cors({
     origin: (origin, cb) => cb(null, isAllowed(origin) ? origin : false),
-    methods: ['GET', 'POST', 'DELETE'],
+    methods: ['GET', 'PUT', 'POST', 'DELETE'],
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     credentials: false,

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../platform/config';
@@ -32,7 +32,7 @@ export interface BffSecurity {
 }
 
 /** The defences as configured; limiters count in Redis when the BFF has it. */
-export function bffSecurity(config: Config, redis: Redis | undefined, logger: Logger): BffSecurity {
+export function bffSecurity(config: Config, redis: RedisClient | undefined, logger: Logger): BffSecurity {
   const { security, http } = config;
   const limiter = (name: string, perMinute: number) => (perMinute > 0 ? perMinuteLimiter({ name, perMinute, redis, keyPrefix: config.redis.keyPrefix }) : undefined);
   const terminalLimiter = limiter('terminal', security.terminalRateLimitPerMinute);
@@ -47,7 +47,7 @@ export function bffSecurity(config: Config, redis: Redis | undefined, logger: Lo
 }
 
 /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL over the BFF's redemption store; undefined when the cap is off. */
-export function openRedemptionCapFor(config: Config, store: RedemptionStore, redis: Redis | undefined): OpenRedemptionCap | undefined {
+export function openRedemptionCapFor(config: Config, store: RedemptionStore, redis: RedisClient | undefined): OpenRedemptionCap | undefined {
   const limit = config.security.maxOpenRedemptionsPerTerminal;
   if (limit <= 0) return undefined;
   const sets = redis ? new RedisTerminalSets(redis, config.redis.keyPrefix) : new MemoryTerminalSets();

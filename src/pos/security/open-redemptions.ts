@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
 import type { RedemptionStore } from '../redemptions/types';
 
@@ -58,7 +58,7 @@ export class MemoryTerminalSets implements TerminalSets {
 /** One sorted set per terminal (score = admitted at), forgotten a day after its last admission. */
 export class RedisTerminalSets implements TerminalSets {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly ttlMs = 24 * 3600_000,
   ) {}

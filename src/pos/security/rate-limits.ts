@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from '../../platform/errors';
@@ -14,7 +14,7 @@ import { deferAdmission } from '../http/admission';
 export interface LimiterOptions {
   name: string;
   perMinute: number;
-  redis?: Redis;
+  redis?: RedisClient;
   keyPrefix: string;
 }
 

@@ -23,6 +23,8 @@ export const StoreSchema = z.strictObject({
   id: Id,
   merchant: z.strictObject({ uniqueId: Name, name: Name }),
   branch: z.strictObject({ uniqueId: Name, name: Name }),
+  /** Event names this store's kiosks may send (POST /events); absent: KIOSK_EVENTS. */
+  kioskEvents: z.array(z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, 'event names are letters, digits and _ . : -')).max(200).optional(),
 });
 
 export const TerminalSchema = z.strictObject({

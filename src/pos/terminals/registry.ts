@@ -126,7 +126,9 @@ export class TerminalRegistry {
     this.refresh();
     const digest = tokenDigest(token);
     const entry = this.byHash.get(digest.toString('hex'));
-    // The map finds a candidate by hash; the decision itself is a constant-time comparison.
+    // The map lookup by the token's SHA-256 decides. Its timing depends on that digest,
+    // which a guesser cannot steer towards a stored one, so it tells nothing about real
+    // tokens. The comparison below only re-checks what the lookup found; it decides nothing.
     const equal = timingSafeEqual(entry ? entry.digest : NO_MATCH, digest);
     if (!entry || !equal) return { ok: false, reason: 'unknown_token' };
     return this.outcome(entry);

@@ -6,6 +6,8 @@ export interface Store {
   id: string;
   merchant: { uniqueId: string; name: string };
   branch: { uniqueId: string; name: string };
+  /** Event names this store's kiosks may send; absent: the KIOSK_EVENTS setting. */
+  kioskEvents?: string[];
 }
 
 export interface Terminal {

@@ -4,32 +4,27 @@ import type { AccountEntry, SandboxStore } from '../state/store';
 import { accountOf, secretMatches } from './keys';
 
 /**
- * The admin API is guarded by an account's secret key. Where an account is
- * concerned, `apikey` selects it and `secretkey` must be its own.
+ * One rule for every /_sandbox admin route: `apikey` names an account and
+ * `secretkey` must be that account's own. Account routes act on that account;
+ * sandbox-wide ones (reset, clock, faults) are open to any account's holder.
+ * `withSeed` (reset only) also takes the account's secret as configured, so a
+ * reset undoes a rotated secret that was then lost.
  */
-export function adminAccount(store: SandboxStore, req: Request): AccountEntry {
+export function adminAccount(store: SandboxStore, req: Request, opts: { withSeed?: boolean } = {}): AccountEntry {
   const entry = accountOf(store, req);
-  requireSecretOf(entry, req);
+  const sent = req.headers.secretkey;
+  if (typeof sent !== 'string' || sent === '') throw loyaltyErrors.secretKeyRequired('The admin API needs the account\'s apikey and secretkey headers');
+  const seeded = opts.withSeed ? store.seedSecretOf(entry.settings.apiKey) : undefined;
+  // Both compared, so timing does not tell which one matched.
+  const current = secretMatches(sent, entry.settings.secretKey);
+  const configured = seeded !== undefined && secretMatches(sent, seeded);
+  if (!current && !configured) throw loyaltyErrors.secretKeyRequired('The secretkey header is not valid for the account the apikey header names');
   return entry;
 }
 
-export function requireSecretOf(entry: AccountEntry, req: Request): void {
-  const sent = req.headers.secretkey;
-  if (typeof sent !== 'string' || sent === '') throw loyaltyErrors.secretKeyRequired('The admin API needs the account secret key in the secretkey header');
-  if (!secretMatches(sent, entry.settings.secretKey)) throw loyaltyErrors.secretKeyRequired('The secretkey header is not valid for this account');
-}
-
-/**
- * For sandbox-wide admin calls (reset, clock): the secret key of any account,
- * current or as configured (`withSeed`, so a reset undoes a rotated secret).
- */
-export function requireAnySecret(store: SandboxStore, req: Request, withSeed = false): void {
-  const sent = req.headers.secretkey;
-  if (typeof sent !== 'string' || sent === '') throw loyaltyErrors.secretKeyRequired('The admin API needs an account secret key in the secretkey header');
-  // Check every account so timing does not reveal which one matched.
-  let ok = false;
-  const secrets = store.all().map((e) => e.settings.secretKey);
-  if (withSeed) secrets.push(...store.seedSecrets());
-  for (const secret of secrets) if (secretMatches(sent, secret)) ok = true;
-  if (!ok) throw loyaltyErrors.secretKeyRequired('The secretkey header is not valid for any account');
+/** An account route's path names the account; it must be the one the headers prove. */
+export function adminAccountAt(store: SandboxStore, req: Request, pathApiKey: string): AccountEntry {
+  const entry = adminAccount(store, req);
+  if (entry.settings.apiKey !== pathApiKey) throw loyaltyErrors.apiKeyInvalid('The apikey in the path must be the account of the apikey header');
+  return entry;
 }

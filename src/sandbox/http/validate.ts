@@ -11,14 +11,48 @@ function isMissing(issue: z.core.$ZodIssue): boolean {
   return false;
 }
 
+/** Objects whose values are the caller's own data: a `null` in them is a value, not "not given". */
+const FREE_FORM = new Set(['extra', 'events']);
+
 /**
- * Validates `input` with a contract schema, in v4.0 terms: anything missing
- * is 400/3000 naming the fields, any other problem 422/3003 naming them.
+ * The body with every `null` property removed: the published examples send
+ * `null` for fields they do not use (`"amountToHold": null`), so `null` on an
+ * optional field means "not given". Free-form objects keep their nulls.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === null) continue;
+    out[k] = FREE_FORM.has(k) ? v : withoutNulls(v);
+  }
+  return out;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/**
+ * Validates `input` with a contract schema, in v4.0 terms: `null` on an
+ * optional field is ignored, `null` on a required one is 422/3001, anything
+ * missing is 400/3000 naming the fields, any other problem 422/3003 naming them.
  */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, what = 'request body'): z.output<S> {
-  const result = schema.safeParse(input, { reportInput: true });
+  const result = schema.safeParse(withoutNulls(input), { reportInput: true });
   if (result.success) return result.data;
   const missing = result.error.issues.filter(isMissing);
+  const nulls = missing.filter((i) => i.path.length > 0 && valueAt(input, i.path) === null);
+  if (nulls.length) {
+    const names = nulls.map((i) => i.path.map(String).join('.'));
+    throw loyaltyErrors.nullArgument(`null is not a value for required field${names.length > 1 ? 's' : ''} in ${what}: ${names.join(', ')}`, fieldErrors(new z.ZodError(nulls)));
+  }
   if (missing.length) {
     const names = missing.map((i) => (i.path.length ? i.path.map(String).join('.') : i.message));
     throw loyaltyErrors.missingField(`Missing required field${names.length > 1 ? 's' : ''} in ${what}: ${names.join(', ')}`, fieldErrors(new z.ZodError(missing)));

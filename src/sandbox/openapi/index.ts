@@ -10,8 +10,8 @@ export const LOYALTY_API_VERSION = '4.0.0';
 
 const PARAM_SCHEMAS: Record<string, z.ZodType> = {
   customerId: CustomerId.meta({ description: 'The customer id', example: 'alice' }),
-  holdReference: z.string().min(1).max(200).meta({ description: 'From the hold response', example: 'hold_4kq9T2mXc8LpAZv3' }),
-  jobId: z.string().regex(/^[0-9]{1,15}$/).meta({ description: 'From the batch orders response', example: '17' }),
+  holdReferenceId: z.string().min(1).max(200).meta({ description: 'The holdReference of the hold response', example: 'hold_4kq9T2mXc8LpAZv3' }),
+  batchId: z.string().min(1).max(200).meta({ description: 'The jobId of the batch orders response', example: '17' }),
 };
 
 function security(op: Operation): Record<string, string[]>[] {
@@ -32,9 +32,9 @@ function toRouteConfig(op: Operation): RouteConfig {
     method: op.method.toLowerCase() as 'get' | 'post' | 'delete',
     path: API_PREFIX + openApiPath(op.path),
     operationId: op.id,
-    tags: [op.extension ? 'Settled extensions' : 'v4.0 operations'],
+    tags: [op.extension ? 'Published beyond the spec' : 'v4.0 operations'],
     summary: op.summary,
-    description: keysNote + (op.extension ? ' Not in the published list of ten operations; settled in DESIGN.md section 4.' : ''),
+    description: keysNote + (op.extension ? " Not one of the specification's ten operations; shaped as the published v4.0 reference documents it." : ''),
     security: security(op),
     parameters: [
       REQUEST_ID_PARAM,
@@ -70,17 +70,21 @@ export function buildLoyaltyOpenApi() {
       title: 'Loyalty service v4.0 (sandbox)',
       version: LOYALTY_API_VERSION,
       description:
-        'The loyalty v4.0 integration interface as the bundled sandbox serves it: the ten published operations, the few the BFF needs that the ' +
-        'specification only mentions (hold lookup and release, OTP, balance, batch status), and the sandbox admin API.\n\n' +
-        'Error codes: 1000 API key invalid (401), 1001 secret key required/invalid (401), 3000 missing field (400), 3003 invalid value (422), ' +
-        '3016 invalid payload (400), 4004 not found, 7000 customer not found, 9001 already cancelled (422), 9002 transaction not found, ' +
-        '9004 duplicate transaction id (422), 9005 reversed transaction not found, 9006 hold reference not found (404), 9008 insufficient points (422), 429 rate limited.',
+        'The loyalty v4.0 integration interface as the bundled sandbox serves it: the ten operations of the specification, the few the BFF needs that ' +
+        'the specification only mentions (hold lookup and release, OTP, balance, batch status) in the shapes of the published reference, and the sandbox admin API.\n\n' +
+        'Error bodies: `{ code, type, message, documentationUrl, requestId }` as published, `type` being the category of the code ' +
+        '(AUTHENTICATION_ERROR 1xxx, PAYLOAD_ERROR 3xxx, GENERAL_ERROR 4xxx, SERVER_ERROR 5xxx, CUSTOMER_ERROR 7xxx, TRANSACTIONS_ERROR 9xxx), ' +
+        'plus the sandbox\'s `reason` naming the rule. Codes: 1000 API key invalid (401), 1001 secret key required/invalid (401), 3000 missing field (400), ' +
+        '3001 null for a required field (422), 3003 invalid value (422), 3016 invalid payload (400), 4004 not found (404), 7000 customer not found (404), ' +
+        '9001 already cancelled (422), 9002 transaction not found (404), 9004 duplicate transaction id (422), 9005 reversed transaction not found (404), ' +
+        '9006 hold reference not found (404), 9008 insufficient points (422), 429 rate limited (429, the sandbox\'s code), 5000 internal (500). ' +
+        '`null` on an optional request field means "not given".',
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: [{ url: '/', description: 'This sandbox' }],
     tags: [
       { name: 'v4.0 operations', description: 'The published interface' },
-      { name: 'Settled extensions', description: 'Operations the specification mentions without showing them' },
+      { name: 'Published beyond the spec', description: 'Operations the specification mentions without showing them, as the published reference shows them' },
       { name: 'Sandbox admin', description: 'Developer and test controls; not part of the real service' },
     ],
   });

@@ -19,7 +19,8 @@ export function resetSandbox(ctx: SandboxContext) {
 export function seedCustomer(ctx: SandboxContext, account: AccountEntry, body: unknown) {
   const seed = parseWith(SeedCustomer, body);
   const { created } = ctx.store.seedCustomer(account, seed);
-  return { created, balance: readBalance(ctx, account, seed.customerId) };
+  // The published balance has no customerId; the admin answer names the customer it seeded.
+  return { created, balance: { customerId: seed.customerId, ...readBalance(ctx, account, seed.customerId) } };
 }
 
 export const BulkSeed = z.strictObject({
@@ -40,15 +41,27 @@ export function readAccount(account: AccountEntry): PublicAccountSettings {
   return publicSettings(account.settings);
 }
 
-/** Replaces the settings whole; `secretKey` may be left out (GET never shows it) to keep the current one. */
-export function replaceAccount(ctx: SandboxContext, account: AccountEntry, body: unknown): PublicAccountSettings {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw loyaltyErrors.invalidPayload('The request body must be a JSON object of account settings');
-  const input = body as Record<string, unknown>;
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Changes an account's settings: the body names only what changes. Each field
+ * replaces the current one, except objects (`earn`, `eventRewards`), whose
+ * fields are merged one level deep; arrays (tiers, coupons, ...) are replaced
+ * whole. `secretKey` left out keeps the current one (GET never shows it).
+ */
+export function updateAccount(ctx: SandboxContext, account: AccountEntry, body: unknown): PublicAccountSettings {
+  if (!isPlainObject(body)) throw loyaltyErrors.invalidPayload('The request body must be a JSON object of account settings');
   const current = account.settings;
-  if (input.apiKey !== undefined && input.apiKey !== current.apiKey) {
+  if (body.apiKey !== undefined && body.apiKey !== current.apiKey) {
     throw loyaltyErrors.invalidValue('apiKey cannot be changed: it must equal the apikey in the path', 'InvalidValue');
   }
-  const settings = parseWith(AccountSettings, { ...input, apiKey: current.apiKey, secretKey: input.secretKey ?? current.secretKey }, 'account settings');
+  const was = current as Record<string, unknown>;
+  // fromEntries defines own properties: a "__proto__" key stays a key (and is refused as unknown), never a prototype.
+  const merged = Object.fromEntries([
+    ...Object.entries(current),
+    ...Object.entries(body).map(([key, value]) => [key, isPlainObject(was[key]) && isPlainObject(value) ? { ...was[key], ...value } : value]),
+  ]);
+  const settings = parseWith(AccountSettings, { ...merged, apiKey: current.apiKey }, 'account settings');
   ctx.store.replaceSettings(current.apiKey, settings);
   return publicSettings(settings);
 }

@@ -1,4 +1,4 @@
-import type { BatchItemResult, BatchOrdersRequest, BatchOrdersResponse, BatchStatusResponse, OrderItem } from '../../contract';
+import type { BatchOrdersRequest, BatchOrdersResponse, BatchStatusResponse, OrderItem } from '../../contract';
 import { isAppError } from '../../platform/errors';
 import type { SandboxContext } from '../context';
 import { loyaltyErrors, toLoyaltyBody } from '../errors';
@@ -9,7 +9,11 @@ import { recordPurchase } from './purchases';
 /** Orders processed per turn of the event loop, so a big batch never stalls other requests. */
 const ORDERS_PER_STEP = 50;
 
-/** One order, processed like a payment (hold, coupons, earn rules, hash). Returns the points rewarded. */
+/**
+ * One order, processed like a payment on its totals (hold, coupons, earn
+ * rules, return window, hash); its other fields (lineItems, extra, ...) are
+ * recorded in the activity. Returns the points rewarded.
+ */
 export function processOrder(ctx: SandboxContext, account: AccountEntry, order: OrderItem): number {
   return recordPurchase(ctx, account, {
     id: order.orderId,
@@ -20,41 +24,38 @@ export function processOrder(ctx: SandboxContext, account: AccountEntry, order: 
     totalPaid: order.totalPaid,
     guest: order.guest,
     redemption: order.redemption,
+    returnWindowDays: order.cashbackConfigurations?.returnWindow,
     activity: { type: 'Order Processed', properties: { ...order } },
   }).earnedPoints;
 }
 
-function processItem(ctx: SandboxContext, account: AccountEntry, order: OrderItem, index: number): BatchItemResult {
+/** Processes one order into the job's `results` or `errors`. */
+function processItem(ctx: SandboxContext, account: AccountEntry, job: BatchJob, order: OrderItem, index: number): void {
   const base = { index, orderId: order.orderId, customerId: order.customerId };
   try {
-    return { ...base, success: true, rewardedPoints: processOrder(ctx, account, order) };
+    job.results.push({ ...base, rewardedPoints: processOrder(ctx, account, order) });
   } catch (err) {
     // A bug in one order fails that order (masked as 5000), not the batch.
     if (!isAppError(err)) ctx.logger.error({ err, jobOrderIndex: index }, 'batch order failed unexpectedly');
     const appError = isAppError(err) ? err : loyaltyErrors.internal('An internal error occurred');
     const body = toLoyaltyBody(appError, '');
-    return { ...base, success: false, error: { code: body.code, message: body.message } };
+    job.errors.push({ ...base, code: body.code, message: body.message });
   }
 }
 
-/** Processes the next few orders, then yields; ends the job when every order has a result. */
+/** Processes the next few orders, then yields; ends the job when every order is processed. */
 function step(ctx: SandboxContext, account: AccountEntry, job: BatchJob): void {
   if (job.cancelled) return;
-  job.status = 'running';
+  job.status = 'processing';
   try {
-    const end = Math.min(job.results.length + ORDERS_PER_STEP, job.total);
-    for (let i = job.results.length; i < end; i++) {
-      const result = processItem(ctx, account, job.orders[i], i);
-      job.results.push(result);
-      if (result.success) job.succeeded += 1;
-      else job.failed += 1;
-    }
+    const end = Math.min(job.processed + ORDERS_PER_STEP, job.total);
+    for (; job.processed < end; job.processed++) processItem(ctx, account, job, job.orders[job.processed], job.processed);
   } catch (err) {
     ctx.logger.error({ err, jobId: job.id }, 'batch job failed');
     finish(ctx, job, 'failed');
     return;
   }
-  if (job.results.length < job.total) setImmediate(() => step(ctx, account, job));
+  if (job.processed < job.total) setImmediate(() => step(ctx, account, job));
   else finish(ctx, job, 'completed');
 }
 
@@ -71,17 +72,18 @@ export function submitBatch(ctx: SandboxContext, account: AccountEntry, req: Bat
   return { jobId: job.id };
 }
 
-/** `GET /batches/:jobId/status`: a job of another account is as unknown as one never made. */
-export function readBatchStatus(ctx: SandboxContext, account: AccountEntry, jobId: number): BatchStatusResponse {
-  const job = ctx.batchJobs.get(jobId);
-  if (!job || job.apiKey !== account.settings.apiKey) throw loyaltyErrors.notFound(`Batch job ${jobId} was not found`);
+/** `GET /batches/:batchId/status`: a job of another account, or an id that is no job number, is as unknown as one never made. */
+export function readBatchStatus(ctx: SandboxContext, account: AccountEntry, batchId: string): BatchStatusResponse {
+  const job = /^[0-9]{1,15}$/.test(batchId) ? ctx.batchJobs.get(Number(batchId)) : undefined;
+  if (!job || job.apiKey !== account.settings.apiKey) throw loyaltyErrors.notFound(`Batch job "${batchId.slice(0, 40)}" was not found`);
   return {
-    jobId: job.id,
+    batchId: String(job.id),
     status: job.status,
-    total: job.total,
-    processed: job.results.length,
-    succeeded: job.succeeded,
-    failed: job.failed,
+    progress: job.total === 0 ? 100 : Math.floor((job.processed * 100) / job.total),
+    totalItems: job.total,
+    processedItems: job.processed,
+    failedItems: job.errors.length,
     results: job.results.map((r) => ({ ...r })),
+    errors: job.errors.map((e) => ({ ...e })),
   };
 }

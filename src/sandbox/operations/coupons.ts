@@ -5,6 +5,7 @@ import { currentTierOf, tierOf } from '../domain/tiers';
 import { loyaltyErrors } from '../errors';
 import type { CustomerRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
+import { couponLocksOf } from '../state/coupon-locks';
 import { requireCustomer } from './customers';
 
 /**
@@ -14,7 +15,7 @@ import { requireCustomer } from './customers';
  * expired, available when active and under both usage limits (0 = no limit).
  */
 
-function offeredTo(settings: AccountSettings, coupon: CouponSettings, customerId: string, c: CustomerRecord | undefined): boolean {
+export function offeredTo(settings: AccountSettings, coupon: CouponSettings, customerId: string, c: CustomerRecord | undefined): boolean {
   const audience = coupon.audience;
   if (!audience || (audience.tiers === undefined && audience.customerIds === undefined)) return true;
   if (audience.customerIds?.includes(customerId)) return true;
@@ -23,19 +24,23 @@ function offeredTo(settings: AccountSettings, coupon: CouponSettings, customerId
   return tier !== undefined && (audience.tiers?.includes(tier.order) ?? false);
 }
 
-function view(account: AccountEntry, coupon: CouponSettings, c: CustomerRecord | undefined, now: number): Coupon {
+export function view(account: AccountEntry, coupon: CouponSettings, c: CustomerRecord | undefined, now: number, exceptLock?: string): Coupon {
   const start = Date.parse(coupon.startDate);
   const expiry = Date.parse(coupon.expiryDate);
   const usedCount = account.ledger.couponUses.get(coupon.code) ?? 0;
   const customerUsedCount = c?.couponUsage?.get(coupon.code) ?? 0;
+  // Uses reserved by live coupon locks are taken too, so a locked coupon cannot be spent twice.
+  const locked = couponLocksOf(account.ledger).reserved(coupon.code, c?.id, now, exceptLock);
   const isExpired = now > expiry;
   const isActive = coupon.isActive && now >= start && !isExpired;
-  const underLimit = coupon.usageLimit === 0 || usedCount < coupon.usageLimit;
-  const underCustomerLimit = coupon.limitPerCustomer === 0 || customerUsedCount < coupon.limitPerCustomer;
+  const underLimit = coupon.usageLimit === 0 || usedCount + locked.all < coupon.usageLimit;
+  const underCustomerLimit = coupon.limitPerCustomer === 0 || customerUsedCount + locked.customer < coupon.limitPerCustomer;
   return {
     name: coupon.name,
     code: coupon.code,
     value: coupon.value,
+    type: LISTED_TYPE[coupon.type],
+    target: coupon.target,
     currency: coupon.currency ?? account.settings.currency,
     startDate: new Date(start).toISOString(),
     expiryDate: new Date(expiry).toISOString(),
@@ -58,16 +63,30 @@ export function listCoupons(ctx: SandboxContext, account: AccountEntry, customer
   return { coupons };
 }
 
-/** Why a coupon cannot be used now, or undefined when it can be used `times` more times. */
-function refusal(v: Coupon, times: number, now: number): string | undefined {
-  if (now < Date.parse(v.startDate)) return `it starts at ${v.startDate}`;
-  if (v.isExpired) return `it expired at ${v.expiryDate}`;
-  if (!v.isActive) return 'it is not active';
-  if (v.usageLimit > 0 && v.usedCount + times > v.usageLimit) return `its usage limit is reached (${v.usedCount} of ${v.usageLimit} used)`;
-  if (v.limitPerCustomer > 0 && v.customerUsedCount + times > v.limitPerCustomer) {
-    return `the customer's limit is reached (${v.customerUsedCount} of ${v.limitPerCustomer} used)`;
+/** Uses reserved by live locks; `held` in a refusal's message. */
+export interface Reserved {
+  all: number;
+  customer: number;
+}
+
+/** Why a coupon cannot be used now (a v4.0 `type` and a sentence), or undefined when it can be used `times` more times. */
+export function refusalOf(v: Coupon, times: number, now: number, locked: Reserved = { all: 0, customer: 0 }): { type: string; why: string } | undefined {
+  if (now < Date.parse(v.startDate)) return { type: 'CouponNotStarted', why: `it starts at ${v.startDate}` };
+  if (v.isExpired) return { type: 'CouponExpired', why: `it expired at ${v.expiryDate}` };
+  if (!v.isActive) return { type: 'CouponInactive', why: 'it is not active' };
+  if (v.usageLimit > 0 && v.usedCount + locked.all + times > v.usageLimit) {
+    if (v.usedCount + times <= v.usageLimit) return { type: 'CouponLocked', why: 'its remaining uses are locked by another sale' };
+    return { type: 'CouponUsageLimitReached', why: `its usage limit is reached (${v.usedCount} of ${v.usageLimit} used)` };
+  }
+  if (v.limitPerCustomer > 0 && v.customerUsedCount + locked.customer + times > v.limitPerCustomer) {
+    if (v.customerUsedCount + times <= v.limitPerCustomer) return { type: 'CouponLocked', why: "the customer's remaining uses are locked by another sale" };
+    return { type: 'CouponCustomerLimitReached', why: `the customer's limit is reached (${v.customerUsedCount} of ${v.limitPerCustomer} used)` };
   }
   return undefined;
+}
+
+function refusal(v: Coupon, times: number, now: number, locked?: Reserved): string | undefined {
+  return refusalOf(v, times, now, locked)?.why;
 }
 
 export interface CouponUse {
@@ -94,7 +113,7 @@ export function checkCoupons(ctx: SandboxContext, account: AccountEntry, custome
     const coupon = settings.coupons.find((k) => k.code === code);
     if (!coupon) throw loyaltyErrors.invalidValue(`Coupon "${code}" is not a coupon of this account`, 'CouponNotFound');
     if (!offeredTo(settings, coupon, customerId, c)) throw loyaltyErrors.invalidValue(`Coupon "${code}" is not offered to customer "${customerId}"`, 'CouponNotAvailable');
-    const why = refusal(view(account, coupon, c, now), n, now);
+    const why = refusal(view(account, coupon, c, now), n, now, couponLocksOf(ledger).reserved(code, customerId, now));
     if (why) throw loyaltyErrors.invalidValue(`Coupon "${code}" cannot be used: ${why}`, 'CouponNotAvailable');
   }
   return {
@@ -108,3 +127,6 @@ export function checkCoupons(ctx: SandboxContext, account: AccountEntry, custome
     },
   };
 }
+
+/** The customer coupon list names kinds in words; validate answers use the short mechanic (both as published). */
+const LISTED_TYPE = { shipping: 'Free Shipping', fixed: 'Fixed Rate Discount', percentage: 'Percentage', product: 'Free Product' } as const;

@@ -1,33 +1,45 @@
-import type { Acknowledgement, BalanceResponse, HashResponse } from '../../contract';
+import type { BalanceResponse, DeleteCustomerResponse, HashResponse, UpsertCustomerRequest, UpsertCustomerResponse } from '../../contract';
 import type { SandboxContext } from '../context';
+import { requireChannelField } from '../domain/channel';
 import { money } from '../domain/money';
 import { loyaltyErrors } from '../errors';
 import type { CustomerRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
 
-export function requireCustomer(account: AccountEntry, customerId: string): CustomerRecord {
-  const c = account.ledger.customer(customerId);
+/**
+ * The customer's profile, or 7000. With `contact` (a request's email and
+ * mobile), a channel id the account has not seen yet finds the profile that
+ * the account's channel merging joins it to (see AccountLedger.profileFor).
+ */
+export function requireCustomer(account: AccountEntry, customerId: string, contact?: { email?: string; mobile?: string }): CustomerRecord {
+  const c = contact ? account.ledger.profileFor(customerId, contact, account.settings.channelMerging) : account.ledger.customer(customerId);
   if (!c) throw loyaltyErrors.customerNotFound(customerId);
   return c;
 }
 
-/** `GET /customers/:id/balance`: points and their money value at the redemption factor. */
+/**
+ * `GET /customers/:id/balance`: points and their money value at the
+ * redemption factor. Sandbox points never expire, so nothing expires next
+ * (0, 0 and an empty date); `heldPoints` is the sandbox's own field.
+ */
 export function readBalance(ctx: SandboxContext, account: AccountEntry, customerId: string): BalanceResponse {
   const c = requireCustomer(account, customerId);
   const b = account.ledger.balance(c, ctx.clock.now());
   const { redemptionFactor, currency, pointsName } = account.settings;
   return {
-    customerId: c.id,
     totalPointsBalance: b.total,
     totalPointsValue: money(b.total * redemptionFactor),
     availablePointsBalance: b.available,
     availablePointsValue: money(b.available * redemptionFactor),
     pendingPoints: b.pending,
     pendingPointsValue: money(b.pending * redemptionFactor),
-    heldPoints: b.held,
     currency,
     pointsName,
+    nextExpiringPointsAmount: 0,
+    nextExpiringPointsValue: 0,
+    nextExpiringPointsDate: '',
     totalEarnedPoints: c.totalEarned,
+    heldPoints: b.held,
   };
 }
 
@@ -36,8 +48,31 @@ export function readHash(account: AccountEntry, customerId: string): HashRespons
   return { hash: requireCustomer(account, customerId).hash };
 }
 
-/** `DELETE /customers/:id`: the profile and all its data go; later reads answer 7000. */
-export function deleteCustomer(account: AccountEntry, customerId: string): Acknowledgement {
+/** `DELETE /customers/:id`: the profile and all its data go; later reads answer 7000. Published as a bare 200: the body is `{}`. */
+export function deleteCustomer(account: AccountEntry, customerId: string): DeleteCustomerResponse {
   if (!account.ledger.deleteCustomer(customerId)) throw loyaltyErrors.customerNotFound(customerId);
-  return { success: true, message: `Customer "${customerId}" and all their data were deleted` };
+  return {};
+}
+
+/**
+ * `POST /customers`: get-or-create. A new customerId gets a profile; a known
+ * one (or, with channel merging, a new channel id carrying a known email or
+ * mobile) has its profile updated with the fields sent, never duplicated.
+ * The answer is the profile's `gameballId`, the same on every call.
+ * `referrerCode` and the device fields are accepted and kept out of the ledger:
+ * the sandbox runs no referral programme or push notifications.
+ */
+export function upsertCustomer(ctx: SandboxContext, account: AccountEntry, req: UpsertCustomerRequest): UpsertCustomerResponse {
+  const { settings, ledger } = account;
+  const now = ctx.clock.now();
+  requireChannelField(settings, req);
+  const attributes = req.customerAttributes ?? {};
+  // The top-level fields are the merge keys; the profile's own copies fill in when they are absent.
+  const contact = { email: req.email ?? attributes.email, mobile: req.mobile ?? attributes.mobile };
+  const existed = ledger.profileFor(req.customerId, contact, settings.channelMerging) !== undefined;
+  const c = ledger.ensureCustomer(req.customerId, now, contact, settings.channelMerging);
+  c.attributes = { ...c.attributes, ...attributes };
+  if (req.guest !== undefined) c.guest = req.guest;
+  ledger.recordActivity(c, { type: existed ? 'Profile Updated' : 'Profile Created', at: now, properties: { customerId: req.customerId, ...attributes } });
+  return { gameballId: c.gameballId };
 }

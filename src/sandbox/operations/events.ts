@@ -8,7 +8,7 @@ export function recordEvents(ctx: SandboxContext, account: AccountEntry, req: Ev
   const { settings, ledger } = account;
   const now = ctx.clock.now();
   requireChannelField(settings, req);
-  const c = ledger.ensureCustomer(req.customerId, now, req);
+  const c = ledger.ensureCustomer(req.customerId, now, req, settings.channelMerging);
   const names = Object.keys(req.events);
   let rewarded = 0;
   for (const name of names) {

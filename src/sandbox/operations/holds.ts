@@ -7,13 +7,16 @@ import { loyaltyErrors } from '../errors';
 import { newReference } from '../state/codes';
 import type { CustomerRecord, HoldRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
+import { requireCustomer } from './customers';
 import { verifyOtp } from './otp';
+import { ruleNumber } from './redemption-config';
 
 /** How many points a request asks for, and their money value, by amount, points or rule. */
 export function pointsAsked(settings: AccountSettings, ask: { amount?: number; points?: number; ruleId?: string }): { points: number; amount: number; ruleId?: string } {
   const factor = settings.redemptionFactor;
   if (ask.ruleId !== undefined) {
-    const rule = settings.redemptionRules.find((r) => r.id === ask.ruleId);
+    // By its id, or by the number GET /configurations/redemption lists it under.
+    const rule = settings.redemptionRules.find((r) => r.id === ask.ruleId || String(ruleNumber(r)) === ask.ruleId);
     if (!rule) throw loyaltyErrors.invalidValue(`ruleId "${ask.ruleId}" is not a redemption rule of this account`, 'RuleNotFound');
     const amount = rule.type === 'fixed_discount' && rule.value !== undefined ? rule.value : rule.pointsCost * factor;
     return { points: rule.pointsCost, amount: money(amount), ruleId: rule.id };
@@ -39,7 +42,10 @@ export function placeHold(ctx: SandboxContext, account: AccountEntry, req: HoldR
   const now = ctx.clock.now();
   requireChannelField(settings, req);
   const ask = pointsAsked(settings, { amount: req.amountToHold, points: req.pointsToHold, ruleId: req.ruleId });
-  const c = ledger.ensureCustomer(req.customerId, now, req);
+  // Only an existing customer can hold points: an unknown id is 7000 and creates no profile (a typo must leave nothing behind).
+  // A new channel id of a merged customer is known by its email or mobile, and joins that profile here.
+  requireCustomer(account, req.customerId, req);
+  const c = ledger.ensureCustomer(req.customerId, now, req, settings.channelMerging);
   checkHash(c, req.hash);
   const otpCheck = settings.otpEnabled && req.ignoreOTP !== true ? verifyOtp(c, req.otp, now) : undefined;
 
@@ -63,7 +69,7 @@ export function placeHold(ctx: SandboxContext, account: AccountEntry, req: HoldR
   otpCheck?.consume();
   ledger.rotateHash(c);
   ledger.recordActivity(c, { type: 'Points Held', at: now, properties: { holdReference: hold.reference, points: hold.points, amount: hold.amount } });
-  return { customerId: c.id, holdAmount: hold.amount, holdEquivalentPoints: hold.points, holdReference: hold.reference };
+  return { customerId: req.customerId, holdAmount: hold.amount, holdEquivalentPoints: hold.points, holdReference: hold.reference };
 }
 
 function requireHold(ctx: SandboxContext, account: AccountEntry, reference: string): HoldRecord {
@@ -72,15 +78,14 @@ function requireHold(ctx: SandboxContext, account: AccountEntry, reference: stri
   return hold;
 }
 
-/** `GET /transactions/hold/:ref`. */
+/** `GET /transactions/hold/:ref`: a released hold reads `expired` (published states are active, used, expired). */
 export function lookupHold(ctx: SandboxContext, account: AccountEntry, reference: string): HoldLookupResponse {
   const hold = requireHold(ctx, account, reference);
   return {
-    holdReference: hold.reference,
     customerId: hold.customerId,
     holdAmount: hold.amount,
     holdEquivalentPoints: hold.points,
-    state: hold.state,
+    state: hold.state === 'released' ? 'expired' : hold.state,
     dateToExpire: ctx.clock.iso(hold.expiresAt),
   };
 }

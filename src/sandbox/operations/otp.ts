@@ -15,8 +15,9 @@ const MAX_OTP_ATTEMPTS = 5;
 export function sendOtp(ctx: SandboxContext, account: AccountEntry, req: OtpRequest): OtpResponse {
   const { settings } = account;
   requireChannelField(settings, req);
-  pointsAsked(settings, req); // an unknown ruleId is refused here, not at the hold
-  const c = requireCustomer(account, req.customerId);
+  // An unknown ruleId is refused here, not at the hold; an integer id (the published type) names the rule of that id.
+  pointsAsked(settings, { amount: req.amount, points: req.points, ruleId: req.ruleId === undefined ? undefined : String(req.ruleId) });
+  const c = requireCustomer(account, req.customerId, req);
   const now = ctx.clock.now();
   const expiresAt = now + settings.otpTtlSeconds * 1000;
   c.otp = { code: sixDigits(c.otp?.code), issuedAt: now, expiresAt, failedAttempts: 0 };

@@ -26,6 +26,6 @@ export function processPayment(ctx: SandboxContext, account: AccountEntry, req: 
     customerId: tx.customerId,
     redeemedPoints: tx.redeemedPoints,
     rewardedPoints: tx.earnedPoints,
-    paymentDetails: tx.itemised ? tx.lines.map((l) => ({ serviceId: l.serviceId, decimalPoints: l.decimalPoints, points: l.points })) : [],
+    paymentDetails: tx.itemised ? tx.lines.map((l) => ({ serviceId: l.serviceId, decimalPoints: l.decimalPoints, points: l.points, score: 0 })) : [],
   };
 }

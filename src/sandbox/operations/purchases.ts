@@ -6,6 +6,7 @@ import { currentTierOf } from '../domain/tiers';
 import { loyaltyErrors } from '../errors';
 import type { TransactionRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
+import { lockToBurn } from './coupon-locks';
 import { checkCoupons } from './coupons';
 import { activeHoldFor } from './holds';
 
@@ -40,11 +41,15 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
   if (ledger.transactions.has(p.id)) {
     throw loyaltyErrors.duplicateTransaction(`${p.kind === 'payment' ? 'paymentId' : 'orderId'} "${p.id}" was already processed; no second reward is given`);
   }
+  // The profile the sale belongs to: with channel merging, another channel's id may name an existing one.
+  const profileId = ledger.profileFor(p.customerId, p, settings.channelMerging)?.id ?? p.customerId;
   const holdRef = p.redemption?.pointsHoldReference;
-  const hold = holdRef !== undefined ? activeHoldFor(ctx, account, holdRef, p.customerId) : undefined;
-  const coupons = checkCoupons(ctx, account, p.customerId, p.redemption?.couponCodes);
+  const hold = holdRef !== undefined ? activeHoldFor(ctx, account, holdRef, profileId) : undefined;
+  const coupons = checkCoupons(ctx, account, profileId, p.redemption?.couponCodes);
+  const lockRef = p.redemption?.couponsLockReference;
+  const locked = lockRef !== undefined ? lockToBurn(ctx, account, lockRef, profileId) : undefined;
 
-  const c = ledger.ensureCustomer(p.customerId, now, p);
+  const c = ledger.ensureCustomer(p.customerId, now, p, settings.channelMerging);
   const earning = computeEarning(settings, currentTierOf(settings, c), p.totalPaid, p.details, p.guest === true);
   const returnWindow = p.returnWindowDays ?? 0;
   const tx: TransactionRecord = {
@@ -69,6 +74,7 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
     c.settled -= hold.points;
   }
   coupons.apply(c);
+  locked?.apply(c, tx.id);
   ledger.creditEarned(c, earning.points, now, tx.id, tx.pendingUntil);
   ledger.addTransaction(c, tx);
   c.amountSpent = (c.amountSpent ?? 0) + p.totalPaid;

@@ -95,7 +95,7 @@ export function processRefund(ctx: SandboxContext, account: AccountEntry, req: R
   if (ledger.refunds.has(req.refundTransactionId)) {
     throw loyaltyErrors.duplicateTransaction(`refundTransactionId "${req.refundTransactionId}" was already processed`);
   }
-  const c = requireCustomer(account, req.customerId);
+  const c = requireCustomer(account, req.customerId, req);
   const tx = ledger.transactions.get(req.reverseTransactionId);
   if (!tx || tx.customerId !== c.id) {
     throw loyaltyErrors.reversedTransactionNotFound(`reverseTransactionId "${req.reverseTransactionId}" is not a transaction of customer "${c.id}"`);

@@ -31,9 +31,11 @@ function shown(tier: TierSettings, lang: string | undefined): Tier {
 }
 
 /**
- * `GET /customers/:id/tier-progress`: the customer's tier, the next one (null
- * at the top) and their progress by the account's tiering-up method, all
- * computed from what the customer has done in the sandbox.
+ * `GET /customers/:id/tier-progress`: the customer's tier, the next one and
+ * their progress by the account's tiering-up method, all computed from what
+ * the customer has done in the sandbox. `next` is always an object, as
+ * published: in the top tier it is the top tier itself (nothing is left to
+ * reach), so `next.order === current.order` tells a client "top tier".
  */
 export function readTierProgress(account: AccountEntry, customerId: string, opts: TierProgressOptions): TierProgressResponse {
   const { settings } = account;
@@ -42,10 +44,10 @@ export function readTierProgress(account: AccountEntry, customerId: string, opts
   if (tiers.length === 0) throw loyaltyErrors.notFound('This account has no tiers configured');
   const progress = progressOf(c, settings.tierProgressMethod);
   const current = tierOf(settings, progress)!;
-  const next = tiers.find((t) => t.order > current.order && t.minProgress > progress) ?? null;
+  const next = tiers.find((t) => t.order > current.order && t.minProgress > progress) ?? current;
   const body: TierProgressResponse = {
     current: shown(current, opts.lang),
-    next: next ? shown(next, opts.lang) : null,
+    next: shown(next, opts.lang),
     progress,
   };
   if (opts.expand.includes('tier')) body.tiers = tiers.map((t) => shown(t, opts.lang));

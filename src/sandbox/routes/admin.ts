@@ -1,21 +1,21 @@
 import type { Router } from 'express';
 import type { SandboxContext } from '../context';
 import { loyaltyErrors } from '../errors';
-import { adminAccount, requireAnySecret, requireSecretOf } from '../http/admin-auth';
+import { adminAccount, adminAccountAt } from '../http/admin-auth';
 import { customerIdParam, pathParam } from '../http/validate';
-import { advanceClock, readAccount, readActivity, seedCustomersInBulk, readClock, readOtp, replaceAccount, resetSandbox, seedCustomer } from '../operations/admin';
+import { advanceClock, readAccount, readActivity, seedCustomersInBulk, readClock, readOtp, updateAccount, resetSandbox, seedCustomer } from '../operations/admin';
 
 function jsonObject(body: unknown): unknown {
   if (body === undefined) throw loyaltyErrors.invalidPayload('The request body must be JSON, sent with Content-Type: application/json');
   return body;
 }
 
-/** Admin API for developers and tests, below /_sandbox. */
+/** Admin API for developers and tests, below /_sandbox; every route takes one account's apikey and secretkey (admin-auth.ts). */
 export function adminRoutes(router: Router, ctx: SandboxContext): void {
   const { store } = ctx;
 
   router.post('/reset', (req, res) => {
-    requireAnySecret(store, req, true);
+    adminAccount(store, req, { withSeed: true });
     res.json(resetSandbox(ctx));
   });
 
@@ -36,26 +36,22 @@ export function adminRoutes(router: Router, ctx: SandboxContext): void {
   });
 
   router.get('/accounts/:apikey', (req, res) => {
-    const account = store.account(pathParam(req, 'apikey'));
-    if (!account) throw loyaltyErrors.notFound('No account has that apikey');
-    requireSecretOf(account, req);
+    const account = adminAccountAt(store, req, pathParam(req, 'apikey'));
     res.json(readAccount(account));
   });
 
   router.put('/accounts/:apikey', (req, res) => {
-    const account = store.account(pathParam(req, 'apikey'));
-    if (!account) throw loyaltyErrors.notFound('No account has that apikey');
-    requireSecretOf(account, req);
-    res.json(replaceAccount(ctx, account, jsonObject(req.body)));
+    const account = adminAccountAt(store, req, pathParam(req, 'apikey'));
+    res.json(updateAccount(ctx, account, jsonObject(req.body)));
   });
 
   router.get('/clock', (req, res) => {
-    requireAnySecret(store, req);
+    adminAccount(store, req);
     res.json(readClock(ctx));
   });
 
   router.post('/clock/advance', (req, res) => {
-    requireAnySecret(store, req);
+    adminAccount(store, req);
     res.json(advanceClock(ctx, jsonObject(req.body)));
   });
 

@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from 'express';
 import type { Operation } from '../../contract';
 import type { SandboxContext } from '../context';
-import { requireAnySecret } from '../http/admin-auth';
+import { adminAccount } from '../http/admin-auth';
 import { clearFaults, faultFor, readFaults, replaceFaults } from '../operations/faults';
 
 /**
@@ -24,22 +24,22 @@ function injectFaults(ctx: SandboxContext): RequestHandler {
   };
 }
 
-/** `/_sandbox/faults`: sandbox-wide fault rules, guarded like reset and the clock. */
+/** `/_sandbox/faults`: sandbox-wide fault rules, guarded like every admin route (any account's apikey and its secretkey). */
 export function faultRoutes(router: Router, ctx: SandboxContext): void {
   ctx.beforeOperation.push(injectFaults(ctx));
 
   router.get('/faults', (req, res) => {
-    requireAnySecret(ctx.store, req);
+    adminAccount(ctx.store, req);
     res.json(readFaults(ctx));
   });
 
   router.put('/faults', (req, res) => {
-    requireAnySecret(ctx.store, req);
+    adminAccount(ctx.store, req);
     res.json(replaceFaults(ctx, req.body));
   });
 
   router.delete('/faults', (req, res) => {
-    requireAnySecret(ctx.store, req);
+    adminAccount(ctx.store, req);
     res.json(clearFaults(ctx));
   });
 }

@@ -1,8 +1,6 @@
-import type { BatchItemResult, OrderItem } from '../../contract';
+import type { BatchItemError, BatchItemResult, BatchJobStatus, OrderItem } from '../../contract';
 
-export type BatchJobStatus = 'queued' | 'running' | 'completed' | 'failed';
-
-/** One `POST /batch/orders` job: its orders, and one result per order processed so far. */
+/** One `POST /batch/orders` job: its orders, and the orders recorded and refused so far. */
 export interface BatchJob {
   id: number;
   /** The account that submitted it; other accounts cannot see it. */
@@ -11,9 +9,10 @@ export interface BatchJob {
   total: number;
   /** Orders still to process (emptied when the job ends, to free memory). */
   orders: OrderItem[];
+  /** Orders processed so far (recorded or refused). */
+  processed: number;
   results: BatchItemResult[];
-  succeeded: number;
-  failed: number;
+  errors: BatchItemError[];
   createdAt: number;
   finishedAt?: number;
   /** Set by `clear()` (reset, close): the runner stops at its next step. */
@@ -33,7 +32,7 @@ export class BatchJobs {
   private readonly jobs = new Map<number, BatchJob>();
 
   create(apiKey: string, orders: OrderItem[], now: number): BatchJob {
-    const job: BatchJob = { id: this.nextId++, apiKey, status: 'queued', total: orders.length, orders, results: [], succeeded: 0, failed: 0, createdAt: now, cancelled: false };
+    const job: BatchJob = { id: this.nextId++, apiKey, status: 'pending', total: orders.length, orders, processed: 0, results: [], errors: [], createdAt: now, cancelled: false };
     this.jobs.set(job.id, job);
     this.evict();
     return job;

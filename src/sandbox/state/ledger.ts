@@ -1,6 +1,14 @@
-import type { HoldState } from '../../contract';
 import { sixDigits } from './codes';
-import type { ActivityEntry, CustomerRecord, HoldRecord, RefundRecord, TransactionRecord } from './records';
+import type { ActivityEntry, CustomerRecord, HoldRecord, HoldRecordState, RefundRecord, TransactionRecord } from './records';
+
+/** How the account joins one customer's ids from different channels (its `channelMerging` setting). */
+export type MergeBy = 'none' | 'email' | 'mobile';
+export type Contact = { email?: string; mobile?: string };
+
+/** Emails compare without case; mobiles by their digits (and a leading +), so "+20 123" is "+20123". */
+function contactKey(field: 'email' | 'mobile', value: string): string {
+  return field === 'email' ? value.trim().toLowerCase() : value.replace(/[^0-9+]/g, '');
+}
 
 /** Activity kept per customer; older entries fall off so memory stays bounded. */
 const MAX_ACTIVITY = 500;
@@ -26,21 +34,64 @@ export class AccountLedger {
   readonly refunds = new Map<string, RefundRecord>();
   /** Coupon code -> uses by all customers (kept when a customer is deleted: the use happened). */
   readonly couponUses = new Map<string, number>();
+  /** Channel merging: another channel's customer id -> the id of the profile it was merged into. */
+  readonly channelIds = new Map<string, string>();
+  /** Email and mobile (normalised) -> the id of the profile that has it, for channel merging. */
+  private readonly contactIndex = { email: new Map<string, string>(), mobile: new Map<string, string>() };
+  private lastGameballId = 0;
 
+  /** A customer by its id, or by another channel's id merged into its profile. */
   customer(id: string): CustomerRecord | undefined {
-    return this.customers.get(id);
+    const own = this.customers.get(id);
+    if (own) return own;
+    const joined = this.channelIds.get(id);
+    return joined === undefined ? undefined : this.customers.get(joined);
   }
 
-  /** Finds the customer, or creates the profile (first payment, hold, event, order, seed). */
-  ensureCustomer(id: string, now: number, contact: { email?: string; mobile?: string } = {}): CustomerRecord {
-    let c = this.customers.get(id);
+  /**
+   * The profile a request's customer id belongs to, without changing anything:
+   * its own (or a channel id already merged), else, when the account merges
+   * channels by `mergeBy`, the profile that already has that email or mobile.
+   * Only an id with no profile of its own is merged, so two existing profiles
+   * are never joined behind the caller's back.
+   */
+  profileFor(id: string, contact: Contact = {}, mergeBy: MergeBy = 'none'): CustomerRecord | undefined {
+    const known = this.customer(id);
+    if (known || mergeBy === 'none') return known;
+    const value = contact[mergeBy];
+    if (value === undefined || value === '') return undefined;
+    const owner = this.contactIndex[mergeBy].get(contactKey(mergeBy, value));
+    return owner === undefined ? undefined : this.customers.get(owner);
+  }
+
+  /**
+   * Finds the customer's profile (see `profileFor`: with channel merging, a new
+   * channel id carrying a known email or mobile joins that profile, from now
+   * on), or creates it (first payment, event, order, registration, seed; a
+   * hold needs an existing one). The contact fields sent update the profile.
+   */
+  ensureCustomer(id: string, now: number, contact: Contact = {}, mergeBy: MergeBy = 'none'): CustomerRecord {
+    let c = this.profileFor(id, contact, mergeBy);
     if (!c) {
-      c = { id, createdAt: now, hash: sixDigits(), settled: 0, totalEarned: 0 };
+      c = { id, gameballId: ++this.lastGameballId, createdAt: now, hash: sixDigits(), settled: 0, totalEarned: 0 };
       this.customers.set(id, c);
+    } else if (c.id !== id) {
+      this.channelIds.set(id, c.id);
     }
-    if (contact.email !== undefined) c.email = contact.email;
-    if (contact.mobile !== undefined) c.mobile = contact.mobile;
+    if (contact.email !== undefined) this.setContact(c, 'email', contact.email);
+    if (contact.mobile !== undefined) this.setContact(c, 'mobile', contact.mobile);
     return c;
+  }
+
+  /** Sets a contact field and keeps the index merging reads from (the first profile with a value keeps it). */
+  private setContact(c: CustomerRecord, field: 'email' | 'mobile', value: string): void {
+    const index = this.contactIndex[field];
+    const old = c[field];
+    if (old !== undefined && index.get(contactKey(field, old)) === c.id) index.delete(contactKey(field, old));
+    c[field] = value;
+    const key = contactKey(field, value);
+    const owner = index.get(key);
+    if (owner === undefined || this.customers.get(owner)?.[field] === undefined) index.set(key, c.id);
   }
 
   rotateHash(c: CustomerRecord): string {
@@ -63,7 +114,7 @@ export class AccountLedger {
     (c.holds ??= []).push(hold.reference);
   }
 
-  endHold(h: HoldRecord, state: Exclude<HoldState, 'active'>, at: number, usedBy?: string): void {
+  endHold(h: HoldRecord, state: Exclude<HoldRecordState, 'active'>, at: number, usedBy?: string): void {
     h.state = state;
     h.endedAt = at;
     if (usedBy !== undefined) h.usedBy = usedBy;
@@ -135,10 +186,11 @@ export class AccountLedger {
     (c.refunds ??= []).push(r.refundTransactionId);
   }
 
-  /** Removes the profile and everything that belongs to it. */
-  deleteCustomer(id: string): boolean {
-    const c = this.customers.get(id);
+  /** Removes the profile (found by any of its channel ids) and everything that belongs to it. */
+  deleteCustomer(channelId: string): boolean {
+    const c = this.customer(channelId);
     if (!c) return false;
+    const id = c.id;
     for (const ref of c.holds ?? []) {
       if (this.holds.get(ref)?.customerId === id) this.holds.delete(ref);
     }
@@ -150,6 +202,11 @@ export class AccountLedger {
       const rec = this.refunds.get(r);
       if (rec?.customerId === id) this.refunds.delete(r);
     }
+    for (const field of ['email', 'mobile'] as const) {
+      const value = c[field];
+      if (value !== undefined && this.contactIndex[field].get(contactKey(field, value)) === id) this.contactIndex[field].delete(contactKey(field, value));
+    }
+    for (const [other, joined] of this.channelIds) if (joined === id) this.channelIds.delete(other);
     this.customers.delete(id);
     return true;
   }

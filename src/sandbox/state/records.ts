@@ -1,5 +1,3 @@
-import type { HoldState } from '../../contract';
-
 /**
  * The records the sandbox keeps per account. Fields that most customers never
  * use are optional and created on first use, so a million customers stay cheap.
@@ -32,9 +30,14 @@ export interface IssuedOtp {
 
 export interface CustomerRecord {
   id: string;
+  /** The service's own numeric id of the profile (`gameballId` of `POST /customers`). */
+  gameballId: number;
   email?: string;
   mobile?: string;
   createdAt: number;
+  /** Profile fields last sent by `POST /customers` (`customerAttributes`), merged call over call. */
+  attributes?: Record<string, unknown>;
+  guest?: boolean;
   /** Six digits; rotated by every hold, payment and refund. */
   hash: string;
   /** Spendable-or-held points (pending points excluded). May go below 0 after a refund of spent points. */
@@ -61,14 +64,21 @@ export interface CustomerRecord {
   couponUsage?: Map<string, number>;
 }
 
-/** A hold's stored state; `active` turns `expired` when read after `expiresAt`. */
+/**
+ * A hold's stored state; `active` turns `expired` when read after `expiresAt`.
+ * `released` (cancelled) is kept apart so a second cancel can say so; a
+ * lookup shows it as the published `expired`.
+ */
+export type HoldRecordState = 'active' | 'used' | 'expired' | 'released';
+
+
 export interface HoldRecord {
   reference: string;
   customerId: string;
   points: number;
   amount: number;
   ruleId?: string;
-  state: HoldState;
+  state: HoldRecordState;
   createdAt: number;
   expiresAt: number;
   transactionTime: string;

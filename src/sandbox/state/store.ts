@@ -41,9 +41,9 @@ export class SandboxStore {
     return [...this.accounts.values()];
   }
 
-  /** Secret keys as configured (before any PUT), so a reset works even after a secret was rotated. */
-  seedSecrets(): string[] {
-    return this.seed.map((a) => a.secretKey);
+  /** An account's secret key as configured (before any PUT), so a reset works even after a secret was rotated. */
+  seedSecretOf(apiKey: string): string | undefined {
+    return this.seed.find((a) => a.apiKey === apiKey)?.secretKey;
   }
 
   /** Replaces an account's settings; its state (customers, holds, ...) stays. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import { rateLimited } from '../errors';
 import type { CallPolicy, RateGroup } from '../policy';
@@ -43,7 +43,9 @@ export class MemoryRateLimiter implements FleetRateLimiter {
 }
 
 /*
- * KEYS: the group's schedule. ARGV: interval (µs), max wait (µs).
+ * KEYS: the group's schedule (`<prefix>ratelimit:<group>`, one key, so no hash
+ * tag is needed on a cluster; each group's key lands on some master).
+ * ARGV: interval (µs), max wait (µs).
  * Redis' own clock, so every instance reads the same time. Returns {1, wait µs} or {0, µs until a slot}.
  */
 const RESERVE = `
@@ -59,7 +61,7 @@ redis.call('SET', KEYS[1], string.format('%.0f', nxt), 'PX', math.ceil((nxt - no
 return {1, wait}
 `;
 
-type WithReserve = Redis & { rlReserve(key: string, intervalUs: string, maxWaitUs: string): Promise<[number, number]> };
+type WithReserve = RedisClient & { rlReserve(key: string, intervalUs: string, maxWaitUs: string): Promise<[number, number]> };
 
 /**
  * The fleet's schedule in Redis: every BFF instance reserves from the same
@@ -75,7 +77,7 @@ export class RedisRateLimiter implements FleetRateLimiter {
   private degraded = false;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly opts: { prefix: string; limits: RateLimits; logger: Logger; clock?: () => number },
   ) {
     redis.defineCommand('rlReserve', { numberOfKeys: 1, lua: RESERVE });
@@ -99,7 +101,7 @@ export class RedisRateLimiter implements FleetRateLimiter {
   }
 }
 
-export function createRateLimiter(opts: { redis?: Redis; prefix: string; limits: RateLimits; logger: Logger; clock?: () => number }): FleetRateLimiter {
+export function createRateLimiter(opts: { redis?: RedisClient; prefix: string; limits: RateLimits; logger: Logger; clock?: () => number }): FleetRateLimiter {
   return opts.redis ? new RedisRateLimiter(opts.redis, opts) : new MemoryRateLimiter(opts.limits, opts.clock);
 }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { canonicalJson, keepsResponse, requestFingerprint } from '../../../src/pos/idempotency';
+import { canonicalJson, keepsResponse, keyOutcome, requestFingerprint } from '../../../src/pos/idempotency';
+import { notRecorded } from '../../../src/pos/operations/not-recorded';
 import { BadRequestError, ConflictError, ServiceUnavailableError } from '../../../src/platform/errors';
 import { markNotDelivered, rateLimited } from '../../../src/upstream';
 
@@ -29,7 +30,10 @@ describe('request fingerprint', () => {
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (obj) => {
         const shuffled = Object.fromEntries(Object.entries(obj).reverse());
         expect(canonicalJson(shuffled)).toBe(canonicalJson(obj));
-        expect(JSON.parse(canonicalJson(obj))).toEqual(JSON.parse(JSON.stringify(obj)));
+        // The same text as an independent deep key sort. Not compared through JSON.parse: on Node 24.21,
+        // after many iterations, V8's JSON.parse was seen to read the key "\"" of a valid text as "\\"
+        // (fast-check seed -684758446); the text itself was right, char by char.
+        expect(canonicalJson(obj)).toBe(JSON.stringify(sortedDeep(obj)));
       }),
     );
   });
@@ -54,4 +58,17 @@ describe('which responses are kept for replay', () => {
     expect(keepsResponse(503, rateLimited(2))).toBe(false);
     expect(keepsResponse(503, markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'open')))).toBe(false);
   });
+
+  it('neither stores nor frees the key of an upstream write the BFF could not record (retry_same_request)', () => {
+    expect(keyOutcome(503, notRecorded('Payment p-1', new Error('redis down')))).toBe('leave');
+    expect(keyOutcome(503, new ServiceUnavailableError('redis_unavailable', 'down'))).toBe('release');
+    expect(keyOutcome(201)).toBe('keep');
+  });
 });
+
+/** Keys sorted at every level, built directly (no replacer), as the reference for canonicalJson. */
+function sortedDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedDeep);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]));
+}

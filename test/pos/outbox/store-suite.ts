@@ -82,6 +82,24 @@ export function outboxStoreSuite(name: string, make: OutboxHarnessFactory): void
       expect((await store.get(a1.id, T0))?.attempts).toBe(2);
     });
 
+    it('order across instances: while a key\'s first entry waits for its retry, another consumer holding the next one does not deliver it first', async () => {
+      const twin = await h.twin();
+      const sale = await store.enqueue(anEntry(paymentWork('a', 'sale')), T0);
+      const [taken] = await store.take('c1', T0, 5);
+      expect(taken.id).toBe(sale.id);
+      // The refund is queued after c1 took the sale, so the other instance (c2) is the one that reads it.
+      const refund = await store.enqueue(anEntry(paymentWork('a', 'refund')), T0 + 1);
+      expect(await twin.take('c2', T0 + 1, 5)).toEqual([]);
+      // The sale fails and waits 5 s; its lease is given back, so only its place at the head protects the order.
+      await store.finish(taken, 'c1', { kind: 'retry', error: failure(), nextAttemptAt: T0 + 5000, counted: true }, T0 + 2);
+      expect(await twin.take('c2', T0 + 10, 5)).toEqual([]);
+      expect(await twin.take('c2', T0 + 4999, 5)).toEqual([]);
+      expect((await store.get(refund.id, T0))?.state).toBe('queued');
+      // Once the sale is due, it goes first (from whoever holds it); then the refund.
+      const order = await drain([{ store: twin, consumer: 'c2' }, { store, consumer: 'c1' }], T0 + 5000);
+      expect(order).toEqual([sale.id, refund.id]);
+    });
+
     it('dead letters: the key moves on; listed for their store only; retried to the end of the key, or discarded', async () => {
       const a1 = await store.enqueue(anEntry(paymentWork('a', 'a1')), T0);
       const a2 = await store.enqueue(anEntry(paymentWork('a', 'a2')), T0);

@@ -134,6 +134,24 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       expect((await store.sweepDue(EXPIRY, 10)).map((r) => r.id)).toEqual([pending.id]);
     });
 
+    it('leaves a claimed hold (payment or void under way) held when due: not expired on read, handed to the sweeper, and seen again after the recheck time', async () => {
+      const paying = aHold({ paymentId: 'sale-1' });
+      const voiding = aHold({ voiding: true });
+      const free = aHold();
+      for (const r of [paying, voiding, free]) await store.create(r);
+      expect((await store.get(paying.id, EXPIRY + 1))?.state).toBe('held');
+      expect((await store.get(voiding.id, EXPIRY + 1))?.state).toBe('held');
+      const swept = await store.sweepDue(EXPIRY + 1, 10);
+      expect(Object.fromEntries(swept.map((r) => [r.id, r.state]))).toEqual({ [paying.id]: 'held', [voiding.id]: 'held', [free.id]: 'expired' });
+      expect(swept.find((r) => r.id === paying.id)).toMatchObject({ paymentId: 'sale-1', version: 1 });
+      // Handed out once per recheck period, so a sweeper that fails to settle it gets it again later.
+      expect(await store.sweepDue(EXPIRY + 2, 10)).toEqual([]);
+      expect((await store.sweepDue(EXPIRY + 1 + 30_000, 10)).map((r) => r.id).sort()).toEqual([paying.id, voiding.id].sort());
+      // Once settled (here: the upstream said used), it leaves the index.
+      await store.change(paying.id, EXPIRY + 40_000, (r) => ({ ...r, state: 'redeemed' }));
+      expect((await store.sweepDue(EXPIRY + 100_000, 10)).map((r) => r.id)).toEqual([voiding.id]);
+    });
+
     it('expires a due hold on read, once, and tells the read-expiry listener', async () => {
       const hold = aHold();
       await store.create(hold);

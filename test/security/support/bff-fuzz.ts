@@ -101,7 +101,7 @@ export async function bffFuzzStack(store: StackOptions['store']): Promise<BffFuz
       success: [200, 201, 202],
       watch: [CUSTOMER],
     },
-    { name: 'POST /events', method: 'POST', path: '/pos/v1/events', headers: auth('kiosk'), body: () => ({ customerId: CUSTOMER, events: { visited_store: { aisle: 'A4', minutes: 3, member: true } } }), success: [200, 202], watch: [CUSTOMER] },
+    { name: 'POST /events', method: 'POST', path: '/pos/v1/events', headers: auth('kiosk'), body: () => ({ customerId: CUSTOMER, events: { store_visit: { aisle: 'A4', minutes: 3, member: true } } }), success: [200, 202], watch: [CUSTOMER] },
     {
       name: 'POST /orders/batch',
       method: 'POST',

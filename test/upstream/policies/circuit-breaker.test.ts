@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../../../src/platform/errors';
 import { certainlyNotDelivered, upstreamFailureKind } from '../../../src/upstream';
 import { BreakerState, CircuitBreaker } from '../../../src/upstream/policies';
-import { bodies } from '../fixtures';
+import { bodies, reads } from '../fixtures';
 import { drop, failure, json, loyaltyError, makeClient, useTestUpstream } from '../test-upstream';
 
 const upstream = useTestUpstream();
@@ -83,7 +83,7 @@ it('half-opens after the delay: one probe goes out; its success closes the circu
   while (upstream.seen.length < 3) await new Promise((r) => setImmediate(r));
   expect((await failure(() => client.balance('c-1'))).code).toBe('upstream_circuit_open');
   release();
-  await expect(probe).resolves.toEqual(bodies.balance);
+  await expect(probe).resolves.toEqual(reads.balance);
   expect(breaker.state).toBe('closed');
   upstream.always(ok);
   await client.balance('c-1');

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { API_PREFIX, OPERATIONS } from '../../src/contract';
+
+/**
+ * The upstream calls one cashier action made, as the upstream saw them
+ * (arrival and finish, epoch ms), and how many of them the till waited for
+ * one after another.
+ */
+export interface UpstreamCall {
+  requestId: string;
+  operation: string;
+  start: number;
+  end: number;
+}
+
+const ROUTES = Object.values(OPERATIONS).map((op) => ({
+  id: op.id,
+  method: op.method,
+  pattern: new RegExp(`^${API_PREFIX}${op.path.replace(/:[A-Za-z]+/g, '[^/?]+')}(?:\\?.*)?$`),
+}));
+
+/** The v4.0 operation id of a request line, or undefined (e.g. an admin route). */
+export function operationOf(method: string, url: string): string | undefined {
+  return ROUTES.find((r) => r.method === method && r.pattern.test(url))?.id;
+}
+
+/**
+ * The sandbox's calls from its log (JSON lines from pino-http: `time` when the
+ * answer was finished, `responseTime` since the request arrived, `req.id` the
+ * caller's X-Request-Id). Whole milliseconds.
+ */
+export function sandboxCallsFromLog(file: string, requestIdPrefix: string): UpstreamCall[] {
+  const calls: UpstreamCall[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.includes(requestIdPrefix)) continue;
+    let entry: { time?: number; responseTime?: number; req?: { id?: string; method?: string; url?: string } };
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const { time, responseTime, req } = entry;
+    if (typeof time !== 'number' || typeof responseTime !== 'number' || !req?.id?.startsWith(requestIdPrefix)) continue;
+    const operation = operationOf(req.method ?? '', req.url ?? '');
+    if (operation) calls.push({ requestId: req.id, operation, start: time - responseTime, end: time });
+  }
+  return calls;
+}
+
+export interface WaitedFor {
+  /** Calls that finished before the till had its answer. */
+  calls: number;
+  /** Their operations, in the order they started. */
+  operations: string[];
+  /** The longest chain of them where each starts after the one before ended: round trips one after another. */
+  inSequence: number;
+  chain: string[];
+  /** Sum of the chain's durations at the upstream, ms. */
+  chainMs: number;
+  /** When the first waited-for call arrived upstream and the last one finished (epoch ms; NaN with none). */
+  firstStart: number;
+  lastEnd: number;
+}
+
+/**
+ * Which of `calls` the till waited for, and how many in sequence. A call that
+ * ends more than `toleranceMs` after the answer was not waited for (e.g. the
+ * hold lookup sent after a redemption's answer). Two calls are in sequence
+ * when the second starts after the first ended, give or take `toleranceMs`
+ * (clocks of two processes, whole milliseconds in the sandbox's log); calls
+ * in parallel overlap by almost the whole upstream latency.
+ */
+export function waitedFor(calls: UpstreamCall[], answeredAt: number, toleranceMs: number): WaitedFor {
+  const before = calls.filter((c) => c.end <= answeredAt + toleranceMs).sort((a, b) => a.end - b.end);
+  const chain: UpstreamCall[] = [];
+  for (const c of before) {
+    const last = chain[chain.length - 1];
+    if (!last || c.start >= last.end - toleranceMs) chain.push(c);
+  }
+  const operations = [...before].sort((a, b) => a.start - b.start).map((c) => c.operation);
+  return { calls: before.length, operations, inSequence: chain.length, chain: chain.map((c) => c.operation), chainMs: chain.reduce((n, c) => n + (c.end - c.start), 0),
+    firstStart: before.length ? Math.min(...before.map((c) => c.start)) : NaN,
+    lastEnd: before.length ? Math.max(...before.map((c) => c.end)) : NaN,
+  };
+}

@@ -1,0 +1,61 @@
+import { ConflictError } from '../../platform/errors';
+import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, retentionMs } from './types';
+
+/**
+ * In-process coupon locks for one BFF instance without Redis (nothing survives
+ * a restart). The open set is scanned on each sweep: a store holds few locks.
+ */
+export class MemoryCouponLockStore implements CouponLockStore {
+  readonly kind = 'memory' as const;
+  private readonly records = new Map<string, { lock: CouponLock; dropAt: number }>();
+  private readonly open = new Set<string>();
+
+  async create(lock: CouponLock): Promise<void> {
+    if (this.records.has(lock.id)) throw new ConflictError('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
+    this.write({ ...structuredClone(lock), version: 1 }, lock.updatedAt);
+  }
+
+  async get(id: string): Promise<CouponLock | null> {
+    const entry = this.records.get(id);
+    return entry ? structuredClone(entry.lock) : null;
+  }
+
+  async change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange> {
+    const entry = this.records.get(id);
+    if (!entry) return { ok: false, reason: 'not_found' };
+    const proposed = change(structuredClone(entry.lock));
+    const next = typeof proposed === 'string' ? proposed : nextVersion(entry.lock, proposed, now);
+    if (typeof next === 'string') return { ok: false, reason: 'rejected', lock: structuredClone(entry.lock), detail: next };
+    this.write(next, now);
+    return { ok: true, lock: structuredClone(next) };
+  }
+
+  async sweepDue(now: number, limit: number): Promise<CouponLock[]> {
+    const claimed: CouponLock[] = [];
+    for (const id of [...this.open]) {
+      if (claimed.length >= limit) break;
+      const lock = this.records.get(id)?.lock;
+      if (!lock || lock.releaseAt > now) continue;
+      // A payment in flight decides this lock's end (used, or claim freed): not the sweeper's.
+      if (lock.paymentId) {
+        this.open.delete(id);
+        continue;
+      }
+      const next: CouponLock = { ...lock, state: 'abandoned', version: lock.version + 1, updatedAt: now };
+      this.write(next, now);
+      claimed.push(structuredClone(next));
+    }
+    for (const [id, entry] of this.records) if (entry.dropAt <= now) this.records.delete(id);
+    return claimed;
+  }
+
+  async countOpen(): Promise<number> {
+    return this.open.size;
+  }
+
+  private write(lock: CouponLock, now: number): void {
+    this.records.set(lock.id, { lock, dropAt: now + retentionMs(lock, now) });
+    if (lock.state === 'locked') this.open.add(lock.id);
+    else this.open.delete(lock.id);
+  }
+}

@@ -1,0 +1,128 @@
+import type { RedisClient } from '../../platform/redis';
+import { ConflictError } from '../../platform/errors';
+import { redisUnavailable } from '../../platform/redis';
+import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, retentionMs } from './types';
+
+/*
+ * Keys: `<prefix>{cpl}:r:<id>` (the record: JSON with its version) and
+ * `<prefix>{cpl}:due` (open locks scored by releaseAt). Every script gets every
+ * key it touches in KEYS, all under the one `{cpl}` hash tag, so Redis
+ * Cluster keeps them in one slot.
+ */
+
+/**
+ * Compare-and-set. KEYS: record, due index. ARGV: expected version ("0": must
+ * not exist), new record JSON, ttl ms, id, index score ("" = not open).
+ * Returns 1 written, 0 version changed (or exists, for "0"), -1 not found.
+ */
+const WRITE = `
+local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '0' then
+  if cur then return 0 end
+else
+  if not cur then return -1 end
+  if tostring(cjson.decode(cur).version) ~= ARGV[1] then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if ARGV[5] == '' then redis.call('ZREM', KEYS[2], ARGV[4]) else redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4]) end
+return 1
+`;
+
+/**
+ * Claims due locks. KEYS: due index, then one record key per candidate.
+ * ARGV: now, then the candidates' ids (same order as their keys). A candidate
+ * is claimed only if it is still in the index and due: it leaves the index
+ * here, so exactly one caller claims it. Returns the claimed records' JSON
+ * (state still as stored; the caller writes `abandoned` with a version check).
+ */
+const CLAIM = `
+local out = {}
+for i = 2, #KEYS do
+  local id = ARGV[i]
+  local score = redis.call('ZSCORE', KEYS[1], id)
+  if score and tonumber(score) <= tonumber(ARGV[1]) then
+    redis.call('ZREM', KEYS[1], id)
+    local cur = redis.call('GET', KEYS[i])
+    if cur then out[#out + 1] = cur end
+  end
+end
+return out
+`;
+
+interface Scripts {
+  cplWrite(record: string, due: string, expected: string, json: string, ttl: string, id: string, score: string): Promise<number>;
+  cplClaim(numberOfKeys: number, ...args: string[]): Promise<string[]>;
+}
+
+export class RedisCouponLockStore implements CouponLockStore {
+  readonly kind = 'redis' as const;
+  private readonly redis: RedisClient & Scripts;
+  private readonly recordPrefix: string;
+  private readonly dueKey: string;
+
+  constructor(redis: RedisClient, opts: { prefix: string }) {
+    redis.defineCommand('cplWrite', { numberOfKeys: 2, lua: WRITE });
+    redis.defineCommand('cplClaim', { lua: CLAIM });
+    this.redis = redis as RedisClient & Scripts;
+    this.recordPrefix = `${opts.prefix}{cpl}:r:`;
+    this.dueKey = `${opts.prefix}{cpl}:due`;
+  }
+
+  async create(lock: CouponLock): Promise<void> {
+    const record = { ...structuredClone(lock), version: 1 };
+    if ((await this.write(record, '0', lock.updatedAt)) !== 1) throw new ConflictError('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
+  }
+
+  async get(id: string): Promise<CouponLock | null> {
+    const json = await this.call(() => this.redis.get(this.recordPrefix + id));
+    return json ? (JSON.parse(json) as CouponLock) : null;
+  }
+
+  async change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const current = await this.get(id);
+      if (!current) return { ok: false, reason: 'not_found' };
+      const proposed = change(structuredClone(current));
+      const next = typeof proposed === 'string' ? proposed : nextVersion(current, proposed, now);
+      if (typeof next === 'string') return { ok: false, reason: 'rejected', lock: current, detail: next };
+      const written = await this.write(next, String(current.version), now);
+      if (written === 1) return { ok: true, lock: next };
+      if (written === -1) return { ok: false, reason: 'not_found' };
+    }
+    throw new ConflictError('coupon_lock_busy', `Coupon lock ${id} is being changed by another request; try again`);
+  }
+
+  async sweepDue(now: number, limit: number): Promise<CouponLock[]> {
+    const ids = await this.call(() => this.redis.zrangebyscore(this.dueKey, '-inf', now, 'LIMIT', 0, Math.max(1, Math.floor(limit))));
+    if (ids.length === 0) return [];
+    const keys = [this.dueKey, ...ids.map((id) => this.recordPrefix + id)];
+    const claimed = await this.call(() => this.redis.cplClaim(keys.length, ...keys, String(now), ...ids));
+    const out: CouponLock[] = [];
+    for (const json of claimed) {
+      const lock = JSON.parse(json) as CouponLock;
+      if (lock.state !== 'locked') continue;
+      // Claimed from the index by this call only; a lock a payment is using is left to that payment.
+      const result = await this.change(lock.id, now, (cur) => (cur.state === 'locked' && !cur.paymentId ? { ...cur, state: 'abandoned' } : `it is ${cur.state}, or a payment is using it`));
+      if (result.ok) out.push(result.lock);
+    }
+    return out;
+  }
+
+  async countOpen(): Promise<number> {
+    return this.call(() => this.redis.zcard(this.dueKey));
+  }
+
+  private write(l: CouponLock, expected: string, now: number): Promise<number> {
+    const ttl = String(Math.max(1, Math.ceil(retentionMs(l, now))));
+    const score = l.state === 'locked' ? String(l.releaseAt) : '';
+    return this.call(() => this.redis.cplWrite(this.recordPrefix + l.id, this.dueKey, expected, JSON.stringify(l), ttl, l.id, score));
+  }
+
+  private async call<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (err) {
+      throw redisUnavailable(err, 'coupon lock store');
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import type { LoyaltyClient } from '../../upstream';
+import type { CouponLock, CouponLockStore } from './types';
+
+export interface CouponLockSweeperOptions {
+  store: CouponLockStore;
+  loyalty: Pick<LoyaltyClient, 'couponRelease'>;
+  intervalMs: number;
+  logger: Logger;
+  clock?: () => number;
+  batchSize?: number;
+}
+
+/**
+ * Releases abandoned coupon locks: a lock nobody paid with by its release time
+ * is claimed (once, across every instance: the store hands each to one
+ * caller), logged, and released upstream so the coupons are free at once
+ * instead of when the upstream lock lapses.
+ */
+export class CouponLockSweeper {
+  private readonly log: Logger;
+  private readonly clock: () => number;
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private inFlight?: Promise<number>;
+  private released = 0;
+
+  constructor(private readonly opts: CouponLockSweeperOptions) {
+    if (!(opts.intervalMs > 0)) throw new RangeError('CouponLockSweeper intervalMs must be > 0');
+    this.log = opts.logger.child({ component: 'coupon-lock-sweeper', store: opts.store.kind });
+    this.clock = opts.clock ?? Date.now;
+  }
+
+  /** Locks abandoned through this sweeper since it was made. */
+  get abandonedCount(): number {
+    return this.released;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  /** Abandons every lock due now; returns how many. Throws if the store fails. */
+  sweepOnce(): Promise<number> {
+    const run = (this.inFlight?.catch(() => 0) ?? Promise.resolve(0)).then(() => this.sweepAll());
+    this.inFlight = run;
+    return run;
+  }
+
+  private async sweepAll(): Promise<number> {
+    const batch = this.opts.batchSize ?? 100;
+    let total = 0;
+    for (;;) {
+      const due = await this.opts.store.sweepDue(this.clock(), batch);
+      await Promise.all(due.map((l) => this.release(l)));
+      total += due.length;
+      if (due.length < batch || !this.running) return total;
+    }
+  }
+
+  private async release(l: CouponLock): Promise<void> {
+    this.released += 1;
+    this.log.info({ couponLockId: l.id, storeId: l.storeId, terminalId: l.terminalId, customerId: l.customerId, lockReference: l.lockReference, releaseAt: l.releaseAt }, 'coupon lock abandoned');
+    try {
+      await this.opts.loyalty.couponRelease(l.lockReference);
+    } catch (err) {
+      // The upstream lock lapses by itself at its expiry; nothing is lost but time.
+      this.log.warn({ couponLockId: l.id, err: (err as Error).message }, 'could not release an abandoned coupon lock upstream; it lapses at its expiry');
+    }
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.sweepOnce()
+        .catch((err) => this.log.error({ err: { message: (err as Error).message } }, 'coupon lock sweep failed; retrying next tick'))
+        .finally(() => this.schedule());
+    }, this.opts.intervalMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { DateTime, Email, Mobile } from '../contract';
+import { PaymentViewSchema, RefundViewSchema } from './response-schemas';
+import { CouponLockId, CustomerId, Id, Money, NO_CONTROL, PRINTABLE, SaleLine } from './schemas';
+
+/**
+ * Request and response shapes of the coupon, earn-preview, redemption-option,
+ * receipt and read-back routes of the cashier API.
+ */
+export const CouponCode = z.string().trim().min(1).max(100).regex(PRINTABLE, NO_CONTROL);
+export const CouponLockIdParam = z.strictObject({ id: CouponLockId });
+export const RefundIdParam = z.strictObject({ refundId: Id });
+
+export const CouponCheckBody = z.strictObject({
+  customerId: CustomerId,
+  codes: z.array(CouponCode).min(1).max(20),
+  basketTotal: Money.describe('What the basket costs before coupons; each coupon is priced against it'),
+  email: Email.optional(),
+  mobile: Mobile.optional(),
+});
+export type CouponCheckBody = z.infer<typeof CouponCheckBody>;
+
+export const EarnPreviewBody = z.strictObject({
+  customerId: CustomerId.optional(),
+  totalPaid: Money,
+  lines: z.array(SaleLine).min(1, 'give at least one line').max(500),
+});
+export type EarnPreviewBody = z.infer<typeof EarnPreviewBody>;
+
+const CouponCheckSchema = z.strictObject({
+  code: z.string(),
+  usable: z.boolean(),
+  reason: z.string().nullable().describe('Why not: coupon_not_found, coupon_expired, coupon_not_started, coupon_inactive, coupon_exhausted, coupon_locked, coupon_not_offered, coupon_minimum_not_met'),
+  type: z.string().nullable(),
+  value: z.number().nullable(),
+  worth: z.number().describe('Money it takes off this basket (0 when refused or not a money coupon)'),
+});
+export const CouponChecksSchema = z.strictObject({ customerId: z.string(), basketTotal: z.number(), coupons: z.array(CouponCheckSchema) });
+
+export const CouponLockViewSchema = z.strictObject({
+  id: z.string().describe('cpl_...; name it as couponLockId in POST /payments'),
+  state: z.enum(['locked', 'used', 'released', 'abandoned']).describe('locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.'),
+  customerId: z.string(),
+  basketTotal: z.number(),
+  coupons: z.array(z.strictObject({ code: z.string(), type: z.string(), value: z.number(), worth: z.number() })),
+  totalWorth: z.number().describe('Money the coupons take off this basket together'),
+  expiresAt: DateTime.describe('Pay before this; then the lock is released'),
+  secondsLeft: z.number().int().nonnegative(),
+  paymentId: z.string().nullable(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+export const EarnPreviewSchema = z.strictObject({
+  customerId: z.string().nullable(),
+  points: z.number().describe('Points the sale would earn; the payment earns the same'),
+  lines: z.array(z.strictObject({ serviceId: z.string(), points: z.number() })),
+});
+
+export const RedemptionOptionsSchema = z.strictObject({
+  redemptionFactor: z.number().nullable().describe('Money value of one point'),
+  rules: z.array(z.strictObject({ ruleId: z.string().describe('Send as ruleId to POST /redemptions'), name: z.string(), points: z.number(), value: z.number(), type: z.string() })),
+  fetchedAt: DateTime.describe('When this instance read them from the loyalty service'),
+});
+
+export const ReceiptSchema = z
+  .strictObject({
+    pointsEarned: z.number(),
+    pointsRedeemed: z.number(),
+    pointsGivenBack: z.number(),
+    pointsTakenBack: z.number(),
+    balanceAfter: z.number().nullable(),
+    pendingPoints: z.number().nullable(),
+    nextExpiring: z.strictObject({ points: z.number(), date: z.string() }).nullable(),
+    tier: z.strictObject({ current: z.string(), next: z.string().nullable(), progress: z.number(), nextAt: z.number().nullable() }).nullable(),
+    currency: z.string().nullable(),
+    pointsName: z.string().nullable(),
+    lines: z.array(z.string().max(40)).describe('Ready to print: plain text, at most 40 columns each'),
+  })
+  .nullable()
+  .describe('Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded)');
+
+export const SalePaymentSchema = PaymentViewSchema.extend({
+  couponLock: z.strictObject({ id: z.string(), state: z.string(), coupons: z.array(z.string()) }).optional().describe('The coupon lock the payment used, when one was named'),
+  receipt: ReceiptSchema,
+});
+export const SaleRefundSchema = RefundViewSchema.extend({ receipt: ReceiptSchema });
+
+const Txn = z.strictObject({ type: z.string(), id: z.string().nullable(), amount: z.number().nullable(), points: z.number().nullable(), at: z.string().nullable() });
+export const PaymentReadbackSchema = z.strictObject({
+  paymentId: z.string(),
+  customerId: z.string(),
+  amountPaid: z.number().nullable(),
+  pointsEarned: z.number(),
+  pointsRedeemed: z.number(),
+  refunds: z.array(z.strictObject({ refundId: z.string(), amount: z.number(), pointsTakenBack: z.number(), pointsGivenBack: z.number() })),
+  transactions: z.array(Txn).describe('As the loyalty service lists them'),
+});
+export const RefundReadbackSchema = z.strictObject({
+  refundId: z.string(),
+  paymentId: z.string(),
+  customerId: z.string(),
+  amount: z.number(),
+  pointsTakenBack: z.number(),
+  pointsGivenBack: z.number(),
+  at: z.string().nullable(),
+});
+

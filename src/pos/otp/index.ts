@@ -1,0 +1,2 @@
+export { createOtpTickets, MemoryOtpTickets, RedisOtpTickets, type OtpTicket, type OtpTicketStore } from './tickets';
+export { UpstreamOtp } from './upstream-otp';

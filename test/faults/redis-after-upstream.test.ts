@@ -1,0 +1,77 @@
+import { freePort } from '../support/ports';
+import { BffProcess, eventually, ProcessStack, startProcessStack } from './process-stack';
+import { ThrowawayRedis } from './throwaway-redis';
+
+/**
+ * Redis stops after the upstream took a payment with a hold and before the
+ * BFF recorded it (the upstream is slowed so the stop lands in that window).
+ * The till must not be told "nothing was done": it is told to send the same
+ * request again, the key is not freed, and the record is repaired from the
+ * upstream once Redis is back.
+ */
+describe('Redis stopped while an upstream payment is in flight', () => {
+  let redis: ThrowawayRedis;
+  let stack: ProcessStack;
+  let bff: BffProcess;
+  beforeAll(async () => {
+    redis = new ThrowawayRedis(await freePort());
+    await redis.start();
+    stack = await startProcessStack({ redisUrl: redis.url });
+    bff = await stack.spawnBff({ IDEMPOTENCY_LEASE_MS: '1000' });
+  }, 30_000);
+  afterAll(async () => {
+    await stack?.close();
+    await redis?.cleanup();
+  });
+
+  const payments = async (customerId: string) => (await stack.activity(customerId)).filter((a) => a.type === 'Payment Processed');
+
+  it('answers 503 retry_same_request, keeps the key, repairs the redemption from the upstream, and the retry answers recorded', async () => {
+    const till = bff.pos(stack.tokens.cashier);
+    await stack.seed('fay', 1000);
+    const held = await till.post('/redemptions', { customerId: 'fay', hash: await stack.hash('fay'), points: 200 }).expect(201);
+
+    await stack.faults([{ operation: 'payment', latencyMs: 1500 }]);
+    const sale = { customerId: 'fay', paymentId: 'sale-fay-1', totalPaid: 40, redemptionId: held.body.id };
+    const answer = till.post('/payments', sale).set('Idempotency-Key', 'sale-fay-1');
+    const pending = answer.then((r) => r);
+    await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'payment reached the sandbox');
+    await redis.kill();
+    const first = await pending;
+    await stack.faults([]);
+
+    expect(first.status).toBe(503);
+    expect(first.body.code).toBe('retry_same_request');
+    expect(first.headers['retry-after']).toBe('1');
+    expect(first.body.detail).toMatch(/send the same request again/);
+    // It was applied upstream: exactly once.
+    expect(await payments('fay')).toHaveLength(1);
+
+    // While Redis is away, a retry does nothing and says so; the till keeps retrying the same request.
+    const during = await till.post('/payments', sale).set('Idempotency-Key', 'sale-fay-1');
+    expect([during.status, during.body.code]).toEqual([503, 'redis_unavailable']);
+
+    await redis.start();
+    // Repaired from the upstream (the hold is used) without any till asking.
+    const repaired = await eventually(async () => {
+      const r = await till.get(`/redemptions/${held.body.id}`);
+      return r.status === 200 && r.body.state !== 'held' ? r.body : undefined;
+    }, 10_000, 'the redemption to be repaired');
+    expect(repaired).toMatchObject({ state: 'redeemed', paymentId: 'sale-fay-1' });
+    // The log line may reach us through the child's stdout just after the record changed.
+    await eventually(async () => bff.logs.join('\n').includes('redemption outcome repaired from the upstream') || undefined, 5000, 'the repair to be logged');
+
+    // The same request again: the key was not freed for a new sale, and the answer says recorded.
+    const retry = await eventually(async () => {
+      const r = await till.post('/payments', sale).set('Idempotency-Key', 'sale-fay-1');
+      return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
+    }, 5000, 'the key lease to lapse');
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ status: 'already_recorded', redemption: { id: held.body.id, state: 'redeemed' } });
+    // A new sale on the same redemption is refused: it was used.
+    const other = await till.post('/payments', { ...sale, paymentId: 'sale-fay-2' }).expect(409);
+    expect(other.body).toMatchObject({ code: 'redemption_not_held', state: 'redeemed' });
+    expect(await payments('fay')).toHaveLength(1);
+    expect((await stack.balance('fay')).availablePointsBalance).toBe(1000 - 200 + 40);
+  });
+});
