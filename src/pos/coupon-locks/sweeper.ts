@@ -62,7 +62,8 @@ export class CouponLockSweeper {
       const due = await this.opts.store.sweepDue(this.clock(), batch);
       await Promise.all(due.map((l) => this.release(l)));
       total += due.length;
-      if (due.length < batch || !this.running) return total;
+      // A short batch can mean another instance took some of the ids this one read; only empty means done.
+      if (due.length === 0 || !this.running) return total;
     }
   }
 

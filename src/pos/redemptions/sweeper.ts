@@ -101,7 +101,9 @@ export class HoldSweeper {
       // Claimed holds stay in the store's index for a later look, so a failure here loses nothing.
       const settled = await Promise.all(claimed.map((r) => this.settleOne(r)));
       total += settled.filter(Boolean).length;
-      if (batch.length < this.batchSize || this.stops !== stopsAtStart) return total;
+      // Only an empty batch means nothing is due: another instance's sweeper may have taken some of
+      // the ids this one read, so a short batch says nothing. Each record returned has left the due set.
+      if (batch.length === 0 || this.stops !== stopsAtStart) return total;
     }
   }
 

@@ -12,7 +12,8 @@ async function sweepAll(store: RedemptionStore, now: number, batch: number): Pro
   for (;;) {
     const got = await store.sweepDue(now, batch);
     all.push(...got);
-    if (got.length < batch) return all;
+    // Like the sweeper: a concurrent sweeper can take ids this one read, so only empty means done.
+    if (got.length === 0) return all;
   }
 }
 

@@ -51,6 +51,31 @@ describe.each<[string, HarnessFactory]>([
     expect(await h.store.countOpen()).toBe(1);
   });
 
+  it('leaves nothing due when two instances sweep at once, each hold expired by one of them', async () => {
+    const due = Array.from({ length: 300 }, (_, i) => aHold({ expiresAt: T0 + (i % 30) }));
+    await Promise.all(due.map((r) => h.store.create(r)));
+    const heard: string[] = [];
+    const sweeperOn = (store: typeof h.store, batchSize: number) =>
+      new HoldSweeper({ store, intervalMs: 1000, batchSize, logger: silentLogger, clock: () => T0 + 100, onExpired: (r) => heard.push(r.id) });
+    // A short batch (the other sweeper took some of the ids this one read) must not end the sweep.
+    const [a, b] = await Promise.all([sweeperOn(h.store, 7).sweepOnce(), sweeperOn(await h.twin(), 11).sweepOnce()]);
+    expect(a + b).toBe(300);
+    expect(heard.sort()).toEqual(due.map((r) => r.id).sort());
+    expect(await h.store.countOpen()).toBe(0);
+  });
+
+  it('does not end a sweep on a short batch, which only means another instance took some of the ids read', async () => {
+    const due = Array.from({ length: 20 }, (_, i) => aHold({ expiresAt: T0 + i }));
+    for (const r of due) await h.store.create(r);
+    // Every batch comes back short, as when a second sweeper claims part of each read.
+    const raced = Object.assign(Object.create(h.store) as typeof h.store, {
+      sweepDue: (now: number, limit: number) => h.store.sweepDue(now, Math.max(1, limit - 3)),
+    });
+    const sweeper = new HoldSweeper({ store: raced, intervalMs: 1000, batchSize: 5, logger: silentLogger, clock: () => T0 + 100 });
+    expect(await sweeper.sweepOnce()).toBe(20);
+    expect(await h.store.countOpen()).toBe(0);
+  });
+
   it('sweeps on its timer once started, and counts holds expired on read once', async () => {
     const [a, b] = [aHold(), aHold()];
     await h.store.create(a);

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { silentLogger } from '../../../src/platform/logger';
+import {
+  type CouponLock, type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RedisCouponLockStore,
+} from '../../../src/pos/coupon-locks';
+import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
+
+const T0 = 1_760_000_000_000;
+
+function aLock(overrides: Partial<CouponLock> = {}): CouponLock {
+  return {
+    id: `cpl_${randomBytes(12).toString('base64url')}`,
+    storeId: 'store-001',
+    terminalId: 'till-03',
+    customerId: 'cust-000123',
+    lockReference: `LCK-${randomBytes(6).toString('hex')}`,
+    basketTotal: 30,
+    coupons: [{ code: 'WELCOME10', type: 'fixed', value: 10, worth: 10 }],
+    state: 'locked',
+    expiresAt: T0 + 600_000,
+    releaseAt: T0 + 570_000,
+    createdAt: T0,
+    updatedAt: T0,
+    version: 1,
+    ...overrides,
+  };
+}
+
+interface Harness { store: CouponLockStore; twin(): Promise<CouponLockStore>; cleanup(): Promise<void> }
+
+async function memoryHarness(): Promise<Harness> {
+  const store = new MemoryCouponLockStore();
+  return { store, twin: async () => store, cleanup: async () => undefined };
+}
+
+/** Two instances on one private test Redis, each on its own connection. */
+async function redisHarness(): Promise<Harness> {
+  const prefix = uniquePrefix('cpl');
+  const connections = [await testRedis()];
+  return {
+    store: new RedisCouponLockStore(connections[0], { prefix }),
+    twin: async () => {
+      connections.push(await testRedis());
+      return new RedisCouponLockStore(connections[connections.length - 1], { prefix });
+    },
+    cleanup: async () => {
+      await deleteKeys(connections[0], prefix);
+      await Promise.all(connections.map((c) => c.quit()));
+    },
+  };
+}
+
+describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('CouponLockStore over %s', (_kind, makeHarness) => {
+  let h: Harness;
+  beforeEach(async () => { h = await makeHarness(); });
+  afterEach(() => h.cleanup());
+
+  it('creates a lock once and reads it back', async () => {
+    const lock = aLock();
+    await h.store.create(lock);
+    expect(await h.store.get(lock.id)).toEqual(lock);
+    await expect(h.store.create(lock)).rejects.toMatchObject({ code: 'coupon_lock_exists' });
+    expect(await h.store.get('cpl_missing')).toBeNull();
+    expect(await h.store.countOpen()).toBe(1);
+  });
+
+  it('bumps the version on each change, keeps ending states final, and drops ended locks from the due index', async () => {
+    const lock = aLock();
+    await h.store.create(lock);
+    const used = await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'used' }));
+    expect(used).toEqual({ ok: true, lock: { ...lock, state: 'used', version: 2, updatedAt: T0 + 5 } });
+    expect(await h.store.countOpen()).toBe(0);
+    const again = await h.store.change(lock.id, T0 + 6, (l) => ({ ...l, state: 'released' }));
+    expect(again).toMatchObject({ ok: false, reason: 'rejected', lock: { state: 'used', version: 2 } });
+    expect(await h.store.change('cpl_missing', T0, (l) => l)).toEqual({ ok: false, reason: 'not_found' });
+  });
+
+  it('abandons only due locks, up to the limit, each once, and leaves one a payment is using to that payment', async () => {
+    const due = [1, 2, 3].map((i) => aLock({ releaseAt: T0 + i }));
+    const paying = aLock({ releaseAt: T0, paymentId: 'sale-1001' });
+    const later = aLock({ releaseAt: T0 + 100 });
+    for (const l of [...due, paying, later]) await h.store.create(l);
+    const first = await h.store.sweepDue(T0 + 3, 2);
+    const second = await h.store.sweepDue(T0 + 3, 10);
+    const ids = [...first, ...second].map((l) => l.id);
+    // The lock in use may take one of the two places (Redis claims it, then leaves it to the payment).
+    expect(first.length).toBeGreaterThanOrEqual(1);
+    expect(first.length).toBeLessThanOrEqual(2);
+    expect(ids.sort()).toEqual(due.map((l) => l.id).sort());
+    expect([...first, ...second].every((l) => l.state === 'abandoned' && l.version === 2)).toBe(true);
+    expect(await h.store.sweepDue(T0 + 3, 10)).toEqual([]);
+    expect((await h.store.get(paying.id))?.state).toBe('locked');
+    expect(await h.store.countOpen()).toBe(1);
+  });
+
+  it('releases every due lock upstream once when two instances sweep at once', async () => {
+    const locks = Array.from({ length: 200 }, (_, i) => aLock({ releaseAt: T0 + (i % 20) }));
+    await Promise.all(locks.map((l) => h.store.create(l)));
+    const released: string[] = [];
+    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); } };
+    const sweeperOn = (store: CouponLockStore, batchSize: number) =>
+      new CouponLockSweeper({ store, loyalty, intervalMs: 1000, logger: silentLogger, clock: () => T0 + 100, batchSize });
+    const a = sweeperOn(h.store, 7);
+    const b = sweeperOn(await h.twin(), 11);
+    // Started (their timers are long), so a short batch is the only thing that could end a sweep early.
+    a.start();
+    b.start();
+    try {
+      const [na, nb] = await Promise.all([a.sweepOnce(), b.sweepOnce()]);
+      expect(na + nb).toBe(200);
+      expect(released.sort()).toEqual(locks.map((l) => l.lockReference).sort());
+      expect(await h.store.countOpen()).toBe(0);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('does not end a sweep on a short batch, which only means another instance took some of the ids read', async () => {
+    const locks = Array.from({ length: 20 }, (_, i) => aLock({ releaseAt: T0 + i }));
+    for (const l of locks) await h.store.create(l);
+    // Every batch comes back short, as when a second sweeper claims part of each read.
+    const raced: CouponLockStore = Object.assign(Object.create(h.store) as CouponLockStore, {
+      sweepDue: (now: number, limit: number) => h.store.sweepDue(now, Math.max(1, limit - 3)),
+    });
+    const released: string[] = [];
+    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); } };
+    const sweeper = new CouponLockSweeper({ store: raced, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 100, batchSize: 5 });
+    sweeper.start();
+    try {
+      expect(await sweeper.sweepOnce()).toBe(20);
+      expect(released).toHaveLength(20);
+      expect(await h.store.countOpen()).toBe(0);
+    } finally {
+      await sweeper.stop();
+    }
+  });
+});
