@@ -194,6 +194,11 @@ export async function recordPayment(deps: PosDeps, ctx: CallContext, body: Payme
   return paymentView(body, outcome, done.ok ? done.redemption : { ...claimed, state: 'redeemed' });
 }
 
+/** The upstream certainly did not take the write: a refusal (4xx, not a duplicate) or a call that never left this BFF. */
+export function definitelyRefused(err: AppError): boolean {
+  return (err.status < 500 && err.code !== 'duplicate_transaction') || certainlyNotDelivered(err);
+}
+
 /**
  * After a failed payment: a definite refusal (or a call that certainly never
  * left) frees the claim so the till can retry; a dead hold ends the
@@ -201,11 +206,6 @@ export async function recordPayment(deps: PosDeps, ctx: CallContext, body: Payme
  * claim, so only the same payment id can try again: the upstream may have
  * used the hold for this sale.
  */
-/** The upstream certainly did not take the write: a refusal (4xx, not a duplicate) or a call that never left this BFF. */
-export function definitelyRefused(err: AppError): boolean {
-  return (err.status < 500 && err.code !== 'duplicate_transaction') || certainlyNotDelivered(err);
-}
-
 async function settleFailedClaim(deps: PosDeps, claimed: Redemption, err: unknown) {
   if (!(err instanceof AppError)) return;
   const now = deps.clock();
