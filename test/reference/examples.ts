@@ -1,39 +1,4 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-
-/** The published reference fixture (see scripts/reference-fixture.ts). */
-export const fixture = JSON.parse(readFileSync(path.join(__dirname, 'loyalty-v4.0.fixture.json'), 'utf8'));
-export const PREFIX = '/api/v4.0/integrations';
-
-type Schema = Record<string, unknown>;
-
-function resolve(schema: Schema): Schema {
-  const ref = schema.$ref;
-  return typeof ref === 'string' ? resolve(fixture.components.schemas[ref.replace('#/components/schemas/', '')]) : schema;
-}
-
-/**
- * An answer made of the example values the schema's properties carry, as
- * `prism mock` builds one when an answer has no example of its own
- * (undefined when no property has an example).
- */
-export function fromPropertyExamples(schema: Schema): unknown {
-  const s = resolve(schema);
-  if ('example' in s) return s.example;
-  if (s.type === 'array' && s.items) {
-    const item = fromPropertyExamples(s.items as Schema);
-    return item === undefined ? undefined : [item];
-  }
-  if (s.properties) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(s.properties as Record<string, Schema>)) {
-      const value = fromPropertyExamples(v);
-      if (value !== undefined) out[k] = value;
-    }
-    return Object.keys(out).length ? out : undefined;
-  }
-  return undefined;
-}
+import { fixture, fromPropertyExamples, PREFIX } from './sandbox-published';
 
 export interface PublishedAnswer {
   name: string;

@@ -1,6 +1,6 @@
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { fixture } from './examples';
+import { fixture } from './sandbox-published';
 
 /**
  * Checks a request against the published reference's request schemas (ajv,

@@ -4,10 +4,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 /**
- * The published v4.0 reference as the sandbox conformance test reads it: the
- * committed fixture (test/reference/loyalty-v4.0.fixture.json), its response
- * schemas compiled with ajv, a check that every documented property is
- * present, and request bodies assembled from the published examples.
+ * The published v4.0 reference as every test reads it: the committed fixture
+ * (test/reference/loyalty-v4.0.fixture.json), its response schemas compiled
+ * with ajv, a check that every documented property is present, and values
+ * assembled from the published examples.
  */
 
 export const PREFIX = '/api/v4.0/integrations';
@@ -62,11 +62,26 @@ export function missingDocumented(schema: Schema, value: unknown, at = ''): stri
 
 /** ajv's errors plus every documented property that is absent; empty when the answer conforms. */
 export function conformance(method: string, p: string, body: unknown): string[] {
+  return [...schemaProblems(method, p, body), ...missingDocumented(publishedSchema(method, p), body).map((m) => `${m} is documented but absent`)];
+}
+
+/** ajv's errors alone: the answer against the published schema, which requires no property. */
+export function schemaProblems(method: string, p: string, body: unknown): string[] {
+  const key = `${method} ${p}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(publishedSchema(method, p));
+    compiled.set(key, validate);
+  }
+  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message}`);
+}
+
+const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+
+function publishedSchema(method: string, p: string): Schema {
   const schema = responseSchema(method, p);
   if (!schema) throw new Error(`${method} ${p} has no published response schema`);
-  const validate = ajv.compile(schema);
-  const problems = validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message}`);
-  return [...problems, ...missingDocumented(schema, body).map((m) => `${m} is documented but absent`)];
+  return schema;
 }
 
 /**
@@ -80,22 +95,28 @@ export function publishedRequest(method: string, p: string): Record<string, unkn
   if (content.example !== undefined) return content.example;
   const first = content.examples && Object.values(content.examples as Record<string, { value: unknown }>)[0];
   if (first) return first.value as Record<string, unknown>;
-  return assemble(inline(content.schema)) as Record<string, unknown>;
+  return fromPropertyExamples(content.schema) as Record<string, unknown>;
 }
 
-function assemble(schema: Schema): unknown {
-  if ('example' in schema) return schema.example;
-  if (schema.type === 'object' && schema.properties) {
+/**
+ * A value made of the example values a schema's properties carry (nested
+ * objects and arrays of objects included), as `prism mock` builds an answer
+ * that has no example of its own; undefined when no property has one.
+ */
+export function fromPropertyExamples(schema: Schema): unknown {
+  const s = inline(schema);
+  if ('example' in s) return s.example;
+  if (s.type === 'array' && s.items) {
+    const item = fromPropertyExamples(s.items);
+    return item === undefined ? undefined : [item];
+  }
+  if (s.properties) {
     const out: Record<string, unknown> = {};
-    for (const [name, sub] of Object.entries(schema.properties as Record<string, Schema>)) {
-      const v = assemble(sub);
+    for (const [name, sub] of Object.entries(s.properties as Record<string, Schema>)) {
+      const v = fromPropertyExamples(sub);
       if (v !== undefined) out[name] = v;
     }
     return Object.keys(out).length ? out : undefined;
-  }
-  if (schema.type === 'array' && schema.items) {
-    const item = assemble(schema.items);
-    return item === undefined ? undefined : [item];
   }
   return undefined;
 }

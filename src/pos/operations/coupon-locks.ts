@@ -13,7 +13,9 @@ const round2 = (n: number) => Math.round((n + Number.EPSILON) * 100) / 100;
 export function worthOf(c: Partial<Pick<CouponAnswer, 'type' | 'value' | 'capping'>>, basketTotal: number): number {
   const value = c.value ?? 0;
   if (c.type === 'fixed') return round2(Math.min(value, basketTotal));
-  if (c.type === 'percentage') return round2(Math.min((basketTotal * value) / 100, c.capping ?? Infinity));
+  // The published schema has no null for `capping`, so an uncapped coupon may carry 0: a cap of 0 or less caps nothing.
+  const cap = c.capping !== undefined && c.capping > 0 ? c.capping : Infinity;
+  if (c.type === 'percentage') return round2(Math.min((basketTotal * value) / 100, cap));
   return 0;
 }
 
