@@ -89,7 +89,8 @@ export function couponError(operation: OperationId, body: ErrorBodyRead): AppErr
   const rule = body.reason || body.type;
   if (body.code === 3003 && /^couponlocknotactive$/i.test(rule)) return new ConflictError('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
   if (body.code === 4004 && VALIDATE.includes(operation)) return new UnprocessableError('coupon_not_found', "The coupon code is not one of this programme's coupons", o);
-  if (body.code === 4004 && (operation === 'couponRelease' || operation === 'couponBurn' || operation === 'payment')) {
+  // A payment's 4004 is left to the general mapping: only a payment that named a lock can mean the lock (completeSale says so).
+  if (body.code === 4004 && (operation === 'couponRelease' || operation === 'couponBurn')) {
     return new NotFoundError('coupon_lock_not_found', 'The coupon lock was not found', o);
   }
   if (body.code === 9001 && operation === 'couponRelease') return new ConflictError('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);

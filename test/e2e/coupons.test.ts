@@ -183,5 +183,27 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     await s.pos('cashier').post(`/coupon-locks/${again.body.id}/release`).expect(200);
   });
 
+  it('reads a 404 on the payment as the coupon lock only when the payment named one, and frees the lock for a retry', async () => {
+    const keys = { apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' };
+    const notFoundOnce = () => s.sandboxAdmin.put('/_sandbox/faults').set(keys).send({ rules: [{ operation: 'payment', status: 404, times: 1 }] }).expect(200);
+    try {
+      await s.seed('nf-1', 0);
+      await notFoundOnce();
+      const plain = await s.pos('cashier').post('/payments', { customerId: 'nf-1', paymentId: 'nf-sale-1', totalPaid: 10 }).expect(404);
+      expect(plain.body.code).toBe('upstream_not_found');
+
+      const l = await lock('nf-1', ['WELCOME10']).expect(201);
+      await notFoundOnce();
+      const sale = { customerId: 'nf-1', paymentId: 'nf-sale-2', totalPaid: 20, couponLockId: l.body.id };
+      const refused = await s.pos('cashier').post('/payments', sale).expect(404);
+      expect(refused.body.code).toBe('coupon_lock_not_found');
+      // A definite refusal: the claim is freed, so the till can pay again with the same lock.
+      expect((await s.pos('cashier').get(`/coupon-locks/${l.body.id}`).expect(200)).body.paymentId).toBeNull();
+      expect((await s.pos('cashier').post('/payments', sale).expect(201)).body.couponLock).toMatchObject({ state: 'used' });
+    } finally {
+      await s.sandboxAdmin.delete('/_sandbox/faults').set(keys);
+    }
+  });
+
   it('keeps the secret key and every terminal token out of responses and logs', () => expectNoSecrets(s));
 });

@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/errors';
+import { AppError, NotFoundError } from '../../platform/errors';
 import type { CouponLock } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
 import type { SaleEntry } from '../sales';
@@ -53,7 +53,12 @@ export async function completeSale(deps: PosDeps, ctx: CallContext, body: Paymen
   try {
     view = await pay(deps, ctx, sent, lock, retry);
   } catch (err) {
-    if (lock) await settleFailedCouponClaim(deps, lock, err);
+    if (!lock) throw err;
+    await settleFailedCouponClaim(deps, lock, err);
+    // The lock is the one thing a payment names that the service answers 4004 for (a hold is 9006, a customer 7000).
+    if (err instanceof AppError && err.code === 'upstream_not_found') {
+      throw new NotFoundError('coupon_lock_not_found', `The loyalty service does not know coupon lock ${lock.id}; lock the coupons again`, { loyaltyCode: err.loyaltyCode });
+    }
     throw err;
   }
   if (isQueued(view)) return view;
