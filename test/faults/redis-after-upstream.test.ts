@@ -9,7 +9,7 @@ import { ThrowawayRedis } from './throwaway-redis';
  * request again, the key is not freed, and the record is repaired from the
  * upstream once Redis is back.
  */
-describe('Redis stopped while an upstream payment is in flight', () => {
+describe('Redis stopped while an upstream write is in flight', () => {
   let redis: ThrowawayRedis;
   let stack: ProcessStack;
   let bff: BffProcess;
@@ -73,5 +73,40 @@ describe('Redis stopped while an upstream payment is in flight', () => {
     expect(other.body).toMatchObject({ code: 'redemption_not_held', state: 'redeemed' });
     expect(await payments('fay')).toHaveLength(1);
     expect((await stack.balance('fay')).availablePointsBalance).toBe(1000 - 200 + 40);
+  });
+
+  it('a void: answers 503 retry_same_request once the hold is released, repairs the redemption to voided, and the retry names that outcome', async () => {
+    const till = bff.pos(stack.tokens.cashier);
+    await stack.seed('vic', 1000);
+    const held = await till.post('/redemptions', { customerId: 'vic', hash: await stack.hash('vic'), points: 300 }).expect(201);
+    expect((await stack.balance('vic')).availablePointsBalance).toBe(700);
+
+    await stack.faults([{ operation: 'holdCancel', latencyMs: 1500 }]);
+    const pending = till.post(`/redemptions/${held.body.id}/void`).set('Idempotency-Key', 'void-vic-1').then((r) => r);
+    await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'the release to reach the sandbox');
+    await redis.kill();
+    const first = await pending;
+    await stack.faults([]);
+
+    expect([first.status, first.body.code, first.headers['retry-after']]).toEqual([503, 'retry_same_request', '1']);
+    // Released upstream: the points are the customer's again.
+    expect((await stack.balance('vic')).availablePointsBalance).toBe(1000);
+
+    await redis.start();
+    const repaired = await eventually(async () => {
+      const r = await till.get(`/redemptions/${held.body.id}`);
+      return r.status === 200 && r.body.state !== 'held' ? r.body : undefined;
+    }, 10_000, 'the redemption to be repaired');
+    expect(repaired.state).toBe('voided');
+
+    // The same void again: it names the outcome, and a payment cannot take the released points.
+    const retry = await eventually(async () => {
+      const r = await till.post(`/redemptions/${held.body.id}/void`).set('Idempotency-Key', 'void-vic-1');
+      return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
+    }, 5000, 'the key lease to lapse');
+    expect([retry.status, retry.body.code, retry.body.state]).toEqual([409, 'redemption_not_held', 'voided']);
+    const sale = await till.post('/payments', { customerId: 'vic', paymentId: 'sale-vic-1', totalPaid: 30, redemptionId: held.body.id }).expect(409);
+    expect(sale.body).toMatchObject({ code: 'redemption_not_held', state: 'voided' });
+    expect((await stack.balance('vic')).availablePointsBalance).toBe(1000);
   });
 });
