@@ -1,5 +1,5 @@
 import { ConflictError } from '../../platform/errors';
-import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, retentionMs } from './types';
+import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /**
  * In-process coupon locks for one BFF instance without Redis (nothing survives
@@ -9,6 +9,10 @@ export class MemoryCouponLockStore implements CouponLockStore {
   readonly kind = 'memory' as const;
   private readonly records = new Map<string, { lock: CouponLock; dropAt: number }>();
   private readonly open = new Set<string>();
+  /** When a due lock a payment holds is looked at again (instead of its releaseAt). */
+  private readonly recheckAt = new Map<string, number>();
+
+  constructor(private readonly recheckMs = RECHECK_MS) {}
 
   async create(lock: CouponLock): Promise<void> {
     if (this.records.has(lock.id)) throw new ConflictError('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
@@ -35,10 +39,11 @@ export class MemoryCouponLockStore implements CouponLockStore {
     for (const id of [...this.open]) {
       if (claimed.length >= limit) break;
       const lock = this.records.get(id)?.lock;
-      if (!lock || lock.releaseAt > now) continue;
-      // A payment in flight decides this lock's end (used, or claim freed): not the sweeper's.
+      if (!lock || (this.recheckAt.get(id) ?? lock.releaseAt) > now) continue;
+      // A payment holds it: handed over as it is, and looked at again later.
       if (lock.paymentId) {
-        this.open.delete(id);
+        this.recheckAt.set(id, now + this.recheckMs);
+        claimed.push(structuredClone(lock));
         continue;
       }
       const next: CouponLock = { ...lock, state: 'abandoned', version: lock.version + 1, updatedAt: now };
@@ -55,6 +60,8 @@ export class MemoryCouponLockStore implements CouponLockStore {
 
   private write(lock: CouponLock, now: number): void {
     this.records.set(lock.id, { lock, dropAt: now + retentionMs(lock, now) });
+    // Any write (a claim freed, a payment's end) makes its releaseAt the time to look again, as a Redis write rescores it.
+    this.recheckAt.delete(lock.id);
     if (lock.state === 'locked') this.open.add(lock.id);
     else this.open.delete(lock.id);
   }

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
 import { redisUnavailable } from '../../platform/redis';
-import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, retentionMs } from './types';
+import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /*
  * Keys: `<prefix>{cpl}:r:<id>` (the record: JSON with its version) and
@@ -30,19 +30,25 @@ return 1
 
 /**
  * Claims due locks. KEYS: due index, then one record key per candidate.
- * ARGV: now, then the candidates' ids (same order as their keys). A candidate
- * is claimed only if it is still in the index and due: it leaves the index
- * here, so exactly one caller claims it. Returns the claimed records' JSON
- * (state still as stored; the caller writes `abandoned` with a version check).
+ * ARGV: now, recheck time, then the candidates' ids (same order as their
+ * keys). A candidate is claimed only if it is still in the index and due, so
+ * exactly one caller claims it: one no payment holds leaves the index here;
+ * one a payment holds is rescored to the recheck time, so its end is looked
+ * at again and a crash meanwhile loses nothing. Returns the claimed records'
+ * JSON (as stored; the caller writes what they become with a version check).
  */
 const CLAIM = `
 local out = {}
 for i = 2, #KEYS do
-  local id = ARGV[i]
+  local id = ARGV[i + 1]
   local score = redis.call('ZSCORE', KEYS[1], id)
   if score and tonumber(score) <= tonumber(ARGV[1]) then
-    redis.call('ZREM', KEYS[1], id)
     local cur = redis.call('GET', KEYS[i])
+    if cur and cjson.decode(cur).paymentId then
+      redis.call('ZADD', KEYS[1], ARGV[2], id)
+    else
+      redis.call('ZREM', KEYS[1], id)
+    end
     if cur then out[#out + 1] = cur end
   end
 end
@@ -60,7 +66,10 @@ export class RedisCouponLockStore implements CouponLockStore {
   private readonly recordPrefix: string;
   private readonly dueKey: string;
 
-  constructor(redis: RedisClient, opts: { prefix: string }) {
+  private readonly recheckMs: number;
+
+  constructor(redis: RedisClient, opts: { prefix: string; recheckMs?: number }) {
+    this.recheckMs = opts.recheckMs ?? RECHECK_MS;
     redis.defineCommand('cplWrite', { numberOfKeys: 2, lua: WRITE });
     redis.defineCommand('cplClaim', { lua: CLAIM });
     this.redis = redis as RedisClient & Scripts;
@@ -96,12 +105,16 @@ export class RedisCouponLockStore implements CouponLockStore {
     const ids = await this.call(() => this.redis.zrangebyscore(this.dueKey, '-inf', now, 'LIMIT', 0, Math.max(1, Math.floor(limit))));
     if (ids.length === 0) return [];
     const keys = [this.dueKey, ...ids.map((id) => this.recordPrefix + id)];
-    const claimed = await this.call(() => this.redis.cplClaim(keys.length, ...keys, String(now), ...ids));
+    const claimed = await this.call(() => this.redis.cplClaim(keys.length, ...keys, String(now), String(now + this.recheckMs), ...ids));
     const out: CouponLock[] = [];
     for (const json of claimed) {
       const lock = JSON.parse(json) as CouponLock;
       if (lock.state !== 'locked') continue;
-      // Claimed from the index by this call only; a lock a payment is using is left to that payment.
+      // Claimed by a payment: handed over as it is, for the sweeper to ask the upstream.
+      if (lock.paymentId) {
+        out.push(lock);
+        continue;
+      }
       const result = await this.change(lock.id, now, (cur) => (cur.state === 'locked' && !cur.paymentId ? { ...cur, state: 'abandoned' } : `it is ${cur.state}, or a payment is using it`));
       if (result.ok) out.push(result.lock);
     }

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
+import { AppError } from '../../platform/errors';
 import type { LoyaltyClient } from '../../upstream';
 import type { CouponLock, CouponLockStore } from './types';
 
 export interface CouponLockSweeperOptions {
   store: CouponLockStore;
-  loyalty: Pick<LoyaltyClient, 'couponRelease'>;
+  loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions'>;
   intervalMs: number;
   logger: Logger;
   clock?: () => number;
@@ -15,7 +16,10 @@ export interface CouponLockSweeperOptions {
  * Releases abandoned coupon locks: a lock nobody paid with by its release time
  * is claimed (once, across every instance: the store hands each to one
  * caller), logged, and released upstream so the coupons are free at once
- * instead of when the upstream lock lapses.
+ * instead of when the upstream lock lapses. A due lock a payment holds (the
+ * BFF stopped mid-payment, or the payment's outcome was unknown) is settled
+ * once its upstream lock has ended: the upstream's record of that payment
+ * says whether it burned the coupons (`used`) or never arrived (`abandoned`).
  */
 export class CouponLockSweeper {
   private readonly log: Logger;
@@ -48,7 +52,7 @@ export class CouponLockSweeper {
     await this.inFlight?.catch(() => undefined);
   }
 
-  /** Abandons every lock due now; returns how many. Throws if the store fails. */
+  /** Ends every lock due now (abandoned, or settled from the upstream); returns how many. Throws if the store fails. */
   sweepOnce(): Promise<number> {
     const run = (this.inFlight?.catch(() => 0) ?? Promise.resolve(0)).then(() => this.sweepAll());
     this.inFlight = run;
@@ -60,8 +64,8 @@ export class CouponLockSweeper {
     let total = 0;
     for (;;) {
       const due = await this.opts.store.sweepDue(this.clock(), batch);
-      await Promise.all(due.map((l) => this.release(l)));
-      total += due.length;
+      const settled = await Promise.all(due.map((l) => (l.state === 'abandoned' ? this.release(l).then(() => true) : this.settle(l))));
+      total += settled.filter(Boolean).length;
       // A short batch can mean another instance took some of the ids this one read; only empty means done.
       if (due.length === 0 || !this.running) return total;
     }
@@ -76,6 +80,32 @@ export class CouponLockSweeper {
       // The upstream lock lapses by itself at its expiry; nothing is lost but time.
       this.log.warn({ couponLockId: l.id, err: (err as Error).message }, 'could not release an abandoned coupon lock upstream; it lapses at its expiry');
     }
+  }
+
+  /**
+   * A lock a payment holds: left for the next look while its upstream lock may
+   * still be burned by that payment; after that, the upstream's transactions of
+   * the payment decide. True when it was recorded as ended here.
+   */
+  private async settle(l: CouponLock): Promise<boolean> {
+    const paymentId = l.paymentId as string;
+    if (this.clock() < l.expiresAt) return false;
+    let state: 'used' | 'abandoned';
+    try {
+      const { transactions } = await this.opts.loyalty.orderTransactions(paymentId, { requestId: `coupon-lock-check-${l.id}` });
+      state = transactions.length > 0 ? 'used' : 'abandoned';
+    } catch (err) {
+      if (!(err instanceof AppError && (err.code === 'transaction_not_found' || err.code === 'upstream_not_found'))) {
+        this.log.warn({ couponLockId: l.id, err: { message: (err as Error).message } }, 'could not ask the upstream about the payment holding a coupon lock; trying again later');
+        return false;
+      }
+      state = 'abandoned';
+    }
+    const result = await this.opts.store.change(l.id, this.clock(), (cur) => (cur.state === 'locked' && cur.paymentId === paymentId ? { ...cur, state } : `it is ${cur.state}`));
+    if (!result.ok) return false;
+    if (state === 'abandoned') this.released += 1;
+    this.log.info({ couponLockId: l.id, storeId: l.storeId, customerId: l.customerId, lockReference: l.lockReference, paymentId, recorded: state }, 'coupon lock settled from the upstream');
+    return true;
   }
 
   private schedule(): void {

@@ -49,12 +49,21 @@ export interface CouponLockStore {
   get(id: string): Promise<CouponLock | null>;
   /** Atomic read-modify-write; `change` returns the next record or why not. Only `locked` records stay in the release index. */
   change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange>;
-  /** Claims up to `limit` locks due for release (releaseAt <= now), marks them abandoned, returns them; each is claimed once. */
+  /**
+   * Claims up to `limit` locks due (releaseAt <= now), each for one caller
+   * only. One no payment holds is marked abandoned. One a payment holds (it
+   * crashed, or is still waiting for the upstream) is returned still `locked`
+   * and kept in the index `RECHECK_MS` later, so the sweeper can ask the
+   * upstream what became of that payment and a crash meanwhile loses nothing.
+   */
   sweepDue(now: number, limit: number): Promise<CouponLock[]>;
   countOpen(): Promise<number>;
 }
 
 export const ENDED: readonly CouponLockState[] = ['used', 'released', 'abandoned'];
+
+/** How long a due lock a payment holds waits before the sweeper looks at it again. */
+export const RECHECK_MS = 30_000;
 
 /** Kept this long after it ends, so a late GET or retry still finds it. */
 export const KEEP_AFTER_END_MS = 24 * 3600_000;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { silentLogger } from '../../../src/platform/logger';
+import { NotFoundError, ServiceUnavailableError } from '../../../src/platform/errors';
 import {
-  type CouponLock, type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RedisCouponLockStore,
+  type CouponLock, type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RECHECK_MS, RedisCouponLockStore,
 } from '../../../src/pos/coupon-locks';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 
@@ -25,6 +26,8 @@ function aLock(overrides: Partial<CouponLock> = {}): CouponLock {
     ...overrides,
   };
 }
+
+const noTransactions = async (): Promise<never> => { throw new NotFoundError('transaction_not_found', 'The transaction was not found'); };
 
 interface Harness { store: CouponLockStore; twin(): Promise<CouponLockStore>; cleanup(): Promise<void> }
 
@@ -75,29 +78,37 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     expect(await h.store.change('cpl_missing', T0, (l) => l)).toEqual({ ok: false, reason: 'not_found' });
   });
 
-  it('abandons only due locks, up to the limit, each once, and leaves one a payment is using to that payment', async () => {
+  it('abandons only due locks, up to the limit, each once', async () => {
     const due = [1, 2, 3].map((i) => aLock({ releaseAt: T0 + i }));
-    const paying = aLock({ releaseAt: T0, paymentId: 'sale-1001' });
     const later = aLock({ releaseAt: T0 + 100 });
-    for (const l of [...due, paying, later]) await h.store.create(l);
+    for (const l of [...due, later]) await h.store.create(l);
     const first = await h.store.sweepDue(T0 + 3, 2);
     const second = await h.store.sweepDue(T0 + 3, 10);
-    const ids = [...first, ...second].map((l) => l.id);
-    // The lock in use may take one of the two places (Redis claims it, then leaves it to the payment).
-    expect(first.length).toBeGreaterThanOrEqual(1);
-    expect(first.length).toBeLessThanOrEqual(2);
-    expect(ids.sort()).toEqual(due.map((l) => l.id).sort());
+    expect(first).toHaveLength(2);
+    expect([...first, ...second].map((l) => l.id).sort()).toEqual(due.map((l) => l.id).sort());
     expect([...first, ...second].every((l) => l.state === 'abandoned' && l.version === 2)).toBe(true);
     expect(await h.store.sweepDue(T0 + 3, 10)).toEqual([]);
-    expect((await h.store.get(paying.id))?.state).toBe('locked');
     expect(await h.store.countOpen()).toBe(1);
+  });
+
+  it('hands over a due lock a payment holds as it is, keeps it in the index, and hands it over again after the recheck time', async () => {
+    const paying = aLock({ releaseAt: T0, paymentId: 'sale-1001' });
+    await h.store.create(paying);
+    expect(await h.store.sweepDue(T0 + 1, 10)).toEqual([paying]);
+    expect(await h.store.countOpen()).toBe(1);
+    expect(await h.store.sweepDue(T0 + RECHECK_MS, 10)).toEqual([]);
+    expect(await h.store.sweepDue(T0 + 1 + RECHECK_MS, 10)).toEqual([paying]);
+    // The payment's claim freed (a definite refusal): due at its releaseAt again, and abandoned.
+    await h.store.change(paying.id, T0 + 2 + RECHECK_MS, (l) => ({ ...l, paymentId: undefined }));
+    expect((await h.store.sweepDue(T0 + 2 + RECHECK_MS, 10)).map((l) => [l.id, l.state])).toEqual([[paying.id, 'abandoned']]);
+    expect(await h.store.countOpen()).toBe(0);
   });
 
   it('releases every due lock upstream once when two instances sweep at once', async () => {
     const locks = Array.from({ length: 200 }, (_, i) => aLock({ releaseAt: T0 + (i % 20) }));
     await Promise.all(locks.map((l) => h.store.create(l)));
     const released: string[] = [];
-    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); } };
+    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions };
     const sweeperOn = (store: CouponLockStore, batchSize: number) =>
       new CouponLockSweeper({ store, loyalty, intervalMs: 1000, logger: silentLogger, clock: () => T0 + 100, batchSize });
     const a = sweeperOn(h.store, 7);
@@ -123,7 +134,7 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
       sweepDue: (now: number, limit: number) => h.store.sweepDue(now, Math.max(1, limit - 3)),
     });
     const released: string[] = [];
-    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); } };
+    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions };
     const sweeper = new CouponLockSweeper({ store: raced, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 100, batchSize: 5 });
     sweeper.start();
     try {
@@ -133,5 +144,58 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     } finally {
       await sweeper.stop();
     }
+  });
+
+  describe('a due lock a payment holds (the BFF stopped mid-payment)', () => {
+    const paymentId = 'sale-2002';
+    const held = () => aLock({ releaseAt: T0, expiresAt: T0 + 30_000, paymentId });
+    const sweep = (answer: () => Promise<{ transactions: unknown[] }>, now: number) => {
+      const asked: string[] = [];
+      const loyalty = {
+        couponRelease: async () => { throw new Error('a lock a payment holds is never released'); },
+        orderTransactions: async (id: string) => { asked.push(id); return (await answer()) as never; },
+      };
+      const sweeper = new CouponLockSweeper({ store: h.store, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => now });
+      return { asked, count: sweeper.sweepOnce() };
+    };
+
+    it('is left alone while its upstream lock may still be burned by that payment', async () => {
+      const l = held();
+      await h.store.create(l);
+      const { asked, count } = sweep(async () => ({ transactions: [] }), T0 + 10_000);
+      expect(await count).toBe(0);
+      expect(asked).toEqual([]);
+      expect(await h.store.get(l.id)).toEqual(l);
+      expect(await h.store.countOpen()).toBe(1);
+    });
+
+    it('becomes used when the upstream has that payment, abandoned when it has not', async () => {
+      const [paid, lost] = [held(), aLock({ releaseAt: T0, expiresAt: T0 + 30_000, paymentId: 'sale-lost' })];
+      await h.store.create(paid);
+      await h.store.create(lost);
+      const loyalty = {
+        couponRelease: async () => { throw new Error('never released'); },
+        orderTransactions: async (id: string) => {
+          if (id === paymentId) return { transactions: [{ transactionType: 'PaymentReward', transactionId: paymentId }] } as never;
+          throw new NotFoundError('transaction_not_found', 'The transaction was not found');
+        },
+      };
+      const sweeper = new CouponLockSweeper({ store: h.store, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 31_000 });
+      expect(await sweeper.sweepOnce()).toBe(2);
+      expect(await h.store.get(paid.id)).toMatchObject({ state: 'used', paymentId });
+      expect(await h.store.get(lost.id)).toMatchObject({ state: 'abandoned', paymentId: 'sale-lost' });
+      expect(sweeper.abandonedCount).toBe(1);
+      expect(await h.store.countOpen()).toBe(0);
+    });
+
+    it('stays held and in the index when the upstream cannot say', async () => {
+      const l = held();
+      await h.store.create(l);
+      const { asked, count } = sweep(async () => { throw new ServiceUnavailableError('upstream_unavailable', 'down'); }, T0 + 31_000);
+      expect(await count).toBe(0);
+      expect(asked).toEqual([paymentId]);
+      expect(await h.store.get(l.id)).toEqual(l);
+      expect(await h.store.countOpen()).toBe(1);
+    });
   });
 });
