@@ -104,6 +104,8 @@ export const AccountSettings = z
     multipliers: z.array(MultiplierSettings).max(500).default([]),
     redemptionRules: z.array(RedemptionRuleSettings).max(500).default([]),
     coupons: z.array(CouponSettings).max(500).default([]),
+    /** Points a new profile gets once, however it is created (the sandbox's onboarding campaign; 0: none). */
+    welcomeBonusPoints: Points.default(0),
     /** Points granted per event name by `POST /events`. */
     eventRewards: z.record(z.string().min(1).max(200), Points).default({}),
     otpTtlSeconds: z.number().int().min(10).max(86_400).default(300),

@@ -4,9 +4,9 @@ import { heldRedemption } from './helpers';
 
 /**
  * Go-live checklist items with no test elsewhere: a customer the loyalty service
- * has never seen is registered by their first sale at the till, and the dates the
- * BFF sends are ISO 8601. (The other items and their tests: the go-live table in
- * the closing note of issue 11.)
+ * has never seen is registered by their first sale at the till, a new customer's
+ * welcome bonus shows at the till, and the dates the BFF sends are ISO 8601.
+ * (Every item and its test: docs/GO-LIVE.md.)
  */
 
 const sent: Exchange[] = [];
@@ -53,5 +53,20 @@ describe.each(['memory', 'redis'] as const)('go-live checklist (%s store)', (sto
       const bad = await s.pos('cashier').post('/payments', { customerId: 'gl-dates', paymentId: 'gl-d-bad', totalPaid: 5, paymentDate }).expect(400);
       expect([paymentDate, bad.body.code, bad.body.errors?.[0]?.path]).toEqual([paymentDate, 'validation_failed', 'paymentDate']);
     }
+  });
+});
+
+describe('go-live test case 1 on an account with a welcome bonus', () => {
+  let s: Stack;
+  beforeAll(async () => { s = await startStack({ store: 'redis', account: { welcomeBonusPoints: 100 } }); });
+  afterAll(async () => { await s?.close(); });
+
+  it('a customer registered at the till has the welcome bonus in their summary, once', async () => {
+    await s.pos('cashier').get('/customers/gl-welcome').expect(404);
+    expect((await s.pos('cashier').put('/customers/gl-welcome', { firstName: 'Mona' }).expect(200)).body.outcome).toBe('created');
+    expect((await s.pos('cashier').get('/customers/gl-welcome').expect(200)).body.points.available).toBe(100);
+    await s.pos('cashier').put('/customers/gl-welcome', { firstName: 'Mona', lastName: 'Adel' }).expect(200);
+    await s.pos('cashier').post('/payments', { customerId: 'gl-welcome', paymentId: 'gl-w-1', totalPaid: 30 }).expect(201);
+    expect((await s.pos('cashier').get('/customers/gl-welcome').expect(200)).body.points.available).toBe(130);
   });
 });

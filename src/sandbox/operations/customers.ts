@@ -69,10 +69,27 @@ export function upsertCustomer(ctx: SandboxContext, account: AccountEntry, req: 
   const attributes = req.customerAttributes ?? {};
   // The top-level fields are the merge keys; the profile's own copies fill in when they are absent.
   const contact = { email: req.email ?? attributes.email, mobile: req.mobile ?? attributes.mobile };
-  const existed = ledger.profileFor(req.customerId, contact, settings.channelMerging) !== undefined;
-  const c = ledger.ensureCustomer(req.customerId, now, contact, settings.channelMerging);
+  const { c, created } = ensureProfile(ctx, account, req.customerId, contact);
   c.attributes = { ...c.attributes, ...attributes };
   if (req.guest !== undefined) c.guest = req.guest;
-  ledger.recordActivity(c, { type: existed ? 'Profile Updated' : 'Profile Created', at: now, properties: { customerId: req.customerId, ...attributes } });
+  ledger.recordActivity(c, { type: created ? 'Profile Created' : 'Profile Updated', at: now, properties: { customerId: req.customerId, ...attributes } });
   return { gameballId: c.gameballId };
+}
+
+/**
+ * The customer's profile, created when the account has none (registration,
+ * first payment, order or event; see AccountLedger.ensureCustomer). A profile
+ * created here gets the account's welcome bonus (`welcomeBonusPoints`, the
+ * sandbox's stand-in for an onboarding campaign) once, as its own activity.
+ */
+export function ensureProfile(ctx: SandboxContext, account: AccountEntry, customerId: string, contact: { email?: string; mobile?: string }): { c: CustomerRecord; created: boolean } {
+  const { settings, ledger } = account;
+  const now = ctx.clock.now();
+  const created = ledger.profileFor(customerId, contact, settings.channelMerging) === undefined;
+  const c = ledger.ensureCustomer(customerId, now, contact, settings.channelMerging);
+  if (created && settings.welcomeBonusPoints > 0) {
+    ledger.creditEarned(c, settings.welcomeBonusPoints, now, 'welcome-bonus');
+    ledger.recordActivity(c, { type: 'Welcome Bonus', at: now, properties: { points: settings.welcomeBonusPoints } });
+  }
+  return { c, created };
 }

@@ -2,13 +2,14 @@ import type { EventRequest, EventResponse } from '../../contract';
 import type { SandboxContext } from '../context';
 import { requireChannelField } from '../domain/channel';
 import type { AccountEntry } from '../state/store';
+import { ensureProfile } from './customers';
 
 /** `POST /events`: records each event in the customer's activity; configured events give points. */
 export function recordEvents(ctx: SandboxContext, account: AccountEntry, req: EventRequest): EventResponse {
   const { settings, ledger } = account;
   const now = ctx.clock.now();
   requireChannelField(settings, req);
-  const c = ledger.ensureCustomer(req.customerId, now, req, settings.channelMerging);
+  const { c } = ensureProfile(ctx, account, req.customerId, req);
   const names = Object.keys(req.events);
   let rewarded = 0;
   for (const name of names) {

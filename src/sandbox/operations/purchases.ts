@@ -7,6 +7,7 @@ import { loyaltyErrors } from '../errors';
 import type { TransactionRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
 import { lockToBurn } from './coupon-locks';
+import { ensureProfile } from './customers';
 import { checkCoupons } from './coupons';
 import { activeHoldFor } from './holds';
 
@@ -49,7 +50,7 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
   const lockRef = p.redemption?.couponsLockReference;
   const locked = lockRef !== undefined ? lockToBurn(ctx, account, lockRef, profileId) : undefined;
 
-  const c = ledger.ensureCustomer(p.customerId, now, p, settings.channelMerging);
+  const { c } = ensureProfile(ctx, account, p.customerId, p);
   const earning = computeEarning(settings, currentTierOf(settings, c), p.totalPaid, p.details, p.guest === true);
   const returnWindow = p.returnWindowDays ?? 0;
   const tx: TransactionRecord = {
