@@ -21,6 +21,9 @@ export type RedisTarget =
   | { kind: 'cluster'; nodes: HostPort[]; username?: string; password?: string }
   | { kind: 'sentinel'; sentinels: HostPort[]; name: string; username?: string; password?: string; sentinelPassword?: string };
 
+/** The Lua commands defined without `numberOfKeys` (the hold sweep, the coupon lock claim, the outbox pick). */
+export const VARIABLE_KEY_SCRIPTS = ['rdmSweep', 'cplClaim', 'obxPick'] as const;
+
 export interface ConnectRedisOptions {
   /** Prepended by ioredis to every key (and to script KEYS). */
   keyPrefix?: string;
@@ -97,6 +100,11 @@ export function connectRedis(target: string | RedisTarget, logger: Logger, opts:
     // Commands issued in the same tick go out in one write (per node on a cluster). Every
     // request makes several small Redis calls, and the bench showed the socket writes as the BFF's top cost.
     enableAutoPipelining: true,
+    // A script defined without a fixed key count takes the count as its first argument, and
+    // auto-pipelining routes a command by its first argument's slot: on a cluster such a script
+    // joined another node's pipeline and failed every command in it (a sale's SET answered 503).
+    // They are sent on their own.
+    autoPipeliningIgnoredCommands: [...VARIABLE_KEY_SCRIPTS],
   };
   let client: RedisClient;
   if (t.kind === 'cluster') {
