@@ -151,7 +151,11 @@ export type QueuedPayment = QueuedView & { paymentId: string; customerId: string
  */
 export async function acceptSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<void> {
   checkTotals(body, body.redemptionId && body.totalAmount !== undefined ? await heldAmountOf(deps, ctx, body.redemptionId) : undefined);
-  await deps.sales.remember({ kind: 'payment', id: body.paymentId, storeId: ctx.identity.store.id, customerId: body.customerId, paymentId: body.paymentId });
+  await rememberSale(deps, ctx, body);
+}
+
+function rememberSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<void> {
+  return deps.sales.remember({ kind: 'payment', id: body.paymentId, storeId: ctx.identity.store.id, customerId: body.customerId, paymentId: body.paymentId });
 }
 
 /**
@@ -161,13 +165,17 @@ export async function acceptSale(deps: PosDeps, ctx: CallContext, body: PaymentB
  * upstream's 503 and the till tries again or takes another payment.
  */
 export async function recordPayment(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<PaymentView | QueuedPayment> {
-  await acceptSale(deps, ctx, body);
   if (!body.redemptionId) {
+    checkTotals(body, undefined);
     const request = toUpstreamPayment(ctx, body, deps.clock());
-    return sendOrQueue(deps, ctx, { kind: 'payment', request }, { paymentId: body.paymentId, customerId: body.customerId }, async (call) =>
-      paymentView(body, await deps.loyalty.payment(request, call)),
+    // Its store is kept (acceptSale's rule) in the Redis round trip of the call's own checks, not one before them.
+    return sendOrQueue(
+      deps, ctx, { kind: 'payment', request }, { paymentId: body.paymentId, customerId: body.customerId },
+      async (call) => paymentView(body, await deps.loyalty.payment(request, call)),
+      { first: () => rememberSale(deps, ctx, body) },
     );
   }
+  await acceptSale(deps, ctx, body);
   const { claimed, retry } = await claimRedemption(deps, ctx, body, body.redemptionId);
   let outcome: Awaited<ReturnType<PosDeps['loyalty']['payment']>>;
   try {

@@ -54,9 +54,12 @@ class BehindQueued extends Error {
  * entries queues behind them, so they reach the upstream in order (a refund
  * never overtakes its payment). `sendNow` MUST pass `call` to its loyalty
  * call: it carries that check as the call's precondition, made in the same
- * Redis round trip as the rate-limit reservation. `prepare` may adjust the
- * work for the queue given the outbox id (events get a stable id in their
- * metadata); `summary` (the till's own ids) is added to the queued answer.
+ * Redis round trip as the rate-limit reservation. `opts.first` is work that
+ * must be done before the write is sent or queued (a sale's store record): it
+ * runs in that round trip too, and its failure ends the write with nothing
+ * sent or queued. `opts.prepare` may adjust the work for the queue given the
+ * outbox id (events get a stable id in their metadata); `summary` (the till's
+ * own ids) is added to the queued answer.
  */
 export async function sendOrQueue<V, S extends object>(
   deps: PosDeps,
@@ -64,15 +67,21 @@ export async function sendOrQueue<V, S extends object>(
   work: OutboxWork,
   summary: S,
   sendNow: (call: LoyaltyCallContext) => Promise<V>,
-  prepare: (work: OutboxWork, outboxId: string) => OutboxWork = (w) => w,
+  opts: { prepare?: (work: OutboxWork, outboxId: string) => OutboxWork; first?: () => Promise<void> } = {},
 ): Promise<V | (QueuedView & S)> {
+  const { prepare = (w: OutboxWork) => w, first } = opts;
+  let firstDone: Promise<void> | undefined;
+  const runFirst = () => (firstDone ??= first ? first() : Promise.resolve());
   const queue = async (reason: string) => {
+    // A policy may refuse the call before its precondition was awaited: nothing is queued before `first` is done.
+    await runFirst();
     const id = newOutboxId();
     return { ...summary, ...(await queueWork(deps, ctx, prepare(work, id), reason, id)) };
   };
   const orderKey = orderKeyOf(ctx, work);
   const precondition = async () => {
-    if (await pendingFor(deps, orderKey)) throw new BehindQueued();
+    const [behind] = await Promise.all([pendingFor(deps, orderKey), runFirst()]);
+    if (behind) throw new BehindQueued();
   };
   try {
     return await sendNow({ requestId: ctx.requestId, precondition });
