@@ -70,6 +70,16 @@ describe('sandbox coupon locks', () => {
     expect(expectLoyaltyError(await validate({ customerId: 'c1', coupons: ['ONCE'], lock: true }), 422, 3003).reason).toBe('CouponCustomerLimitReached');
   });
 
+  it('a payment naming the lock and its codes too burns each once, through the lock', async () => {
+    const { lockReference } = await lock('c1', ['ONCE', 'TWO']);
+    await pay('c1', 'p-both', { couponsLockReference: lockReference, couponCodes: ['ONCE', 'TWO'] }).expect(200);
+    expect(await couponOf('c1', 'ONCE')).toMatchObject({ usedCount: 1, customerUsedCount: 1 });
+    expect((await couponOf('c1', 'TWO')).usedCount).toBe(1);
+    // A code beside the lock is still checked and counted on its own.
+    const second = await lock('c2', ['TWO']);
+    expect(expectLoyaltyError(await pay('c2', 'p-more', { couponsLockReference: second.lockReference, couponCodes: ['TWO', 'TWO'] }), 422, 3003).reason).toBe('CouponNotAvailable');
+  });
+
   it('releases a lock once; its coupons are free again', async () => {
     const { lockReference } = await lock('c1', ['ONCE']);
     const res = await release(lockReference).expect(200);

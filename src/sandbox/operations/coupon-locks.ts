@@ -16,7 +16,7 @@ import { newReference } from '../state/codes';
 import { CouponLockRecord, couponLocksOf } from '../state/coupon-locks';
 import type { CustomerRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
-import { offeredTo, refusalOf, view } from './coupons';
+import { besideLock, countUses, offeredTo, refusalOf, view } from './coupons';
 import { requireCustomer } from './customers';
 
 /**
@@ -143,12 +143,7 @@ export function lockToBurn(ctx: SandboxContext, account: AccountEntry, reference
   return {
     codes: [...lock.codes],
     apply(c, transactionId) {
-      const { ledger } = account;
-      const mine = (c.couponUsage ??= new Map());
-      for (const code of lock.codes) {
-        ledger.couponUses.set(code, (ledger.couponUses.get(code) ?? 0) + 1);
-        mine.set(code, (mine.get(code) ?? 0) + 1);
-      }
+      countUses(account, c, lock.codes);
       book.end(lock, 'burned', ctx.clock.now(), transactionId);
     },
   };
@@ -161,21 +156,10 @@ export function burnCoupons(ctx: SandboxContext, account: AccountEntry, req: Cou
   const c = requireCustomer(account, req.customerId, req);
   const txId = req.transactionId ?? newReference('burn');
   const fromLock = req.lockReference !== undefined ? lockToBurn(ctx, account, req.lockReference, c.id) : undefined;
-  // Codes the named lock holds are burned through it, not checked or counted again.
-  const extra = [...(req.coupons ?? [])];
-  for (const code of fromLock?.codes ?? []) {
-    const at = extra.indexOf(code);
-    if (at >= 0) extra.splice(at, 1);
-  }
+  const extra = besideLock(req.coupons, fromLock?.codes);
   if (extra.length) checkCodes(ctx, account, c, extra, undefined);
   fromLock?.apply(c, txId);
-  if (extra.length) {
-    const mine = (c.couponUsage ??= new Map());
-    for (const code of extra) {
-      account.ledger.couponUses.set(code, (account.ledger.couponUses.get(code) ?? 0) + 1);
-      mine.set(code, (mine.get(code) ?? 0) + 1);
-    }
-  }
+  countUses(account, c, extra);
   account.ledger.recordActivity(c, { type: 'Coupons Burned', at: now, properties: { transactionId: txId, coupons: [...(fromLock?.codes ?? []), ...extra] } });
   return { success: true, burnedAt: ctx.clock.iso(now) };
 }

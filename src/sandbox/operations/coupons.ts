@@ -96,6 +96,25 @@ export interface CouponUse {
   apply(c: CustomerRecord): void;
 }
 
+/** Counts one use of each code named (a code named twice, twice): for the account and for the customer. */
+export function countUses(account: AccountEntry, c: CustomerRecord, codes: readonly string[]): void {
+  const mine = (c.couponUsage ??= new Map());
+  for (const code of codes) {
+    account.ledger.couponUses.set(code, (account.ledger.couponUses.get(code) ?? 0) + 1);
+    mine.set(code, (mine.get(code) ?? 0) + 1);
+  }
+}
+
+/** The codes named beside a lock, less those the lock holds (one each): they are burned through the lock, not checked or counted again. */
+export function besideLock(codes: readonly string[] | undefined, lockCodes: readonly string[] | undefined): string[] {
+  const rest = [...(codes ?? [])];
+  for (const code of lockCodes ?? []) {
+    const at = rest.indexOf(code);
+    if (at >= 0) rest.splice(at, 1);
+  }
+  return rest;
+}
+
 /**
  * Checks the coupons a payment or order names, changing nothing: any code
  * that is unknown, not offered to the customer, or not available to use
@@ -119,11 +138,7 @@ export function checkCoupons(ctx: SandboxContext, account: AccountEntry, custome
   return {
     codes: list,
     apply(customer) {
-      const mine = (customer.couponUsage ??= new Map());
-      for (const [code, n] of times) {
-        ledger.couponUses.set(code, (ledger.couponUses.get(code) ?? 0) + n);
-        mine.set(code, (mine.get(code) ?? 0) + n);
-      }
+      countUses(account, customer, list);
     },
   };
 }

@@ -8,7 +8,7 @@ import type { TransactionRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
 import { lockToBurn } from './coupon-locks';
 import { ensureProfile } from './customers';
-import { checkCoupons } from './coupons';
+import { besideLock, checkCoupons } from './coupons';
 import { activeHoldFor } from './holds';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -46,9 +46,9 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
   const profileId = ledger.profileFor(p.customerId, p, settings.channelMerging)?.id ?? p.customerId;
   const holdRef = p.redemption?.pointsHoldReference;
   const hold = holdRef !== undefined ? activeHoldFor(ctx, account, holdRef, profileId) : undefined;
-  const coupons = checkCoupons(ctx, account, profileId, p.redemption?.couponCodes);
   const lockRef = p.redemption?.couponsLockReference;
   const locked = lockRef !== undefined ? lockToBurn(ctx, account, lockRef, profileId) : undefined;
+  const coupons = checkCoupons(ctx, account, profileId, besideLock(p.redemption?.couponCodes, locked?.codes));
 
   const { c } = ensureProfile(ctx, account, p.customerId, p);
   const earning = computeEarning(settings, currentTierOf(settings, c), p.totalPaid, p.details, p.guest === true);
