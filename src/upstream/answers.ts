@@ -174,7 +174,9 @@ const isFailedResult = (item: unknown) => item !== null && typeof item === 'obje
 export const BatchStatusAnswer = z
   .object({
     status: z.string().transform((s, ctx) => {
-      const state = JOB_STATES[s.trim().toLowerCase()];
+      const k = s.trim().toLowerCase();
+      // Own keys only, as HOLD_STATES: "constructor" must not find Object.prototype's.
+      const state = Object.hasOwn(JOB_STATES, k) ? JOB_STATES[k] : undefined;
       if (!state) ctx.addIssue({ code: 'custom', message: 'not a known job state' });
       return state ?? z.NEVER;
     }),

@@ -44,6 +44,7 @@ describe('batch job status', () => {
     ['no item count', { status: 'completed', processedItems: 1 }, 'totalItems'],
     ['a count below zero', { status: 'completed', totalItems: -3, processedItems: 1 }, 'totalItems'],
     ['an unknown state', { status: 'exploded', totalItems: 1, processedItems: 1 }, 'status'],
+    ['a state named like an Object property', { status: 'constructor', totalItems: 1, processedItems: 1 }, 'status'],
   ])('%s is upstream_invalid_response, and the log names the field', async (_what, body, field) => {
     upstream.script(json(200, body));
     expect((await failure(() => client.batchStatus(42))).code).toBe('upstream_invalid_response');

@@ -32,10 +32,12 @@ return 1
  * Claims due locks. KEYS: due index, then one record key per candidate.
  * ARGV: now, recheck time, then the candidates' ids (same order as their
  * keys). A candidate is claimed only if it is still in the index and due, so
- * exactly one caller claims it: one no payment holds leaves the index here;
- * one a payment holds is rescored to the recheck time, so its end is looked
- * at again and a crash meanwhile loses nothing. Returns the claimed records'
- * JSON (as stored; the caller writes what they become with a version check).
+ * exactly one caller claims it. A claimed lock is rescored to the recheck
+ * time, not dropped: the caller's write of its end takes it out of the index,
+ * and if that write fails (or a payment holds the lock) it is looked at again
+ * then, so a failure or crash meanwhile loses nothing. A candidate whose
+ * record is gone leaves the index. Returns the claimed records' JSON (as
+ * stored; the caller writes what they become with a version check).
  */
 const CLAIM = `
 local out = {}
@@ -44,12 +46,12 @@ for i = 2, #KEYS do
   local score = redis.call('ZSCORE', KEYS[1], id)
   if score and tonumber(score) <= tonumber(ARGV[1]) then
     local cur = redis.call('GET', KEYS[i])
-    if cur and cjson.decode(cur).paymentId then
+    if cur then
       redis.call('ZADD', KEYS[1], ARGV[2], id)
+      out[#out + 1] = cur
     else
       redis.call('ZREM', KEYS[1], id)
     end
-    if cur then out[#out + 1] = cur end
   end
 end
 return out
@@ -65,7 +67,6 @@ export class RedisCouponLockStore implements CouponLockStore {
   private readonly redis: RedisClient & Scripts;
   private readonly recordPrefix: string;
   private readonly dueKey: string;
-
   private readonly recheckMs: number;
 
   constructor(redis: RedisClient, opts: { prefix: string; recheckMs?: number }) {

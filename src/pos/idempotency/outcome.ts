@@ -5,7 +5,7 @@ import { certainlyNotDelivered } from '../../upstream';
  * Codes that mean "nothing was done, try again": storing them would replay a
  * transient refusal for 24 hours.
  */
-const NOTHING_DONE_CODES = new Set(['redis_unavailable', 'redemption_busy']);
+const NOTHING_DONE_CODES = new Set(['redis_unavailable', 'redemption_busy', 'coupon_lock_busy']);
 
 /**
  * Codes that mean "the upstream may have acted and the BFF could not record

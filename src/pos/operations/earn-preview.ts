@@ -1,5 +1,6 @@
 import type { EarnPreviewBody } from '../coupon-schemas';
 import type { CallContext, PosDeps } from '../deps';
+import { merchantOf } from './store-merchant';
 
 /**
  * How many points a basket would earn, asked before the customer pays; reads
@@ -7,13 +8,12 @@ import type { CallContext, PosDeps } from '../deps';
  * discount), so the loyalty service prices both the same way.
  */
 export async function previewEarn(deps: PosDeps, ctx: CallContext, body: EarnPreviewBody) {
-  const store = ctx.identity.store;
   const answer = await deps.loyalty.rewardPreview(
     {
       customerId: body.customerId,
       totalPaid: body.totalPaid,
       channel: 'pos',
-      merchant: { uniqueId: store.merchant.uniqueId, name: store.merchant.name, branch: { uniqueId: store.branch.uniqueId, name: store.branch.name } },
+      merchant: merchantOf(ctx.identity.store),
       lineItems: body.lines.map((l) => ({
         productId: l.serviceId,
         title: l.name,

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { HoldRequest } from '../../contract';
 import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../platform/errors';
-import { certainlyNotDelivered } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import { claim, CLAIM_NOT_FOUND, outcomeOf } from '../redemptions/claim';
 import { confirmExpiry, estimatedExpiry, lookUpExpiry } from '../redemptions/hold-period';
 import type { Redemption, RedemptionAsk } from '../redemptions/types';
 import type { StartRedemptionBody } from '../schemas';
 import { notRecorded } from './not-recorded';
+import { definitelyRefused } from './payments';
 import { redemptionView, RedemptionView } from './redemption-view';
 
 export function newRedemptionId(): string {
@@ -225,11 +225,18 @@ export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp
   }
   const { hold, expiresAt } = await placeHold(deps, ctx, r, { otp, hash: r.hash });
   await deps.otpTickets.settle(r.customerId, r.id).catch(() => undefined);
-  const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
-    if (cur.state !== 'otp_required') return `it is ${cur.state}`;
-    const { hash: _hash, ...rest } = cur;
-    return { ...rest, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt };
-  });
+  let result: Awaited<ReturnType<PosDeps['redemptions']['change']>>;
+  try {
+    result = await deps.redemptions.change(id, deps.clock(), (cur) => {
+      if (cur.state !== 'otp_required') return `it is ${cur.state}`;
+      const { hash: _hash, ...rest } = cur;
+      return { ...rest, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt };
+    });
+  } catch (err) {
+    // A hold we cannot track must not keep the points from the customer (as in holdNow).
+    await releaseOrphan(deps, ctx, hold.holdReference);
+    throw err;
+  }
   if (!result.ok) {
     // Another request placed the hold first: ours is surplus.
     await releaseOrphan(deps, ctx, hold.holdReference);
@@ -261,7 +268,7 @@ export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string
   } catch (err) {
     // Already released or gone upstream: the points are free either way.
     if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) {
-      if (err instanceof AppError && (err.status < 500 || certainlyNotDelivered(err))) {
+      if (err instanceof AppError && definitelyRefused(err)) {
         await deps.redemptions.change(id, deps.clock(), (cur) => (cur.voiding ? { ...cur, voiding: undefined } : 'not voiding')).catch(() => undefined);
       }
       throw err;

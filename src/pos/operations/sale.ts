@@ -5,6 +5,7 @@ import type { SaleEntry } from '../sales';
 import type { PaymentBody, RefundBody, SaleVoidBody } from '../schemas';
 import { claimCouponLock, markCouponLockUsed, settleFailedCouponClaim } from './coupon-locks';
 import { acceptSale, paymentView, PaymentView, QueuedPayment, recordPayment, toUpstreamPayment } from './payments';
+import { isQueued } from '../outbox/forward';
 import type { ReceiptMode } from '../receipt-query';
 import { buildReceipt, readAfterSale, Receipt } from './receipt';
 import { QueuedRefund, refund, RefundView, voidSale } from './refunds';
@@ -12,7 +13,6 @@ import { QueuedRefund, refund, RefundView, voidSale } from './refunds';
 export type SaleView = PaymentView & { couponLock?: { id: string; state: string; coupons: string[] }; receipt: Receipt | null };
 export type SaleRefundView = RefundView & { receipt: Receipt | null };
 
-const isQueued = (v: object): v is { queued: true } => 'queued' in v;
 
 /** Remembers the store of a refund. Best effort: the refund is done upstream, so a Redis hiccup here must not turn its answer into an error (reading it back then answers 404). */
 async function rememberRefund(deps: PosDeps, ctx: CallContext, entry: SaleEntry): Promise<void> {

@@ -95,9 +95,10 @@ export async function sendOrQueue<V, S extends object>(
 /**
  * Whether the key has queued writes; when the outbox cannot be read (Redis
  * down) the write goes straight to the upstream rather than failing: order
- * cannot be checked then, but a sale that needs no Redis still goes through.
- * If it then has to be queued and cannot be, it fails with 503 (nothing is
- * accepted that is not recorded).
+ * cannot be checked then, but a write that needs no other Redis step (events,
+ * a batch upload; not a sale, whose `first` keeps its store) still goes
+ * through. If it then has to be queued and cannot be, it fails with 503
+ * (nothing is accepted that is not recorded).
  */
 async function pendingFor(deps: PosDeps, orderKey: string): Promise<boolean> {
   try {

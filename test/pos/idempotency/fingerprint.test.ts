@@ -55,6 +55,7 @@ describe('which responses are kept for replay', () => {
     for (const s of [401, 403, 404, 405, 413, 415, 429]) expect(keepsResponse(s)).toBe(false);
     expect(keepsResponse(503, new ServiceUnavailableError('redis_unavailable', 'down'))).toBe(false);
     expect(keepsResponse(409, new ConflictError('redemption_busy', 'busy'))).toBe(false);
+    expect(keepsResponse(409, new ConflictError('coupon_lock_busy', 'busy'))).toBe(false);
     expect(keepsResponse(503, rateLimited(2))).toBe(false);
     expect(keepsResponse(503, markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'open')))).toBe(false);
   });
