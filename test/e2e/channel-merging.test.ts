@@ -1,5 +1,4 @@
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
-import { Exchange, Transport } from '../../src/upstream/transport';
 
 /**
  * Go-live checklist, "customer identification works with both mobile and email":
@@ -12,20 +11,12 @@ import { Exchange, Transport } from '../../src/upstream/transport';
  * The service then joins a customer's ids: activity under either id lands on one profile.
  */
 
-/** What the BFFs of this file sent upstream: the real transport, recorded on its way out. */
-const sent: Exchange[] = [];
-const send = Transport.prototype.send;
-Transport.prototype.send = function recorded(this: Transport, exchange: Exchange) {
-  sent.push(exchange);
-  return send.call(this, exchange);
-};
-const bodiesTo = (method: string, path: RegExp, since: number) =>
-  sent.slice(since).filter((e) => e.method.toUpperCase() === method && path.test(e.path)).map((e) => e.body as Record<string, unknown>);
-
 describe.each(['memory', 'redis'] as const)('channel merging (%s store)', (store) => {
   let s: Stack;
   beforeAll(async () => { s = await startStack({ store, account: { channelMerging: 'email' } }); });
   afterAll(async () => { await s?.close(); });
+  const bodiesTo = (method: string, path: RegExp, since: number) =>
+    s.sentUpstream().slice(since).filter((e) => e.method.toUpperCase() === method && path.test(e.path)).map((e) => e.body as Record<string, unknown>);
 
   const EMAIL = 'alex.jones@example.com';
   const MOBILE = '+201001234567';
@@ -43,7 +34,7 @@ describe.each(['memory', 'redis'] as const)('channel merging (%s store)', (store
 
   it('email merging: the till\'s email reaches the service on redemption, payment, refund, events and coupons', async () => {
     await seed('pos-alex', 1000, { email: EMAIL });
-    const since = sent.length;
+    const since = s.sentUpstream().length;
     // The customer summary needs no email (GET reads by id).
     expect((await s.pos('cashier').get('/customers/pos-alex').expect(200)).body.points.available).toBe(1000);
 
@@ -79,7 +70,9 @@ describe.each(['memory', 'redis'] as const)('channel merging (%s store)', (store
     await s.pos('cashier').post('/payments', { customerId: 'pos-alex', paymentId: 'cm-pos-2', totalPaid: 30, email: EMAIL }).expect(201);
     const joinedBy = async (id: string) => (await activity(id)).filter((a) => a.type === 'Payment Processed').map((a) => a.properties.email);
     expect(await joinedBy('web-alex')).toEqual([EMAIL]);
-    expect((await joinedBy('pos-alex')).every((e) => e === EMAIL)).toBe(true);
+    const posSales = await joinedBy('pos-alex');
+    expect(posSales.length).toBeGreaterThan(0);
+    expect(posSales.every((e) => e === EMAIL)).toBe(true);
   });
 
   it('activity from two channel ids merges into one profile', async () => {
@@ -130,7 +123,7 @@ describe.each(['memory', 'redis'] as const)('channel merging (%s store)', (store
     await s.setAccount({ channelMerging: 'mobile' });
     try {
       await seed('pos-mo', 300, { mobile: MOBILE });
-      const since = sent.length;
+      const since = s.sentUpstream().length;
       const hash = await s.hash('pos-mo');
       expectFieldRequired(await s.pos('cashier').post('/redemptions', { customerId: 'pos-mo', hash, points: 50, email: EMAIL }), 'mobile');
       const r = await s.pos('cashier').post('/redemptions', { customerId: 'pos-mo', hash, points: 50, mobile: MOBILE }).expect(201);

@@ -1,5 +1,4 @@
 import { startStack, Stack } from '../support/e2e';
-import { Exchange, Transport } from '../../src/upstream/transport';
 import { heldRedemption } from './helpers';
 
 /**
@@ -9,12 +8,6 @@ import { heldRedemption } from './helpers';
  * (Every item and its test: docs/GO-LIVE.md.)
  */
 
-const sent: Exchange[] = [];
-const send = Transport.prototype.send;
-Transport.prototype.send = function recorded(this: Transport, exchange: Exchange) {
-  sent.push(exchange);
-  return send.call(this, exchange);
-};
 /** ISO 8601 with a time zone, as the published reference's date-time wants it. */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -35,12 +28,12 @@ describe.each(['memory', 'redis'] as const)('go-live checklist (%s store)', (sto
   });
 
   it('sends ISO 8601 dates: the till\'s own, or the time of the request when it gives none; refuses any other form', async () => {
-    const since = sent.length;
+    const since = s.sentUpstream().length;
     const r = await heldRedemption(s, 'gl-dates', 100, { seed: 500 });
     await s.pos('cashier').post('/payments', { customerId: 'gl-dates', paymentId: 'gl-d-1', totalPaid: 50, redemptionId: r.id }).expect(201);
     await s.pos('cashier').post('/payments', { customerId: 'gl-dates', paymentId: 'gl-d-2', totalPaid: 20, paymentDate: '2026-03-01T09:30:00+02:00' }).expect(201);
     await s.pos('manager').post('/refunds', { customerId: 'gl-dates', refundId: 'gl-d-r1', paymentId: 'gl-d-1', amount: 10 }).expect(201);
-    const dates = sent.slice(since).flatMap((e) => {
+    const dates = s.sentUpstream().slice(since).flatMap((e) => {
       const b = (e.body ?? {}) as Record<string, unknown>;
       return (['paymentDate', 'transactionTime'] as const).filter((k) => k in b).map((k) => [e.path, k, b[k]] as const);
     });

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { startStack, Stack } from '../support/e2e';
-import { heldRedemption } from './helpers';
+import { heldRedemption, waitFor } from './helpers';
 
 /**
  * What a till or kiosk may send on the money path: kiosk events from the
@@ -33,11 +33,7 @@ describe('input bounds on the money path (redis store)', () => {
     file.stores.find((st: { id: string }) => st.id === 'store-002').kioskEvents = ['app_download'];
     writeFileSync(s.terminalsFile, JSON.stringify(file, null, 2));
     const other = () => s.pos('otherKiosk').post('/events', { customerId: 'ib-ann', events: { app_download: {} } });
-    const until = Date.now() + 5000;
-    while ((await other()).status !== 200) {
-      if (Date.now() > until) throw new Error('the terminals file was not reloaded');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor('the terminals file to be reloaded', async () => (await other()).status === 200);
     expect((await s.pos('otherKiosk').post('/events', { customerId: 'ib-ann', events: { store_visit: {} } })).status).toBe(403);
     expect((await s.pos('kiosk').post('/events', { customerId: 'ib-ann', events: { app_download: {} } })).status).toBe(403);
   });

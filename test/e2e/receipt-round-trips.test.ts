@@ -22,7 +22,7 @@ async function callsSeen(s: Stack): Promise<Record<string, number>> {
 
 const none = { payment: 0, refund: 0, balance: 0, tierProgress: 0, orderTransactions: 0 };
 
-describe('receipt round trips (sandbox 300 ms away)', () => {
+describe(`receipt round trips (sandbox ${LATENCY} ms away)`, () => {
   let s: Stack;
   beforeAll(async () => { s = await startStack({ store: 'redis' }); });
   afterAll(async () => { await s?.close(); });

@@ -4,8 +4,9 @@ import { referenceViolations } from './request-validator';
 /**
  * Every end-to-end stack (test/support/e2e.ts) checks on close that each
  * request its BFF sent upstream fits the published reference. This file
- * proves the check can fail, and drives one stack through every kind of
- * request the BFF sends, with OTP on.
+ * proves the check can fail, and drives one stack through a checkout with
+ * OTP on (the coupon, preview, read-back and sign-up requests are checked by
+ * the stacks of their own end-to-end tests).
  */
 
 const P = '/api/v4.0/integrations';

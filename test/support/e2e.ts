@@ -81,6 +81,8 @@ export interface Stack {
   logs: string[];
   /** Requests the BFF instances sent upstream so far, by the published reference's request schemas: what does not fit (empty when all do). */
   upstreamViolations(): string[];
+  /** Every request this stack's BFFs sent upstream (recorded at the transport), oldest first. */
+  sentUpstream(): readonly Exchange[];
   /** Every BFF response `pos()` received: status, headers and body text (to check nothing secret leaks). */
   responses: string[];
   redisPrefix: string;
@@ -198,6 +200,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     pos,
     sandboxAdmin,
     upstreamViolations: () => violationsSince(firstSent),
+    sentUpstream: () => sentUpstream.slice(firstSent),
     async seed(customerId, points) {
       ok(await sandboxAdmin.post('/_sandbox/customers').set(keys).send({ customerId, points }), 'seed');
     },
