@@ -51,7 +51,7 @@ export function safeRedisUrl(url: string): string {
 }
 
 /** The target for a log line or an error message; never a password. */
-export function describeRedisTarget(target: RedisTarget): string {
+function describeRedisTarget(target: RedisTarget): string {
   const list = (nodes: HostPort[]) => nodes.map((n) => `${n.host}:${n.port}`).join(',');
   switch (target.kind) {
     case 'single':

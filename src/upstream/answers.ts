@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AnyAnswer, CouponsValidateAnswer, CouponValidateAnswer, OrderTransactionsAnswer, RedemptionConfigAnswer, RewardPreviewAnswer } from './coupon-answers';
+import { CouponsValidateAnswer, CouponValidateAnswer, OrderTransactionsAnswer, RedemptionConfigAnswer, RewardPreviewAnswer } from './coupon-answers';
 import type { OperationId } from '../contract';
 
 /**
@@ -22,7 +22,6 @@ import type { OperationId } from '../contract';
 
 import { Anything, Count, DateTimeMs, figure, NonEmptyText, Num, optional, Text, writeBody } from './readers';
 
-export { DateTimeMs, Num } from './readers';
 
 export const HoldAnswer = writeBody({
   /** Without it the hold can be neither used nor released. */
@@ -220,8 +219,8 @@ export const ANSWERS = {
   batchStatus: BatchStatusAnswer,
   couponsValidate: CouponsValidateAnswer,
   couponValidate: CouponValidateAnswer,
-  couponBurn: AnyAnswer,
-  couponRelease: AnyAnswer,
+  couponBurn: Anything,
+  couponRelease: Anything,
   rewardPreview: RewardPreviewAnswer,
   orderTransactions: OrderTransactionsAnswer,
   redemptionConfig: RedemptionConfigAnswer,

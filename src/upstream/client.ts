@@ -140,28 +140,28 @@ export class LoyaltyClient extends LoyaltyCaller {
 
   // Coupons, preview, order transactions, redemption configuration: answers read tolerantly (./coupon-answers).
 
-  async couponsValidate(request: CouponsValidateRequest, ctx?: LoyaltyCallContext): Promise<CouponsValidateAnswer> {
-    return (await this.call('couponsValidate', { body: request }, ctx)) as unknown as CouponsValidateAnswer;
+  couponsValidate(request: CouponsValidateRequest, ctx?: LoyaltyCallContext): Promise<CouponsValidateAnswer> {
+    return this.call('couponsValidate', { body: request }, ctx);
   }
 
-  async couponValidate(code: string, request: CouponValidateRequest, ctx?: LoyaltyCallContext): Promise<CouponValidateAnswer> {
-    return (await this.call('couponValidate', { params: { code }, body: request }, ctx)) as unknown as CouponValidateAnswer;
+  couponValidate(code: string, request: CouponValidateRequest, ctx?: LoyaltyCallContext): Promise<CouponValidateAnswer> {
+    return this.call('couponValidate', { params: { code }, body: request }, ctx);
   }
 
   async couponRelease(lockReference: string, ctx?: LoyaltyCallContext): Promise<void> {
     await this.call('couponRelease', { params: { lockReference } }, ctx);
   }
 
-  async rewardPreview(request: RewardPreviewRequest, ctx?: LoyaltyCallContext): Promise<RewardPreviewAnswer> {
-    return (await this.call('rewardPreview', { body: request }, ctx)) as unknown as RewardPreviewAnswer;
+  rewardPreview(request: RewardPreviewRequest, ctx?: LoyaltyCallContext): Promise<RewardPreviewAnswer> {
+    return this.call('rewardPreview', { body: request }, ctx);
   }
 
-  async orderTransactions(orderId: string, ctx?: LoyaltyCallContext): Promise<OrderTransactionsAnswer> {
-    return (await this.call('orderTransactions', { params: { orderId } }, ctx)) as unknown as OrderTransactionsAnswer;
+  orderTransactions(orderId: string, ctx?: LoyaltyCallContext): Promise<OrderTransactionsAnswer> {
+    return this.call('orderTransactions', { params: { orderId } }, ctx);
   }
 
-  async redemptionConfig(ctx?: LoyaltyCallContext): Promise<RedemptionConfigAnswer> {
-    return (await this.call('redemptionConfig', {}, ctx)) as unknown as RedemptionConfigAnswer;
+  redemptionConfig(ctx?: LoyaltyCallContext): Promise<RedemptionConfigAnswer> {
+    return this.call('redemptionConfig', {}, ctx);
   }
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OperationId } from '../contract';
 import { AppError, ConflictError, NotFoundError, UnprocessableError } from '../platform/errors';
-import { Anything, DateTimeMs, figure, NonEmptyText, Num, optional, readableItems, Text, writeBody } from './readers';
+import { DateTimeMs, figure, NonEmptyText, Num, optional, readableItems, Text, writeBody } from './readers';
 
 /** What the coupon mapping reads of an error body: our sandbox names the rule in `reason`, older answers in `type`. */
 type ErrorBodyRead = { code: number; type: string; reason?: string; message: string };
@@ -35,7 +35,6 @@ export type CouponsValidateAnswer = z.infer<typeof CouponsValidateAnswer>;
 export const CouponValidateAnswer = writeBody({ coupon: figure(CouponAnswer), lockReference: figure(NonEmptyText), dateToExpire: figure(DateTimeMs) });
 export type CouponValidateAnswer = z.infer<typeof CouponValidateAnswer>;
 
-export const AnyAnswer = Anything;
 
 export const RewardPreviewAnswer = z.object({
   totalPoints: optional(Num),

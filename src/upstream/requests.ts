@@ -8,7 +8,7 @@ import { CustomerId, Email, Mobile, OperationId } from '../contract';
  */
 
 /** The OTP request: the reference types `ruleId` as an integer here (a string in the hold request). */
-export const OtpWireRequest = z
+const OtpWireRequest = z
   .strictObject({
     customerId: CustomerId,
     email: Email.optional(),
@@ -21,7 +21,6 @@ export const OtpWireRequest = z
     path: ['amount'],
     message: 'exactly one of amount, points, ruleId must be provided',
   });
-export type OtpWireRequest = z.infer<typeof OtpWireRequest>;
 
 export const REQUESTS: Partial<Record<OperationId, z.ZodType>> = {
   otp: OtpWireRequest,

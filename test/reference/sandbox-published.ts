@@ -36,7 +36,7 @@ export function operation(method: string, p: string): Schema {
 }
 
 /** The published 200 schema of an operation, or undefined when the reference documents no body. */
-export function responseSchema(method: string, p: string): Schema | undefined {
+function responseSchema(method: string, p: string): Schema | undefined {
   const schema = operation(method, p).responses?.['200']?.content?.['application/json']?.schema;
   return schema ? inline(schema) : undefined;
 }
@@ -45,7 +45,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
 /** Every property a schema lists, missing from the value, as paths (recursing into objects and array items). */
-export function missingDocumented(schema: Schema, value: unknown, at = ''): string[] {
+function missingDocumented(schema: Schema, value: unknown, at = ''): string[] {
   const out: string[] = [];
   if (schema.type === 'object' && schema.properties && value && typeof value === 'object' && !Array.isArray(value)) {
     for (const [name, sub] of Object.entries(schema.properties as Record<string, Schema>)) {

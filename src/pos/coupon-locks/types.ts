@@ -60,13 +60,13 @@ export interface CouponLockStore {
   countOpen(): Promise<number>;
 }
 
-export const ENDED: readonly CouponLockState[] = ['used', 'released', 'abandoned'];
+const ENDED: readonly CouponLockState[] = ['used', 'released', 'abandoned'];
 
 /** How long a due lock a payment holds waits before the sweeper looks at it again. */
 export const RECHECK_MS = 30_000;
 
 /** Kept this long after it ends, so a late GET or retry still finds it. */
-export const KEEP_AFTER_END_MS = 24 * 3600_000;
+const KEEP_AFTER_END_MS = 24 * 3600_000;
 
 export function retentionMs(l: CouponLock, now: number): number {
   return (l.state === 'locked' ? Math.max(0, l.expiresAt - now) : 0) + KEEP_AFTER_END_MS;

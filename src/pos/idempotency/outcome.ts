@@ -1,5 +1,6 @@
 import { isAppError } from '../../platform/errors';
 import { certainlyNotDelivered } from '../../upstream';
+import { RETRY_SAME_REQUEST } from '../operations/not-recorded';
 
 /**
  * Codes that mean "nothing was done, try again": storing them would replay a
@@ -14,7 +15,7 @@ const NOTHING_DONE_CODES = new Set(['redis_unavailable', 'redemption_busy', 'cou
  * "nothing was done"): it stays claimed until its lease lapses, and the retry
  * then runs again, which the upstream de-duplicates by payment or refund id.
  */
-const RETRY_SAME_CODES = new Set(['retry_same_request']);
+const RETRY_SAME_CODES = new Set([RETRY_SAME_REQUEST]);
 
 /** `leave`: neither stored nor released (see RETRY_SAME_CODES). */
 export function keyOutcome(status: number, err?: unknown): 'keep' | 'release' | 'leave' {

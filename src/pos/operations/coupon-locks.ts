@@ -55,7 +55,7 @@ export async function checkCoupons(deps: PosDeps, ctx: CallContext, body: Coupon
   return { customerId: body.customerId, basketTotal: body.basketTotal, coupons: checks };
 }
 
-export function newCouponLockId(): string {
+function newCouponLockId(): string {
   return `cpl_${randomBytes(12).toString('base64url')}`;
 }
 
@@ -142,7 +142,7 @@ export async function lockCoupons(deps: PosDeps, ctx: CallContext, body: CouponC
 }
 
 /** This store's lock; another store's reads exactly like a missing one. */
-export async function findCouponLock(deps: PosDeps, ctx: CallContext, id: string): Promise<CouponLock> {
+async function findCouponLock(deps: PosDeps, ctx: CallContext, id: string): Promise<CouponLock> {
   const l = await deps.couponLocks.get(id);
   if (!l || l.storeId !== ctx.identity.store.id) throw new NotFoundError('coupon_lock_not_found', `Coupon lock ${id} was not found`);
   return l;

@@ -7,7 +7,7 @@ import type { PosDeps } from '../deps';
  * sandbox before it followed the reference) also say `released`, and other
  * spellings of the same states are accepted, in any case.
  */
-export type HoldFate = 'used' | 'ended' | 'active' | 'unknown';
+type HoldFate = 'used' | 'ended' | 'active' | 'unknown';
 
 const FATES: Record<string, HoldFate> = {
   used: 'used', redeemed: 'used', consumed: 'used',
@@ -15,7 +15,7 @@ const FATES: Record<string, HoldFate> = {
   active: 'active', held: 'active',
 };
 
-export function holdFate(state: unknown): HoldFate {
+function holdFate(state: unknown): HoldFate {
   const k = typeof state === 'string' ? state.trim().toLowerCase() : '';
   return Object.hasOwn(FATES, k) ? FATES[k] : 'unknown';
 }

@@ -107,7 +107,7 @@ async function claimRedemption(deps: PosDeps, ctx: CallContext, body: PaymentBod
 }
 
 /** A cent: totals are sums of rounded line figures, so they may disagree by that much. */
-export const TOTALS_TOLERANCE = 0.01;
+const TOTALS_TOLERANCE = 0.01;
 
 /**
  * `totalPaid` is what the customer paid after discounts and redeemed points;

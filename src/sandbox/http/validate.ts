@@ -19,7 +19,7 @@ const FREE_FORM = new Set(['extra', 'events']);
  * `null` for fields they do not use (`"amountToHold": null`), so `null` on an
  * optional field means "not given". Free-form objects keep their nulls.
  */
-export function withoutNulls(value: unknown): unknown {
+function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};

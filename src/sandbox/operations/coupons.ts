@@ -64,7 +64,7 @@ export function listCoupons(ctx: SandboxContext, account: AccountEntry, customer
 }
 
 /** Uses reserved by live locks; `held` in a refusal's message. */
-export interface Reserved {
+interface Reserved {
   all: number;
   customer: number;
 }

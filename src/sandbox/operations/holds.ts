@@ -9,7 +9,7 @@ import type { CustomerRecord, HoldRecord } from '../state/records';
 import type { AccountEntry } from '../state/store';
 import { requireCustomer } from './customers';
 import { verifyOtp } from './otp';
-import { ruleNumber } from './redemption-config';
+import { ruleNumber, ruleValue } from './redemption-config';
 
 /** How many points a request asks for, and their money value, by amount, points or rule. */
 export function pointsAsked(settings: AccountSettings, ask: { amount?: number; points?: number; ruleId?: string }): { points: number; amount: number; ruleId?: string } {
@@ -18,8 +18,7 @@ export function pointsAsked(settings: AccountSettings, ask: { amount?: number; p
     // By its id, or by the number GET /configurations/redemption lists it under.
     const rule = settings.redemptionRules.find((r) => r.id === ask.ruleId || String(ruleNumber(r)) === ask.ruleId);
     if (!rule) throw loyaltyErrors.invalidValue(`ruleId "${ask.ruleId}" is not a redemption rule of this account`, 'RuleNotFound');
-    const amount = rule.type === 'fixed_discount' && rule.value !== undefined ? rule.value : rule.pointsCost * factor;
-    return { points: rule.pointsCost, amount: money(amount), ruleId: rule.id };
+    return { points: rule.pointsCost, amount: ruleValue(rule, factor), ruleId: rule.id };
   }
   if (ask.amount !== undefined) {
     // Enough points to cover the amount asked for.

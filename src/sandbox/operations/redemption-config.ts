@@ -10,6 +10,11 @@ export function ruleNumber(rule: Pick<RedemptionRuleSettings, 'id'>): number {
   return /^[0-9]{1,12}$/.test(rule.id) ? Number(rule.id) : numericId(`rule:${rule.id}`);
 }
 
+/** A rule's money value: its fixed discount, else its points at the redemption factor (a hold by rule holds this much). */
+export function ruleValue(rule: RedemptionRuleSettings, redemptionFactor: number): number {
+  return money(rule.type === 'fixed_discount' && rule.value !== undefined ? rule.value : rule.pointsCost * redemptionFactor);
+}
+
 /** `GET /configurations/redemption`: the redemption factor and every rule, with what each is worth. */
 export function redemptionConfig(ctx: SandboxContext, account: AccountEntry): RedemptionConfigResponse {
   const { settings } = account;
@@ -19,7 +24,7 @@ export function redemptionConfig(ctx: SandboxContext, account: AccountEntry): Re
     redemptionRules: settings.redemptionRules.map((r) => ({
       id: ruleNumber(r),
       pointsToRedeem: r.pointsCost,
-      valueOfPoint: money(r.type === 'fixed_discount' && r.value !== undefined ? r.value : r.pointsCost * settings.redemptionFactor),
+      valueOfPoint: ruleValue(r, settings.redemptionFactor),
       ruleType: `${r.type}_settings`,
       coupon: {
         couponType: r.type,
