@@ -24,6 +24,7 @@ import { createRedemptionStore, HoldSweeper, RepairQueue } from './redemptions';
 import { createSaleRecords } from './sales';
 import { createBatchJobStore } from './batch-jobs';
 import { bffSecurity, openRedemptionCapFor } from './security';
+import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
 
 export interface UpstreamTarget {
@@ -156,7 +157,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   });
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
-  const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
+  const host = localAddressOf(config.http.host);
 
   return {
     url: `${config.http.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,

@@ -35,6 +35,14 @@ describe('container healthcheck', () => {
     expect(await check({ PORT: String(plainPort) })).toBe(0);
   }, 30_000);
 
+  it('checks the address HOST binds, when the BFF binds one address only', async () => {
+    const s = http.createServer(healthz);
+    servers.push(s);
+    const port = await new Promise<number>((resolve) => s.listen(0, '127.0.0.2', () => resolve((s.address() as AddressInfo).port)));
+    expect(await check({ PORT: String(port), HOST: '127.0.0.2' })).toBe(0);
+    expect(await check({ PORT: String(port) })).toBe(1);
+  }, 30_000);
+
   it('with required client certificates, checks that the port takes connections', async () => {
     const port = await listen(https.createServer({ cert: certs.server.cert, key: certs.server.key, ca: certs.ca.cert, requestCert: true, rejectUnauthorized: true }, healthz));
     const mtls = { PORT: String(port), TLS_CERT_FILE: certs.server.certFile, TLS_KEY_FILE: certs.server.keyFile, TLS_CLIENT_CA_FILE: certs.ca.certFile };
