@@ -183,6 +183,32 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     await s.pos('cashier').post(`/coupon-locks/${again.body.id}/release`).expect(200);
   });
 
+  it('a release and a payment racing for one lock: exactly one wins, the other is 409, both match the end state', async () => {
+    const PAIRS = 8;
+    const results = await Promise.all(
+      Array.from({ length: PAIRS }, async (_, i) => {
+        const customerId = `race-cpl-${store}-${i}`;
+        await s.seed(customerId, 0);
+        const l = await lock(customerId, ['WELCOME10'], 50).expect(201);
+        const pay = () => s.pos('cashier').post('/payments', { customerId, paymentId: `race-cpl-sale-${store}-${i}`, totalPaid: 40, couponLockId: l.body.id });
+        const release = () => s.pos('cashier').post(`/coupon-locks/${l.body.id}/release`);
+        // Alternate which request leaves first, so both orders are tried.
+        const [p, r] = i % 2 ? await Promise.all([pay(), release()]) : (await Promise.all([release(), pay()])).reverse();
+        const final = (await s.pos('cashier').get(`/coupon-locks/${l.body.id}`).expect(200)).body.state;
+        return { p, r, final };
+      }),
+    );
+    for (const { p, r, final } of results) {
+      expect([p.status < 300, r.status < 300].filter(Boolean)).toHaveLength(1);
+      if (p.status === 201) {
+        expect([r.status, final, p.body.couponLock.state]).toEqual([409, 'used', 'used']);
+      } else {
+        expect([r.status, r.body.state, final, p.status]).toEqual([200, 'released', 'released', 409]);
+        expect(p.body.code).toBe('coupon_lock_not_active');
+      }
+    }
+  });
+
   it('reads a 404 on the payment as the coupon lock only when the payment named one, and frees the lock for a retry', async () => {
     const keys = { apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' };
     const notFoundOnce = () => s.sandboxAdmin.put('/_sandbox/faults').set(keys).send({ rules: [{ operation: 'payment', status: 404, times: 1 }] }).expect(200);

@@ -46,7 +46,7 @@ export class MemoryCouponLockStore implements CouponLockStore {
         claimed.push(structuredClone(lock));
         continue;
       }
-      const next: CouponLock = { ...lock, state: 'abandoned', version: lock.version + 1, updatedAt: now };
+      const next: CouponLock = { ...lock, state: 'abandoned', releasing: undefined, version: lock.version + 1, updatedAt: now };
       this.write(next, now);
       claimed.push(structuredClone(next));
     }

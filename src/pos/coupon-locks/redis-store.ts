@@ -116,7 +116,7 @@ export class RedisCouponLockStore implements CouponLockStore {
         out.push(lock);
         continue;
       }
-      const result = await this.change(lock.id, now, (cur) => (cur.state === 'locked' && !cur.paymentId ? { ...cur, state: 'abandoned' } : `it is ${cur.state}, or a payment is using it`));
+      const result = await this.change(lock.id, now, (cur) => (cur.state === 'locked' && !cur.paymentId ? { ...cur, state: 'abandoned', releasing: undefined } : `it is ${cur.state}, or a payment is using it`));
       if (result.ok) out.push(result.lock);
     }
     return out;

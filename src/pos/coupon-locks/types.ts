@@ -31,6 +31,8 @@ export interface CouponLock {
   releaseAt: number;
   /** Set while a payment using this lock is in flight, and after it. */
   paymentId?: string;
+  /** Set while the till's release is under way (its claim: no payment may take the lock meanwhile). */
+  releasing?: true;
   createdAt: number;
   updatedAt: number;
   /** Bumped by every write (compare-and-set). */

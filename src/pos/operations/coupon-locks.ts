@@ -153,23 +153,45 @@ export async function getCouponLock(deps: PosDeps, ctx: CallContext, id: string)
 }
 
 /**
- * The till voids the sale: the coupons go back to the customer now. Releasing
- * a lock already released (or abandoned) answers it again; a used one is 409.
+ * The till voids the sale: the coupons go back to the customer now. The lock
+ * is claimed for the release first (the compare-and-set a payment claims it
+ * by, so of a release and a payment exactly one wins), then released upstream,
+ * then recorded. Releasing a lock already released (or abandoned) answers it
+ * again; a used one, or one a payment holds, is 409.
  */
 export async function releaseCouponLock(deps: PosDeps, ctx: CallContext, id: string): Promise<CouponLockView> {
   const l = await findCouponLock(deps, ctx, id);
   if (l.state === 'released' || l.state === 'abandoned') return couponLockView(l, deps.clock());
-  if (l.state === 'used') throw new ConflictError('coupon_lock_used', `Coupon lock ${id} was used by payment ${l.paymentId}`, { extra: { state: l.state } });
-  if (l.paymentId) throw new ConflictError('payment_in_progress', `Coupon lock ${id} is being used by payment ${l.paymentId}`);
+  const claimed = await deps.couponLocks.change(id, deps.clock(), (cur) => {
+    if (cur.state === 'used') return `coupon_lock_used:Coupon lock ${id} was used by payment ${cur.paymentId}`;
+    if (cur.state !== 'locked') return `ended:it is ${cur.state}`;
+    if (cur.paymentId) return `payment_in_progress:Coupon lock ${id} is being used by payment ${cur.paymentId}`;
+    // A second release of the same lock (a till's retry) may carry on: releasing twice is harmless.
+    return { ...cur, releasing: true };
+  });
+  if (!claimed.ok) {
+    if (claimed.reason === 'not_found') throw new NotFoundError(NOT_FOUND, `Coupon lock ${id} was not found`);
+    if (claimed.lock.state === 'released' || claimed.lock.state === 'abandoned') return couponLockView(claimed.lock, deps.clock());
+    const [code, detail] = claimed.detail.split(/:(.*)/s);
+    throw new ConflictError(code, detail, code === 'coupon_lock_used' ? { extra: { state: claimed.lock.state } } : undefined);
+  }
   try {
     await deps.loyalty.couponRelease(l.lockReference, { requestId: ctx.requestId });
   } catch (err) {
     // Already released or lapsed upstream: the coupons are free either way.
-    if (!(err instanceof AppError && (err.code === 'coupon_lock_not_active' || err.code === 'coupon_lock_not_found'))) throw err;
+    if (!(err instanceof AppError && (err.code === 'coupon_lock_not_active' || err.code === 'coupon_lock_not_found'))) {
+      // Certainly not released: the claim is freed, so the lock can still be paid with or released again.
+      if (err instanceof AppError && definitelyRefused(err)) {
+        await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.releasing ? { ...cur, releasing: undefined } : 'not releasing')).catch(() => undefined);
+      }
+      throw err;
+    }
   }
-  const result = await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.state === 'locked' && !cur.paymentId ? { ...cur, state: 'released' } : `it is ${cur.state}`));
+  const result = await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.state === 'locked' && cur.releasing ? { ...cur, state: 'released', releasing: undefined } : `it is ${cur.state}`));
   if (!result.ok) {
-    if (result.reason === 'not_found') throw new NotFoundError('coupon_lock_not_found', `Coupon lock ${id} was not found`);
+    if (result.reason === 'not_found') throw new NotFoundError(NOT_FOUND, `Coupon lock ${id} was not found`);
+    // The sweeper abandoned it meanwhile, and released it upstream too.
+    if (result.lock.state === 'abandoned') return couponLockView(result.lock, deps.clock());
     throw new ConflictError('coupon_lock_used', `Coupon lock ${id} changed while releasing: ${result.detail}`, { extra: { state: result.lock.state } });
   }
   return couponLockView(result.lock, deps.clock());
@@ -188,6 +210,7 @@ export async function claimCouponLock(deps: PosDeps, ctx: CallContext, id: strin
   const result = await deps.couponLocks.change(id, now, (cur) => {
     if (cur.storeId !== ctx.identity.store.id) return NOT_FOUND;
     if (cur.customerId !== customerId) return `coupon_lock_customer_mismatch:Coupon lock ${id} belongs to another customer`;
+    if (cur.releasing) return `coupon_lock_not_active:Coupon lock ${id} is being released; lock the coupons again`;
     retry = cur.paymentId === paymentId;
     if (retry && (cur.state === 'locked' || cur.state === 'used')) return cur;
     if (cur.state === 'used') return `coupon_lock_used:Coupon lock ${id} was already used by payment ${cur.paymentId}`;
