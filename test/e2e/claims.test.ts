@@ -1,4 +1,5 @@
 import { startStack, Stack } from '../support/e2e';
+import { setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption } from './helpers';
 
 /**
@@ -15,7 +16,7 @@ describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)',
     await s?.close();
   });
   afterEach(async () => {
-    await s.sandboxAdmin.delete('/_sandbox/faults').set({ apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' });
+    await setFaults(s, []);
   });
 
   it('a void and a payment racing for one redemption: exactly one wins, the loser names its outcome, both match the end state', async () => {
@@ -62,7 +63,7 @@ describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)',
   ])('after %s from the upstream payment, another payment id may not take the redemption; the same one may', async (_what, tag, rule) => {
     const customerId = `unk-${store}-${tag}`;
     const h = await heldRedemption(s, customerId, 100, { seed: 500 });
-    await s.sandboxAdmin.put('/_sandbox/faults').set({ apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' }).send({ rules: [rule] }).expect(200);
+    await setFaults(s, [rule]);
     const first = await s.pos('cashier').post('/payments', { customerId, paymentId: `${customerId}-a`, totalPaid: 10, redemptionId: h.id });
     expect(first.status).toBeGreaterThanOrEqual(500);
 
@@ -83,7 +84,7 @@ describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)',
   it('a definite refusal of the payment frees the claim for another payment id', async () => {
     const customerId = `ref-${store}`;
     const h = await heldRedemption(s, customerId, 100, { seed: 500 });
-    await s.sandboxAdmin.put('/_sandbox/faults').set({ apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' }).send({ rules: [{ operation: 'payment', status: 400, times: 1 }] }).expect(200);
+    await setFaults(s, [{ operation: 'payment', status: 400, times: 1 }]);
     const first = await s.pos('cashier').post('/payments', { customerId, paymentId: `${customerId}-a`, totalPaid: 10, redemptionId: h.id });
     expect(first.status).toBeGreaterThanOrEqual(400);
     expect(first.status).toBeLessThan(500);

@@ -1,4 +1,5 @@
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { setFaults } from '../pos/outbox/stack-helpers';
 import { waitFor } from './helpers';
 
 const coupons = [{ code: 'WELCOME10', name: 'Welcome 10 EGP', value: 10, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', limitPerCustomer: 1 }];
@@ -16,9 +17,9 @@ describe.each(['memory', 'redis'] as const)('settling a coupon lock a payment he
     s = await startStack({ store, account: { coupons }, env: { LOYALTY_RETRIES: '0', LOYALTY_TIMEOUT_MS: '1000', BREAKER_FAILURE_THRESHOLD: '10000' } });
   });
   afterAll(async () => { await s?.close(); });
-  afterEach(async () => { await s.sandboxAdmin.delete('/_sandbox/faults').set(SANDBOX_KEYS); });
+  afterEach(() => setFaults(s, []));
 
-  const faults = (rules: object[]) => s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules }).expect(200);
+  const faults = (rules: object[]) => setFaults(s, rules);
   const lockFor = async (customerId: string) => {
     await s.seed(customerId, 0);
     return (await s.pos('cashier').post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body.id as string;

@@ -1,4 +1,5 @@
 import { startStack, Stack } from '../support/e2e';
+import { setFaults } from '../pos/outbox/stack-helpers';
 import { expectNoSecrets, heldRedemption, waitFor } from './helpers';
 
 const coupons = [
@@ -210,8 +211,7 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
   });
 
   it('reads a 404 on the payment as the coupon lock only when the payment named one, and frees the lock for a retry', async () => {
-    const keys = { apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' };
-    const notFoundOnce = () => s.sandboxAdmin.put('/_sandbox/faults').set(keys).send({ rules: [{ operation: 'payment', status: 404, times: 1 }] }).expect(200);
+    const notFoundOnce = () => setFaults(s, [{ operation: 'payment', status: 404, times: 1 }]);
     try {
       await s.seed('nf-1', 0);
       await notFoundOnce();
@@ -227,7 +227,7 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
       expect((await s.pos('cashier').get(`/coupon-locks/${l.body.id}`).expect(200)).body.paymentId).toBeNull();
       expect((await s.pos('cashier').post('/payments', sale).expect(201)).body.couponLock).toMatchObject({ state: 'used' });
     } finally {
-      await s.sandboxAdmin.delete('/_sandbox/faults').set(keys);
+      await setFaults(s, []);
     }
   });
 

@@ -1,4 +1,5 @@
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { setFaults } from '../pos/outbox/stack-helpers';
 import { expiredCount, waitFor } from './helpers';
 
 /**
@@ -9,10 +10,6 @@ import { expiredCount, waitFor } from './helpers';
 const MIN = 60_000;
 /** The sandbox account's hold period in these tests; the BFF is told 10 minutes (HOLD_PERIOD_MINUTES). */
 const ACCOUNT_HOLD_MIN = 3;
-
-async function faults(s: Stack, rules: object[]) {
-  await s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules }).expect(200);
-}
 
 /** How many hold lookups reached the sandbox (the fault rule's `applied` counter). */
 async function lookupsSeen(s: Stack): Promise<number> {
@@ -43,7 +40,7 @@ describe.each(['redis', 'memory'] as const)('a redemption waits for one upstream
   afterAll(async () => { await s?.close(); });
 
   it('answers without waiting for a 2 s hold lookup, then corrects the tracked expiry and learns the hold period', async () => {
-    await faults(s, [{ operation: 'holdLookup', latencyMs: 2000 }]);
+    await setFaults(s, [{ operation: 'holdLookup', latencyMs: 2000 }]);
 
     // First redemption: the BFF has not seen a lookup yet, so the estimate is HOLD_PERIOD_MINUTES.
     const first = await redeem(s, 'rt-1');
@@ -68,7 +65,7 @@ describe.each(['redis', 'memory'] as const)('a redemption waits for one upstream
     expect(confirmed).toBeGreaterThanOrEqual(second.expiresAt);
     expect(confirmed).toBeGreaterThanOrEqual(second.sentAt + ACCOUNT_HOLD_MIN * MIN);
     expect(confirmed).toBeLessThanOrEqual(second.answeredAt + ACCOUNT_HOLD_MIN * MIN);
-    await faults(s, []);
+    await setFaults(s, []);
 
     // The sweeper acts on the corrected expiry (the estimate said 10 minutes).
     const before = expiredCount(s);
@@ -82,7 +79,7 @@ describe('HOLD_EXPIRY_LOOKUP', () => {
   it('before_answer: the answer waits for the lookup and carries the exact expiry', async () => {
     const s = await startStack({ store: 'redis', account: { holdPeriodMinutes: ACCOUNT_HOLD_MIN }, env: { HOLD_PERIOD_MINUTES: '10', HOLD_EXPIRY_LOOKUP: 'before_answer' } });
     try {
-      await faults(s, [{ operation: 'holdLookup', latencyMs: 600 }]);
+      await setFaults(s, [{ operation: 'holdLookup', latencyMs: 600 }]);
       const r = await redeem(s, 'rt-before');
       expect(r.ms).toBeGreaterThanOrEqual(600);
       expect(r.expiresAt).toBeGreaterThanOrEqual(r.sentAt + ACCOUNT_HOLD_MIN * MIN);
@@ -96,7 +93,7 @@ describe('HOLD_EXPIRY_LOOKUP', () => {
   it('off: no lookup is sent; the expiry is HOLD_PERIOD_MINUTES after the hold was asked for', async () => {
     const s = await startStack({ store: 'redis', env: { HOLD_PERIOD_MINUTES: '7', HOLD_EXPIRY_LOOKUP: 'off' } });
     try {
-      await faults(s, [{ operation: 'holdLookup', latencyMs: 1 }]);
+      await setFaults(s, [{ operation: 'holdLookup', latencyMs: 1 }]);
       const r = await redeem(s, 'rt-off');
       expect(r.expiresAt).toBeGreaterThanOrEqual(r.sentAt + 7 * MIN - 1000);
       expect(r.expiresAt).toBeLessThanOrEqual(r.answeredAt + 7 * MIN);
