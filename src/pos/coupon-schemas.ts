@@ -1,3 +1,4 @@
+import { COUPON_LOCK_MACHINE, type CouponLockState } from './money/machines';
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../contract';
 import { PaymentViewSchema, RefundViewSchema } from './response-schemas';
@@ -39,7 +40,7 @@ export const CouponChecksSchema = z.strictObject({ customerId: z.string(), baske
 
 export const CouponLockViewSchema = z.strictObject({
   id: z.string().describe('cpl_...; name it as couponLockId in POST /payments'),
-  state: z.enum(['locked', 'used', 'released', 'abandoned']).describe('locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.'),
+  state: z.enum(Object.keys(COUPON_LOCK_MACHINE) as [CouponLockState, ...CouponLockState[]]).describe('locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.'),
   customerId: z.string(),
   basketTotal: z.number(),
   coupons: z.array(z.strictObject({ code: z.string(), type: z.string(), value: z.number(), worth: z.number() })),

@@ -7,7 +7,8 @@ import type { RedemptionOptionsCache } from './operations/redemption-options';
 import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
 import type { HoldExpiryLookup } from './redemptions/hold-period';
-import type { Redemption, RedemptionStore } from './redemptions/types';
+import type { Repair } from './money/repairs';
+import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales';
 import type { OpenRedemptionCap } from './security/open-redemptions';
 import type { TerminalIdentity } from './terminals/types';
@@ -48,8 +49,8 @@ export interface PosDeps {
   otpTickets: OtpTicketStore;
   /** Writes queued while the upstream is out of reach (store-and-forward). */
   outbox: OutboxStore;
-  /** Redemptions whose upstream outcome could not be recorded (Redis failed): settled from the upstream later. */
-  repairs?: { add(r: Redemption): void };
+  /** Claims whose upstream outcome is unknown or could not be recorded: settled from the upstream later. */
+  repairs?: { add(repair: Repair): void };
   /** Which store uploaded each batch job. */
   batchJobs: BatchJobStore;
   /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateTime } from '../contract';
+import { REDEMPTION_MACHINE, type RedemptionState as RedemptionStateName } from './money/machines';
 import type { Readiness } from './http/health';
 import type { customerHash, customerSummary, deleteCustomer } from './operations/customers';
 import type { QueuedEvents, recordEvents } from './operations/events';
@@ -17,7 +18,7 @@ import { QueuedViewSchema } from './outbox/schemas';
  * in step with the operations at compile time.
  */
 
-const RedemptionState = z.enum(['otp_required', 'held', 'redeemed', 'voided', 'expired']);
+const RedemptionState = z.enum(Object.keys(REDEMPTION_MACHINE) as [RedemptionStateName, ...RedemptionStateName[]]);
 
 export const RedemptionAskSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('amount'), amount: z.number() }),
@@ -27,13 +28,13 @@ export const RedemptionAskSchema = z.discriminatedUnion('kind', [
 
 export const RedemptionViewSchema = z.strictObject({
   id: z.string().describe('rdm_...; name it in GET/void/otp and in the payment'),
-  state: RedemptionState.describe('otp_required -> held -> redeemed; held -> voided | expired. Ending states are final.'),
+  state: RedemptionState.describe('otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.'),
   customerId: z.string(),
   ask: RedemptionAskSchema.describe('What the till asked to redeem'),
   points: z.number().nullable().describe('Points on hold (null until held)'),
   amount: z.number().nullable().describe('Money value on hold (null until held)'),
   expiresAt: DateTime.nullable().describe('When the hold ends (null until held)'),
-  secondsLeft: z.number().int().nonnegative().describe('Seconds until the hold ends; 0 unless held'),
+  secondsLeft: z.number().int().nonnegative().describe('Seconds until the hold ends; 0 unless held, paying or voiding'),
   paymentId: z.string().nullable().describe('The payment that claimed this redemption, if any'),
   createdAt: DateTime,
   updatedAt: DateTime,

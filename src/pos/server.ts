@@ -20,7 +20,8 @@ import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
 import { settleFromUpstream } from './operations/hold-outcome';
-import { createRedemptionStore, HoldSweeper, RepairQueue } from './redemptions';
+import { createRedemptionStore, HoldSweeper } from './redemptions';
+import { RepairQueue } from './money/repairs';
 import { createSaleRecords } from './sales';
 import { createBatchJobStore } from './batch-jobs';
 import { bffSecurity, openRedemptionCapFor } from './security';
@@ -112,7 +113,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
     logger,
     metrics,
   };
-  const repairs = new RepairQueue({ settle: (r) => settleFromUpstream(deps, r), intervalMs: 1000, logger });
+  const repairs = new RepairQueue({ intervalMs: 1000, logger });
   deps.repairs = repairs;
   repairs.start();
   closeHooks.push(() => repairs.stop());
@@ -136,7 +137,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   const couponLockSweeper = new CouponLockSweeper({ store: deps.couponLocks, loyalty, intervalMs: config.pos.sweeperIntervalMs, logger, clock });
   couponLockSweeper.start();
   closeHooks.push(() => couponLockSweeper.stop());
-  const outboxWorker = new OutboxWorker({ ...config.outbox, store: outbox, loyalty, batchJobs, logger, clock, leaseMs: config.outbox.claimIdleMs, onOutcome: countOutboxOutcome(metrics) });
+  const outboxWorker = new OutboxWorker({ ...config.outbox, store: outbox, loyalty, batchJobs, sales: deps.sales, logger, clock, leaseMs: config.outbox.claimIdleMs, onOutcome: countOutboxOutcome(metrics) });
   outboxWorker.start();
   workerRunning = true;
   closeHooks.push(() => outboxWorker.stop());

@@ -7,7 +7,7 @@ import { parseOrThrow } from '../platform/validation';
 import { AnswerOf, ANSWERS } from './answers';
 import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
 import { CallInfo, CallPolicy, composePolicies, RATE_GROUP } from './policy';
-import { DEFAULT_RETRY_TUNING, DUPLICATE_MEANS_APPLIED, realSleep, RetryTuning, Sleep, withRetries } from './retry';
+import { DEFAULT_RETRY_TUNING, realSleep, RetryTuning, Sleep, withRetries } from './retry';
 import { REQUESTS } from './requests';
 import { RawAnswer, Transport } from './transport';
 
@@ -75,9 +75,6 @@ export interface CallRequest {
 /** What the client returns for an operation: its answer as ./answers reads it. */
 export type ResponseOf<K extends OperationId> = AnswerOf<K>;
 
-/** A write whose id makes the upstream refuse a copy: applied now, or found already applied on a retry. */
-export type WriteOutcome<T> = { kind: 'applied'; body: T } | { kind: 'already_applied' };
-
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -105,18 +102,12 @@ export class LoyaltyCaller {
 
   /**
    * Calls `operation` and returns its validated body, or throws a platform
-   * AppError. A duplicate answer is always thrown here (`duplicate_transaction`);
-   * payment() and refund() turn one that follows a lost answer into `already_applied`.
+   * AppError. A duplicate answer is thrown (`duplicate_transaction`), also after
+   * an attempt whose answer was lost: only the upstream's record of the id can
+   * tell whether it is this write (./outcome, ./records).
    */
-  async call<K extends OperationId>(operation: K, request: CallRequest = {}, ctx: LoyaltyCallContext = {}): Promise<ResponseOf<K>> {
-    const outcome = await this.run(operation, request, ctx, false);
-    if (outcome.kind === 'already_applied') throw new Error('unreachable: already_applied without callWrite');
-    return outcome.body;
-  }
-
-  /** For payment and refund: a duplicate answer to a retry of an attempt whose answer was lost means "already applied". */
-  protected callWrite<K extends 'payment' | 'refund'>(operation: K, body: unknown, ctx: LoyaltyCallContext = {}): Promise<WriteOutcome<ResponseOf<K>>> {
-    return this.run(operation, { body }, ctx, DUPLICATE_MEANS_APPLIED.has(operation));
+  call<K extends OperationId>(operation: K, request: CallRequest = {}, ctx: LoyaltyCallContext = {}): Promise<ResponseOf<K>> {
+    return this.run(operation, request, ctx);
   }
 
   /** Destroys the kept-alive sockets (shutdown, tests). */
@@ -128,8 +119,7 @@ export class LoyaltyCaller {
     operation: K,
     request: CallRequest,
     ctx: LoyaltyCallContext,
-    duplicateMeansApplied: boolean,
-  ): Promise<WriteOutcome<ResponseOf<K>>> {
+  ): Promise<ResponseOf<K>> {
     const op = OPERATIONS[operation];
     const requestId = ctx.requestId && REQUEST_ID.test(ctx.requestId) ? ctx.requestId : randomUUID();
     const path = API_PREFIX + op.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => encodeParam(name, request.params?.[name]));
@@ -157,28 +147,19 @@ export class LoyaltyCaller {
         onRetry: (attempt, delayMs, err) =>
           this.log.debug({ operation, requestId, attempt, delayMs, code: (err as AppError).code }, 'loyalty call retried'),
       },
-      async ({ attempt, earlierMayHaveLanded }) => {
+      async ({ attempt }) => {
         const info: CallInfo = { operation, method: op.method, rateGroup: RATE_GROUP[operation], attempt, requestId, signal: ctx.signal };
         // Started once, with the first attempt's policies; every attempt waits for it (one refused by a policy never reached it).
         if (attempt === 1 && ctx.precondition) {
           precondition = ctx.precondition();
           precondition.catch(() => undefined);
         }
-        try {
-          const parsed = await this.policy(info, async () => {
-            if (precondition) await precondition;
-            return this.attempt(operation, info, () =>
-              this.transport.send({ method: op.method, path, query: request.query, headers, body, timeoutMs: this.options.timeoutMs, signal: ctx.signal }),
-            );
-          });
-          return { kind: 'applied' as const, body: parsed };
-        } catch (err) {
-          if (duplicateMeansApplied && earlierMayHaveLanded && upstreamFailureKind(err) === 'duplicate') {
-            this.log.info({ operation, requestId, attempt }, 'loyalty write already applied by an earlier attempt');
-            return { kind: 'already_applied' as const };
-          }
-          throw err;
-        }
+        return this.policy(info, async () => {
+          if (precondition) await precondition;
+          return this.attempt(operation, info, () =>
+            this.transport.send({ method: op.method, path, query: request.query, headers, body, timeoutMs: this.options.timeoutMs, signal: ctx.signal }),
+          );
+        });
       },
     );
   }

@@ -25,21 +25,9 @@ import type {
   TierProgressAnswer,
   UpsertCustomerAnswer,
 } from './answers';
-import { LoyaltyCallContext, LoyaltyCaller, WriteOutcome } from './call';
+import { LoyaltyCallContext, LoyaltyCaller } from './call';
 import type { CouponsValidateRequest, CouponValidateRequest, RewardPreviewRequest } from '../contract';
 import type { CouponsValidateAnswer, CouponValidateAnswer, OrderTransactionsAnswer, RedemptionConfigAnswer, RewardPreviewAnswer } from './coupon-answers';
-
-/**
- * `applied`: the upstream recorded the payment now and answered with its body.
- * `already_applied`: an earlier attempt of this same call reached the upstream
- * but its answer was lost, and the retry was refused as a duplicate of that
- * `paymentId`: the payment IS recorded, its reward figures are unknown here.
- * A duplicate on the first attempt (someone else used the id) is thrown as
- * ConflictError `duplicate_transaction`.
- */
-export type PaymentOutcome = WriteOutcome<PaymentAnswer>;
-/** As PaymentOutcome, keyed by `refundTransactionId`. */
-export type RefundOutcome = WriteOutcome<RefundAnswer>;
 
 export type TierExpansion = 'tier' | 'referrals';
 export interface TierProgressOptions {
@@ -71,16 +59,17 @@ export class LoyaltyClient extends LoyaltyCaller {
     return this.call('batchOrders', { body: request }, ctx);
   }
 
-  payment(request: PaymentRequest, ctx?: LoyaltyCallContext): Promise<PaymentOutcome> {
-    return this.callWrite('payment', request, ctx);
+  /** A duplicate `paymentId` is thrown (`duplicate_transaction`): ./records tells whether it is this payment. */
+  payment(request: PaymentRequest, ctx?: LoyaltyCallContext): Promise<PaymentAnswer> {
+    return this.call('payment', { body: request }, ctx);
   }
 
   coupons(customerId: string, ctx?: LoyaltyCallContext): Promise<CouponsAnswer> {
     return this.call('coupons', { params: { customerId } }, ctx);
   }
 
-  refund(request: RefundRequest, ctx?: LoyaltyCallContext): Promise<RefundOutcome> {
-    return this.callWrite('refund', request, ctx);
+  refund(request: RefundRequest, ctx?: LoyaltyCallContext): Promise<RefundAnswer> {
+    return this.call('refund', { body: request }, ctx);
   }
 
   async tierProgress(customerId: string, options: TierProgressOptions = {}, ctx?: LoyaltyCallContext): Promise<TierProgressAnswer> {

@@ -1,5 +1,5 @@
 export { LoyaltyClient } from './client';
-export type { OtpCall, PaymentOutcome, RefundOutcome, TierExpansion, TierProgressOptions } from './client';
+export type { OtpCall, TierExpansion, TierProgressOptions } from './client';
 export { ANSWERS } from './answers';
 export type {
   AnswerOf,
@@ -18,7 +18,7 @@ export type {
   TierProgressAnswer,
 } from './answers';
 export { upstreamTime } from './date-time';
-export type { CallRequest, LoyaltyCallContext, LoyaltyClientOptions, ResponseOf, UpstreamCallEvent, UpstreamOutcome, WriteOutcome } from './call';
+export type { CallRequest, LoyaltyCallContext, LoyaltyClientOptions, ResponseOf, UpstreamCallEvent, UpstreamOutcome } from './call';
 export {
   certainlyNotDelivered,
   markNotDelivered,
@@ -29,5 +29,9 @@ export {
 export type { UpstreamFailureKind } from './errors';
 export { composePolicies, RATE_GROUP } from './policy';
 export type { CallInfo, CallPolicy, RateGroup } from './policy';
-export { DEFAULT_RETRY_TUNING, DUPLICATE_MEANS_APPLIED, RETRY_SAFE } from './retry';
+export { DEFAULT_RETRY_TUNING, RETRY_SAFE } from './retry';
+export { failureOf, markMayHaveLanded, maybeApplied, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
+export type { WriteOutcome } from './outcome';
+export { paymentOnRecord, refundOnRecord } from './records';
+export type { PaymentOnRecord, RefundOnRecord } from './records';
 export type { RetryTuning, Sleep } from './retry';

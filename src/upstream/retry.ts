@@ -1,6 +1,7 @@
 import type { OperationId } from '../contract';
 import { ServiceUnavailableError } from '../platform/errors';
 import { certainlyNotDelivered, upstreamFailureKind } from './errors';
+import { markMayHaveLanded } from './outcome';
 
 /**
  * Which calls may be sent again after an unknown outcome (timeout, 5xx, reset):
@@ -38,9 +39,6 @@ export const RETRY_SAFE: Readonly<Record<OperationId, boolean>> = {
   // Get-or-create by customerId: a second copy updates the same profile with the same fields.
   upsertCustomer: true,
 };
-
-/** Writes whose duplicate answer (9004) after an uncertain attempt means "already applied". */
-export const DUPLICATE_MEANS_APPLIED: ReadonlySet<OperationId> = new Set<OperationId>(['payment', 'refund']);
 
 export interface RetryTuning {
   /** Attempts after the first. */
@@ -123,19 +121,26 @@ export interface RetryRun {
   onRetry?: (attempt: number, delayMs: number, err: unknown) => void;
 }
 
-/** Runs `attempt` until it succeeds, fails for good, or the retries run out. */
+/**
+ * Runs `attempt` until it succeeds, fails for good, or the retries run out.
+ * The error it ends with carries the worst of the attempts: if any of them may
+ * have landed, so may the call (see ./outcome).
+ */
 export async function withRetries<T>(run: RetryRun, attemptOnce: (state: AttemptState) => Promise<T>): Promise<T> {
   let earlierMayHaveLanded = false;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await attemptOnce({ attempt, earlierMayHaveLanded });
     } catch (err) {
-      if (run.signal?.aborted) throw err;
+      const final = (e: unknown) => (earlierMayHaveLanded ? markMayHaveLanded(e) : e);
+      if (run.signal?.aborted) throw final(err);
       const delay = nextDelayMs(err, run.operation, attempt, run.tuning, run.random);
-      if (delay === null) throw err;
+      if (delay === null) throw final(err);
       if (!certainlyNotDelivered(err)) earlierMayHaveLanded = true;
       run.onRetry?.(attempt, delay, err);
-      await run.sleep(delay, run.signal);
+      await run.sleep(delay, run.signal).catch((e: unknown) => {
+        throw final(e);
+      });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../platform/errors';
-import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, RECHECK_MS, retentionMs } from './types';
+import { CouponLock, CouponLockChange, CouponLockStore, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /**
  * In-process coupon locks for one BFF instance without Redis (nothing survives
@@ -40,13 +40,13 @@ export class MemoryCouponLockStore implements CouponLockStore {
       if (claimed.length >= limit) break;
       const lock = this.records.get(id)?.lock;
       if (!lock || (this.recheckAt.get(id) ?? lock.releaseAt) > now) continue;
-      // A payment holds it: handed over as it is, and looked at again later.
-      if (lock.paymentId) {
+      // A payment or a release holds it: handed over as it is, and looked at again later.
+      if (lock.state !== 'locked') {
         this.recheckAt.set(id, now + this.recheckMs);
         claimed.push(structuredClone(lock));
         continue;
       }
-      const next: CouponLock = { ...lock, state: 'abandoned', releasing: undefined, version: lock.version + 1, updatedAt: now };
+      const next: CouponLock = { ...lock, state: 'abandoned', version: lock.version + 1, updatedAt: now };
       this.write(next, now);
       claimed.push(structuredClone(next));
     }
@@ -62,7 +62,7 @@ export class MemoryCouponLockStore implements CouponLockStore {
     this.records.set(lock.id, { lock, dropAt: now + retentionMs(lock, now) });
     // Any write (a claim freed, a payment's end) makes its releaseAt the time to look again, as a Redis write rescores it.
     this.recheckAt.delete(lock.id);
-    if (lock.state === 'locked') this.open.add(lock.id);
+    if (isOpenLock(lock)) this.open.add(lock.id);
     else this.open.delete(lock.id);
   }
 }

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
 import { redisUnavailable } from '../../platform/redis';
-import { CouponLock, CouponLockChange, CouponLockStore, nextVersion, RECHECK_MS, retentionMs } from './types';
+import { CouponLock, CouponLockChange, CouponLockStore, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /*
  * Keys: `<prefix>{cpl}:r:<id>` (the record: JSON with its version) and
@@ -110,13 +110,13 @@ export class RedisCouponLockStore implements CouponLockStore {
     const out: CouponLock[] = [];
     for (const json of claimed) {
       const lock = JSON.parse(json) as CouponLock;
-      if (lock.state !== 'locked') continue;
-      // Claimed by a payment: handed over as it is, for the sweeper to ask the upstream.
-      if (lock.paymentId) {
+      if (!isOpenLock(lock)) continue;
+      // Claimed by a payment or a release: handed over as it is, for the sweeper to settle.
+      if (lock.state !== 'locked') {
         out.push(lock);
         continue;
       }
-      const result = await this.change(lock.id, now, (cur) => (cur.state === 'locked' && !cur.paymentId ? { ...cur, state: 'abandoned', releasing: undefined } : `it is ${cur.state}, or a payment is using it`));
+      const result = await this.change(lock.id, now, (cur) => (cur.state === 'locked' ? { ...cur, state: 'abandoned' } : `it is ${cur.state}`));
       if (result.ok) out.push(result.lock);
     }
     return out;
@@ -128,7 +128,7 @@ export class RedisCouponLockStore implements CouponLockStore {
 
   private write(l: CouponLock, expected: string, now: number): Promise<number> {
     const ttl = String(Math.max(1, Math.ceil(retentionMs(l, now))));
-    const score = l.state === 'locked' ? String(l.releaseAt) : '';
+    const score = isOpenLock(l) ? String(l.releaseAt) : '';
     return this.call(() => this.redis.cplWrite(this.recordPrefix + l.id, this.dueKey, expected, JSON.stringify(l), ttl, l.id, score));
   }
 

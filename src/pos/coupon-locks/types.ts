@@ -1,10 +1,15 @@
+import { COUPON_LOCK_MACHINE, transitionRefusal, type CouponLockState } from '../money/machines';
+
 /**
  * A coupon lock: the BFF's record of coupons locked upstream for one sale.
- * States: locked -> used (a payment burned them); locked -> released (the
- * till voided the sale) ; locked -> abandoned (nobody paid in time: the
- * sweeper released it upstream). Ending states are final.
+ * States and transitions: COUPON_LOCK_MACHINE (../money/machines.ts). A
+ * payment claims it (`paying`) and burns the coupons (`used`); the till's
+ * release claims it (`releasing`) and frees them (`released`); nobody paying
+ * in time makes it `abandoned` (the sweeper releases it upstream).
  */
-export type CouponLockState = 'locked' | 'used' | 'released' | 'abandoned';
+export type { CouponLockState };
+/** States with a live upstream lock: tracked in the release index. */
+export const OPEN_LOCK_STATES: readonly CouponLockState[] = ['locked', 'paying', 'releasing'];
 
 export interface LockedCoupon {
   code: string;
@@ -29,10 +34,10 @@ export interface CouponLock {
   expiresAt: number;
   /** Epoch ms the sweeper releases it (expiresAt less the safety margin): no payment may name it after. */
   releaseAt: number;
-  /** Set while a payment using this lock is in flight, and after it. */
+  /** The payment that claimed it (`paying`) and burned it (`used`). */
   paymentId?: string;
-  /** Set while the till's release is under way (its claim: no payment may take the lock meanwhile). */
-  releasing?: true;
+  /** What that payment paid (`totalPaid`): how its record upstream is told from another sale's. */
+  paidTotal?: number;
   createdAt: number;
   updatedAt: number;
   /** Bumped by every write (compare-and-set). */
@@ -53,16 +58,14 @@ export interface CouponLockStore {
   change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange>;
   /**
    * Claims up to `limit` locks due (releaseAt <= now), each for one caller
-   * only. One no payment holds is marked abandoned. One a payment holds (it
-   * crashed, or is still waiting for the upstream) is returned still `locked`
-   * and kept in the index `RECHECK_MS` later, so the sweeper can ask the
-   * upstream what became of that payment and a crash meanwhile loses nothing.
+   * only. A `locked` one is marked abandoned. One a payment or a release holds
+   * (it crashed, or is still waiting for the upstream) is returned as it is and
+   * kept in the index `RECHECK_MS` later, so the sweeper can ask the upstream
+   * what became of it and a crash meanwhile loses nothing.
    */
   sweepDue(now: number, limit: number): Promise<CouponLock[]>;
   countOpen(): Promise<number>;
 }
-
-const ENDED: readonly CouponLockState[] = ['used', 'released', 'abandoned'];
 
 /** How long a due lock a payment holds waits before the sweeper looks at it again. */
 export const RECHECK_MS = 30_000;
@@ -71,11 +74,15 @@ export const RECHECK_MS = 30_000;
 const KEEP_AFTER_END_MS = 24 * 3600_000;
 
 export function retentionMs(l: CouponLock, now: number): number {
-  return (l.state === 'locked' ? Math.max(0, l.expiresAt - now) : 0) + KEEP_AFTER_END_MS;
+  return (isOpenLock(l) ? Math.max(0, l.expiresAt - now) : 0) + KEEP_AFTER_END_MS;
 }
 
-/** The record a change proposes, as it will be written, or why it is refused (ending states are final). */
+export const isOpenLock = (l: CouponLock) => OPEN_LOCK_STATES.includes(l.state);
+
+/** The record a change proposes, as it will be written, or why COUPON_LOCK_MACHINE refuses it (both stores call this in their compare-and-set). */
 export function nextVersion(current: CouponLock, proposed: CouponLock, now: number): CouponLock | string {
-  if (ENDED.includes(current.state) && proposed.state !== current.state) return `coupon lock ${current.id} is ${current.state}; it cannot become ${proposed.state}`;
+  const refusal = transitionRefusal(COUPON_LOCK_MACHINE, `coupon lock ${current.id}`, current.state, proposed.state);
+  if (refusal) return refusal;
+  if (proposed.state === 'paying' && !proposed.paymentId) return `a paying coupon lock needs its paymentId`;
   return { ...proposed, id: current.id, version: current.version + 1, updatedAt: now };
 }

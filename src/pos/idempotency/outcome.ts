@@ -1,6 +1,6 @@
 import { isAppError } from '../../platform/errors';
 import { certainlyNotDelivered } from '../../upstream';
-import { RETRY_SAME_REQUEST } from '../operations/not-recorded';
+import { RETRY_SAME_REQUEST } from '../../upstream';
 
 /**
  * Codes that mean "nothing was done, try again": storing them would replay a

@@ -1,3 +1,4 @@
+import { isOpen } from '../redemptions/record';
 import type { Redemption } from '../redemptions/types';
 import type { PosDeps } from '../deps';
 
@@ -26,11 +27,12 @@ type Deps = Pick<PosDeps, 'loyalty' | 'redemptions' | 'clock' | 'logger'>;
 
 /**
  * Asks the upstream what became of a claimed hold and records it: used means
- * the payment that claimed it went through (the redemption becomes that sale's,
- * so the same sale sent again answers `already_recorded`); ended means it is
- * over (`voided` if a void claimed it, else `expired`); active means the
- * upstream still holds it (its expiry is taken over). Throws when the upstream
- * or the store fails, so the caller tries again later.
+ * the payment that claimed it went through (`redeemed`, so the same sale sent
+ * again is recognised); ended means it is over (`voided` if a void claimed it,
+ * else `expired`); active means the upstream still holds it: the claim is kept
+ * (a payment may still be in flight upstream) and the sweeper asks again at
+ * its expiry, which is taken over. Throws when the upstream or the store
+ * fails, so the caller tries again later.
  */
 export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Settled> {
   const lookup = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: `hold-check-${r.id}` });
@@ -43,20 +45,23 @@ export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Set
   if (fate === 'active') {
     const until = lookup.dateToExpire;
     if (!(until > (r.expiresAt ?? 0))) return 'still_active';
-    const moved = await deps.redemptions.change(r.id, now, (cur) => (cur.state === 'held' ? { ...cur, expiresAt: until } : `it is ${cur.state}`));
+    const moved = await deps.redemptions.change(r.id, now, (cur) => (isOpen(cur) ? { ...cur, expiresAt: until } : `it is ${cur.state}`));
     return moved.ok ? 'still_active' : 'unchanged';
   }
   let recorded: Settled = 'unchanged';
   const result = await deps.redemptions.change(r.id, now, (cur) => {
-    if (cur.state !== 'held') return `it is ${cur.state}`;
+    if (!isOpen(cur)) return `it is ${cur.state}`;
     if (fate === 'used') {
       recorded = 'redeemed';
-      return { ...cur, state: 'redeemed', voiding: undefined };
+      return { ...cur, state: 'redeemed' };
     }
-    recorded = cur.voiding ? 'voided' : 'expired';
-    return { ...cur, state: recorded, voiding: undefined, paymentId: undefined };
+    recorded = cur.state === 'voiding' ? 'voided' : 'expired';
+    return { ...cur, state: recorded, paymentId: undefined };
   });
-  if (!result.ok) return 'unchanged';
+  if (!result.ok) {
+    if (result.reason === 'rejected') deps.logger.warn({ redemptionId: r.id, upstreamState: lookup.state, detail: result.detail }, 'hold outcome from the upstream does not fit the record; left as it is');
+    return 'unchanged';
+  }
   deps.logger.info({ redemptionId: r.id, storeId: r.storeId, customerId: r.customerId, holdReference: r.holdReference, paymentId: r.paymentId, upstreamState: lookup.state, recorded }, 'hold outcome settled from the upstream');
   return recorded;
 }

@@ -1,11 +1,13 @@
 import type { PaymentRequest } from '../../contract';
-import type { PaymentAnswer } from '../../upstream';
+import { paymentOnRecord, type PaymentAnswer } from '../../upstream';
 import { AppError, ConflictError, NotFoundError, UnprocessableError } from '../../platform/errors';
-import { certainlyNotDelivered } from '../../upstream';
-import { claim, CLAIM_NOT_FOUND, outcomeOf } from '../redemptions/claim';
-import { notRecorded } from './not-recorded';
+import { claimActSettle, type Claim } from '../money/claim-step';
+import { couponLockForPayment, type CouponLockClaim } from '../money/coupon-lock-claims';
+import { redemptionForPayment, type RedemptionClaim } from '../money/redemption-claims';
+import { saleIdClaim } from '../money/sale-claims';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
+import type { CouponLock } from '../coupon-locks/types';
 import type { Redemption } from '../redemptions/types';
 import type { PaymentBody, SaleLine } from '../schemas';
 import { merchantOf } from './store-merchant';
@@ -61,7 +63,7 @@ export function toUpstreamPayment(ctx: CallContext, body: PaymentBody, now: numb
 export interface PaymentView {
   paymentId: string;
   customerId: string;
-  /** `recorded` now, or `already_recorded` when a retry found it applied earlier. */
+  /** `recorded` now, or `already_recorded` when the upstream's record showed it applied earlier. */
   status: 'recorded' | 'already_recorded';
   pointsEarned: number | null;
   pointsRedeemed: number | null;
@@ -69,41 +71,17 @@ export interface PaymentView {
   redemption?: { id: string; state: Redemption['state'] };
 }
 
-export function paymentView(body: PaymentBody, outcome: { kind: 'applied'; body: PaymentAnswer } | { kind: 'already_applied' }, redemption?: Redemption): PaymentView {
-  const applied = outcome.kind === 'applied' ? outcome.body : undefined;
+/** The till's view of a payment: the upstream's answer, or (absent) its record showed it applied before. */
+export function paymentView(body: PaymentBody, answer: PaymentAnswer | undefined, redemption?: Redemption): PaymentView {
   return {
     paymentId: body.paymentId,
     customerId: body.customerId,
-    status: applied ? 'recorded' : 'already_recorded',
-    pointsEarned: applied?.rewardedPoints ?? null,
-    pointsRedeemed: applied?.redeemedPoints ?? null,
-    lines: applied ? applied.paymentDetails.map((l) => ({ serviceId: l.serviceId, points: l.points })) : [],
+    status: answer ? 'recorded' : 'already_recorded',
+    pointsEarned: answer?.rewardedPoints ?? null,
+    pointsRedeemed: answer?.redeemedPoints ?? null,
+    lines: answer ? answer.paymentDetails.map((l) => ({ serviceId: l.serviceId, points: l.points })) : [],
     ...(redemption ? { redemption: { id: redemption.id, state: redemption.state } } : {}),
   };
-}
-
-/**
- * Claims a held redemption for this payment (see claim.ts for the rule it
- * shares with a void). The same payment id may claim again (a till's retry),
- * also once redeemed: the upstream's duplicate answer makes it `already_recorded`.
- */
-async function claimRedemption(deps: PosDeps, ctx: CallContext, body: PaymentBody, id: string): Promise<{ claimed: Redemption; retry: boolean }> {
-  const now = deps.clock();
-  const who = { kind: 'payment', storeId: ctx.identity.store.id, customerId: body.customerId, paymentId: body.paymentId, now, marginMs: deps.settings.holdSafetyMarginSeconds * 1000 } as const;
-  let retry = false;
-  const result = await deps.redemptions.change(id, now, (cur) => {
-    retry = cur.paymentId === body.paymentId;
-    return claim(cur, who);
-  });
-  if (!result.ok && (result.reason === 'not_found' || result.detail === CLAIM_NOT_FOUND)) {
-    throw new NotFoundError('redemption_not_found', `Redemption ${id} was not found`);
-  }
-  if (!result.ok) {
-    const [code, detail] = result.detail.split(/:(.*)/s);
-    const extra = code === 'redemption_customer_mismatch' ? undefined : outcomeOf(result.redemption);
-    throw new ConflictError(code, detail, { extra });
-  }
-  return { claimed: result.redemption, retry };
 }
 
 /** A cent: totals are sums of rounded line figures, so they may disagree by that much. */
@@ -132,96 +110,74 @@ function checkTotals(body: PaymentBody, holdAmount: number | undefined): void {
   });
 }
 
-/**
- * The held money value of the redemption this payment names, when this store
- * can use it; any other case is left to the claim, which refuses it with its
- * own code (a missing or foreign one reads as not found).
- */
+/** A payment without a redemption or a coupon lock, queued in the outbox (answered 202). */
+export type QueuedPayment = QueuedView & { paymentId: string; customerId: string };
+
+/** The held money value of the redemption this payment names, when this store can use it; any other case is left to the claim. */
 async function heldAmountOf(deps: PosDeps, ctx: CallContext, id: string): Promise<number | undefined> {
   const r = await deps.redemptions.get(id, deps.clock());
   return r && r.storeId === ctx.identity.store.id ? r.holdAmount : undefined;
 }
 
-/** A payment without a redemption, queued in the outbox (answered 202). */
-export type QueuedPayment = QueuedView & { paymentId: string; customerId: string };
+export interface RecordedSale {
+  view: PaymentView | QueuedPayment;
+  /** The coupon lock the payment burned, as it ended. */
+  lock?: CouponLock;
+}
 
 /**
- * What every sale passes before the upstream hears of it: totals that agree,
- * and its store kept, so its refunds, voids and read-back stay in that store.
+ * Records a sale: points (a held redemption), coupons (a lock), both or
+ * neither, through the one claim -> act -> settle step. The redemption, the
+ * lock and the sale id are claimed first (a refusal of any frees the others:
+ * nothing was sent), then the payment goes upstream with the hold and the
+ * lock; its outcome settles all three. A sale with neither can wait: when the
+ * upstream is out of reach it is queued (202) and its id stays claimed until
+ * the outbox delivers it. One with a hold or a lock cannot (they would lapse).
  */
-export async function acceptSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<void> {
+export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<RecordedSale> {
   checkTotals(body, body.redemptionId && body.totalAmount !== undefined ? await heldAmountOf(deps, ctx, body.redemptionId) : undefined);
-  await rememberSale(deps, ctx, body);
+  const who = { customerId: body.customerId, paymentId: body.paymentId };
+  const redemption: RedemptionClaim | undefined = body.redemptionId ? redemptionForPayment(deps, ctx, body.redemptionId, who) : undefined;
+  const lock: CouponLockClaim | undefined = body.couponLockId ? couponLockForPayment(deps, ctx, body.couponLockId, { ...who, totalPaid: body.totalPaid }) : undefined;
+  const hold = () => (redemption ? { reference: redemption.claimed.holdReference as string, points: redemption.claimed.holdPoints } : undefined);
+  const sale = saleIdClaim(deps, ctx, { kind: 'payment', id: body.paymentId, customerId: body.customerId, paymentId: body.paymentId }, {
+    kind: 'payment',
+    totalPaid: body.totalPaid,
+    get hold() {
+      return hold();
+    },
+  });
+  const claims = [redemption, lock, sale].filter((c): c is NonNullable<typeof c> => c !== undefined) as Claim<PaymentAnswer | QueuedPayment>[];
+  const request = () => toUpstreamPayment(ctx, lock ? { ...body, couponsLockReference: lock.claimed.lockReference } : body, deps.clock(), redemption?.claimed.holdReference);
+  const answer = await claimActSettle<PaymentAnswer | QueuedPayment>({
+    what: `Payment ${body.paymentId}`,
+    claims,
+    logger: deps.logger,
+    send: () => {
+      const req = request();
+      if (redemption || lock) return deps.loyalty.payment(req, { requestId: ctx.requestId });
+      return sendOrQueue(deps, ctx, { kind: 'payment', request: req }, { paymentId: body.paymentId, customerId: body.customerId }, (call) => deps.loyalty.payment(req, call));
+    },
+    onRecord: () => paymentOnRecordOf(deps, body, hold()),
+    explain: (refusal) => explainRefusal(refusal, body),
+  });
+  if (answer && 'queued' in answer) return { view: answer };
+  return { view: paymentView(body, answer, redemption?.ended), lock: lock?.ended };
 }
 
-function rememberSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<void> {
-  return deps.sales.remember({ kind: 'payment', id: body.paymentId, storeId: ctx.identity.store.id, customerId: body.customerId, paymentId: body.paymentId });
+function paymentOnRecordOf(deps: PosDeps, body: PaymentBody, hold: { reference: string; points?: number } | undefined): Promise<boolean> {
+  return paymentOnRecord(deps.loyalty, { paymentId: body.paymentId, customerId: body.customerId, totalPaid: body.totalPaid, hold }, { requestId: `sale-check-${body.paymentId}`.slice(0, 128) });
 }
 
-/**
- * Records a sale. Without a redemption it can wait: when the upstream is out
- * of reach it is queued and delivered later with its own paymentId. With a
- * redemption it cannot (the hold would expire meanwhile): it fails with the
- * upstream's 503 and the till tries again or takes another payment.
- */
-export async function recordPayment(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<PaymentView | QueuedPayment> {
-  if (!body.redemptionId) {
-    checkTotals(body, undefined);
-    const request = toUpstreamPayment(ctx, body, deps.clock());
-    // Its store is kept (acceptSale's rule) in the Redis round trip of the call's own checks, not one before them.
-    return sendOrQueue(
-      deps, ctx, { kind: 'payment', request }, { paymentId: body.paymentId, customerId: body.customerId },
-      async (call) => paymentView(body, await deps.loyalty.payment(request, call)),
-      { first: () => rememberSale(deps, ctx, body) },
-    );
+/** The till's words for a definite refusal of the payment upstream. */
+function explainRefusal(refusal: AppError, body: PaymentBody): AppError {
+  // The upstream has another sale under this id (its record is not this payment's).
+  if (refusal.code === 'duplicate_transaction') {
+    return new ConflictError('payment_id_taken', `The loyalty service already has another sale under payment id ${body.paymentId}; nothing was recorded for this one: ring it up with a new payment id`, { loyaltyCode: refusal.loyaltyCode });
   }
-  await acceptSale(deps, ctx, body);
-  const { claimed, retry } = await claimRedemption(deps, ctx, body, body.redemptionId);
-  let outcome: Awaited<ReturnType<PosDeps['loyalty']['payment']>>;
-  try {
-    outcome = await deps.loyalty.payment(toUpstreamPayment(ctx, body, deps.clock(), claimed.holdReference), { requestId: ctx.requestId });
-  } catch (err) {
-    // A till retrying a payment whose first answer it never saw: the upstream already has it.
-    if (retry && err instanceof AppError && err.code === 'duplicate_transaction') {
-      outcome = { kind: 'already_applied' };
-    } else {
-      await settleFailedClaim(deps, claimed, err);
-      throw err;
-    }
+  // The lock is the one thing a payment names that the service answers 4004 for (a hold is 9006, a customer 7000).
+  if (body.couponLockId && refusal.code === 'upstream_not_found') {
+    return new NotFoundError('coupon_lock_not_found', `The loyalty service does not know coupon lock ${body.couponLockId}; lock the coupons again`, { loyaltyCode: refusal.loyaltyCode });
   }
-  // The upstream used the hold. From here on no answer may say nothing was done.
-  let done: Awaited<ReturnType<PosDeps['redemptions']['change']>>;
-  try {
-    done = await deps.redemptions.change(claimed.id, deps.clock(), (cur) =>
-      cur.paymentId === body.paymentId && (cur.state === 'held' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
-    );
-  } catch (err) {
-    deps.repairs?.add(claimed);
-    throw notRecorded(`Payment ${body.paymentId}`, err);
-  }
-  return paymentView(body, outcome, done.ok ? done.redemption : { ...claimed, state: 'redeemed' });
-}
-
-/** The upstream certainly did not take the write: a refusal (4xx, not a duplicate) or a call that never left this BFF. */
-export function definitelyRefused(err: AppError): boolean {
-  return (err.status < 500 && err.code !== 'duplicate_transaction') || certainlyNotDelivered(err);
-}
-
-/**
- * After a failed payment: a definite refusal (or a call that certainly never
- * left) frees the claim so the till can retry; a dead hold ends the
- * redemption; an unknown outcome (5xx, timeout, anything unexpected) keeps the
- * claim, so only the same payment id can try again: the upstream may have
- * used the hold for this sale.
- */
-async function settleFailedClaim(deps: PosDeps, claimed: Redemption, err: unknown) {
-  if (!(err instanceof AppError)) return;
-  const now = deps.clock();
-  if (err.code === 'hold_not_active') {
-    const ended = await deps.redemptions.change(claimed.id, now, (cur) => (cur.state === 'held' ? { ...cur, state: 'expired', paymentId: undefined } : 'not held'));
-    // Logged like the sweeper's expiries, so every dead hold leaves a line (here the upstream knew first: clocks apart).
-    if (ended.ok) deps.logger.info({ redemptionId: claimed.id, storeId: claimed.storeId, customerId: claimed.customerId, holdReference: claimed.holdReference, expiresAt: claimed.expiresAt, via: 'upstream' }, 'hold expired');
-  } else if (definitelyRefused(err)) {
-    await deps.redemptions.change(claimed.id, now, (cur) => (cur.paymentId === claimed.paymentId && cur.state === 'held' ? { ...cur, paymentId: undefined } : 'not ours'));
-  }
+  return refusal;
 }

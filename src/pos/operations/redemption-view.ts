@@ -1,8 +1,9 @@
+import { isOpen } from '../redemptions/record';
 import type { Redemption } from '../redemptions/types';
 
 /** A redemption as a till shows it: state, points, money, and seconds left. */
 export function redemptionView(r: Redemption, now: number) {
-  const secondsLeft = r.state === 'held' && r.expiresAt !== undefined ? Math.max(0, Math.floor((r.expiresAt - now) / 1000)) : 0;
+  const secondsLeft = isOpen(r) && r.expiresAt !== undefined ? Math.max(0, Math.floor((r.expiresAt - now) / 1000)) : 0;
   return {
     id: r.id,
     state: r.state,

@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { HoldRequest } from '../../contract';
 import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../platform/errors';
 import type { CallContext, PosDeps } from '../deps';
-import { claim, CLAIM_NOT_FOUND, outcomeOf } from '../redemptions/claim';
+import { claimActSettle } from '../money/claim-step';
+import { PlacedHold, redemptionForOtp, redemptionForVoid } from '../money/redemption-claims';
 import { confirmExpiry, estimatedExpiry, lookUpExpiry } from '../redemptions/hold-period';
 import type { Redemption, RedemptionAsk } from '../redemptions/types';
 import type { StartRedemptionBody } from '../schemas';
-import { notRecorded } from './not-recorded';
-import { definitelyRefused } from './payments';
 import { redemptionView, RedemptionView } from './redemption-view';
 
 export function newRedemptionId(): string {
@@ -223,26 +222,16 @@ export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp
   if (!ticket || ticket.redemptionId !== r.id || ticket.ask !== askKey(r.ask)) {
     throw new ConflictError('otp_not_for_this_redemption', `The newest code sent to this customer was not asked for redemption ${id} (another redemption asked since, or it lapsed); start a new redemption to send a new code`);
   }
-  const { hold, expiresAt } = await placeHold(deps, ctx, r, { otp, hash: r.hash });
+  const confirming = redemptionForOtp(deps, ctx, id);
+  await claimActSettle<PlacedHold>({
+    what: `The hold of redemption ${id}`,
+    claims: [confirming],
+    logger: deps.logger,
+    send: () => placeHold(deps, ctx, r, { otp, hash: r.hash }),
+    onRecord: async () => false,
+  });
   await deps.otpTickets.settle(r.customerId, r.id).catch(() => undefined);
-  let result: Awaited<ReturnType<PosDeps['redemptions']['change']>>;
-  try {
-    result = await deps.redemptions.change(id, deps.clock(), (cur) => {
-      if (cur.state !== 'otp_required') return `it is ${cur.state}`;
-      const { hash: _hash, ...rest } = cur;
-      return { ...rest, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt };
-    });
-  } catch (err) {
-    // A hold we cannot track must not keep the points from the customer (as in holdNow).
-    await releaseOrphan(deps, ctx, hold.holdReference);
-    throw err;
-  }
-  if (!result.ok) {
-    // Another request placed the hold first: ours is surplus.
-    await releaseOrphan(deps, ctx, hold.holdReference);
-    throw new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is no longer waiting for an OTP`);
-  }
-  return redemptionView(result.redemption, deps.clock());
+  return redemptionView(confirming.ended as Redemption, deps.clock());
 }
 
 export async function getRedemption(deps: PosDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
@@ -250,41 +239,31 @@ export async function getRedemption(deps: PosDeps, ctx: CallContext, id: string)
 }
 
 /**
- * Voids a held redemption: claims it first (the same rule a payment claims
- * by, so of a void and a payment racing exactly one wins), then releases the
- * hold upstream, then records `voided`. A definite refusal of the release
- * frees the claim; an unknown outcome keeps it (a retry of the void carries on).
+ * Voids a held redemption through the one claim -> act -> settle step: claimed
+ * for the void (`voiding`: the rule a payment claims by, so of a void and a
+ * payment racing exactly one wins), the hold released upstream, then `voided`.
+ * A release the upstream refuses as already done is checked against the hold's
+ * own record: ended means voided; used means a payment took it, and that is
+ * what the redemption becomes, never `voided`.
  */
 export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
-  const claimed = await deps.redemptions.change(id, deps.clock(), (cur) => claim(cur, { kind: 'void', storeId: ctx.identity.store.id }));
-  if (!claimed.ok && (claimed.reason === 'not_found' || claimed.detail === CLAIM_NOT_FOUND)) throw new NotFoundError('redemption_not_found', `Redemption ${id} was not found`);
-  if (!claimed.ok) {
-    const [code, detail] = claimed.detail.split(/:(.*)/s);
-    throw new ConflictError(code, detail, { extra: outcomeOf(claimed.redemption) });
-  }
-  const r = claimed.redemption;
-  try {
-    await deps.loyalty.holdCancel(r.holdReference as string, { requestId: ctx.requestId });
-  } catch (err) {
-    // Already released or gone upstream: the points are free either way.
-    if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) {
-      if (err instanceof AppError && definitelyRefused(err)) {
-        await deps.redemptions.change(id, deps.clock(), (cur) => (cur.voiding ? { ...cur, voiding: undefined } : 'not voiding')).catch(() => undefined);
+  const voiding = redemptionForVoid(deps, ctx, id);
+  await claimActSettle({
+    what: `The void of redemption ${id}`,
+    claims: [voiding],
+    logger: deps.logger,
+    send: async () => {
+      const r = voiding.claimed;
+      try {
+        await deps.loyalty.holdCancel(r.holdReference as string, { requestId: ctx.requestId });
+      } catch (err) {
+        if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) throw err;
+        const hold = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: ctx.requestId });
+        if (hold.state === 'used') throw new ConflictError('redemption_used', `The hold of redemption ${id} was used by a payment; it cannot be voided`);
+        if (hold.state !== 'expired' && hold.state !== 'released') throw new ServiceUnavailableError('hold_state_unclear', `The loyalty service refused the release of redemption ${id}'s hold but calls it ${hold.state ?? 'nothing'}`);
       }
-      throw err;
-    }
-  }
-  let result: Awaited<ReturnType<PosDeps['redemptions']['change']>>;
-  try {
-    result = await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'held' && cur.voiding ? { ...cur, state: 'voided', voiding: undefined } : `it is ${cur.state}`));
-  } catch (err) {
-    deps.repairs?.add(r);
-    throw notRecorded(`The void of redemption ${id}`, err);
-  }
-  if (!result.ok) {
-    if (result.reason === 'not_found') throw new ServiceUnavailableError('redemption_lost', 'The redemption record disappeared while voiding');
-    // Only a void's own claim lets a redemption become voided, and nothing else ends a claimed one but the upstream's answer.
-    throw new ConflictError('redemption_not_held', `Redemption ${id} changed while voiding: ${result.detail}`, { extra: outcomeOf(result.redemption) });
-  }
-  return redemptionView(result.redemption, deps.clock());
+    },
+    onRecord: async () => false,
+  });
+  return redemptionView(voiding.ended as Redemption, deps.clock());
 }

@@ -1,6 +1,9 @@
-import { AppError, ConflictError, NotFoundError } from '../../platform/errors';
+import { ConflictError } from '../../platform/errors';
 import type { RefundRequest } from '../../contract';
-import type { RefundAnswer } from '../../upstream';
+import { refundOnRecord, type RefundAnswer } from '../../upstream';
+import { claimActSettle, type Claim } from '../money/claim-step';
+import { saleForVoid, saleIdClaim, saleNotFound } from '../money/sale-claims';
+import { stateOf } from '../sales';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { RefundBody, SaleLine, SaleVoidBody } from '../schemas';
@@ -16,8 +19,8 @@ export interface RefundView {
   loyaltyTransactionId: string | null;
 }
 
-function refundView(req: RefundRequest, outcome: { kind: 'applied'; body: RefundAnswer } | { kind: 'already_applied' }): RefundView {
-  const applied = outcome.kind === 'applied' ? outcome.body : undefined;
+/** The till's view of a refund: the upstream's answer, or (absent) its record showed it applied before. */
+function refundView(req: RefundRequest, applied: RefundAnswer | undefined): RefundView {
   return {
     refundId: req.refundTransactionId,
     paymentId: req.reverseTransactionId,
@@ -71,46 +74,63 @@ export type QueuedRefund = QueuedView & { refundId: string; paymentId: string; c
 /**
  * A sale is refunded or voided by the store that rang it up; another store's
  * sale reads as missing, as another store's redemption does, unless the chain
- * allows returns at any branch. A sale this BFF has no store for (taken before
+ * allows returns at any branch. A sale this BFF has no record of (taken before
  * it was deployed, or older than SALE_RECORD_DAYS) is left to the upstream's
  * own rules: its store is not known here.
  */
 async function requireOwnSale(deps: PosDeps, ctx: CallContext, paymentId: string): Promise<void> {
   if (deps.settings.returnsAtAnyBranch) return;
   const owner = (await deps.sales.get('payment', paymentId))?.storeId;
-  if (owner !== undefined && owner !== ctx.identity.store.id) throw new NotFoundError('sale_not_found', `Sale ${paymentId} was not found in this store`);
+  if (owner !== undefined && owner !== ctx.identity.store.id) throw saleNotFound(paymentId);
+}
+
+/** The refund write itself: sent now, or queued behind the customer's queued writes; its outcome settles the claims. */
+function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims: Claim[]): Promise<RefundView | QueuedRefund> {
+  const summary = { refundId: req.refundTransactionId, paymentId: req.reverseTransactionId, customerId: req.customerId };
+  return claimActSettle<RefundAnswer | QueuedRefund>({
+    what: `Refund ${req.refundTransactionId}`,
+    claims: claims as Claim<RefundAnswer | QueuedRefund>[],
+    logger: deps.logger,
+    send: () => sendOrQueue(deps, ctx, { kind: 'refund', request: req }, summary, (call) => deps.loyalty.refund(req, call)),
+    onRecord: () => refundOnRecord(deps.loyalty, { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined }, { requestId: ctx.requestId }),
+    explain: (refusal) =>
+      refusal.code === 'duplicate_transaction'
+        ? new ConflictError('refund_id_taken', `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`, { loyaltyCode: refusal.loyaltyCode })
+        : refusal,
+  }).then((answer) => (answer && 'queued' in answer ? answer : refundView(req, answer)));
 }
 
 /**
  * Full, by amount, or by lines: the upstream's refund rules decide which.
- * Queued when the upstream is out of reach (its refundId makes a second
- * delivery a duplicate, not a second refund), and behind the customer's
- * queued writes, so it never reaches the upstream before its payment.
+ * The refund id is claimed for this store first (a refusal frees it). Queued
+ * when the upstream is out of reach (its refundId makes a second delivery a
+ * duplicate, not a second refund), and behind the customer's queued writes,
+ * so it never reaches the upstream before its payment.
  */
 export async function refund(deps: PosDeps, ctx: CallContext, body: RefundBody): Promise<RefundView | QueuedRefund> {
   await requireOwnSale(deps, ctx, body.paymentId);
   const req = toUpstreamRefund(ctx, body, deps.clock());
-  return sendOrQueue(deps, ctx, { kind: 'refund', request: req }, { refundId: req.refundTransactionId, paymentId: req.reverseTransactionId, customerId: req.customerId }, async (call) =>
-    refundView(req, await deps.loyalty.refund(req, call)),
-  );
+  const id = saleIdClaim(deps, ctx, { kind: 'refund', id: body.refundId, customerId: body.customerId, paymentId: body.paymentId }, { kind: 'refund', amount: body.amount });
+  return sendRefund(deps, ctx, req, [id]);
 }
 
-/** Voiding a completed sale is its full refund, with a refund id derived from the payment's so a retry cannot refund twice. */
+/** The refund id of a sale's void; tills cannot use it (the refund id schema refuses the prefix). */
+export const voidRefundId = (paymentId: string) => `void-${paymentId}`;
+
+/**
+ * Voiding a completed sale is its full refund. The sale is claimed for the
+ * void (`voiding`) and its refund id derived from the payment's, so a retry
+ * cannot refund twice and a second void is refused from the sale's record.
+ */
 export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody): Promise<RefundView | QueuedRefund> {
-  try {
-    return await refund(deps, ctx, {
-      customerId: body.customerId,
-      refundId: body.refundId ?? `void-${paymentId}`,
-      paymentId,
-      transactionTime: body.transactionTime,
-      email: body.email,
-      mobile: body.mobile,
-    });
-  } catch (err) {
-    // The void's refund id is derived from the sale, so a duplicate means this sale was voided before.
-    if (err instanceof AppError && err.code === 'duplicate_transaction') {
-      throw new ConflictError('sale_already_voided', `Sale ${paymentId} was already voided`, { loyaltyCode: err.loyaltyCode });
-    }
-    throw err;
-  }
+  const refundId = body.refundId ?? voidRefundId(paymentId);
+  const known = await deps.sales.get('payment', paymentId);
+  if (!deps.settings.returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
+  if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw new ConflictError('sale_already_voided', `Sale ${paymentId} was already voided`);
+  const req = toUpstreamRefund(ctx, { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile }, deps.clock());
+  const claims = [
+    saleForVoid(deps, ctx, paymentId, refundId, deps.settings.returnsAtAnyBranch),
+    saleIdClaim(deps, ctx, { kind: 'refund', id: refundId, customerId: body.customerId, paymentId }, { kind: 'refund' }),
+  ];
+  return sendRefund(deps, ctx, req, claims);
 }

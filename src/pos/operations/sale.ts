@@ -1,10 +1,6 @@
-import { AppError, NotFoundError } from '../../platform/errors';
-import type { CouponLock } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
-import type { SaleEntry } from '../sales';
 import type { PaymentBody, RefundBody, SaleVoidBody } from '../schemas';
-import { claimCouponLock, markCouponLockUsed, settleFailedCouponClaim } from './coupon-locks';
-import { acceptSale, paymentView, PaymentView, QueuedPayment, recordPayment, toUpstreamPayment } from './payments';
+import { PaymentView, QueuedPayment, recordSale } from './payments';
 import { isQueued } from '../outbox/forward';
 import type { ReceiptMode } from '../receipt-query';
 import { buildReceipt, readAfterSale, Receipt } from './receipt';
@@ -14,56 +10,16 @@ export type SaleView = PaymentView & { couponLock?: { id: string; state: string;
 export type SaleRefundView = RefundView & { receipt: Receipt | null };
 
 
-/** Remembers the store of a refund. Best effort: the refund is done upstream, so a Redis hiccup here must not turn its answer into an error (reading it back then answers 404). */
-async function rememberRefund(deps: PosDeps, ctx: CallContext, entry: SaleEntry): Promise<void> {
-  await deps.sales.remember(entry).catch((err) => deps.logger.warn({ requestId: ctx.requestId, refundId: entry.id, err: (err as Error).message }, 'could not remember the store of a refund; reading it back will answer 404'));
-}
-
-/** The payment itself: through the redemption flow, straight upstream when only a coupon lock is named (a lock would lapse in a queue), or as before. */
-async function pay(deps: PosDeps, ctx: CallContext, body: PaymentBody, lock: CouponLock | undefined, retry: boolean): Promise<PaymentView | QueuedPayment> {
-  if (!lock || body.redemptionId) return recordPayment(deps, ctx, body);
-  await acceptSale(deps, ctx, body);
-  try {
-    return paymentView(body, await deps.loyalty.payment(toUpstreamPayment(ctx, body, deps.clock()), { requestId: ctx.requestId }));
-  } catch (err) {
-    // The same sale sent again after a lost answer: the upstream already has it.
-    if (retry && err instanceof AppError && err.code === 'duplicate_transaction') return paymentView(body, { kind: 'already_applied' });
-    throw err;
-  }
-}
-
 /**
  * A sale at the till: points (a held redemption), coupons (a lock), both or
- * neither. The lock is claimed for this payment first, its upstream reference
- * rides on the payment (which burns the coupons), and it ends `used`. The
- * answer carries the receipt block (unless `receipt` is `none`). The sale's
- * store was kept before the upstream heard of it (acceptSale). After the
- * payment, the receipt's reads upstream and the lock's Redis write run side by
- * side: the till waits for the payment, then for one more round trip.
+ * neither, recorded through the one claim -> act -> settle step (recordSale).
+ * The answer carries the receipt block (unless `receipt` is `none`), read
+ * after the payment: the till waits for the payment, then for one more round trip.
  */
 export async function completeSale(deps: PosDeps, ctx: CallContext, body: PaymentBody, receipt: ReceiptMode = 'full'): Promise<SaleView | QueuedPayment> {
-  let lock: CouponLock | undefined;
-  let retry = false;
-  let sent = body;
-  if (body.couponLockId) {
-    ({ lock, retry } = await claimCouponLock(deps, ctx, body.couponLockId, body.customerId, body.paymentId));
-    sent = { ...body, couponsLockReference: lock.lockReference };
-  }
-  let view: PaymentView | QueuedPayment;
-  try {
-    view = await pay(deps, ctx, sent, lock, retry);
-  } catch (err) {
-    if (!lock) throw err;
-    await settleFailedCouponClaim(deps, lock, err);
-    // The lock is the one thing a payment names that the service answers 4004 for (a hold is 9006, a customer 7000).
-    if (err instanceof AppError && err.code === 'upstream_not_found') {
-      throw new NotFoundError('coupon_lock_not_found', `The loyalty service does not know coupon lock ${lock.id}; lock the coupons again`, { loyaltyCode: err.loyaltyCode });
-    }
-    throw err;
-  }
+  const { view, lock: used } = await recordSale(deps, ctx, body);
   if (isQueued(view)) return view;
   const reads = view.status === 'recorded' && receipt === 'full' ? readAfterSale(deps, ctx, body.customerId) : undefined;
-  const used = lock ? await markCouponLockUsed(deps, lock, body.paymentId) : undefined;
   const block = reads
     ? await buildReceipt(deps, ctx, reads, {
         pointsEarned: view.pointsEarned ?? 0,
@@ -88,13 +44,11 @@ async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, ref
 
 /** The refund's receipt: the given-back points and the balance are read side by side, after the refund (one more round trip, not two). */
 async function withReceipt(deps: PosDeps, ctx: CallContext, view: RefundView | QueuedRefund, receipt: ReceiptMode): Promise<SaleRefundView | QueuedRefund> {
-  const remembered = rememberRefund(deps, ctx, { kind: 'refund', id: view.refundId, storeId: ctx.identity.store.id, customerId: view.customerId, paymentId: view.paymentId });
   if (isQueued(view) || view.status !== 'refunded' || receipt === 'none') {
-    await remembered;
     return isQueued(view) ? view : { ...view, receipt: null };
   }
   const reads = readAfterSale(deps, ctx, view.customerId);
-  const [back] = await Promise.all([givenBack(deps, ctx, view.paymentId, view.refundId), remembered]);
+  const back = await givenBack(deps, ctx, view.paymentId, view.refundId);
   return { ...view, receipt: await buildReceipt(deps, ctx, reads, { pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: back, pointsTakenBack: view.pointsReversed ?? 0 }) };
 }
 

@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/errors';
-import { certainlyNotDelivered, LoyaltyClient, upstreamFailureKind } from '../../upstream';
+import { AppError, ConflictError } from '../../platform/errors';
+import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind } from '../../upstream';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
 export interface RetryPolicy {
@@ -7,6 +7,22 @@ export interface RetryPolicy {
   maxAttempts: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
+}
+
+/**
+ * A duplicate answer to a delivery is checked against the upstream's record
+ * of that id: this very write (an earlier delivery landed, its answer lost)
+ * is delivered; another write under the same id is a refusal (a dead letter).
+ * A record that cannot be read leaves the delivery to be tried again.
+ */
+async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boolean>, taken: () => AppError): Promise<T | { alreadyRecorded: true }> {
+  try {
+    return await send();
+  } catch (err) {
+    if (upstreamFailureKind(err) !== 'duplicate') throw err;
+    if (await onRecord()) return { alreadyRecorded: true };
+    throw taken();
+  }
 }
 
 /**
@@ -20,14 +36,22 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
   const work = entry.work;
   switch (work.kind) {
     case 'payment': {
-      const o = await loyalty.payment(work.request, ctx);
-      return o.kind === 'applied' ? { pointsEarned: o.body.rewardedPoints, pointsRedeemed: o.body.redeemedPoints } : { alreadyRecorded: true };
+      const p = work.request;
+      const o = await orOnRecord(
+        () => loyalty.payment(p, ctx),
+        () => paymentOnRecord(loyalty, { paymentId: p.paymentId, customerId: p.customerId, totalPaid: p.totalPaid }, ctx),
+        () => new ConflictError('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
+      );
+      return 'alreadyRecorded' in o ? o : { pointsEarned: o.rewardedPoints, pointsRedeemed: o.redeemedPoints };
     }
     case 'refund': {
-      const o = await loyalty.refund(work.request, ctx);
-      return o.kind === 'applied'
-        ? { amountRefunded: o.body.refundAmount, pointsReversed: o.body.refundEquivalentPoints, loyaltyTransactionId: o.body.gameballTransactionId }
-        : { alreadyRecorded: true };
+      const r = work.request;
+      const o = await orOnRecord(
+        () => loyalty.refund(r, ctx),
+        () => refundOnRecord(loyalty, { paymentId: r.reverseTransactionId, refundId: r.refundTransactionId, amount: r.refundAmount ?? undefined }, ctx),
+        () => new ConflictError('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
+      );
+      return 'alreadyRecorded' in o ? o : { amountRefunded: o.refundAmount, pointsReversed: o.refundEquivalentPoints, loyaltyTransactionId: o.gameballTransactionId };
     }
     case 'events':
       await loyalty.events(work.request, ctx);
@@ -40,8 +64,9 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
 }
 
 /**
- * What a failed delivery means:
- * - a duplicate answer: delivered before (an earlier attempt landed, its answer was lost);
+ * What a failed delivery means (a duplicate answer was settled by send(): it
+ * reaches here only when the upstream's record could not say, or for a write
+ * with no record to ask, and is then a refusal):
  * - no answer, timeout, 5xx, 429, an open circuit, an unreadable answer, our
  *   keys refused (configuration, fixable): try again after a backoff; refusals
  *   by our own breaker or limiter, or a 429, do not count as attempts (nothing
@@ -52,7 +77,6 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
 export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPolicy, now: number, random: () => number = Math.random): DeliveryOutcome {
   const failure = describe(err, now);
   const kind = upstreamFailureKind(err);
-  if (kind === 'duplicate') return { kind: 'delivered', result: { alreadyRecorded: true } };
   const transient =
     kind === 'unavailable' || kind === 'timeout' || kind === 'rate_limited' || kind === 'invalid_response' ||
     failure.code === 'upstream_auth_failed' || failure.code === 'upstream_call_aborted';

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import type { LoyaltyClient } from '../../upstream';
 import { BatchJobStore, rememberJob } from '../batch-jobs';
 import { judgeFailure, RetryPolicy, send } from './deliver';
+import { settleQueuedId } from '../money/sale-claims';
+import type { SaleRecords } from '../sales';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
 
 export interface OutboxWorkerOptions extends RetryPolicy {
@@ -22,6 +24,8 @@ export interface OutboxWorkerOptions extends RetryPolicy {
   random?: () => number;
   /** Unique per process by default. */
   consumer?: string;
+  /** Where a delivered (or dead) sale or refund settles its claimed id. */
+  sales?: SaleRecords;
   /** Hears every finished delivery (metrics). Its errors are logged, not thrown. */
   onOutcome?: (entry: OutboxEntry, outcome: DeliveryOutcome) => void;
 }
@@ -141,6 +145,22 @@ export class OutboxWorker {
       return;
     }
     this.report(entry, outcome);
+    await this.settleId(entry, outcome);
+  }
+
+  /** The id a queued sale or refund claimed becomes the store's once delivered, and is freed by a dead letter. */
+  private async settleId(entry: OutboxEntry, outcome: DeliveryOutcome): Promise<void> {
+    const work = entry.work;
+    if (!this.opts.sales || outcome.kind === 'retry' || (work.kind !== 'payment' && work.kind !== 'refund')) return;
+    const id =
+      work.kind === 'payment'
+        ? { kind: 'payment' as const, id: work.request.paymentId, paymentId: work.request.paymentId }
+        : { kind: 'refund' as const, id: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId };
+    try {
+      await settleQueuedId(this.opts.sales, { ...id, storeId: entry.storeId }, outcome.kind === 'delivered');
+    } catch (err) {
+      this.log.warn({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not settle the sale record of a finished delivery');
+    }
   }
 
   private report(entry: OutboxEntry, outcome: DeliveryOutcome): void {

@@ -15,4 +15,3 @@ export function createRedemptionStore(opts: { redis?: RedisClient; prefix: strin
   const { redis, ...rest } = opts;
   return redis ? new RedisRedemptionStore(redis, rest) : new MemoryRedemptionStore(rest);
 }
-export { RepairQueue, type RepairQueueOptions } from './repairs';

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../platform/errors';
-import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, expiredVersion, isClaimed, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
+import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, expiredVersion, isClaimed, isOpen, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
 import type { ChangeResult, Redemption, RedemptionStore } from './types';
 
 interface Due {
@@ -105,7 +105,7 @@ export class MemoryRedemptionStore implements RedemptionStore {
       const due = this.expiries.popDue(now);
       if (!due) break;
       const entry = this.records.get(due.id);
-      if (!entry || entry.record.version !== due.version || entry.record.state !== 'held') continue;
+      if (!entry || entry.record.version !== due.version || !isOpen(entry.record)) continue;
       if (isClaimed(entry.record)) {
         // Its outcome is known only upstream: hand it to the sweeper, and keep it in sight in case that fails.
         this.expiries.push({ at: now + this.recheckMs, id: due.id, version: due.version });
@@ -140,7 +140,7 @@ export class MemoryRedemptionStore implements RedemptionStore {
       return null;
     }
     const r = entry.record;
-    if (r.state === 'held' && !isClaimed(r) && (r.expiresAt as number) <= now) {
+    if (r.state === 'held' && (r.expiresAt as number) <= now) {
       const expired = this.expire(r, now);
       for (const listener of this.listeners) {
         try {
@@ -164,7 +164,7 @@ export class MemoryRedemptionStore implements RedemptionStore {
     const dropAt = now + retentionMs(r, now, this.policy);
     this.records.set(r.id, { record: r, dropAt });
     this.drops.push({ at: dropAt, id: r.id, version: r.version });
-    if (r.state === 'held') {
+    if (isOpen(r)) {
       this.open.add(r.id);
       this.expiries.push({ at: r.expiresAt as number, id: r.id, version: r.version });
     } else {

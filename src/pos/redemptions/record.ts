@@ -1,4 +1,5 @@
-import { ENDING_STATES, Redemption } from './types';
+import { REDEMPTION_MACHINE, transitionRefusal } from '../money/machines';
+import { ENDING_STATES, OPEN_STATES, Redemption } from './types';
 
 /** How long each kind of record is kept; both stores apply the same policy. */
 export interface RetentionPolicy {
@@ -15,14 +16,19 @@ export const DEFAULT_RETENTION: RetentionPolicy = { ttlAfterEndMs: 24 * 3600_000
 
 /** Milliseconds from `now` the record is kept: a held record lives until its expiry plus the after-end time. */
 export function retentionMs(r: Redemption, now: number, policy: RetentionPolicy): number {
-  if (r.state === 'held') return Math.max(0, (r.expiresAt ?? now) - now) + policy.ttlAfterEndMs;
-  if (r.state === 'otp_required') return policy.otpTtlMs;
+  if (isOpen(r)) return Math.max(0, (r.expiresAt ?? now) - now) + policy.ttlAfterEndMs;
+  if (r.state === 'otp_required' || r.state === 'confirming') return policy.otpTtlMs;
   return policy.ttlAfterEndMs;
 }
 
-/** A held redemption with a payment or a void under way (or done upstream and not yet recorded here). */
+/** A redemption with a payment or a void under way (or done upstream and not yet recorded here). */
 export function isClaimed(r: Redemption): boolean {
-  return r.state === 'held' && (r.paymentId !== undefined || r.voiding === true);
+  return r.state === 'paying' || r.state === 'voiding';
+}
+
+/** A live upstream hold: held or claimed. */
+export function isOpen(r: Redemption): boolean {
+  return OPEN_STATES.includes(r.state);
 }
 
 export function isEnding(r: Redemption): boolean {
@@ -35,7 +41,8 @@ function assertStorable(r: Redemption): void {
   for (const [name, value] of [['createdAt', r.createdAt], ['updatedAt', r.updatedAt], ['expiresAt', r.expiresAt]] as const) {
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) throw new TypeError(`redemption ${name} must be epoch milliseconds`);
   }
-  if (r.state === 'held' && r.expiresAt === undefined) throw new TypeError('a held redemption needs expiresAt');
+  if (isOpen(r) && r.expiresAt === undefined) throw new TypeError(`a ${r.state} redemption needs expiresAt`);
+  if (r.state === 'paying' && !r.paymentId) throw new TypeError('a paying redemption needs its paymentId');
 }
 
 /** The record as first stored: version 1. */
@@ -47,12 +54,12 @@ export function firstVersion(r: Redemption): Redemption {
 
 /**
  * The record a change proposes, as it will be written: same id, next version,
- * `updatedAt` = now. A string explains a refusal: ending states are final.
+ * `updatedAt` = now. A string explains a refusal: only the transitions of
+ * REDEMPTION_MACHINE are allowed (both stores call this inside their compare-and-set).
  */
 export function nextVersion(current: Redemption, proposed: Redemption, now: number): Redemption | string {
-  if (isEnding(current) && proposed.state !== current.state) {
-    return `redemption ${current.id} is ${current.state}; it cannot become ${proposed.state}`;
-  }
+  const refusal = transitionRefusal(REDEMPTION_MACHINE, `redemption ${current.id}`, current.state, proposed.state);
+  if (refusal) return refusal;
   const next = { ...proposed, id: current.id, version: current.version + 1, updatedAt: now };
   assertStorable(next);
   return next;

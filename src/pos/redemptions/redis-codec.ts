@@ -1,4 +1,3 @@
-import { isClaimed } from './record';
 import type { Redemption, RedemptionAsk, RedemptionState } from './types';
 
 /*
@@ -15,18 +14,19 @@ import type { Redemption, RedemptionAsk, RedemptionState } from './types';
  * a trailing object, so nothing is lost if this list is not updated.
  */
 
-const STATE_CODE: Record<RedemptionState, string> = { otp_required: 'o', held: 'h', redeemed: 'r', voided: 'v', expired: 'e' };
+const STATE_CODE: Record<RedemptionState, string> = { otp_required: 'o', confirming: 'k', held: 'h', paying: 'p', voiding: 'x', redeemed: 'r', voided: 'v', expired: 'e' };
 const CODE_STATE = Object.fromEntries(Object.entries(STATE_CODE).map(([s, c]) => [c, s])) as Record<string, RedemptionState>;
 
 /** The state letter the Lua scripts test for: an unclaimed hold, which may be expired without asking anyone. */
 export const HELD_CODE = STATE_CODE.held;
 /**
- * A held record a payment or a void has claimed. Its own letter lets the Lua
- * scripts leave it alone on expiry: what became of its hold is only known
- * upstream (see sweeper.ts). Decoded as `held`.
+ * The letters of a claimed hold (a payment or a void under way). The Lua
+ * scripts leave such a record alone on expiry: what became of its hold is only
+ * known upstream (see sweeper.ts). As a Lua character class.
  */
-export const CLAIMED_CODE = 'c';
-CODE_STATE[CLAIMED_CODE] = 'held';
+export const CLAIMED_CODES = `[${STATE_CODE.paying}${STATE_CODE.voiding}]`;
+/** Written by earlier versions for either claim: read back by whether a payment holds it. */
+const LEGACY_CLAIMED_CODE = 'c';
 
 const ASK_CODE = { amount: 'a', points: 'p', rule: 'r' } as const;
 
@@ -67,7 +67,7 @@ export function encodeRedemption(r: Redemption): string {
   ];
   while (rest.length > 0 && rest[rest.length - 1] === undefined) rest.pop();
   const expires = r.expiresAt === undefined ? '' : toBase36(r.expiresAt);
-  return `${r.version}|${isClaimed(r) ? CLAIMED_CODE : STATE_CODE[r.state]}|${toBase36(r.updatedAt)}|${expires}|${toBase36(r.createdAt)}|${JSON.stringify(rest).slice(1, -1)}`;
+  return `${r.version}|${STATE_CODE[r.state]}|${toBase36(r.updatedAt)}|${expires}|${toBase36(r.createdAt)}|${JSON.stringify(rest).slice(1, -1)}`;
 }
 
 export function decodeRedemption(id: string, stored: string): Redemption {
@@ -80,7 +80,8 @@ export function decodeRedemption(id: string, stored: string): Redemption {
     from = bar + 1;
   }
   const [version, stateCode, updatedAt, expiresAt, createdAt] = parts;
-  const state = CODE_STATE[stateCode];
+  const legacy = stateCode === LEGACY_CLAIMED_CODE;
+  const state = legacy ? 'paying' : CODE_STATE[stateCode];
   if (!state) throw new Error(`stored redemption ${id} has an unknown state code ${JSON.stringify(stateCode)}`);
   const rest = (JSON.parse(`[${stored.slice(from)}]`) as unknown[]).map((v) => (v === null ? undefined : v));
   const [storeId, terminalId, customerId, askCode, ask, holdReference, holdAmount, holdPoints, paymentId, email, mobile, extras] = rest;
@@ -91,7 +92,7 @@ export function decodeRedemption(id: string, stored: string): Redemption {
     terminalId: terminalId as string,
     customerId: customerId as string,
     ask: decodeAsk(askCode as string, ask as number | string),
-    state,
+    state: legacy && paymentId === undefined ? 'voiding' : state,
     createdAt: fromBase36(createdAt),
     updatedAt: fromBase36(updatedAt),
     version: Number(version),

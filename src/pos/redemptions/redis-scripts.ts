@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../platform/redis';
-import { CLAIMED_CODE, HELD_CODE } from './redis-codec';
+import { CLAIMED_CODES, HELD_CODE } from './redis-codec';
 
 /*
  * The Lua side of RedisRedemptionStore. Each script runs atomically, so the
@@ -63,7 +63,7 @@ return 1
  * (epoch ms), then the candidates' ids in KEYS order. A candidate is taken only
  * if it is still in the index and due, so two sweepers racing on the same
  * candidates handle each hold once. Returns {id, record, ...} of the holds this
- * call expired, and of the claimed ones (state letter ${CLAIMED_CODE}: a payment or
+ * call expired, and of the claimed ones (state letters ${CLAIMED_CODES}: a payment or
  * void was under way), which are not expired but put back in the index at the
  * recheck time, for the sweeper to ask the upstream about. Entries whose record
  * is gone or no longer held are just dropped from the index.
@@ -76,7 +76,7 @@ for i = 2, #KEYS do
   if score and tonumber(score) <= tonumber(ARGV[1]) then
     redis.call('ZREM', KEYS[1], id)
     local cur = redis.call('GET', KEYS[i])
-    if cur and string.match(cur, '^%d+|${CLAIMED_CODE}|') then
+    if cur and (string.match(cur, '^%d+|${CLAIMED_CODES}|') or string.match(cur, '^%d+|c|')) then
       redis.call('ZADD', KEYS[1], ARGV[4], id)
       out[#out + 1] = id
       out[#out + 1] = cur

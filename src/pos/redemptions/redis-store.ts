@@ -1,6 +1,6 @@
 import { redisUnavailable, type RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
-import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
+import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, firstVersion, isOpen, nextVersion, retentionMs, RetentionPolicy } from './record';
 import { decodeRedemption, encodeRedemption, toBase36 } from './redis-codec';
 import { RedemptionScripts, withRedemptionScripts } from './redis-scripts';
 import type { ChangeResult, Redemption, RedemptionStore } from './types';
@@ -115,7 +115,7 @@ export class RedisRedemptionStore implements RedemptionStore {
 
   private write(r: Redemption, expectedVersion: string, now: number): Promise<number> {
     const ttl = Math.max(1, Math.ceil(retentionMs(r, now, this.policy)));
-    const score = r.state === 'held' ? String(r.expiresAt) : '';
+    const score = isOpen(r) ? String(r.expiresAt) : '';
     return this.call(() =>
       this.redis.rdmWrite(this.recordPrefix + r.id, this.openKey, expectedVersion, r.id, encodeRedemption(r), String(ttl), score),
     );

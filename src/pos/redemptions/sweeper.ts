@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { isClaimed } from './record';
 import type { Redemption, RedemptionStore } from './types';
 
 /** How a hold came to expire: claimed by a sweep, or found due by a read. */
@@ -95,7 +96,7 @@ export class HoldSweeper {
     let total = 0;
     for (;;) {
       const batch = await this.store.sweepDue(this.clock(), this.batchSize);
-      const claimed = batch.filter((r) => r.state === 'held');
+      const claimed = batch.filter(isClaimed);
       for (const r of batch) if (r.state === 'expired') this.note(r, 'sweep');
       total += batch.length - claimed.length;
       // Claimed holds stay in the store's index for a later look, so a failure here loses nothing.

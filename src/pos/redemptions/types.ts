@@ -1,10 +1,15 @@
+import { isFinal, REDEMPTION_MACHINE, type RedemptionState } from '../money/machines';
+
 /**
- * A redemption: the BFF's record of one OTP -> hold -> payment flow.
- * States: otp_required -> held -> redeemed; held -> voided; held -> expired.
- * Ending states (redeemed, voided, expired) are final.
+ * A redemption: the BFF's record of one OTP -> hold -> payment flow. Its
+ * states and their transitions are REDEMPTION_MACHINE (../money/machines.ts);
+ * `paying` and `voiding` are the claims a payment or a void holds while its
+ * upstream call is in flight or its outcome unknown.
  */
-export type RedemptionState = 'otp_required' | 'held' | 'redeemed' | 'voided' | 'expired';
-export const ENDING_STATES: readonly RedemptionState[] = ['redeemed', 'voided', 'expired'];
+export type { RedemptionState };
+export const ENDING_STATES: readonly RedemptionState[] = (Object.keys(REDEMPTION_MACHINE) as RedemptionState[]).filter((s) => isFinal(REDEMPTION_MACHINE, s));
+/** States with a live upstream hold: tracked in the expiry index. */
+export const OPEN_STATES: readonly RedemptionState[] = ['held', 'paying', 'voiding'];
 
 export type RedemptionAsk =
   | { kind: 'amount'; amount: number }
@@ -28,14 +33,8 @@ export interface Redemption {
   holdPoints?: number;
   /** Epoch ms when the upstream hold ends; set once held. */
   expiresAt?: number;
-  /** Set while a payment using this redemption is in flight, and after it. */
+  /** The payment that claimed it (`paying`) and used it (`redeemed`). */
   paymentId?: string;
-  /**
-   * Set while a void is releasing the hold. A payment and a void claim a held
-   * redemption through the same compare-and-set (see claim.ts): whichever
-   * writes its claim first wins, the other is refused.
-   */
-  voiding?: true;
   createdAt: number;
   updatedAt: number;
   /** Monotonic version, bumped by every write (compare-and-set). */

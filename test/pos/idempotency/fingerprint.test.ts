@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { canonicalJson, keepsResponse, keyOutcome, requestFingerprint } from '../../../src/pos/idempotency';
-import { notRecorded } from '../../../src/pos/operations/not-recorded';
+import { maybeApplied as notRecorded } from '../../../src/upstream';
 import { BadRequestError, ConflictError, ServiceUnavailableError } from '../../../src/platform/errors';
 import { markNotDelivered, rateLimited } from '../../../src/upstream';
 

@@ -130,20 +130,22 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       const pending = aHold({ state: 'otp_required', expiresAt: undefined });
       await store.create(pending);
       expect(await store.countOpen()).toBe(0);
+      await store.change(pending.id, T0, (r) => ({ ...r, state: 'confirming' }));
+      expect(await store.countOpen()).toBe(0);
       await store.change(pending.id, T0, (r) => ({ ...r, state: 'held', expiresAt: EXPIRY }));
       expect(await store.countOpen()).toBe(1);
       expect((await store.sweepDue(EXPIRY, 10)).map((r) => r.id)).toEqual([pending.id]);
     });
 
-    it('leaves a claimed hold (payment or void under way) held when due: not expired on read, handed to the sweeper, and seen again after the recheck time', async () => {
-      const paying = aHold({ paymentId: 'sale-1' });
-      const voiding = aHold({ voiding: true });
+    it('leaves a claimed hold (paying or voiding) as it is when due: not expired on read, handed to the sweeper, and seen again after the recheck time', async () => {
+      const paying = aHold({ state: 'paying', paymentId: 'sale-1' });
+      const voiding = aHold({ state: 'voiding' });
       const free = aHold();
       for (const r of [paying, voiding, free]) await store.create(r);
-      expect((await store.get(paying.id, EXPIRY + 1))?.state).toBe('held');
-      expect((await store.get(voiding.id, EXPIRY + 1))?.state).toBe('held');
+      expect((await store.get(paying.id, EXPIRY + 1))?.state).toBe('paying');
+      expect((await store.get(voiding.id, EXPIRY + 1))?.state).toBe('voiding');
       const swept = await store.sweepDue(EXPIRY + 1, 10);
-      expect(Object.fromEntries(swept.map((r) => [r.id, r.state]))).toEqual({ [paying.id]: 'held', [voiding.id]: 'held', [free.id]: 'expired' });
+      expect(Object.fromEntries(swept.map((r) => [r.id, r.state]))).toEqual({ [paying.id]: 'paying', [voiding.id]: 'voiding', [free.id]: 'expired' });
       expect(swept.find((r) => r.id === paying.id)).toMatchObject({ paymentId: 'sale-1', version: 1 });
       // Handed out once per recheck period, so a sweeper that fails to settle it gets it again later.
       expect(await store.sweepDue(EXPIRY + 2, 10)).toEqual([]);

@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+import { AppError } from '../../platform/errors';
+import { maybeApplied, writeOutcome } from '../../upstream';
+
+/**
+ * One thing a money action takes before the upstream hears of it (a held
+ * redemption, a coupon lock, a sale id), with its undo beside it. Each is a
+ * compare-and-set into a claim state of its machine (../money/machines.ts).
+ */
+export interface Claim<A = unknown> {
+  /** For logs: `redemption rdm_x`, `coupon lock cpl_y`, `payment P1`. */
+  readonly name: string;
+  /** Takes it, or throws the till's refusal. */
+  take(): Promise<void>;
+  /** Applied upstream: to its final state. `answer` is absent when the upstream's record showed it. */
+  finish(answer: A | undefined): Promise<void>;
+  /** Certainly not applied: back to where it was (or ended, when the refusal says the thing is gone). Absent: a later claim failed. */
+  free(refusal?: AppError): Promise<void>;
+  /** Unknown, or applied but not recorded (`answer` then given): kept as it is and settled from the upstream's record later. */
+  settleLater(answer?: A): void;
+}
+
+export interface MoneyAction<A> {
+  /** As the till reads it: `Payment P1`, `The void of redemption rdm_x`. */
+  what: string;
+  claims: Claim<A>[];
+  /** The one upstream write. */
+  send(): Promise<A>;
+  /** Asked after a duplicate answer: is this very write on the upstream's record of that id? */
+  onRecord(): Promise<boolean>;
+  /** The till's refusal for a definite upstream refusal (a duplicate here means the id is another's). */
+  explain?(refusal: AppError): AppError;
+  logger: Logger;
+}
+
+/**
+ * The money path's one sequence: claim -> act -> settle.
+ * - Every claim is taken by compare-and-set; a refusal frees those taken before it (nothing was sent).
+ * - The write is sent, and its outcome read in one place (src/upstream/outcome.ts).
+ * - `applied`: every claim moves to its final state.
+ * - `refused`: every claim is freed, and the till hears the refusal.
+ * - `unknown`, or Redis failing after `applied`: every claim is kept, settled
+ *   later from the upstream's record, and the till is told to send the same
+ *   request again, never that nothing was done.
+ * Returns the upstream's answer, or undefined when its record showed the write.
+ */
+export async function claimActSettle<A>(action: MoneyAction<A>): Promise<A | undefined> {
+  const taken: Claim<A>[] = [];
+  try {
+    for (const c of action.claims) {
+      await c.take();
+      taken.push(c);
+    }
+  } catch (err) {
+    await freeAll(action, taken, err instanceof AppError ? err : undefined);
+    throw err;
+  }
+  const outcome = await writeOutcome(action.send, action.onRecord);
+  if (outcome.kind === 'refused') {
+    const refusal = action.explain ? action.explain(outcome.error) : outcome.error;
+    await freeAll(action, taken, refusal);
+    throw refusal;
+  }
+  if (outcome.kind === 'unknown') {
+    keepAll(action, taken, outcome.error);
+    throw maybeApplied(action.what, outcome.error);
+  }
+  try {
+    for (const c of taken) await c.finish(outcome.body);
+  } catch (err) {
+    keepAll(action, taken, err, outcome.body);
+    throw maybeApplied(action.what, err);
+  }
+  return outcome.body;
+}
+
+/** Frees each claim; one that cannot be freed now (Redis away) is settled later from the upstream, which has nothing. */
+async function freeAll<A>(action: MoneyAction<A>, taken: Claim<A>[], refusal: AppError | undefined): Promise<void> {
+  for (const c of taken.reverse()) {
+    try {
+      await c.free(refusal);
+    } catch (err) {
+      action.logger.warn({ claim: c.name, err: { message: (err as Error).message } }, 'a refused write\'s claim could not be freed; it will be settled from the upstream');
+      c.settleLater();
+    }
+  }
+}
+
+function keepAll<A>(action: MoneyAction<A>, taken: Claim<A>[], cause: unknown, answer?: A): void {
+  action.logger.warn({ what: action.what, claims: taken.map((c) => c.name), cause: (cause as Error)?.message }, 'write outcome unknown or not recorded; claims kept and settled from the upstream');
+  for (const c of taken) c.settleLater(answer);
+}

@@ -1,0 +1,182 @@
+import { AppError, ConflictError, ServiceUnavailableError } from '../../platform/errors';
+import type { CallContext, PosDeps } from '../deps';
+import { settleFromUpstream } from '../operations/hold-outcome';
+import { claim, Claimant, redemptionNotFound } from '../redemptions/claim';
+import type { Redemption } from '../redemptions/types';
+import type { Claim } from './claim-step';
+
+type Deps = Pick<PosDeps, 'redemptions' | 'loyalty' | 'repairs' | 'clock' | 'logger' | 'settings'>;
+
+/** A redemption claimed by a payment or a void, with what the claim found. */
+export interface RedemptionClaim extends Claim {
+  /** The record as claimed (after take). */
+  readonly claimed: Redemption;
+  /** The record as it ended (after finish). */
+  readonly ended: Redemption | undefined;
+}
+
+/** Takes the redemption by the claim rule; a refusal is thrown as the till's error. */
+async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Redemption; again: boolean }> {
+  let refusal: AppError | undefined;
+  let again = false;
+  const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
+    again = cur.state === (who.kind === 'void' ? 'voiding' : 'paying') || (who.kind === 'payment' && cur.state === 'redeemed');
+    const next = claim(cur, who);
+    if (next instanceof AppError) {
+      refusal = next;
+      return next.message;
+    }
+    return next;
+  });
+  if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
+  if (!result.ok) throw refusal ?? new ServiceUnavailableError('redemption_busy', `Redemption ${id} could not be claimed: ${result.detail}`);
+  return { record: result.redemption, again };
+}
+
+/** Settles a claimed hold from the upstream's hold record, now or (failing that) later. */
+function settleLater(deps: Deps, r: Redemption): void {
+  deps.repairs?.add({ key: `redemption:${r.id}`, settle: () => settleFromUpstream(deps, r) });
+}
+
+/**
+ * A held redemption claimed by a payment (`paying`). Applied: `redeemed`.
+ * Refused: `held` again, unless the upstream says the hold is no longer active
+ * (its hold record then says what it became). A claim that was already this
+ * payment's (a till's retry after an unknown outcome) is never freed on a
+ * refusal: the earlier attempt may have landed, so its record decides.
+ */
+export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string }): RedemptionClaim {
+  let claimed: Redemption | undefined;
+  let ended: Redemption | undefined;
+  let again = false;
+  return {
+    name: `redemption ${id}`,
+    get claimed() {
+      return claimed as Redemption;
+    },
+    get ended() {
+      return ended;
+    },
+    async take() {
+      const now = deps.clock();
+      ({ record: claimed, again } = await take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now, marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }));
+    },
+    async finish() {
+      const done = await deps.redemptions.change(id, deps.clock(), (cur) =>
+        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
+      );
+      if (!done.ok) throw new ServiceUnavailableError('redemption_changed', `Redemption ${id} changed while its payment was applied`);
+      ended = done.redemption;
+    },
+    async free(refusal) {
+      const r = claimed as Redemption;
+      if (again || refusal?.code === 'hold_not_active') {
+        // The hold's own record says whether it was used, ended or is still active.
+        await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
+        return;
+      }
+      await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'held', paymentId: undefined } : 'not ours'));
+    },
+    settleLater() {
+      settleLater(deps, claimed as Redemption);
+    },
+  };
+}
+
+/**
+ * A held redemption claimed by a void (`voiding`). Applied: `voided`.
+ * Refused: `held` again, unless this void was a retry (then the hold's record decides).
+ */
+export function redemptionForVoid(deps: Deps, ctx: CallContext, id: string): RedemptionClaim {
+  let claimed: Redemption | undefined;
+  let ended: Redemption | undefined;
+  let again = false;
+  return {
+    name: `redemption ${id}`,
+    get claimed() {
+      return claimed as Redemption;
+    },
+    get ended() {
+      return ended;
+    },
+    async take() {
+      ({ record: claimed, again } = await take(deps, id, { kind: 'void', storeId: ctx.identity.store.id }));
+    },
+    async finish() {
+      const done = await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'voiding' ? { ...cur, state: 'voided' } : `it is ${cur.state}`));
+      if (!done.ok) throw new ServiceUnavailableError('redemption_changed', `Redemption ${id} changed while its hold was released`);
+      ended = done.redemption;
+    },
+    async free(refusal) {
+      const r = claimed as Redemption;
+      if (again || refusal?.code === 'redemption_used') {
+        await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
+        return;
+      }
+      await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'voiding' ? { ...cur, state: 'held' } : 'not voiding'));
+    },
+    settleLater() {
+      settleLater(deps, claimed as Redemption);
+    },
+  };
+}
+
+/** A hold the OTP step placed: its reference, amounts and tracked end. */
+export interface PlacedHold {
+  hold: { holdReference: string; holdAmount?: number; holdEquivalentPoints?: number };
+  expiresAt: number;
+}
+
+/**
+ * A redemption waiting for its OTP, claimed while the code is checked by
+ * placing the hold (`confirming`: one check at a time). Applied: `held` with
+ * the hold. Refused (a wrong code): `otp_required` again. Unknown: a hold may
+ * have been placed that no record names; it is given up (`expired`) and that
+ * hold, if any, lapses by itself. A hold placed but not recorded is released.
+ */
+export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): RedemptionClaim {
+  let claimed: Redemption | undefined;
+  let ended: Redemption | undefined;
+  const giveUp = async (hold?: PlacedHold) => {
+    if (hold) await deps.loyalty.holdCancel(hold.hold.holdReference, { requestId: ctx.requestId });
+    await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'expired' } : `it is ${cur.state}`));
+    return hold ? 'released' : 'expired';
+  };
+  return {
+    name: `redemption ${id}`,
+    get claimed() {
+      return claimed as Redemption;
+    },
+    get ended() {
+      return ended;
+    },
+    async take() {
+      let refusal: AppError | undefined;
+      const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
+        if (cur.storeId !== ctx.identity.store.id) return (refusal = redemptionNotFound(id)).message;
+        if (cur.state === 'confirming') return (refusal = new ConflictError('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`)).message;
+        if (cur.state !== 'otp_required') return (refusal = new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } })).message;
+        return { ...cur, state: 'confirming' };
+      });
+      if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
+      if (!result.ok) throw refusal ?? new ServiceUnavailableError('redemption_busy', `Redemption ${id} could not be claimed`);
+      claimed = result.redemption;
+    },
+    async finish(answer) {
+      const { hold, expiresAt } = answer as unknown as PlacedHold;
+      const done = await deps.redemptions.change(id, deps.clock(), (cur) => {
+        if (cur.state !== 'confirming') return `it is ${cur.state}`;
+        const { hash: _hash, ...rest } = cur;
+        return { ...rest, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt };
+      });
+      if (!done.ok) throw new ServiceUnavailableError('redemption_changed', `Redemption ${id} changed while its hold was placed`);
+      ended = done.redemption;
+    },
+    async free() {
+      await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'otp_required' } : 'not confirming'));
+    },
+    settleLater(answer) {
+      deps.repairs?.add({ key: `redemption:${id}`, settle: () => giveUp(answer as unknown as PlacedHold | undefined) });
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { Logger } from 'pino';
+
+/** One record whose upstream outcome is not recorded here yet. */
+export interface Repair {
+  /** Unique per record: `redemption:rdm_x`, `sale:payment:P1`. */
+  key: string;
+  /** Asks the upstream's record and writes the outcome; throws to try again later. Returns what it recorded. */
+  settle(): Promise<string>;
+}
+
+/**
+ * Claims whose write may have been applied upstream while this BFF could not
+ * settle them (outcome unknown, or Redis failing after it was applied). Tried
+ * on a timer until settling succeeds. Kept in this process only: if it stops
+ * first, the claim is still in the store, and the sweepers settle a claimed
+ * hold or lock at its expiry, and the same request sent again settles any kind.
+ */
+export class RepairQueue {
+  private readonly pending = new Map<string, Repair>();
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private busy = false;
+
+  constructor(private readonly opts: { intervalMs: number; logger: Logger }) {}
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  add(repair: Repair): void {
+    this.pending.set(repair.key, repair);
+    this.opts.logger.warn({ repair: repair.key }, 'outcome not recorded; will settle it from the upstream');
+  }
+
+  start(): void {
+    this.running = true;
+    this.schedule();
+  }
+
+  stop(): void {
+    this.running = false;
+    clearTimeout(this.timer);
+  }
+
+  /** One pass over what is pending; returns how many were settled. */
+  async runOnce(): Promise<number> {
+    if (this.busy) return 0;
+    this.busy = true;
+    let settled = 0;
+    try {
+      for (const [key, repair] of [...this.pending]) {
+        try {
+          const recorded = await repair.settle();
+          this.pending.delete(key);
+          settled += 1;
+          this.opts.logger.info({ repair: key, recorded }, 'outcome settled from the upstream');
+        } catch {
+          // Redis (or the upstream) still away: the next pass tries again.
+        }
+      }
+    } finally {
+      this.busy = false;
+    }
+    return settled;
+  }
+
+  private schedule(): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      void this.runOnce().finally(() => this.schedule());
+    }, this.opts.intervalMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,146 @@
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../platform/errors';
+import { paymentOnRecord, refundOnRecord } from '../../upstream';
+import type { CallContext, PosDeps } from '../deps';
+import { isQueued } from '../outbox/forward';
+import { SaleEntry, SaleRecords, stateOf } from '../sales';
+import type { Claim } from './claim-step';
+
+type Deps = Pick<PosDeps, 'sales' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
+
+/** What the upstream's record of an id must show for it to be this write. */
+export type OnRecord =
+  | { kind: 'payment'; totalPaid: number; hold?: { reference: string; points?: number } }
+  | { kind: 'refund'; amount?: number };
+
+function onRecord(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<boolean> {
+  const ctx = { requestId: `sale-check-${e.id}`.slice(0, 128) };
+  return expect.kind === 'payment'
+    ? paymentOnRecord(deps.loyalty, { paymentId: e.id, customerId: e.customerId, totalPaid: expect.totalPaid, hold: expect.hold }, ctx)
+    : refundOnRecord(deps.loyalty, { paymentId: e.paymentId, refundId: e.id, amount: expect.amount }, ctx);
+}
+
+/**
+ * Settles a claimed id from the upstream's record: on record, it is the
+ * claiming store's (`recorded`); not, its claim is deleted. A void under way
+ * on a sale is settled by its refund's record.
+ */
+export async function settleSaleId(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<string> {
+  const applied = await onRecord(deps, e, expect);
+  if (applied) {
+    const r = await deps.sales.change(e.kind, e.id, (cur) => (stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`));
+    return r.ok ? 'recorded' : 'unchanged';
+  }
+  await deps.sales.free(e.kind, e.id, e.storeId);
+  return 'freed';
+}
+
+export async function settleSaleVoid(deps: Deps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
+  const voided = await refundOnRecord(deps.loyalty, { paymentId: sale.id, refundId: refund.id }, { requestId: `sale-check-${refund.id}`.slice(0, 128) });
+  const r = await deps.sales.change('payment', sale.id, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: voided ? 'voided' : 'recorded', ...(voided ? {} : { voidRefundId: undefined }) } : `it is ${stateOf(cur)}`));
+  await settleSaleId(deps, refund, { kind: 'refund' });
+  return r.ok ? (voided ? 'voided' : 'recorded') : 'unchanged';
+}
+
+/** An id of another store, or of another customer, is refused the same way: nothing tells whose it is. */
+const idTaken = (kind: SaleEntry['kind'], id: string) =>
+  new ConflictError(`${kind}_id_taken`, `${kind === 'payment' ? 'Payment' : 'Refund'} id ${id} is already used by another ${kind === 'payment' ? 'sale' : 'refund'}; nothing was recorded for this one: use a new id`);
+
+/**
+ * A sale or refund id claimed for this store (`recording`) before its write
+ * goes upstream; `recorded` once the upstream accepted it; a refusal deletes
+ * the claim. The same id sent again by the same store for the same customer
+ * (a till's retry) carries on; then a refusal does not free it, since the
+ * earlier attempt may have landed: the upstream's record decides.
+ */
+export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry, 'storeId' | 'state'>, expect: OnRecord): Claim {
+  const mine: SaleEntry = { ...entry, storeId: ctx.identity.store.id };
+  let again = false;
+  return {
+    name: `${entry.kind} ${entry.id}`,
+    async take() {
+      const got = await deps.sales.claim(mine);
+      if (got.ok) return;
+      const held = got.entry;
+      if (held.storeId !== mine.storeId || held.customerId !== mine.customerId || held.paymentId !== mine.paymentId) throw idTaken(entry.kind, entry.id);
+      again = true;
+    },
+    async finish(answer) {
+      // A write queued in the outbox stays claimed until it is delivered (or dead).
+      if (isQueued(answer)) return;
+      const r = await deps.sales.change(entry.kind, entry.id, (cur) => (cur.storeId === mine.storeId ? (stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : cur) : 'another store'));
+      if (!r.ok) throw new ServiceUnavailableError('sale_record_changed', `${entry.kind} ${entry.id}: ${r.detail}`);
+    },
+    async free() {
+      if (again) return this.settleLater();
+      await deps.sales.free(entry.kind, entry.id, mine.storeId);
+    },
+    settleLater() {
+      deps.repairs?.add({ key: `sale:${entry.kind}:${entry.id}`, settle: () => settleSaleId(deps, mine, expect) });
+    },
+  };
+}
+
+/**
+ * A recorded sale claimed by its void (`voiding`, naming the void's refund id).
+ * Applied: `voided`. Refused: `recorded` again. A sale this BFF has no record
+ * of (older than SALE_RECORD_DAYS, or from before it) has nothing to claim: the
+ * upstream's rules and the refund id's own claim decide.
+ */
+export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, refundId: string, anyBranch: boolean): Claim {
+  let claimed: SaleEntry | null = null;
+  let again = false;
+  return {
+    name: `sale ${paymentId}`,
+    async take() {
+      let refusal: Error | undefined;
+      const r = await deps.sales.change('payment', paymentId, (cur) => {
+        if (cur.storeId !== ctx.identity.store.id && !anyBranch) return (refusal = saleNotFound(paymentId)).message;
+        const state = stateOf(cur);
+        again = state === 'voiding' && cur.voidRefundId === refundId;
+        if (again) return cur;
+        if (state === 'voided') return (refusal = new ConflictError('sale_already_voided', `Sale ${paymentId} was already voided`)).message;
+        if (state === 'voiding') return (refusal = new ConflictError('sale_void_in_progress', `Sale ${paymentId} is being voided (refund ${cur.voidRefundId})`)).message;
+        if (state === 'recording') return (refusal = new ConflictError('sale_not_recorded_yet', `Sale ${paymentId} is not recorded by the loyalty service yet; void it once it is`)).message;
+        return { ...cur, state: 'voiding', voidRefundId: refundId };
+      });
+      if (r.ok) claimed = r.entry;
+      else if (refusal) throw refusal;
+      else if (r.entry) throw new ServiceUnavailableError('sale_busy', `Sale ${paymentId} could not be claimed: ${r.detail}`);
+    },
+    async finish(answer) {
+      if (!claimed || isQueued(answer)) return;
+      const r = await deps.sales.change('payment', paymentId, (cur) => (stateOf(cur) === 'voiding' || stateOf(cur) === 'voided' ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`));
+      if (!r.ok) throw new ServiceUnavailableError('sale_record_changed', `Sale ${paymentId}: ${r.detail}`);
+    },
+    async free() {
+      if (!claimed) return;
+      if (again) return this.settleLater();
+      await deps.sales.change('payment', paymentId, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refundId ? { ...cur, state: 'recorded', voidRefundId: undefined } : 'not voiding'));
+    },
+    settleLater() {
+      const sale = claimed;
+      if (!sale) return;
+      const refund: SaleEntry = { kind: 'refund', id: refundId, storeId: ctx.identity.store.id, customerId: sale.customerId, paymentId };
+      deps.repairs?.add({ key: `sale-void:${paymentId}`, settle: () => settleSaleVoid(deps, { ...sale, voidRefundId: refundId }, refund) });
+    },
+  };
+}
+
+export const saleNotFound = (paymentId: string) => new NotFoundError('sale_not_found', `Sale ${paymentId} was not found in this store`);
+
+/**
+ * A queued sale or refund the outbox finished: delivered makes its id the
+ * store's (`recorded`; a void's sale `voided`), a dead letter frees it (a void's
+ * sale is `recorded` again). Ids not claimed by that store are left alone.
+ */
+export async function settleQueuedId(sales: SaleRecords, e: { kind: 'payment' | 'refund'; id: string; paymentId: string; storeId: string }, delivered: boolean): Promise<void> {
+  if (delivered) {
+    await sales.change(e.kind, e.id, (cur) => (cur.storeId === e.storeId && stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : 'not a queued claim'));
+  } else {
+    await sales.free(e.kind, e.id, e.storeId);
+  }
+  if (e.kind !== 'refund') return;
+  await sales.change('payment', e.paymentId, (cur) =>
+    stateOf(cur) === 'voiding' && cur.voidRefundId === e.id ? { ...cur, state: delivered ? 'voided' : 'recorded', ...(delivered ? {} : { voidRefundId: undefined }) } : 'not this void',
+  );
+}
