@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { AppError } from '../../platform/errors';
 import type { LoyaltyClient } from '../../upstream';
+import { settleCouponLock } from '../money/coupon-lock-claims';
 import type { CouponLock, CouponLockStore } from './types';
 
 export interface CouponLockSweeperOptions {
   store: CouponLockStore;
-  loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions'>;
+  loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'>;
   intervalMs: number;
   logger: Logger;
   clock?: () => number;
@@ -83,29 +83,20 @@ export class CouponLockSweeper {
   }
 
   /**
-   * A lock a payment holds: left for the next look while its upstream lock may
-   * still be burned by that payment; after that, the upstream's transactions of
-   * the payment decide. True when it was recorded as ended here.
+   * A lock a payment or a release holds: settled from the upstream's record
+   * (settleCouponLock: the payment on record means `used`; none once the
+   * upstream lock has ended means `abandoned`; a release is sent again). True
+   * when it was recorded as ended here.
    */
   private async settle(l: CouponLock): Promise<boolean> {
-    const paymentId = l.paymentId as string;
-    if (this.clock() < l.expiresAt) return false;
-    let state: 'used' | 'abandoned';
     try {
-      const { transactions } = await this.opts.loyalty.orderTransactions(paymentId, { requestId: `coupon-lock-check-${l.id}` });
-      state = transactions.length > 0 ? 'used' : 'abandoned';
+      const recorded = await settleCouponLock({ couponLocks: this.opts.store, loyalty: this.opts.loyalty, clock: this.clock, logger: this.log }, l);
+      if (recorded === 'abandoned') this.released += 1;
+      return recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
     } catch (err) {
-      if (!(err instanceof AppError && (err.code === 'transaction_not_found' || err.code === 'upstream_not_found'))) {
-        this.log.warn({ couponLockId: l.id, err: { message: (err as Error).message } }, 'could not ask the upstream about the payment holding a coupon lock; trying again later');
-        return false;
-      }
-      state = 'abandoned';
+      this.log.warn({ couponLockId: l.id, err: { message: (err as Error).message } }, 'could not settle a claimed coupon lock from the upstream; trying again later');
+      return false;
     }
-    const result = await this.opts.store.change(l.id, this.clock(), (cur) => (cur.state === 'locked' && cur.paymentId === paymentId ? { ...cur, state } : `it is ${cur.state}`));
-    if (!result.ok) return false;
-    if (state === 'abandoned') this.released += 1;
-    this.log.info({ couponLockId: l.id, storeId: l.storeId, customerId: l.customerId, lockReference: l.lockReference, paymentId, recorded: state }, 'coupon lock settled from the upstream');
-    return true;
   }
 
   private schedule(): void {

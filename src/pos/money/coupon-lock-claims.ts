@@ -1,10 +1,12 @@
 import { AppError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../platform/errors';
-import { paymentOnRecord } from '../../upstream';
+import { paymentOnRecord, type LoyaltyClient } from '../../upstream';
 import type { CouponLock, CouponLockStore } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
 import type { Claim } from './claim-step';
 
 type Deps = Pick<PosDeps, 'couponLocks' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
+/** What settling a lock from the upstream's record needs (the sweeper has no more). */
+type SettleDeps = Pick<PosDeps, 'couponLocks' | 'clock' | 'logger'> & { loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'> };
 
 export const couponLockNotFound = (id: string) => new NotFoundError('coupon_lock_not_found', `Coupon lock ${id} was not found`);
 
@@ -34,7 +36,7 @@ async function change(store: CouponLockStore, id: string, now: number, rule: (cu
  * upstream lock has ended without it. Before then it is left for the sweeper,
  * which looks again at its release time.
  */
-export async function settleCouponLock(deps: Deps, l: CouponLock): Promise<string> {
+export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise<string> {
   const now = deps.clock();
   let state: 'used' | 'abandoned' | 'released';
   if (l.state === 'paying') {
