@@ -33,7 +33,7 @@ describe.each(['memory', 'redis'] as const)('settling a coupon lock a payment he
     const sale = { customerId: `cls-lost-${store}`, paymentId: `cls-lost-sale-${store}`, totalPaid: 40, couponLockId: id };
     expect((await s.pos('cashier').post('/payments', sale)).status).toBeGreaterThanOrEqual(500);
     // Unknown outcome: the claim is kept, through the release time.
-    expect(await lockState(id)).toMatchObject({ state: 'locked', paymentId: sale.paymentId });
+    expect(await lockState(id)).toMatchObject({ state: 'paying', paymentId: sale.paymentId });
     await s.advance(PAST_THE_LOCK_MS);
     await sweep();
     expect(await lockState(id)).toMatchObject({ state: 'abandoned', paymentId: sale.paymentId });
@@ -50,7 +50,7 @@ describe.each(['memory', 'redis'] as const)('settling a coupon lock a payment he
     const sale = { customerId, paymentId: `cls-paid-sale-${store}`, totalPaid: 40, couponLockId: id };
     expect((await s.pos('cashier').post('/payments', sale)).status).toBeGreaterThanOrEqual(500);
     await waitFor('the sandbox to record the payment', async () => (await s.sandboxAdmin.get(`/api/v4.0/integrations/orders/${sale.paymentId}/transactions`).set(SANDBOX_KEYS)).status === 200);
-    expect((await lockState(id)).state).toBe('locked');
+    expect((await lockState(id)).state).toBe('paying');
     await s.advance(PAST_THE_LOCK_MS);
     await sweep();
     expect(await lockState(id)).toMatchObject({ state: 'used', paymentId: sale.paymentId });

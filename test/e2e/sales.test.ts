@@ -41,11 +41,14 @@ describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s sto
     expect(await s.balance('sale-2')).toMatchObject({ availablePointsBalance: 400, totalPointsBalance: 400, heldPoints: 0 });
   });
 
-  it('refuses a payment id used before (409 duplicate_transaction), without earning twice', async () => {
+  it('a payment id sent again by its store for the same sale answers already_recorded from the upstream\'s record, without earning twice', async () => {
     await s.seed('sale-3', 0);
     await s.pos('cashier').post('/payments', { customerId: 'sale-3', paymentId: 's-pay-3', totalPaid: 40 }).expect(201);
-    const again = await s.pos('cashier').post('/payments', { customerId: 'sale-3', paymentId: 's-pay-3', totalPaid: 40 }).expect(409);
-    expect(again.body.code).toBe('duplicate_transaction');
+    const again = await s.pos('cashier').post('/payments', { customerId: 'sale-3', paymentId: 's-pay-3', totalPaid: 40 }).expect(201);
+    expect(again.body).toMatchObject({ status: 'already_recorded', pointsEarned: null });
+    // Another total under the same id is another sale: refused, nothing recorded.
+    const other = await s.pos('cashier').post('/payments', { customerId: 'sale-3', paymentId: 's-pay-3', totalPaid: 55 }).expect(409);
+    expect(other.body.code).toBe('payment_id_taken');
     expect((await s.balance('sale-3')).availablePointsBalance).toBe(40);
   });
 

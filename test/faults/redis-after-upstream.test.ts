@@ -55,11 +55,11 @@ describe('Redis stopped while an upstream write is in flight', () => {
     // Repaired from the upstream (the hold is used) without any till asking.
     const repaired = await eventually(async () => {
       const r = await till.get(`/redemptions/${held.body.id}`);
-      return r.status === 200 && r.body.state !== 'held' ? r.body : undefined;
+      return r.status === 200 && !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
     }, 10_000, 'the redemption to be repaired');
     expect(repaired).toMatchObject({ state: 'redeemed', paymentId: 'sale-fay-1' });
     // The log line may reach us through the child's stdout just after the record changed.
-    await eventually(async () => bff.logs.join('\n').includes('redemption outcome repaired from the upstream') || undefined, 5000, 'the repair to be logged');
+    await eventually(async () => bff.logs.join('\n').includes('outcome settled from the upstream') || undefined, 5000, 'the repair to be logged');
 
     // The same request again: the key was not freed for a new sale, and the answer says recorded.
     const retry = await eventually(async () => {
@@ -95,7 +95,7 @@ describe('Redis stopped while an upstream write is in flight', () => {
     await redis.start();
     const repaired = await eventually(async () => {
       const r = await till.get(`/redemptions/${held.body.id}`);
-      return r.status === 200 && r.body.state !== 'held' ? r.body : undefined;
+      return r.status === 200 && !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
     }, 10_000, 'the redemption to be repaired');
     expect(repaired.state).toBe('voided');
 

@@ -103,10 +103,10 @@ describe('writes', () => {
     expect(unusable()[0]).toContain('holdReference');
   });
 
-  it('a payment answered 2xx is applied even when its figures cannot be read', async () => {
+  it('a payment answered 2xx is returned as its answer even when its figures cannot be read', async () => {
     upstream.script(json(200, { rewardedPoints: 'lots', redeemedPoints: null, paymentDetails: [{ serviceId: 's1', points: '3' }, { points: 2 }, 'x'] }), (res) => res.writeHead(200).end());
-    await expect(client.payment(paymentRequest)).resolves.toEqual({ kind: 'applied', body: { paymentDetails: [{ serviceId: 's1', points: 3 }] } });
-    await expect(client.payment({ ...paymentRequest, paymentId: 'p-2' })).resolves.toEqual({ kind: 'applied', body: { paymentDetails: [] } });
+    await expect(client.payment(paymentRequest)).resolves.toEqual({ paymentDetails: [{ serviceId: 's1', points: 3 }] });
+    await expect(client.payment({ ...paymentRequest, paymentId: 'p-2' })).resolves.toEqual({ paymentDetails: [] });
   });
 });
 

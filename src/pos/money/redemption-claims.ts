@@ -72,7 +72,9 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
       const r = claimed as Redemption;
       if (again || refusal?.code === 'hold_not_active') {
         // The hold's own record says whether it was used, ended or is still active.
-        await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
+        const recorded = await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
+        // Logged like the sweeper's expiries, so every dead hold leaves a line (here the upstream knew first: clocks apart).
+        if (recorded === 'expired') deps.logger.info({ redemptionId: r.id, storeId: r.storeId, customerId: r.customerId, holdReference: r.holdReference, expiresAt: r.expiresAt, via: 'upstream' }, 'hold expired');
         return;
       }
       await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'held', paymentId: undefined } : 'not ours'));
