@@ -1,6 +1,6 @@
 import type { PaymentRequest } from '../../contract';
 import type { PaymentAnswer } from '../../upstream';
-import { AppError, ConflictError, NotFoundError, UnprocessableError } from '../../platform/errors';
+import { AppError, ConflictError, NotFoundError } from '../../platform/errors';
 import { certainlyNotDelivered } from '../../upstream';
 import { claim, CLAIM_NOT_FOUND, outcomeOf } from '../redemptions/claim';
 import { notRecorded } from './not-recorded';
@@ -9,6 +9,7 @@ import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { Redemption } from '../redemptions/types';
 import type { PaymentBody, SaleLine } from '../schemas';
 import { merchantOf } from './store-merchant';
+import { applyTotals, checkSaleTotals } from './totals';
 
 /** Drops zero tax/discount: the v4.0 interface wants them positive or absent. */
 const positiveOrAbsent = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
@@ -106,42 +107,6 @@ async function claimRedemption(deps: PosDeps, ctx: CallContext, body: PaymentBod
   return { claimed: result.redemption, retry };
 }
 
-/** A cent: totals are sums of rounded line figures, so they may disagree by that much. */
-const TOTALS_TOLERANCE = 0.01;
-
-/**
- * `totalPaid` is what the customer paid after discounts and redeemed points;
- * `totalAmount` the sale before them (kept by the upstream as history). Points
- * are earned on `totalPaid`, so paying for a sale with points must lower it:
- * otherwise the points' money value earns points again.
- */
-function checkTotals(body: PaymentBody, holdAmount: number | undefined): void {
-  if (body.totalAmount === undefined) return;
-  const limit = body.totalAmount - (holdAmount ?? 0);
-  // A float epsilon on top of the cent, so 80.01 against 100 - 20 is not refused by rounding.
-  if (body.totalPaid <= limit + TOTALS_TOLERANCE + 1e-9) return;
-  const detail =
-    holdAmount === undefined
-      ? `totalPaid (${body.totalPaid}) is more than totalAmount (${body.totalAmount}): totalPaid is what was paid after discounts, totalAmount the sale before them`
-      : `totalPaid (${body.totalPaid}) is more than totalAmount (${body.totalAmount}) less the redemption's ${holdAmount}: totalPaid is what was paid after discounts and redeemed points`;
-  throw new UnprocessableError('payment_totals_inconsistent', detail, {
-    errors: [
-      { path: 'totalPaid', message: `must be at most ${Math.max(0, limit)} (totalAmount${holdAmount === undefined ? '' : ' less the redemption'})` },
-      { path: 'totalAmount', message: `the sale before discounts${holdAmount === undefined ? '' : ' and redeemed points'}; must be at least totalPaid${holdAmount === undefined ? '' : ' plus the redemption'}` },
-    ],
-  });
-}
-
-/**
- * The held money value of the redemption this payment names, when this store
- * can use it; any other case is left to the claim, which refuses it with its
- * own code (a missing or foreign one reads as not found).
- */
-async function heldAmountOf(deps: PosDeps, ctx: CallContext, id: string): Promise<number | undefined> {
-  const r = await deps.redemptions.get(id, deps.clock());
-  return r && r.storeId === ctx.identity.store.id ? r.holdAmount : undefined;
-}
-
 /** A payment without a redemption, queued in the outbox (answered 202). */
 export type QueuedPayment = QueuedView & { paymentId: string; customerId: string };
 
@@ -150,7 +115,7 @@ export type QueuedPayment = QueuedView & { paymentId: string; customerId: string
  * and its store kept, so its refunds, voids and read-back stay in that store.
  */
 export async function acceptSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<void> {
-  checkTotals(body, body.redemptionId && body.totalAmount !== undefined ? await heldAmountOf(deps, ctx, body.redemptionId) : undefined);
+  await checkSaleTotals(deps, ctx, body);
   await rememberSale(deps, ctx, body);
 }
 
@@ -166,7 +131,8 @@ function rememberSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promi
  */
 export async function recordPayment(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<PaymentView | QueuedPayment> {
   if (!body.redemptionId) {
-    checkTotals(body, undefined);
+    // Neither a redemption nor a coupon lock (completeSale sends a sale with a lock itself): nothing to read.
+    applyTotals(body, {});
     const request = toUpstreamPayment(ctx, body, deps.clock());
     // Its store is kept (acceptSale's rule) in the Redis round trip of the call's own checks, not one before them.
     return sendOrQueue(
