@@ -808,6 +808,7 @@ export type components = {
             paymentId: string;
             redemptionId?: string;
             returnWindowDays?: number;
+            /** @description The sale before discounts, coupons and points; totalPaid may not be more than it less what each discount takes off it. Needed with a percentage redemption rule; with a coupon lock it defaults to the lock's basketTotal */
             totalAmount?: number;
             totalDiscount?: number;
             totalPaid: number;

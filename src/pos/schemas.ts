@@ -104,7 +104,9 @@ export const PaymentBody = z.strictObject({
   paymentId: Id,
   totalPaid: Money,
   paymentDate: DateTime.optional(),
-  totalAmount: PositiveMoney.optional(),
+  totalAmount: PositiveMoney.optional().describe(
+    "The sale before discounts, coupons and points; totalPaid may not be more than it less what each discount takes off it. Needed with a percentage redemption rule; with a coupon lock it defaults to the lock's basketTotal",
+  ),
   totalDiscount: Money.optional(),
   totalTax: Money.optional(),
   lines: z.array(SaleLine).max(500).optional(),

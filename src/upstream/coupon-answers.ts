@@ -59,7 +59,15 @@ export const RedemptionConfigAnswer = z.object({
       valueOfPoint: optional(Num),
       ruleType: optional(z.string()),
       isActive: optional(z.boolean()),
-      coupon: optional(z.object({ couponType: optional(z.string()), discountValue: optional(Num), options: optional(z.object({ name: optional(z.string()) })) })),
+      coupon: optional(
+        z.object({
+          couponType: optional(z.string()),
+          discountValue: optional(Num),
+          // What the totals rule prices a redemption by; unreadable reads as absent, so the rule still makes a button.
+          product: figure(z.object({ productId: figure(NonEmptyText) })),
+          options: optional(z.object({ name: optional(z.string()), capping: figure(Num) })),
+        }),
+      ),
     }),
   ),
 });

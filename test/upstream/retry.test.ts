@@ -1,6 +1,6 @@
 import type { OperationId } from '../../src/contract';
 import { ServiceUnavailableError } from '../../src/platform/errors';
-import { RETRY_SAFE } from '../../src/upstream';
+import { failureOf, RETRY_SAFE } from '../../src/upstream';
 import { rateLimited, timedOut, unavailable } from '../../src/upstream/errors';
 import { nextDelayMs } from '../../src/upstream/retry';
 import { batchRequest, bodies, reads, eventRequest, holdRequest, otpRequest, paymentRequest, refundRequest } from './fixtures';
@@ -115,43 +115,90 @@ describe('writes that could apply twice are sent once', () => {
   });
 });
 
-describe('payment and refund: retried, a duplicate after a lost answer counts as applied', () => {
-  it('payment: 503 then 200 -> applied, same paymentId both times', async () => {
+describe('payment and refund: retried; a duplicate is always thrown, the upstream\'s record decides', () => {
+  it('payment: 503 then 200 -> the plain answer, same paymentId both times', async () => {
     const { client } = makeClient(upstream);
     upstream.script(unavailable503, json(200, bodies.payment));
-    await expect(client.payment(paymentRequest)).resolves.toEqual({ kind: 'applied', body: reads.payment });
+    await expect(client.payment(paymentRequest)).resolves.toEqual(reads.payment);
     client.close();
     expect(upstream.seen.map((s) => JSON.parse(s.body).paymentId)).toEqual(['p-1', 'p-1']);
   });
 
-  it('payment: connection dropped then 9004 -> already_applied', async () => {
+  it('payment: connection dropped then 9004 -> thrown as duplicate_transaction (not taken as applied), read as a duplicate', async () => {
     const { client, lines } = makeClient(upstream);
     upstream.script(drop, duplicate);
-    await expect(client.payment(paymentRequest)).resolves.toEqual({ kind: 'already_applied' });
+    const err = await failure(() => client.payment(paymentRequest));
     client.close();
+    expect(err.code).toBe('duplicate_transaction');
+    expect(failureOf(err)).toBe('duplicate');
     expect(upstream.seen).toHaveLength(2);
-    expect(lines.some((l) => l.includes('already applied'))).toBe(true);
+    expect(lines.some((l) => l.includes('already applied'))).toBe(false);
   });
 
-  it('refund: timeout then 9004 -> already_applied', async () => {
+  it('refund: timeout then 9004 -> thrown as duplicate_transaction, read as a duplicate', async () => {
     const { client } = makeClient(upstream, { timeoutMs: STALL_TIMEOUT_MS });
     upstream.script(stall, duplicate);
-    await expect(client.refund(refundRequest)).resolves.toEqual({ kind: 'already_applied' });
+    const err = await failure(() => client.refund(refundRequest));
     client.close();
+    expect(err.code).toBe('duplicate_transaction');
+    expect(failureOf(err)).toBe('duplicate');
+    expect(upstream.seen).toHaveLength(2);
+  });
+
+  it('payment: connection dropped then a 429 not waited for -> the 429 is thrown but reads as unknown (the first attempt may have landed)', async () => {
+    const { client } = makeClient(upstream);
+    upstream.script(drop, loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '60' }));
+    const err = await failure(() => client.payment(paymentRequest));
+    client.close();
+    expect(err.code).toBe('upstream_rate_limited');
+    expect(failureOf(err)).toBe('unknown');
+    expect(upstream.seen).toHaveLength(2);
+  });
+
+  it('payment: a 429 not waited for on the first attempt reads as refused (nothing was applied)', async () => {
+    const { client } = makeClient(upstream);
+    upstream.script(loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '60' }));
+    const err = await failure(() => client.payment(paymentRequest));
+    client.close();
+    expect(err.code).toBe('upstream_rate_limited');
+    expect(failureOf(err)).toBe('refused');
+  });
+
+  it('payment: 503 then a refusal (4xx) -> the refusal reads as unknown (the 503 attempt may have landed)', async () => {
+    const { client } = makeClient(upstream);
+    upstream.script(unavailable503, loyaltyError(422, 9008, 'InsufficientPoints', 'no'));
+    const err = await failure(() => client.payment(paymentRequest));
+    client.close();
+    expect(err.code).toBe('insufficient_points');
+    expect(failureOf(err)).toBe('unknown');
   });
 
   it('9004 on the first attempt is a real duplicate: ConflictError', async () => {
     const { client } = makeClient(upstream);
     upstream.script(duplicate);
-    expect((await failure(() => client.payment(paymentRequest))).code).toBe('duplicate_transaction');
+    const err = await failure(() => client.payment(paymentRequest));
+    expect(err.code).toBe('duplicate_transaction');
+    expect(failureOf(err)).toBe('duplicate');
     client.close();
   });
 
   it('9004 after a 429 is a real duplicate too (the 429 attempt was never applied)', async () => {
     const { client } = makeClient(upstream);
     upstream.script(loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '0' }), duplicate);
-    expect((await failure(() => client.payment(paymentRequest))).code).toBe('duplicate_transaction');
+    const err = await failure(() => client.payment(paymentRequest));
+    expect(err.code).toBe('duplicate_transaction');
+    expect(failureOf(err)).toBe('duplicate');
     client.close();
+    expect(upstream.seen).toHaveLength(2);
+  });
+
+  it('a refusal after a 429 reads as refused (the 429 attempt was never applied)', async () => {
+    const { client } = makeClient(upstream);
+    upstream.script(loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '0' }), loyaltyError(422, 9008, 'InsufficientPoints', 'no'));
+    const err = await failure(() => client.payment(paymentRequest));
+    client.close();
+    expect(err.code).toBe('insufficient_points');
+    expect(failureOf(err)).toBe('refused');
     expect(upstream.seen).toHaveLength(2);
   });
 

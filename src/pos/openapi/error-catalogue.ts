@@ -75,7 +75,8 @@ const rows: [string, number, string, string][] = [
   ['hold_not_active', 409, 'The points hold is gone or no longer active upstream', NEW_REDEMPTION],
   ['hold_already_cancelled', 409, 'The points hold was already released', NEW_REDEMPTION],
   // Sales and refunds
-  ['payment_totals_inconsistent', 422, 'totalPaid is more than totalAmount, or more than totalAmount less the redemption\'s money value (`errors` names both fields)', 'Fix the till\'s totals: totalPaid is what was paid after discounts and points'],
+  ['payment_totals_inconsistent', 422, 'totalPaid is more than totalAmount less what the redemption and each locked coupon take off this basket (`errors` names both fields)', 'Fix the till\'s totals: totalPaid is what was paid after discounts, coupons and points'],
+  ['total_amount_required', 422, 'A percentage redemption rule cannot be priced without the sale before discounts (`errors` names totalAmount)', 'Send totalAmount with the payment'],
   ['duplicate_transaction', 409, 'A transaction with this id is already recorded', 'It is done: do not charge again (look the sale up)'],
   ['sale_already_voided', 409, 'The sale was already voided', 'Nothing to do'],
   ['original_transaction_not_found', 404, 'The sale to refund is unknown', 'Check the payment id'],
@@ -103,6 +104,7 @@ const rows: [string, number, string, string][] = [
   ['coupon_lock_not_active', 409, 'The coupon lock is no longer active upstream (used, released or expired)', 'Lock the coupons again'],
   ['coupon_lock_busy', 409, 'Another request is changing this coupon lock right now', RETRY],
   ['coupon_lock_exists', 409, 'A coupon lock with this id already exists (an internal clash)', 'Lock the coupons again'],
+  ['coupon_lock_basket_changed', 422, 'The sale\'s totalAmount is smaller than the basket the coupons were locked for, or changes what a coupon is worth', 'Release the lock and lock the coupons again for this basket'],
   ['coupon_lock_unconfirmed', 503, 'The loyalty service did not confirm the coupon lock', RETRY],
   ['batch_job_not_found', 404, 'No such batch job', 'Check the job id'],
   ['outbox_entry_not_found', 404, 'No such queued write for this store', 'Check the outbox id'],

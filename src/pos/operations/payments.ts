@@ -1,6 +1,6 @@
 import type { PaymentRequest } from '../../contract';
 import { paymentOnRecord, type PaymentAnswer } from '../../upstream';
-import { AppError, ConflictError, NotFoundError, UnprocessableError } from '../../platform/errors';
+import { AppError, ConflictError, NotFoundError } from '../../platform/errors';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { couponLockForPayment, type CouponLockClaim } from '../money/coupon-lock-claims';
 import { redemptionForPayment, type RedemptionClaim } from '../money/redemption-claims';
@@ -11,6 +11,7 @@ import type { CouponLock } from '../coupon-locks/types';
 import type { Redemption } from '../redemptions/types';
 import type { PaymentBody, SaleLine } from '../schemas';
 import { merchantOf } from './store-merchant';
+import { checkSaleTotals } from './totals';
 
 /** Drops zero tax/discount: the v4.0 interface wants them positive or absent. */
 const positiveOrAbsent = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
@@ -84,40 +85,8 @@ export function paymentView(body: PaymentBody, answer: PaymentAnswer | undefined
   };
 }
 
-/** A cent: totals are sums of rounded line figures, so they may disagree by that much. */
-const TOTALS_TOLERANCE = 0.01;
-
-/**
- * `totalPaid` is what the customer paid after discounts and redeemed points;
- * `totalAmount` the sale before them (kept by the upstream as history). Points
- * are earned on `totalPaid`, so paying for a sale with points must lower it:
- * otherwise the points' money value earns points again.
- */
-function checkTotals(body: PaymentBody, holdAmount: number | undefined): void {
-  if (body.totalAmount === undefined) return;
-  const limit = body.totalAmount - (holdAmount ?? 0);
-  // A float epsilon on top of the cent, so 80.01 against 100 - 20 is not refused by rounding.
-  if (body.totalPaid <= limit + TOTALS_TOLERANCE + 1e-9) return;
-  const detail =
-    holdAmount === undefined
-      ? `totalPaid (${body.totalPaid}) is more than totalAmount (${body.totalAmount}): totalPaid is what was paid after discounts, totalAmount the sale before them`
-      : `totalPaid (${body.totalPaid}) is more than totalAmount (${body.totalAmount}) less the redemption's ${holdAmount}: totalPaid is what was paid after discounts and redeemed points`;
-  throw new UnprocessableError('payment_totals_inconsistent', detail, {
-    errors: [
-      { path: 'totalPaid', message: `must be at most ${Math.max(0, limit)} (totalAmount${holdAmount === undefined ? '' : ' less the redemption'})` },
-      { path: 'totalAmount', message: `the sale before discounts${holdAmount === undefined ? '' : ' and redeemed points'}; must be at least totalPaid${holdAmount === undefined ? '' : ' plus the redemption'}` },
-    ],
-  });
-}
-
 /** A payment without a redemption or a coupon lock, queued in the outbox (answered 202). */
 export type QueuedPayment = QueuedView & { paymentId: string; customerId: string };
-
-/** The held money value of the redemption this payment names, when this store can use it; any other case is left to the claim. */
-async function heldAmountOf(deps: PosDeps, ctx: CallContext, id: string): Promise<number | undefined> {
-  const r = await deps.redemptions.get(id, deps.clock());
-  return r && r.storeId === ctx.identity.store.id ? r.holdAmount : undefined;
-}
 
 export interface RecordedSale {
   view: PaymentView | QueuedPayment;
@@ -135,7 +104,8 @@ export interface RecordedSale {
  * the outbox delivers it. One with a hold or a lock cannot (they would lapse).
  */
 export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<RecordedSale> {
-  checkTotals(body, body.redemptionId && body.totalAmount !== undefined ? await heldAmountOf(deps, ctx, body.redemptionId) : undefined);
+  // Every discount the sale names (redemption, coupon lock) is priced for this basket before anything is claimed.
+  await checkSaleTotals(deps, ctx, body);
   const who = { customerId: body.customerId, paymentId: body.paymentId };
   const redemption: RedemptionClaim | undefined = body.redemptionId ? redemptionForPayment(deps, ctx, body.redemptionId, who) : undefined;
   const lock: CouponLockClaim | undefined = body.couponLockId ? couponLockForPayment(deps, ctx, body.couponLockId, { ...who, totalPaid: body.totalPaid }) : undefined;

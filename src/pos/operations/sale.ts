@@ -5,6 +5,7 @@ import { isQueued } from '../outbox/forward';
 import type { ReceiptMode } from '../receipt-query';
 import { buildReceipt, readAfterSale, Receipt } from './receipt';
 import { QueuedRefund, refund, RefundView, voidSale } from './refunds';
+import { couponsApplied } from './totals';
 
 export type SaleView = PaymentView & { couponLock?: { id: string; state: string; coupons: string[] }; receipt: Receipt | null };
 export type SaleRefundView = RefundView & { receipt: Receipt | null };
@@ -26,7 +27,7 @@ export async function completeSale(deps: PosDeps, ctx: CallContext, body: Paymen
         pointsRedeemed: view.pointsRedeemed ?? 0,
         pointsGivenBack: 0,
         pointsTakenBack: 0,
-        coupons: used?.coupons.map((c) => ({ code: c.code, worth: c.worth })),
+        coupons: used ? couponsApplied(body, used) : undefined,
       })
     : null;
   return { ...view, ...(used ? { couponLock: { id: used.id, state: used.state, coupons: used.coupons.map((c) => c.code) } } : {}), receipt: block };
