@@ -935,13 +935,13 @@ export type components = {
             paymentId: string | null;
             /** @description Points on hold (null until held) */
             points: number | null;
-            /** @description Seconds until the hold ends; 0 unless held */
+            /** @description Seconds until the hold ends; 0 unless held, paying or voiding */
             secondsLeft: number;
             /**
-             * @description otp_required -> held -> redeemed; held -> voided | expired. Ending states are final.
+             * @description otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
              * @enum {string}
              */
-            state: "otp_required" | "held" | "redeemed" | "voided" | "expired";
+            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1400,10 +1400,10 @@ export interface operations {
                         paymentId: string | null;
                         secondsLeft: number;
                         /**
-                         * @description locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.
+                         * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
                          * @enum {string}
                          */
-                        state: "locked" | "used" | "released" | "abandoned";
+                        state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
                         /** Format: date-time */
@@ -1495,10 +1495,10 @@ export interface operations {
                         paymentId: string | null;
                         secondsLeft: number;
                         /**
-                         * @description locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.
+                         * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
                          * @enum {string}
                          */
-                        state: "locked" | "used" | "released" | "abandoned";
+                        state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
                         /** Format: date-time */
@@ -1591,10 +1591,10 @@ export interface operations {
                         paymentId: string | null;
                         secondsLeft: number;
                         /**
-                         * @description locked -> used | released | abandoned (nobody paid in time; released upstream by the sweeper). Ending states are final.
+                         * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
                          * @enum {string}
                          */
-                        state: "locked" | "used" | "released" | "abandoned";
+                        state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
                         /** Format: date-time */
@@ -2769,7 +2769,7 @@ export interface operations {
                         redemption?: {
                             id: string;
                             /** @enum {string} */
-                            state: "otp_required" | "held" | "redeemed" | "voided" | "expired";
+                            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
                         };
                         /**
                          * @description already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)

@@ -135,7 +135,8 @@ export type SaleVoidBody = z.infer<typeof SaleVoidBody>;
 export const RefundBody = z
   .strictObject({
     customerId: CustomerId,
-    refundId: Id,
+    // `void-<paymentId>` is the refund id of a sale's void: a till's refund under it would make that sale impossible to void.
+    refundId: Id.refine((v) => !/^void-/i.test(v), 'must not start with "void-" (kept for the refund id of a sale\'s void)'),
     paymentId: Id,
     amount: PositiveMoney.optional(),
     lines: z.array(SaleLine).min(1).max(500).optional(),

@@ -15,11 +15,12 @@ export interface CouponLockClaim extends Claim {
   readonly ended: CouponLock | undefined;
 }
 
-async function change(store: CouponLockStore, id: string, now: number, rule: (cur: CouponLock) => CouponLock | AppError): Promise<CouponLock> {
-  let refusal: AppError | undefined;
+/** A change by `rule`; what it refuses with (the till's error, or an internal one) is thrown. */
+async function change(store: CouponLockStore, id: string, now: number, rule: (cur: CouponLock) => CouponLock | Error): Promise<CouponLock> {
+  let refusal: Error | undefined;
   const result = await store.change(id, now, (cur) => {
     const next = rule(cur);
-    if (next instanceof AppError) {
+    if (next instanceof Error) {
       refusal = next;
       return next.message;
     }
@@ -97,7 +98,7 @@ export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, w
     },
     async finish() {
       ended = await change(deps.couponLocks, id, deps.clock(), (cur) =>
-        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used') ? { ...cur, state: 'used' } : new ServiceUnavailableError('coupon_lock_changed', `Coupon lock ${id} is ${cur.state}`),
+        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used') ? { ...cur, state: 'used' } : new Error(`Coupon lock ${id} is ${cur.state}`),
       );
     },
     async free() {
@@ -146,7 +147,7 @@ export function couponLockForRelease(deps: Deps, ctx: CallContext, id: string): 
     },
     async finish() {
       ended = await change(deps.couponLocks, id, deps.clock(), (cur) =>
-        cur.state === 'releasing' || cur.state === 'abandoned' ? (cur.state === 'abandoned' ? cur : { ...cur, state: 'released' }) : new ServiceUnavailableError('coupon_lock_changed', `Coupon lock ${id} is ${cur.state}`),
+        cur.state === 'releasing' || cur.state === 'abandoned' ? (cur.state === 'abandoned' ? cur : { ...cur, state: 'released' }) : new Error(`Coupon lock ${id} is ${cur.state}`),
       );
     },
     async free() {

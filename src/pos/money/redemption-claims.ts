@@ -65,7 +65,7 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
       const done = await deps.redemptions.change(id, deps.clock(), (cur) =>
         cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
       );
-      if (!done.ok) throw new ServiceUnavailableError('redemption_changed', `Redemption ${id} changed while its payment was applied`);
+      if (!done.ok) throw new Error(`Redemption ${id} changed while its payment was applied`);
       ended = done.redemption;
     },
     async free(refusal) {
@@ -106,7 +106,7 @@ export function redemptionForVoid(deps: Deps, ctx: CallContext, id: string): Red
     },
     async finish() {
       const done = await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'voiding' ? { ...cur, state: 'voided' } : `it is ${cur.state}`));
-      if (!done.ok) throw new ServiceUnavailableError('redemption_changed', `Redemption ${id} changed while its hold was released`);
+      if (!done.ok) throw new Error(`Redemption ${id} changed while its hold was released`);
       ended = done.redemption;
     },
     async free(refusal) {
@@ -171,7 +171,7 @@ export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): Rede
         const { hash: _hash, ...rest } = cur;
         return { ...rest, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt };
       });
-      if (!done.ok) throw new ServiceUnavailableError('redemption_changed', `Redemption ${id} changed while its hold was placed`);
+      if (!done.ok) throw new Error(`Redemption ${id} changed while its hold was placed`);
       ended = done.redemption;
     },
     async free() {

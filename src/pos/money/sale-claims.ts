@@ -47,13 +47,13 @@ const idTaken = (kind: SaleEntry['kind'], id: string) =>
 
 /**
  * A sale or refund id claimed for this store (`recording`) before its write
- * goes upstream; `recorded` once the upstream accepted it; a refusal deletes
- * the claim. The same id sent again by the same store for the same customer
+ * goes upstream; `recorded` once the upstream accepted it (for a batch's order:
+ * once its record upstream shows it, see settleSaleId); a refusal deletes the claim. The same id sent again by the same store for the same customer
  * (a till's retry) carries on; then a refusal does not free it, since the
  * earlier attempt may have landed: the upstream's record decides.
  */
-export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry, 'storeId' | 'state'>, expect: OnRecord): Claim {
-  const mine: SaleEntry = { ...entry, storeId: ctx.identity.store.id };
+export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry, 'storeId' | 'state'>, expect: OnRecord, opts: { acceptedLater?: boolean } = {}): Claim {
+  const mine: SaleEntry = { ...entry, storeId: ctx.identity.store.id, ...(expect.kind === 'payment' ? { totalPaid: expect.totalPaid } : {}) };
   let again = false;
   return {
     name: `${entry.kind} ${entry.id}`,
@@ -65,10 +65,10 @@ export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry,
       again = true;
     },
     async finish(answer) {
-      // A write queued in the outbox stays claimed until it is delivered (or dead).
-      if (isQueued(answer)) return;
+      // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
+      if (isQueued(answer) || opts.acceptedLater) return;
       const r = await deps.sales.change(entry.kind, entry.id, (cur) => (cur.storeId === mine.storeId ? (stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : cur) : 'another store'));
-      if (!r.ok) throw new ServiceUnavailableError('sale_record_changed', `${entry.kind} ${entry.id}: ${r.detail}`);
+      if (!r.ok) throw new Error(`${entry.kind} ${entry.id}: ${r.detail}`);
     },
     async free() {
       if (again) return this.settleLater();
@@ -110,7 +110,7 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
     async finish(answer) {
       if (!claimed || isQueued(answer)) return;
       const r = await deps.sales.change('payment', paymentId, (cur) => (stateOf(cur) === 'voiding' || stateOf(cur) === 'voided' ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`));
-      if (!r.ok) throw new ServiceUnavailableError('sale_record_changed', `Sale ${paymentId}: ${r.detail}`);
+      if (!r.ok) throw new Error(`Sale ${paymentId}: ${r.detail}`);
     },
     async free() {
       if (!claimed) return;

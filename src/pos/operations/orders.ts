@@ -3,6 +3,8 @@ import { NotFoundError } from '../../platform/errors';
 import type { BatchItemFailure, LoyaltyCallContext } from '../../upstream';
 import { rememberJob } from '../batch-jobs';
 import type { CallContext, PosDeps } from '../deps';
+import { claimActSettle } from '../money/claim-step';
+import { saleIdClaim } from '../money/sale-claims';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { BatchOrdersBody } from '../schemas';
 import { merchantOf } from './store-merchant';
@@ -22,13 +24,26 @@ function toUpstreamBatch(ctx: CallContext, body: BatchOrdersBody): BatchOrdersRe
 export type QueuedOrders = QueuedView & { orders: number };
 
 /**
- * The upload, queued when the upstream is out of reach; delivered in order
- * per store. The job id is known once delivered (GET /pos/v1/outbox/:id).
- * A second delivery after a lost answer makes a second job whose orders fail
- * one by one as duplicates of the first: nothing is counted twice.
+ * The upload, through the one claim -> act -> settle step: every order id is
+ * claimed for this store first (one taken by another store or customer refuses
+ * the upload, and nothing is sent), so the store that rang an order up is the
+ * one that may read, refund or void it. Queued when the upstream is out of
+ * reach; delivered in order per store. The job id is known once delivered
+ * (GET /pos/v1/outbox/:id). A second delivery after a lost answer makes a
+ * second job whose orders fail one by one as duplicates of the first: nothing
+ * is counted twice. Orders a job refuses are freed when its status is read.
  */
 export async function uploadOrdersOrQueue(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders> {
-  return sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) => uploadOrders(deps, ctx, body, call));
+  const claims = body.orders.map((o) => saleIdClaim(deps, ctx, { kind: 'payment', id: o.orderId, customerId: o.customerId, paymentId: o.orderId }, { kind: 'payment', totalPaid: o.totalPaid }, { acceptedLater: true }));
+  const answer = await claimActSettle<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders>({
+    what: `The upload of ${body.orders.length} orders`,
+    claims,
+    logger: deps.logger,
+    send: () => sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) => uploadOrders(deps, ctx, body, call)),
+    // A batch is not refused as a whole for a duplicate; its orders are, one by one, in its status.
+    onRecord: async () => false,
+  });
+  return answer as Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders;
 }
 
 /** Why an order of a batch failed, in our words, by the upstream's code; its own text never reaches a till. */
@@ -47,6 +62,8 @@ export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: n
     throw new NotFoundError('batch_job_not_found', `Batch job ${jobId} was not found`);
   }
   const s = await deps.loyalty.batchStatus(jobId, { requestId: ctx.requestId });
+  // An order the job refused was not accepted: its id is freed for this store's next try.
+  await Promise.all(s.failures.filter((f) => f.orderId !== undefined).map((f) => deps.sales.free('payment', f.orderId as string, ctx.identity.store.id)));
   return {
     jobId,
     status: s.status,

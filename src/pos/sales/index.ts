@@ -21,6 +21,8 @@ export interface SaleEntry {
   state?: SaleState;
   /** The refund id of the void under way or done (`voiding`, `voided`). */
   voidRefundId?: string;
+  /** A sale's total paid: how its record upstream is told from another sale's under the same id. */
+  totalPaid?: number;
 }
 
 export const stateOf = (e: SaleEntry): SaleState => e.state ?? 'recorded';

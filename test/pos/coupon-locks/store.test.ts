@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { silentLogger } from '../../../src/platform/logger';
-import { NotFoundError, ServiceUnavailableError } from '../../../src/platform/errors';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../../src/platform/errors';
 import {
   type CouponLock, type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RECHECK_MS, RedisCouponLockStore,
 } from '../../../src/pos/coupon-locks';
@@ -28,6 +28,7 @@ function aLock(overrides: Partial<CouponLock> = {}): CouponLock {
 }
 
 const noTransactions = async (): Promise<never> => { throw new NotFoundError('transaction_not_found', 'The transaction was not found'); };
+const noHold = async (): Promise<never> => { throw new Error('a coupon lock\'s payment uses no hold: never looked up'); };
 
 interface Harness { store: CouponLockStore; twin(): Promise<CouponLockStore>; cleanup(): Promise<void> }
 
@@ -67,15 +68,40 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     expect(await h.store.countOpen()).toBe(1);
   });
 
-  it('bumps the version on each change, keeps ending states final, and drops ended locks from the due index', async () => {
+  it('bumps the version on each change, keeps a paying lock in the due index, keeps ending states final, and drops ended locks from it', async () => {
     const lock = aLock();
     await h.store.create(lock);
+    const paying = await h.store.change(lock.id, T0 + 4, (l) => ({ ...l, state: 'paying', paymentId: 'sale-1', paidTotal: 20 }));
+    expect(paying).toEqual({ ok: true, lock: { ...lock, state: 'paying', paymentId: 'sale-1', paidTotal: 20, version: 2, updatedAt: T0 + 4 } });
+    expect(await h.store.countOpen()).toBe(1);
     const used = await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'used' }));
-    expect(used).toEqual({ ok: true, lock: { ...lock, state: 'used', version: 2, updatedAt: T0 + 5 } });
+    expect(used).toEqual({ ok: true, lock: { ...lock, state: 'used', paymentId: 'sale-1', paidTotal: 20, version: 3, updatedAt: T0 + 5 } });
     expect(await h.store.countOpen()).toBe(0);
-    const again = await h.store.change(lock.id, T0 + 6, (l) => ({ ...l, state: 'released' }));
-    expect(again).toMatchObject({ ok: false, reason: 'rejected', lock: { state: 'used', version: 2 } });
+    for (const state of ['released', 'locked', 'paying', 'abandoned'] as const) {
+      const again = await h.store.change(lock.id, T0 + 6, (l) => ({ ...l, state }));
+      expect(again).toMatchObject({ ok: false, reason: 'rejected', lock: { state: 'used', version: 3 } });
+    }
     expect(await h.store.change('cpl_missing', T0, (l) => l)).toEqual({ ok: false, reason: 'not_found' });
+  });
+
+  it('refuses what its table does not allow (locked -> used must go through paying; a paying lock needs its paymentId), writing nothing', async () => {
+    const lock = aLock();
+    await h.store.create(lock);
+    const direct = await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'used', paymentId: 'sale-1' }));
+    expect(direct).toMatchObject({ ok: false, reason: 'rejected', lock: { state: 'locked', version: 1 }, detail: expect.stringContaining('cannot become used') });
+    const anonymous = await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'paying' }));
+    expect(anonymous).toMatchObject({ ok: false, reason: 'rejected', detail: expect.stringContaining('paymentId') });
+    expect(await h.store.get(lock.id)).toEqual(lock);
+    expect(await h.store.countOpen()).toBe(1);
+  });
+
+  it('keeps a releasing lock in the due index until it is released', async () => {
+    const lock = aLock();
+    await h.store.create(lock);
+    expect(await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'releasing' }))).toMatchObject({ ok: true, lock: { state: 'releasing', version: 2 } });
+    expect(await h.store.countOpen()).toBe(1);
+    expect(await h.store.change(lock.id, T0 + 6, (l) => ({ ...l, state: 'released' }))).toMatchObject({ ok: true, lock: { state: 'released', version: 3 } });
+    expect(await h.store.countOpen()).toBe(0);
   });
 
   it('abandons only due locks, up to the limit, each once', async () => {
@@ -91,24 +117,34 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     expect(await h.store.countOpen()).toBe(1);
   });
 
-  it('hands over a due lock a payment holds as it is, keeps it in the index, and hands it over again after the recheck time', async () => {
-    const paying = aLock({ releaseAt: T0, paymentId: 'sale-1001' });
+  it('hands over a due paying lock as it is, keeps it in the index, and hands it over again after the recheck time', async () => {
+    const paying = aLock({ state: 'paying', releaseAt: T0, paymentId: 'sale-1001', paidTotal: 20 });
     await h.store.create(paying);
     expect(await h.store.sweepDue(T0 + 1, 10)).toEqual([paying]);
     expect(await h.store.countOpen()).toBe(1);
     expect(await h.store.sweepDue(T0 + RECHECK_MS, 10)).toEqual([]);
     expect(await h.store.sweepDue(T0 + 1 + RECHECK_MS, 10)).toEqual([paying]);
-    // The payment's claim freed (a definite refusal): due at its releaseAt again, and abandoned.
-    await h.store.change(paying.id, T0 + 2 + RECHECK_MS, (l) => ({ ...l, paymentId: undefined }));
+    // The payment's claim freed (a definite refusal): locked again, due at its releaseAt again, and abandoned.
+    await h.store.change(paying.id, T0 + 2 + RECHECK_MS, (l) => ({ ...l, state: 'locked', paymentId: undefined, paidTotal: undefined }));
     expect((await h.store.sweepDue(T0 + 2 + RECHECK_MS, 10)).map((l) => [l.id, l.state])).toEqual([[paying.id, 'abandoned']]);
     expect(await h.store.countOpen()).toBe(0);
+  });
+
+  it('hands over a due releasing lock as it is (not abandoned), and again after the recheck time', async () => {
+    const releasing = aLock({ state: 'releasing', releaseAt: T0 });
+    await h.store.create(releasing);
+    expect(await h.store.sweepDue(T0 + 1, 10)).toEqual([releasing]);
+    expect(await h.store.get(releasing.id)).toEqual(releasing);
+    expect(await h.store.sweepDue(T0 + RECHECK_MS, 10)).toEqual([]);
+    expect(await h.store.sweepDue(T0 + 1 + RECHECK_MS, 10)).toEqual([releasing]);
+    expect(await h.store.countOpen()).toBe(1);
   });
 
   it('releases every due lock upstream once when two instances sweep at once', async () => {
     const locks = Array.from({ length: 200 }, (_, i) => aLock({ releaseAt: T0 + (i % 20) }));
     await Promise.all(locks.map((l) => h.store.create(l)));
     const released: string[] = [];
-    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions };
+    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions, holdLookup: noHold };
     const sweeperOn = (store: CouponLockStore, batchSize: number) =>
       new CouponLockSweeper({ store, loyalty, intervalMs: 1000, logger: silentLogger, clock: () => T0 + 100, batchSize });
     const a = sweeperOn(h.store, 7);
@@ -134,7 +170,7 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
       sweepDue: (now: number, limit: number) => h.store.sweepDue(now, Math.max(1, limit - 3)),
     });
     const released: string[] = [];
-    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions };
+    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions, holdLookup: noHold };
     const sweeper = new CouponLockSweeper({ store: raced, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 100, batchSize: 5 });
     sweeper.start();
     try {
@@ -146,54 +182,118 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     }
   });
 
-  describe('a due lock a payment holds (the BFF stopped mid-payment)', () => {
+  describe('a due paying lock (the BFF stopped mid-payment)', () => {
     const paymentId = 'sale-2002';
-    const held = () => aLock({ releaseAt: T0, expiresAt: T0 + 30_000, paymentId });
-    const sweep = (answer: () => Promise<{ transactions: unknown[] }>, now: number) => {
+    const held = () => aLock({ state: 'paying', releaseAt: T0, expiresAt: T0 + 30_000, paymentId, paidTotal: 20 });
+    const paidWith = (id: string, amount: number) => ({ transactions: [{ transactionType: 'PaymentReward', transactionId: id, amount }] });
+    const sweep = (answer: (id: string) => Promise<{ transactions: unknown[] }>, now: number) => {
       const asked: string[] = [];
       const loyalty = {
         couponRelease: async () => { throw new Error('a lock a payment holds is never released'); },
-        orderTransactions: async (id: string) => { asked.push(id); return (await answer()) as never; },
+        orderTransactions: async (id: string) => { asked.push(id); return (await answer(id)) as never; },
+        holdLookup: noHold,
       };
       const sweeper = new CouponLockSweeper({ store: h.store, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => now });
-      return { asked, count: sweeper.sweepOnce() };
+      return { asked, sweeper, count: sweeper.sweepOnce() };
     };
 
-    it('is left alone while its upstream lock may still be burned by that payment', async () => {
+    it('is left as it is while its upstream lock may still be burned by that payment (not on record yet)', async () => {
       const l = held();
       await h.store.create(l);
       const { asked, count } = sweep(async () => ({ transactions: [] }), T0 + 10_000);
       expect(await count).toBe(0);
-      expect(asked).toEqual([]);
+      expect(asked).toEqual([paymentId]);
       expect(await h.store.get(l.id)).toEqual(l);
       expect(await h.store.countOpen()).toBe(1);
     });
 
-    it('becomes used when the upstream has that payment, abandoned when it has not', async () => {
-      const [paid, lost] = [held(), aLock({ releaseAt: T0, expiresAt: T0 + 30_000, paymentId: 'sale-lost' })];
+    it('becomes used before its upstream lock ends once the upstream has that payment with the same total', async () => {
+      const l = held();
+      await h.store.create(l);
+      const { count } = sweep(async (id) => paidWith(id, 20), T0 + 10_000);
+      expect(await count).toBe(1);
+      expect(await h.store.get(l.id)).toMatchObject({ state: 'used', paymentId, paidTotal: 20 });
+      expect(await h.store.countOpen()).toBe(0);
+    });
+
+    it('becomes used when the upstream has that payment with the same total, abandoned when it has none', async () => {
+      const [paid, lost] = [held(), aLock({ state: 'paying', releaseAt: T0, expiresAt: T0 + 30_000, paymentId: 'sale-lost', paidTotal: 20 })];
       await h.store.create(paid);
       await h.store.create(lost);
-      const loyalty = {
-        couponRelease: async () => { throw new Error('never released'); },
-        orderTransactions: async (id: string) => {
-          if (id === paymentId) return { transactions: [{ transactionType: 'PaymentReward', transactionId: paymentId }] } as never;
-          throw new NotFoundError('transaction_not_found', 'The transaction was not found');
-        },
-      };
-      const sweeper = new CouponLockSweeper({ store: h.store, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 31_000 });
-      expect(await sweeper.sweepOnce()).toBe(2);
+      const { count, sweeper } = sweep(async (id) => {
+        if (id === paymentId) return paidWith(paymentId, 20);
+        throw new NotFoundError('transaction_not_found', 'The transaction was not found');
+      }, T0 + 31_000);
+      expect(await count).toBe(2);
       expect(await h.store.get(paid.id)).toMatchObject({ state: 'used', paymentId });
       expect(await h.store.get(lost.id)).toMatchObject({ state: 'abandoned', paymentId: 'sale-lost' });
       expect(sweeper.abandonedCount).toBe(1);
       expect(await h.store.countOpen()).toBe(0);
     });
 
-    it('stays held and in the index when the upstream cannot say', async () => {
+    it('is not marked used by a transaction under that payment id with another total (another sale took the id): left before its upstream lock ends, abandoned at the recheck after it', async () => {
+      const l = held();
+      await h.store.create(l);
+      const early = sweep(async (id) => paidWith(id, 35), T0 + 10_000);
+      expect(await early.count).toBe(0);
+      expect(early.asked).toEqual([paymentId]);
+      expect(await h.store.get(l.id)).toEqual(l);
+      const late = sweep(async (id) => paidWith(id, 35), T0 + 10_000 + RECHECK_MS);
+      expect(await late.count).toBe(1);
+      expect(await h.store.get(l.id)).toMatchObject({ state: 'abandoned', paymentId });
+      expect(late.sweeper.abandonedCount).toBe(1);
+      expect(await h.store.countOpen()).toBe(0);
+    });
+
+    it('is not marked used by a transaction of another kind under that payment id', async () => {
+      const l = held();
+      await h.store.create(l);
+      const { count } = sweep(async (id) => ({ transactions: [{ transactionType: 'Refund', transactionId: id, amount: 20 }] }), T0 + 31_000);
+      expect(await count).toBe(1);
+      expect(await h.store.get(l.id)).toMatchObject({ state: 'abandoned' });
+    });
+
+    it('stays paying and in the index when the upstream cannot say', async () => {
       const l = held();
       await h.store.create(l);
       const { asked, count } = sweep(async () => { throw new ServiceUnavailableError('upstream_unavailable', 'down'); }, T0 + 31_000);
       expect(await count).toBe(0);
       expect(asked).toEqual([paymentId]);
+      expect(await h.store.get(l.id)).toEqual(l);
+      expect(await h.store.countOpen()).toBe(1);
+    });
+  });
+
+  describe('a due releasing lock (the BFF stopped mid-release)', () => {
+    const releasing = () => aLock({ state: 'releasing', releaseAt: T0, expiresAt: T0 + 30_000 });
+    const sweeperWith = (couponRelease: (ref: string) => Promise<void>) =>
+      new CouponLockSweeper({ store: h.store, loyalty: { couponRelease, orderTransactions: noTransactions, holdLookup: noHold }, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 1 });
+
+    it('is released again upstream and recorded released', async () => {
+      const l = releasing();
+      await h.store.create(l);
+      const released: string[] = [];
+      const sweeper = sweeperWith(async (ref) => { released.push(ref); });
+      expect(await sweeper.sweepOnce()).toBe(1);
+      expect(released).toEqual([l.lockReference]);
+      expect(await h.store.get(l.id)).toMatchObject({ state: 'released', version: 2 });
+      expect(sweeper.abandonedCount).toBe(0);
+      expect(await h.store.countOpen()).toBe(0);
+    });
+
+    it('is recorded released when the upstream says the lock is no longer active (released already)', async () => {
+      const l = releasing();
+      await h.store.create(l);
+      const sweeper = sweeperWith(async () => { throw new ConflictError('coupon_lock_not_active', 'not active'); });
+      expect(await sweeper.sweepOnce()).toBe(1);
+      expect(await h.store.get(l.id)).toMatchObject({ state: 'released' });
+    });
+
+    it('stays releasing and in the index when the release fails', async () => {
+      const l = releasing();
+      await h.store.create(l);
+      const sweeper = sweeperWith(async () => { throw new ServiceUnavailableError('upstream_unavailable', 'down'); });
+      expect(await sweeper.sweepOnce()).toBe(0);
       expect(await h.store.get(l.id)).toEqual(l);
       expect(await h.store.countOpen()).toBe(1);
     });

@@ -12,7 +12,9 @@ describe('MemoryRedemptionStore retention (the in-memory twin of Redis TTLs)', (
     const pending = aHold({ state: 'otp_required', expiresAt: undefined });
     await store.create(voided);
     await store.create(pending);
+    await store.change(voided.id, T0, (r) => ({ ...r, state: 'voiding' }));
     await store.change(voided.id, T0, (r) => ({ ...r, state: 'voided' }));
+    expect((await store.get(voided.id, T0))?.state).toBe('voided');
     expect(await store.get(pending.id, T0 + 15 * 60_000 - 1)).not.toBeNull();
     expect(await store.get(pending.id, T0 + 15 * 60_000)).toBeNull();
     expect(await store.get(voided.id, T0 + 24 * HOUR - 1)).not.toBeNull();

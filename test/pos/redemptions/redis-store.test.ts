@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { createRedemptionStore, MemoryRedemptionStore, type Redemption, RedisRedemptionStore } from '../../../src/pos/redemptions';
 import { decodeRedemption, encodeRedemption } from '../../../src/pos/redemptions/redis-codec';
+import { REDEMPTION_MACHINE, type RedemptionState } from '../../../src/pos/money/machines';
 import { deleteKeys, testRedis } from '../../support/redis';
 import { aHold, redisHarness, T0, uniquePrefix } from './harness';
 import { redemptionStoreSuite } from './store-suite';
@@ -31,7 +32,7 @@ describe('RedisRedemptionStore in Redis', () => {
     expect(await redis.zscore(`${prefix}{rdm}:open`, hold.id)).toBe(String(hold.expiresAt));
   });
 
-  it('sets TTLs: held until expiry + 24 h, ending 24 h, otp_required 15 min', async () => {
+  it('sets TTLs: held and paying until expiry + 24 h, ending 24 h, otp_required and confirming 15 min', async () => {
     const now = Date.now();
     const key = (id: string) => `${prefix}{rdm}:r:${id}`;
     const hold = aHold({ createdAt: now, updatedAt: now, expiresAt: now + 10 * 60_000 });
@@ -44,8 +45,17 @@ describe('RedisRedemptionStore in Redis', () => {
     const pendingTtl = await redis.pttl(key(pending.id));
     expect(pendingTtl).toBeGreaterThan(15 * 60_000 - 5000);
     expect(pendingTtl).toBeLessThanOrEqual(15 * 60_000);
+    await store.change(pending.id, now, (r) => ({ ...r, state: 'confirming' }));
+    const confirmingTtl = await redis.pttl(key(pending.id));
+    expect(confirmingTtl).toBeGreaterThan(15 * 60_000 - 5000);
+    expect(confirmingTtl).toBeLessThanOrEqual(15 * 60_000);
 
+    await store.change(hold.id, now, (r) => ({ ...r, state: 'paying', paymentId: 'sale-1' }));
+    const payingTtl = await redis.pttl(key(hold.id));
+    expect(payingTtl).toBeGreaterThan(24 * HOUR + 10 * 60_000 - 5000);
+    expect(payingTtl).toBeLessThanOrEqual(24 * HOUR + 10 * 60_000);
     await store.change(hold.id, now, (r) => ({ ...r, state: 'redeemed' }));
+    expect((await store.get(hold.id, now))?.state).toBe('redeemed');
     const endedTtl = await redis.pttl(key(hold.id));
     expect(endedTtl).toBeGreaterThan(24 * HOUR - 5000);
     expect(endedTtl).toBeLessThanOrEqual(24 * HOUR);
@@ -142,7 +152,7 @@ describe('redis-codec', () => {
       email: text,
       mobile: text,
       ask,
-      state: fc.constantFrom('otp_required' as const, 'held' as const, 'redeemed' as const, 'voided' as const, 'expired' as const),
+      state: fc.constantFrom(...(Object.keys(REDEMPTION_MACHINE) as RedemptionState[])),
       holdReference: text,
       holdAmount: fc.double({ noNaN: true, noDefaultInfinity: true }),
       holdPoints: fc.integer(),
@@ -154,6 +164,22 @@ describe('redis-codec', () => {
     },
     { requiredKeys: ['id', 'storeId', 'terminalId', 'customerId', 'ask', 'state', 'createdAt', 'updatedAt', 'version'] },
   );
+
+  it('round-trips a record in each of the machine\'s states', () => {
+    for (const state of Object.keys(REDEMPTION_MACHINE) as RedemptionState[]) {
+      const r = aHold({ state, paymentId: 'sale-1' });
+      expect(decodeRedemption(r.id, encodeRedemption(r))).toEqual(r);
+    }
+  });
+
+  it('reads a claim written by the earlier version (state letter c): paying when a payment holds it, voiding otherwise', () => {
+    const paying = aHold({ state: 'paying', paymentId: 'sale-1' });
+    const voiding = aHold({ state: 'voiding' });
+    const legacy = (r: Redemption) => encodeRedemption(r).replace(/^(\d+)\|[a-z]\|/, '$1|c|');
+    expect(legacy(paying)).toMatch(/^1\|c\|/);
+    expect(decodeRedemption(paying.id, legacy(paying))).toEqual(paying);
+    expect(decodeRedemption(voiding.id, legacy(voiding))).toEqual(voiding);
+  });
 
   it('round-trips any record exactly (strings with "|", quotes, unicode; full-precision numbers)', () => {
     fc.assert(

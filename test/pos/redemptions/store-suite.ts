@@ -4,7 +4,8 @@ import { aHold, HarnessFactory, StoreHarness, T0 } from './harness';
 
 const EXPIRY = T0 + 600_000;
 
-const redeem = (r: Redemption): Redemption | string => (r.state === 'held' ? { ...r, state: 'redeemed', paymentId: 'pay-1' } : `redemption is ${r.state}`);
+/** A payment's claim on a held redemption (the compare-and-set two payments race for). */
+const claimForPayment = (r: Redemption): Redemption | string => (r.state === 'held' ? { ...r, state: 'paying', paymentId: 'pay-1' } : `redemption is ${r.state}`);
 
 /** Sweeps until nothing is due, in small batches, as a sweeper instance would. */
 async function sweepAll(store: RedemptionStore, now: number, batch: number): Promise<Redemption[]> {
@@ -63,11 +64,17 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       await expect(store.create(bad)).rejects.toThrow(/expiresAt/);
     });
 
-    it('indexes held records only, and counts them', async () => {
+    it('indexes open records (held, paying, voiding) only, and counts them', async () => {
       await store.create(aHold());
-      await store.create(aHold());
+      await store.create(aHold({ state: 'paying', paymentId: 'sale-1' }));
+      await store.create(aHold({ state: 'voiding' }));
       await store.create(aHold({ state: 'otp_required', expiresAt: undefined }));
-      expect(await store.countOpen()).toBe(2);
+      await store.create(aHold({ state: 'confirming', expiresAt: undefined }));
+      expect(await store.countOpen()).toBe(3);
+    });
+
+    it('refuses a paying record without its paymentId', async () => {
+      await expect(store.create(aHold({ state: 'paying' }))).rejects.toThrow(/paymentId/);
     });
 
     it('changes a record: next version, updatedAt = now, same id', async () => {
@@ -85,26 +92,41 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       const refused = await store.change(hold.id, T0, () => 'not your store');
       expect(refused).toEqual({ ok: false, reason: 'rejected', redemption: hold, detail: 'not your store' });
       expect((await store.get(hold.id, T0))?.version).toBe(1);
-      expect(await store.change('rdm_missing', T0, redeem)).toEqual({ ok: false, reason: 'not_found' });
+      expect(await store.change('rdm_missing', T0, claimForPayment)).toEqual({ ok: false, reason: 'not_found' });
     });
 
     it('keeps ending states final', async () => {
       const hold = aHold();
       await store.create(hold);
+      expect((await store.change(hold.id, T0, (r) => ({ ...r, state: 'voiding' }))).ok).toBe(true);
       expect((await store.change(hold.id, T0, (r) => ({ ...r, state: 'voided' }))).ok).toBe(true);
-      const back = await store.change(hold.id, T0, (r) => ({ ...r, state: 'held' }));
-      expect(back).toMatchObject({ ok: false, reason: 'rejected', detail: expect.stringContaining('voided') });
+      for (const state of ['held', 'voiding', 'redeemed', 'expired'] as const) {
+        const back = await store.change(hold.id, T0, (r) => ({ ...r, state }));
+        expect(back).toMatchObject({ ok: false, reason: 'rejected', detail: expect.stringContaining('voided') });
+      }
+      expect(await store.get(hold.id, T0)).toMatchObject({ state: 'voided', version: 3 });
       expect(await store.countOpen()).toBe(0);
+    });
+
+    it('refuses a transition its table does not have (held -> redeemed must go through paying), writing nothing', async () => {
+      const hold = aHold();
+      await store.create(hold);
+      const direct = await store.change(hold.id, T0, (r) => ({ ...r, state: 'redeemed', paymentId: 'pay-1' }));
+      expect(direct).toMatchObject({ ok: false, reason: 'rejected', redemption: { state: 'held', version: 1 }, detail: expect.stringContaining('cannot become redeemed') });
+      expect(await store.get(hold.id, T0)).toEqual(hold);
+      expect(await store.countOpen()).toBe(1);
+      expect((await store.change(hold.id, T0, claimForPayment)).ok).toBe(true);
+      expect(await store.change(hold.id, T0, (r) => ({ ...r, state: 'redeemed' }))).toMatchObject({ ok: true, redemption: { state: 'redeemed', paymentId: 'pay-1', version: 3 } });
     });
 
     it('lets exactly one of two concurrent conflicting changes win', async () => {
       const hold = aHold();
       await store.create(hold);
       const other = await h.twin();
-      const results = await Promise.all([store.change(hold.id, T0, redeem), other.change(hold.id, T0, redeem)]);
+      const results = await Promise.all([store.change(hold.id, T0, claimForPayment), other.change(hold.id, T0, claimForPayment)]);
       expect(results.filter((r) => r.ok)).toHaveLength(1);
-      expect(results.filter((r) => !r.ok)).toEqual([expect.objectContaining({ reason: 'rejected', detail: 'redemption is redeemed' })]);
-      expect(await store.get(hold.id, T0)).toMatchObject({ state: 'redeemed', version: 2 });
+      expect(results.filter((r) => !r.ok)).toEqual([expect.objectContaining({ reason: 'rejected', detail: 'redemption is paying' })]);
+      expect(await store.get(hold.id, T0)).toMatchObject({ state: 'paying', paymentId: 'pay-1', version: 2 });
     });
 
     it('loses no update under concurrent read-modify-writes', async () => {
@@ -116,11 +138,14 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       expect(await store.get(hold.id, T0)).toMatchObject({ holdPoints: 5, version: 6 });
     });
 
-    it('takes redeemed and voided holds out of the index', async () => {
+    it('keeps paying and voiding holds in the index, and takes redeemed and voided ones out', async () => {
       const [a, b, c] = [aHold(), aHold(), aHold()];
       for (const r of [a, b, c]) await store.create(r);
-      await store.change(a.id, T0, redeem);
-      await store.change(b.id, T0, (r) => ({ ...r, state: 'voided' }));
+      await store.change(a.id, T0, claimForPayment);
+      await store.change(b.id, T0, (r) => ({ ...r, state: 'voiding' }));
+      expect(await store.countOpen()).toBe(3);
+      expect((await store.change(a.id, T0, (r) => ({ ...r, state: 'redeemed' }))).ok).toBe(true);
+      expect((await store.change(b.id, T0, (r) => ({ ...r, state: 'voided' }))).ok).toBe(true);
       expect(await store.countOpen()).toBe(1);
       // Neither comes back as expired when its old expiry passes.
       expect((await sweepAll(store, EXPIRY + 1, 10)).map((r) => r.id)).toEqual([c.id]);
@@ -169,10 +194,10 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       expect(await store.sweepDue(EXPIRY + 10, 10)).toEqual([]);
     });
 
-    it('lets a change see a due hold as expired', async () => {
+    it('lets a change see a due hold as expired, so a payment cannot claim it', async () => {
       const hold = aHold();
       await store.create(hold);
-      const result = await store.change(hold.id, EXPIRY, redeem);
+      const result = await store.change(hold.id, EXPIRY, claimForPayment);
       expect(result).toMatchObject({ ok: false, reason: 'rejected', detail: 'redemption is expired', redemption: { state: 'expired', version: 2 } });
     });
 
