@@ -68,11 +68,12 @@ describe('GET /metrics after a checkout (redis store)', () => {
     expect(total(t, 'pos_holds_open')).toBe(1);
     await s.pos('cashier').post('/payments', { customerId: 'm-bob', paymentId: 'm-pay-1', totalPaid: 40, redemptionId: r.id }).expect(201);
     t = await text();
-    expect(total(t, 'pos_redemption_transitions_total', { from: 'held', to: 'redeemed' })).toBe(1);
+    expect(total(t, 'pos_redemption_transitions_total', { from: 'held', to: 'paying' })).toBe(1);
+    expect(total(t, 'pos_redemption_transitions_total', { from: 'paying', to: 'redeemed' })).toBe(1);
     expect(total(t, 'pos_holds_open')).toBe(0);
     const v = await heldRedemption(s, 'm-bob', 50);
     await s.pos('cashier').post(`/redemptions/${v.id}/void`).expect(200);
-    expect(total(await text(), 'pos_redemption_transitions_total', { from: 'held', to: 'voided' })).toBe(1);
+    expect(total(await text(), 'pos_redemption_transitions_total', { from: 'voiding', to: 'voided' })).toBe(1);
   });
 
   it('counts holds the sweeper expires', async () => {

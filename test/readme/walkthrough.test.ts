@@ -76,7 +76,7 @@ describe('README walkthrough', () => {
     // The counters the walkthrough moved, as an operator sees them on /metrics.
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(/http_requests_total\{method="POST",route="\/pos\/v1\/redemptions",status="201",role="cashier"\} 1\b/);
-    expect(metrics).toMatch(/pos_redemption_transitions_total\{from="held",to="redeemed"\} 1\b/);
+    expect(metrics).toMatch(/pos_redemption_transitions_total\{from="paying",to="redeemed"\} 1\b/);
     expect(metrics).toMatch(/loyalty_upstream_requests_total\{operation="payment",outcome="ok"\} 1\b/);
     expect(metrics).toMatch(/loyalty_upstream_requests_total\{operation="refund",outcome="ok"\} 1\b/);
 

@@ -70,6 +70,9 @@ describe.each([
       await store.create(record(id, 'held'));
     }
     expect(await refusal(cap.admit('till-1', 'c', T0))).toBe('409 too_many_open_redemptions');
+    // A payment under way keeps its place; the redemption's end frees it.
+    await store.change('a', T0, (r) => ({ ...r, state: 'paying', paymentId: 'sale-a' }));
+    expect(await refusal(cap.admit('till-1', 'c', T0))).toBe('409 too_many_open_redemptions');
     await store.change('a', T0, (r) => ({ ...r, state: 'redeemed' }));
     expect(await refusal(cap.admit('till-1', 'c', T0))).toBe('admitted');
     await store.create(record('c', 'held'));

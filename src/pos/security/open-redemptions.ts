@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
+import { isEnding } from '../redemptions/record';
 import type { RedemptionStore } from '../redemptions/types';
 
 /**
@@ -96,7 +97,7 @@ export function openRedemptionCap(o: OpenRedemptionCapOptions): OpenRedemptionCa
   /** Still open: an open record, or no record yet within the grace period. */
   const stillOpen = async (m: Member, now: number) => {
     const r = await o.store.get(m.id, now);
-    return r ? r.state === 'held' || r.state === 'otp_required' : now - m.at < grace;
+    return r ? !isEnding(r) : now - m.at < grace;
   };
   return {
     limit: o.limit,
