@@ -52,10 +52,10 @@ describe('a BFF killed with SIGKILL mid-checkout', () => {
       return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
     }, LEASE_MS + 5000, 'the crashed key to free');
     const freedAfterMs = Date.now() - killedAt;
-    // The upstream got the first attempt after all (its 2 s ended before the lease did): the retry
-    // is refused as a duplicate of that payment id, not applied twice.
-    expect(retried.status).toBe(409);
-    expect(retried.body.code).toBe('duplicate_transaction');
+    // The upstream got the first attempt after all (its 2 s ended before the lease did): the retry's
+    // duplicate answer is checked against the upstream's record of that id, and answered as recorded, not applied twice.
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({ status: 'already_recorded', paymentId: 'pay-bo-1' });
     expect(freedAfterMs).toBeLessThan(LEASE_MS + 1500);
 
     // The answers stored by instance 1 are replayed by instance 2.

@@ -44,8 +44,9 @@ describe('GET /metrics for registrations and duplicate sales (memory store)', ()
     const duplicates = async () => total(await text(), 'loyalty_upstream_requests_total', { operation: 'payment', outcome: 'duplicate' }) ?? 0;
     await s.pos('cashier').post('/payments', { customerId: 'mon-dup', paymentId: 'mon-sale-1', totalPaid: 10 }).expect(201);
     expect(await duplicates()).toBe(0);
-    const again = await s.pos('cashier').post('/payments', { customerId: 'mon-dup', paymentId: 'mon-sale-1', totalPaid: 10 }).expect(409);
-    expect(again.body.code).toBe('duplicate_transaction');
+    // Another sale under the same id (another total): the upstream's duplicate answer, checked against its record.
+    const again = await s.pos('cashier').post('/payments', { customerId: 'mon-dup', paymentId: 'mon-sale-1', totalPaid: 12 }).expect(409);
+    expect(again.body.code).toBe('payment_id_taken');
     expect(await duplicates()).toBe(1);
   });
 });

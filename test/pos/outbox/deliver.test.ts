@@ -1,7 +1,6 @@
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../../src/platform/errors';
 import { judgeFailure, OutboxEntry, type OutboxWork, send } from '../../../src/pos/outbox';
-import type { LoyaltyClient } from '../../../src/upstream';
-import { markNotDelivered, rateLimited } from '../../../src/upstream';
+import { type LoyaltyClient, markNotDelivered, rateLimited } from '../../../src/upstream';
 import { anEntry, paymentWork, T0 } from './harness';
 
 const policy = { maxAttempts: 5, backoffBaseMs: 1000, backoffMaxMs: 8000 };
