@@ -33,9 +33,20 @@ async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Re
   return { record: result.redemption, again };
 }
 
-/** Settles a claimed hold from the upstream's hold record, now or (failing that) later. */
+/**
+ * Settles a claimed hold from the upstream's hold record, tried again while
+ * the hold is still active: a payment may still be in flight upstream. Past
+ * the hold's end the sweeper asks instead.
+ */
 function settleLater(deps: Deps, r: Redemption): void {
-  deps.repairs?.add({ key: `redemption:${r.id}`, settle: () => settleFromUpstream(deps, r) });
+  deps.repairs?.add({
+    key: `redemption:${r.id}`,
+    settle: async () => {
+      const recorded = await settleFromUpstream(deps, r);
+      if (recorded === 'still_active' && deps.clock() < (r.expiresAt ?? 0)) throw new Error('the hold is still active upstream');
+      return recorded;
+    },
+  });
 }
 
 /**

@@ -1,10 +1,13 @@
 import type { Logger } from 'pino';
 
+/** The longest wait between two tries of one repair. */
+const MAX_BACKOFF_MS = 30_000;
+
 /** One record whose upstream outcome is not recorded here yet. */
 export interface Repair {
   /** Unique per record: `redemption:rdm_x`, `sale:payment:P1`. */
   key: string;
-  /** Asks the upstream's record and writes the outcome; throws to try again later. Returns what it recorded. */
+  /** Asks the upstream's record and writes the outcome; throws to try again later (also when the record cannot say yet). Returns what it recorded. */
   settle(): Promise<string>;
 }
 
@@ -16,7 +19,7 @@ export interface Repair {
  * hold or lock at its expiry, and the same request sent again settles any kind.
  */
 export class RepairQueue {
-  private readonly pending = new Map<string, Repair>();
+  private readonly pending = new Map<string, { repair: Repair; tries: number; nextAt: number }>();
   private timer?: NodeJS.Timeout;
   private running = false;
   private busy = false;
@@ -28,7 +31,7 @@ export class RepairQueue {
   }
 
   add(repair: Repair): void {
-    this.pending.set(repair.key, repair);
+    this.pending.set(repair.key, { repair, tries: 0, nextAt: 0 });
     this.opts.logger.warn({ repair: repair.key }, 'outcome not recorded; will settle it from the upstream');
   }
 
@@ -48,14 +51,17 @@ export class RepairQueue {
     this.busy = true;
     let settled = 0;
     try {
-      for (const [key, repair] of [...this.pending]) {
+      for (const [key, entry] of [...this.pending]) {
+        if (entry.nextAt > Date.now()) continue;
         try {
-          const recorded = await repair.settle();
+          const recorded = await entry.repair.settle();
           this.pending.delete(key);
           settled += 1;
           this.opts.logger.info({ repair: key, recorded }, 'outcome settled from the upstream');
         } catch {
-          // Redis (or the upstream) still away: the next pass tries again.
+          // Redis (or the upstream) still away, or the outcome not known yet: tried again, less often each time.
+          entry.tries += 1;
+          entry.nextAt = Date.now() + Math.min(MAX_BACKOFF_MS, this.opts.intervalMs * 2 ** Math.min(entry.tries - 1, 10));
         }
       }
     } finally {
