@@ -1101,7 +1101,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description This terminal already has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`): complete or void one first (`too_many_open_redemptions`). Or a request with the same Idempotency-Key is still running. */
+        /** @description This terminal already has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`): complete or void one first (`too_many_open_redemptions`). Or a code sent to this customer for another redemption is still out (`otp_pending_for_another_redemption`, with `Retry-After`): one code per customer at a time. Or a code given with the start was asked for another redemption (`otp_for_another_redemption`). Or a request with the same Idempotency-Key is still running. */
         StartRedemptionConflict: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

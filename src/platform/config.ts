@@ -95,16 +95,20 @@ const envSchema = z.object({
   UPSTREAM_RATE_LIMIT_EVENTS: nonNegativeInt.max(100_000).default(100),
   UPSTREAM_RATE_MAX_WAIT_MS: nonNegativeInt.max(60_000).default(250),
 
-  // Money path: store scoping, proxies, kiosk events (issue 15).
+  // Money path: store scoping, proxies, what a kiosk may do.
   RETURNS_AT_ANY_BRANCH: bool.default(false),
   SALE_RECORD_DAYS: positiveInt.max(3660).default(400),
   TRUST_PROXY: z.string().regex(/^(false|true|[0-9]{1,2}|[0-9A-Fa-f.:/, ]+|loopback|linklocal|uniquelocal)$/, 'false, a hop count, or addresses/subnets (comma separated)').default('false'),
   KIOSK_EVENTS: z.string().regex(/^[A-Za-z0-9_.:-]+(,[A-Za-z0-9_.:-]+)*$/, 'comma-separated event names').default('store_visit'),
-  // When the hold lookup that learns a hold's end is sent (issue 13: one round trip per cashier action).
+  // When the hold lookup that learns a hold's end is sent (one round trip per cashier action).
   HOLD_EXPIRY_LOOKUP: z.enum(['after_answer', 'before_answer', 'off']).default('after_answer'),
-  // --- Store readiness (issue 14): proof of presence ---
+  // --- Store readiness: proof of presence ---
   REDEMPTION_PROOF: z.enum(['hash_or_otp', 'hash', 'otp', 'none']).default('hash_or_otp'),
-  // --- Go-live (issue 11): the secret key travels only over HTTPS ---
+  // How long a customer's code lives at the loyalty service; no other redemption may ask that customer for one meanwhile.
+  OTP_CODE_MINUTES: positiveInt.max(60).default(5),
+  // A kiosk may read any customer's hash (their proof of presence): only where kiosks establish who the customer is. Default: off in production.
+  KIOSK_QR: bool.optional(),
+  // --- Go-live: the secret key travels only over HTTPS ---
   LOYALTY_ALLOW_HTTP: bool.default(false),
 });
 
@@ -174,6 +178,8 @@ export interface Config {
     trustProxy: boolean | number | string;
     /** Default kiosk event names (a store's `kioskEvents` in the terminals file replaces it). */
     kioskEvents: string[];
+    /** KIOSK_QR: a kiosk may read any customer's current hash and QR payload (off in production unless set). */
+    kioskQr: boolean;
   };
   pos: {
     terminalsFile: string;
@@ -187,6 +193,8 @@ export interface Config {
     redemptionOptionsTtlSeconds: number;
     /** What a redemption needs to show the customer is present (REDEMPTION_PROOF). */
     redemptionProof: 'hash_or_otp' | 'hash' | 'otp' | 'none';
+    /** OTP_CODE_MINUTES: how long a customer's code is taken to live (its ticket stands that long). */
+    otpCodeMinutes: number;
   };
   /**
    * A redemption's expiry is first estimated from the hold period; the hold
@@ -314,7 +322,7 @@ export function loadDotEnv(file = '.env'): string | undefined {
   return file;
 }
 
-// --- Store readiness (issue 14): settings that must not carry demo defaults into a real store ---
+// --- Store readiness: settings that must not carry demo defaults into a real store ---
 
 function storeReadinessProblems(e: Env, source: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
@@ -333,7 +341,7 @@ function storeReadinessProblems(e: Env, source: NodeJS.ProcessEnv): string[] {
   return problems;
 }
 
-// --- Go-live (issue 11): every call to the loyalty service over HTTPS ---
+// --- Go-live: every call to the loyalty service over HTTPS ---
 
 /** Loopback: the bundled sandbox and the tests; a plain-HTTP call there never leaves the machine. */
 function isLoopback(hostname: string): boolean {
@@ -429,6 +437,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       saleRecordDays: e.SALE_RECORD_DAYS,
       trustProxy: e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : /^[0-9]+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
       kioskEvents: e.KIOSK_EVENTS.split(','),
+      kioskQr: e.KIOSK_QR ?? e.NODE_ENV !== 'production',
     },
     pos: {
       terminalsFile: e.TERMINALS_FILE,
@@ -440,6 +449,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       couponLockMinutes: e.COUPON_LOCK_MINUTES,
       redemptionOptionsTtlSeconds: e.REDEMPTION_OPTIONS_TTL_SECONDS,
       redemptionProof: e.REDEMPTION_PROOF,
+      otpCodeMinutes: e.OTP_CODE_MINUTES,
     },
     holdExpiry: { lookup: e.HOLD_EXPIRY_LOOKUP },
   };

@@ -30,6 +30,10 @@ export interface PosSettings {
   kioskEvents: readonly string[];
   /** Minutes a coupon lock lasts upstream (COUPON_LOCK_MINUTES). */
   couponLockMinutes: number;
+  /** KIOSK_QR: a kiosk may read a customer's hash (off in production unless set). */
+  kioskQr: boolean;
+  /** OTP_CODE_MINUTES: how long a customer's code is taken to live. */
+  otpCodeMinutes: number;
 }
 
 /** What every cashier operation may use; built once in the app factory. */
@@ -45,7 +49,7 @@ export interface PosDeps {
   redemptionOptions: RedemptionOptionsCache;
   /** Whether the loyalty account checks OTPs (followed, never configured). */
   upstreamOtp: UpstreamOtp;
-  /** Which redemption each customer's newest OTP was asked for. */
+  /** Which redemption each customer's one outstanding code was asked for. */
   otpTickets: OtpTicketStore;
   /** Writes queued while the upstream is out of reach (store-and-forward). */
   outbox: OutboxStore;

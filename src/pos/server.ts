@@ -17,7 +17,7 @@ import { requireRedis } from './http/redis-gate';
 import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
 import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './metrics';
 import { countOutboxOutcome } from './outbox/metrics';
-import { createOtpTickets, UpstreamOtp } from './otp';
+import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
 import { settleFromUpstream } from './operations/hold-outcome';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
@@ -32,7 +32,7 @@ export interface UpstreamTarget {
   baseUrl: string;
   apiKey: string;
   secretKey: string;
-  /** The bundled sandbox only: reads the account's OTP setting, live. Absent: learnt from the upstream's answers. */
+  /** The bundled sandbox only: reads the account's OTP setting, live. Absent: learnt from the upstream's answers, fleet-wide. */
   otpRequired?: () => boolean;
 }
 
@@ -72,7 +72,10 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix }), metrics);
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
-  const otpTickets = createOtpTickets({ redis, prefix: config.redis.keyPrefix, clock });
+  if (config.money.kioskQr && config.env === 'production') {
+    logger.warn({ setting: 'KIOSK_QR' }, 'KIOSK_QR=true: a kiosk can read any customer\'s hash, which is their proof of presence at a till; keep it only where kiosks establish who the customer is');
+  }
+  const otpTickets = createOtpTickets({ redis, prefix: config.redis.keyPrefix });
   const idempotencyStore = createIdempotencyStore({ redis, prefix: config.redis.keyPrefix });
   const closeHooks: (() => Promise<void> | void)[] = [];
   let sweeperRunning = false;
@@ -98,13 +101,15 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
       returnsAtAnyBranch: config.money.returnsAtAnyBranch,
       kioskEvents: config.money.kioskEvents,
       couponLockMinutes: config.pos.couponLockMinutes,
+      kioskQr: config.money.kioskQr,
+      otpCodeMinutes: config.pos.otpCodeMinutes,
     },
     loyalty,
     sales: createSaleRecords({ redis, prefix: config.redis.keyPrefix, ttlDays: config.money.saleRecordDays, clock }),
     redemptions,
     couponLocks: createCouponLockStore({ redis, prefix: config.redis.keyPrefix }),
     redemptionOptions: new RedemptionOptionsCache(loyalty, config.pos.redemptionOptionsTtlSeconds * 1000, clock, logger),
-    upstreamOtp: new UpstreamOtp(upstream.otpRequired),
+    upstreamOtp: new UpstreamOtp({ store: createOtpMode({ redis, prefix: config.redis.keyPrefix }), clock, logger, accountSetting: upstream.otpRequired }),
     otpTickets,
     outbox,
     batchJobs,

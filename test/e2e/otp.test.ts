@@ -61,7 +61,7 @@ describe.each(['memory', 'redis'] as const)('redemption with an OTP (%s store)',
     expect((await s.balance('otp-2')).availablePointsBalance).toBe(200);
   });
 
-  it('refuses a code sent with a new start when it was asked for another redemption (issue 15)', async () => {
+  it('refuses a code sent with a new start when it was asked for another redemption', async () => {
     await s.seed('otp-3', 300);
     const first = await s.pos('cashier').post('/redemptions', { customerId: 'otp-3', points: 100 }).expect(201);
     expect(first.body.state).toBe('otp_required');

@@ -12,7 +12,7 @@ async function callsSeen(s: Stack): Promise<Record<string, number>> {
 }
 
 /**
- * REDEMPTION_PROOF (issue 14): a redemption needs the customer's current hash
+ * REDEMPTION_PROOF: a redemption needs the customer's current hash
  * (the QR code) or an OTP, by store policy; an unknown customer is 404 and
  * nothing is created upstream.
  */

@@ -56,6 +56,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Point the BFF at this loyalty service instead of the sandbox (which still starts, for the helpers). */
   upstreamUrl?: string;
+  /** The BFF learns whether the account checks OTPs from the sandbox's answers, as against a real service (no live account setting). */
+  otpFromAnswers?: boolean;
 }
 
 export interface Tokens {
@@ -96,6 +98,8 @@ export interface Stack {
   hash(customerId: string): Promise<string>;
   otp(customerId: string): Promise<string>;
   setAccount(patch: Partial<AccountSettingsInput>): Promise<void>;
+  /** Stops BFF instance `i` and starts a new process-like instance in its place (same settings, same Redis prefix). */
+  restart(i?: number): Promise<RunningBff>;
   close(): Promise<void>;
 }
 
@@ -161,10 +165,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     baseUrl: opts.upstreamUrl ?? sandbox.url,
     apiKey: SANDBOX_KEYS.apikey,
     secretKey: SANDBOX_KEYS.secretkey,
-    otpRequired: opts.upstreamUrl ? undefined : () => sandbox.context.store.account(SANDBOX_KEYS.apikey)?.settings.otpEnabled ?? false,
+    otpRequired: opts.upstreamUrl || opts.otpFromAnswers ? undefined : () => sandbox.context.store.account(SANDBOX_KEYS.apikey)?.settings.otpEnabled ?? false,
   };
   const bffs: RunningBff[] = [];
-  for (let i = 0; i < (opts.instances ?? 1); i++) bffs.push(await startBff(config, upstream, logger.child({ instance: i }), { clock }));
+  const startInstance = (i: number) => startBff(config, upstream, logger.child({ instance: i }), { clock });
+  for (let i = 0; i < (opts.instances ?? 1); i++) bffs.push(await startInstance(i));
 
   const sandboxAdmin = request(sandbox.url);
   const keys = SANDBOX_KEYS;
@@ -190,7 +195,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   return {
     sandbox,
     bffs,
-    bff: bffs[0],
+    get bff() {
+      return bffs[0];
+    },
     tokens,
     terminalIds,
     terminalsFile,
@@ -220,6 +227,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     async setAccount(patch) {
       const current = ok(await sandboxAdmin.get(`/_sandbox/accounts/${keys.apikey}`).set(keys), 'get account');
       ok(await sandboxAdmin.put(`/_sandbox/accounts/${keys.apikey}`).set(keys).send({ ...current, ...patch }), 'put account');
+    },
+    async restart(i = 0) {
+      await bffs[i].close();
+      bffs[i] = await startInstance(i);
+      return bffs[i];
     },
     async close() {
       for (const b of bffs) await b.close();

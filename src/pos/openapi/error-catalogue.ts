@@ -51,13 +51,14 @@ const rows: [string, number, string, string][] = [
   ['idempotency_request_in_progress', 409, 'A request with this Idempotency-Key is still running', RETRY],
   // Customers and redemptions
   ['customer_not_found', 404, 'The loyalty programme has no such customer', 'Check the id or scan the QR code again; nothing was created'],
-  ['qr_invalid', 422, 'The QR payload is not a customer id followed by a six-digit hash', 'Scan the QR code again'],
+  ['qr_invalid', 422, "The QR payload is not a customer id followed by the customer's hash (after the last `:` or `|`, or else the last six digits)", 'Scan the QR code again'],
   ['proof_required', 422, 'REDEMPTION_PROOF needs the customer present: a QR code (hash) or an OTP', "Scan the customer's QR code"],
   ['channel_field_required', 422, "The loyalty account joins a customer's profiles by email or mobile, and the request did not carry it; `errors` names the field", "Ask the customer for that field and send it with the request (on every request for this account)"],
   ['hash_invalid', 422, "The customer's hash is wrong or out of date (it changes with every transaction)", "Scan the customer's current QR code again"],
   ['otp_invalid', 422, 'The one-time password is wrong, used or expired', 'Ask the customer for the code again; after repeated failures start a new redemption'],
   ['otp_not_for_this_redemption', 409, 'The newest code sent to the customer was asked for another redemption (or lapsed)', NEW_REDEMPTION + ' (a new code is sent)'],
   ['otp_for_another_redemption', 409, 'A code given with a new redemption was asked for another one', 'Confirm the redemption the code was sent for, or start again without a code'],
+  ['otp_pending_for_another_redemption', 409, 'A code sent to this customer for another redemption is still out (`redemptionId` names it when it is this store\'s; `pendingUntil`, `Retry-After`: when it lapses)', 'Confirm that redemption with the code, or start again after Retry-After'],
   ['otp_not_checked', 502, 'REDEMPTION_PROOF=otp but the loyalty account does not check OTPs', 'Ask a manager: a configuration problem'],
   ['rule_not_found', 422, "The redemption rule is not one of the programme's rules", 'Pick another reward'],
   ['insufficient_points', 422, 'The customer does not have enough points', 'Redeem fewer points'],
@@ -93,6 +94,7 @@ const rows: [string, number, string, string][] = [
   ['sale_not_found', 404, "The sale was rung up in another store (refunds and voids stay in the sale's store unless RETURNS_AT_ANY_BRANCH)", 'Refund it at the store that sold it, or check the payment id'],
   ['refund_not_found', 404, 'No such refund recorded for this store (yet)', 'Check the refund id; if it was queued, follow GET /outbox/{id}'],
   ['retry_same_request', 503, 'The loyalty service may have applied the write, but it could not be recorded here', 'Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over'],
+  ['kiosk_qr_off', 403, "Kiosks do not show customers' QR codes here (KIOSK_QR is off, the default in production)", "The customer shows the QR code from their own app"],
   ['event_not_allowed', 403, "A kiosk sent an event its store does not allow (the store's kioskEvents, else KIOSK_EVENTS)", 'Send only the allowed events from a kiosk; other events from a till'],
   // Coupons at the till
   ['coupon_refused', 422, 'A coupon cannot be used for this sale; nothing was locked (`coupons` gives each code\'s verdict)', 'Remove the refused codes and lock again'],

@@ -95,12 +95,22 @@ export const ERRORS = {
     status: 409,
     description:
       'This terminal already has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`): complete or void one first (`too_many_open_redemptions`). ' +
+      'Or a code sent to this customer for another redemption is still out (`otp_pending_for_another_redemption`, with `Retry-After`): one code per customer at a time. ' +
+      'Or a code given with the start was asked for another redemption (`otp_for_another_redemption`). ' +
       'Or a request with the same Idempotency-Key is still running.',
     examples: answers(
       answer('Too many open redemptions on this terminal', 409, 'Conflict', 'too_many_open_redemptions', 'This terminal already has 10 open redemptions (the limit is 10); complete or void one first', {
         openRedemptions: 10,
         limit: 10,
       }),
+      answer(
+        "Another redemption's code is still out",
+        409,
+        'Conflict',
+        'otp_pending_for_another_redemption',
+        'A code sent to this customer for redemption rdm_Zk3vQ9bT2mXc8LpA is still out: confirm that redemption with it (POST /redemptions/{id}/otp), or start again after 2026-03-02T10:05:00.000Z',
+        { redemptionId: 'rdm_Zk3vQ9bT2mXc8LpA', pendingUntil: '2026-03-02T10:05:00.000Z' },
+      ),
       keyInUse,
     ),
     headers: RETRY_AFTER,

@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/errors';
+import { AppError, NotAllowedError } from '../../platform/errors';
 import type { CustomerRegistered, RegisterCustomerBody } from '../customer-schemas';
 import type { CallContext, PosDeps } from '../deps';
 import { countRegistration } from '../metrics';
@@ -63,7 +63,16 @@ export async function deleteCustomer(deps: PosDeps, ctx: CallContext, customerId
   return { customerId, deleted: true };
 }
 
+/**
+ * The customer's current hash, for a kiosk to show as the QR code. The hash is
+ * the customer's proof of presence at a till, and a kiosk knows the customer
+ * only by the id it was given, so it is handed out only where the store says
+ * its kiosks establish who the customer is (KIOSK_QR; off in production).
+ */
 export async function customerHash(deps: PosDeps, ctx: CallContext, customerId: string) {
+  if (!deps.settings.kioskQr) {
+    throw new NotAllowedError('kiosk_qr_off', "Kiosks do not show customers' QR codes here (KIOSK_QR is off): the customer shows the code from their own app");
+  }
   const { hash } = await deps.loyalty.hash(customerId, { requestId: ctx.requestId });
   // What the kiosk renders as a QR code: customer id then hash (DESIGN.md section 3).
   return { customerId, hash, qr: `${customerId}:${hash}` };

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { HoldRequest } from '../../contract';
 import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../platform/errors';
-import type { CallContext, PosDeps } from '../deps';
-import { claimActSettle } from '../money/claim-step';
+import type { HoldAnswer } from '../../upstream';
+import type { CallContext, PosDeps, RedemptionProof } from '../deps';
+import { claimActSettle, type Claim } from '../money/claim-step';
 import { PlacedHold, redemptionForOtp, redemptionForVoid } from '../money/redemption-claims';
+import type { OtpTicket } from '../otp';
 import { confirmExpiry, estimatedExpiry, lookUpExpiry } from '../redemptions/hold-period';
 import type { Redemption, RedemptionAsk } from '../redemptions/types';
-import type { StartRedemptionBody } from '../schemas';
+import { CustomerId, Hash, type StartRedemptionBody } from '../schemas';
 import { redemptionView, RedemptionView } from './redemption-view';
 
 export function newRedemptionId(): string {
@@ -14,15 +16,21 @@ export function newRedemptionId(): string {
 }
 
 /**
- * Splits a QR payload: the customer id, then the six-digit hash (an optional
- * `:` or `|` between), or any other hash after the last `:` or `|` (the
- * published reference does not promise six digits).
+ * Splits a QR payload into the customer id and the customer's hash. A
+ * separator (`:` or `|`) decides when there is one: the last one splits, so a
+ * customer id may hold separators and digits, and the hash is all that follows
+ * (the published reference types it only as a string). With no separator the
+ * payload is the published form, the id directly followed by a six-digit hash:
+ * the last six characters, which must be digits.
  */
 export function parseQr(qr: string): { customerId: string; hash: string } {
-  const m = /^(.+?)[:|]?(\d{6})$/.exec(qr) ?? /^(.+)[:|]([^:|]{1,64})$/.exec(qr);
-  // A customer id made only of separators (":123456"), or longer than any customer id, is none.
-  if (!m || !m[1].replace(/[:|]/g, '').trim() || m[1].length > 200) throw new UnprocessableError('qr_invalid', 'The QR code does not hold a customer id followed by the customer\'s hash');
-  return { customerId: m[1], hash: m[2] };
+  const at = Math.max(qr.lastIndexOf(':'), qr.lastIndexOf('|'));
+  const [id, hash] = at >= 0 ? [qr.slice(0, at), qr.slice(at + 1)] : (/^(.*)(\d{6})$/.exec(qr)?.slice(1) ?? ['', '']);
+  const customerId = CustomerId.safeParse(id);
+  if (!customerId.success || !Hash.safeParse(hash).success) {
+    throw new UnprocessableError('qr_invalid', "The QR code does not hold a customer id followed by the customer's hash");
+  }
+  return { customerId: customerId.data, hash };
 }
 
 function askOf(body: StartRedemptionBody): RedemptionAsk {
@@ -45,30 +53,53 @@ export async function findRedemption(deps: PosDeps, ctx: CallContext, id: string
 }
 
 /**
- * Places the upstream hold; the answer waits for it alone. Its end is
- * estimated from the account's hold period and corrected by a hold lookup
- * sent after the answer (see ../redemptions/hold-period.ts and HOLD_EXPIRY_LOOKUP).
+ * Sends the hold. Every answer shows whether the account checks OTPs: a
+ * refusal for a missing or wrong code says it does, a hold placed without a
+ * code says it does not; a hold placed with a code says nothing (an account
+ * that does not check codes ignores it).
  */
-async function placeHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'id' | 'customerId' | 'email' | 'mobile' | 'ask'>, extra: { hash?: string; otp?: string }) {
-  const startedAt = deps.clock();
-  const hold = await deps.loyalty.hold(
-    {
-      customerId: r.customerId,
-      transactionTime: new Date(startedAt).toISOString(),
-      email: r.email,
-      mobile: r.mobile,
-      hash: extra.hash,
-      otp: extra.otp,
-      ...holdFields(r.ask),
-    },
-    { requestId: ctx.requestId },
-  );
+async function sendHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'customerId' | 'email' | 'mobile' | 'ask'>, extra: { hash?: string; otp?: string }, startedAt: number): Promise<HoldAnswer> {
+  let hold: HoldAnswer;
+  try {
+    hold = await deps.loyalty.hold(
+      {
+        customerId: r.customerId,
+        transactionTime: new Date(startedAt).toISOString(),
+        email: r.email,
+        mobile: r.mobile,
+        hash: extra.hash,
+        otp: extra.otp,
+        ...holdFields(r.ask),
+      },
+      { requestId: ctx.requestId },
+    );
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'otp_invalid') await deps.upstreamOtp.learn(true);
+    throw err;
+  }
+  if (extra.otp === undefined) await deps.upstreamOtp.learn(false);
+  return hold;
+}
+
+/**
+ * A placed hold's end, estimated from the account's hold period and corrected
+ * by a hold lookup sent after the answer (see ../redemptions/hold-period.ts and
+ * HOLD_EXPIRY_LOOKUP), or before it.
+ */
+async function expiryOf(deps: PosDeps, ctx: CallContext, id: string, hold: HoldAnswer, startedAt: number): Promise<number> {
   const answeredAt = deps.clock();
   const estimate = estimatedExpiry(deps, startedAt);
   const lookup = deps.settings.holdExpiryLookup ?? 'after_answer';
   const exact = lookup === 'before_answer' ? await lookUpExpiry(deps, ctx, hold, answeredAt) : undefined;
-  if (lookup === 'after_answer') void confirmExpiry(deps, ctx, r.id, hold, { answeredAt, estimate });
-  return { hold, expiresAt: exact ?? estimate };
+  if (lookup === 'after_answer') void confirmExpiry(deps, ctx, id, hold, { answeredAt, estimate });
+  return exact ?? estimate;
+}
+
+/** Places the upstream hold; the answer waits for it alone. */
+async function placeHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'id' | 'customerId' | 'email' | 'mobile' | 'ask'>, extra: { hash?: string; otp?: string }) {
+  const startedAt = deps.clock();
+  const hold = await sendHold(deps, ctx, r, extra, startedAt);
+  return { hold, expiresAt: await expiryOf(deps, ctx, r.id, hold, startedAt) };
 }
 
 /** Best effort: a hold we could not record must not keep the customer's points locked. */
@@ -85,33 +116,59 @@ export function askKey(ask: RedemptionAsk): string {
   return `rule:${ask.ruleId}`;
 }
 
-/** How long the BFF remembers which redemption a customer's newest code is for (longer than any code lives). */
-const OTP_TICKET_TTL_MS = 60 * 60_000;
+/**
+ * How a start goes: the hold now, or a code first. `otpIsProof`: an OTP the
+ * account checks is this start's only proof of presence, so a hold placed
+ * without one proves nothing.
+ */
+interface Route {
+  path: 'hold' | 'send_otp';
+  otpIsProof: boolean;
+}
 
-type Route = 'hold' | 'send_otp';
+/** Nothing but an OTP shows this customer is present: REDEMPTION_PROOF=otp, or hash_or_otp without the QR code's hash. */
+const otpIsProof = (policy: RedemptionProof, hash: string | undefined) => policy === 'otp' || (policy === 'hash_or_otp' && hash === undefined);
+
+function proofRequired(detail = "This store needs the customer present: scan the QR code from the customer's app (qr, or customerId with hash)"): UnprocessableError {
+  return new UnprocessableError('proof_required', detail);
+}
+
+/** The refusal when the OTP was to be the proof and the account does not check OTPs. */
+function refuseUnchecked(policy: RedemptionProof): never {
+  if (policy === 'otp') {
+    throw new UpstreamError('otp_not_checked', 'The store requires an OTP for every redemption (REDEMPTION_PROOF=otp), but the loyalty account does not check OTPs; ask a manager');
+  }
+  throw proofRequired("The loyalty account does not check OTPs, so a code proves nothing: scan the QR code from the customer's app (qr, or customerId with hash)");
+}
 
 /**
  * The store's proof-of-presence policy (REDEMPTION_PROOF): which way this
- * start goes, or a refusal before anything is asked of the upstream. An OTP
- * counts as proof only when the account checks OTPs; otherwise the upstream
- * would ignore it and any six digits would do.
+ * start goes, or a refusal before anything is asked of the upstream.
+ *
+ * An OTP proves presence only if the upstream checked it, and a hold placed
+ * with a code never shows that (an account that does not check OTPs ignores
+ * the code); only a refusal for want of a code does. So unless the account's
+ * setting is read live, a code that is the only proof is asked for only after
+ * this very redemption's hold, sent without one, was refused for want of one,
+ * and a code given with the start itself is no proof. What the fleet learnt
+ * last still decides the rest: "not checked" refuses at once, "checked" with a
+ * hash asks for the code straight away.
  */
-function routeFor(deps: PosDeps, hash: string | undefined, otp: string | undefined): Route {
+async function routeFor(deps: PosDeps, hash: string | undefined, otp: string | undefined): Promise<Route> {
   const policy = deps.settings.redemptionProof;
-  const otpChecked = deps.upstreamOtp.required();
-  if (policy === 'otp' && otpChecked === false) {
-    throw new UpstreamError('otp_not_checked', 'The store requires an OTP for every redemption (REDEMPTION_PROOF=otp), but the loyalty account does not check OTPs; ask a manager');
+  if (policy === 'hash' && hash === undefined) throw proofRequired();
+  const onlyOtp = otpIsProof(policy, hash);
+  const checked = await deps.upstreamOtp.required();
+  if (onlyOtp && checked === false) refuseUnchecked(policy);
+  const checkedNow = deps.upstreamOtp.live && checked === true;
+  if (otp !== undefined) {
+    if (onlyOtp && !checkedNow) {
+      throw proofRequired('A code given with the start cannot be shown to be checked by the loyalty service: start without one, and the BFF has a code sent for this redemption (then POST /redemptions/{id}/otp)');
+    }
+    return { path: 'hold', otpIsProof: onlyOtp };
   }
-  const proved = hash !== undefined || (otp !== undefined && otpChecked === true);
-  if (policy === 'hash' && hash === undefined) {
-    throw new UnprocessableError('proof_required', 'This store needs the customer present: scan the QR code from the customer\'s app (qr, or customerId with hash)');
-  }
-  if (policy === 'hash_or_otp' && !proved && otpChecked !== true) {
-    throw new UnprocessableError('proof_required', 'This store needs the customer present: scan the QR code from the customer\'s app (qr, or customerId with hash)');
-  }
-  if (otp !== undefined) return 'hold';
-  if (policy === 'otp' || otpChecked === true) return 'send_otp';
-  return 'hold';
+  if (checked === true && (checkedNow || !onlyOtp)) return { path: 'send_otp', otpIsProof: onlyOtp };
+  return { path: 'hold', otpIsProof: onlyOtp };
 }
 
 /**
@@ -123,20 +180,20 @@ function routeFor(deps: PosDeps, hash: string | undefined, otp: string | undefin
  * saves the start a whole upstream round trip.
  */
 async function requireCustomer(deps: PosDeps, ctx: CallContext, customerId: string, proof: { hash?: string; route: Route }): Promise<void> {
-  if (proof.hash !== undefined || proof.route === 'send_otp') return;
+  if (proof.hash !== undefined || proof.route.path === 'send_otp') return;
   await deps.loyalty.balance(customerId, { requestId: ctx.requestId });
 }
 
 /** A code given with the start itself must not be one the BFF asked for another redemption. */
 async function refuseForeignCode(deps: PosDeps, customerId: string): Promise<void> {
-  if (await deps.otpTickets.current(customerId)) {
-    throw new ConflictError('otp_for_another_redemption', 'The newest code sent to this customer was asked for another redemption; confirm that redemption with it (POST /redemptions/{id}/otp), or start again without a code');
+  if (await deps.otpTickets.current(customerId, deps.clock())) {
+    throw new ConflictError('otp_for_another_redemption', 'The code sent to this customer was asked for another redemption; confirm that redemption with it (POST /redemptions/{id}/otp), or start again without a code');
   }
 }
 
 export async function startRedemption(deps: PosDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
-  const route = routeFor(deps, who.hash, body.otp);
+  const route = await routeFor(deps, who.hash, body.otp);
   await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
   if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
   const now = deps.clock();
@@ -156,54 +213,118 @@ export async function startRedemption(deps: PosDeps, ctx: CallContext, body: Sta
   // A terminal may only have so many redemptions open (MAX_OPEN_REDEMPTIONS_PER_TERMINAL).
   const release = await deps.openRedemptions?.admit(ctx.identity.terminal.id, base.id, now);
   try {
-    return route === 'send_otp' ? await askForOtp(deps, ctx, base, who.hash) : await holdNow(deps, ctx, base, who.hash, body.otp);
+    return route.path === 'send_otp' ? await askForOtp(deps, ctx, base, who.hash) : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
   } catch (err) {
     await release?.().catch(() => undefined);
     throw err;
   }
 }
 
-/** Sends the customer a code for this redemption and records it as waiting; the hash is kept for the hold. */
+/** Another redemption's code is still out: only its own store's till is told which redemption. */
+function codeOutstanding(standing: OtpTicket, storeId: string, now: number): ConflictError {
+  const until = new Date(standing.lapsesAt).toISOString();
+  const ours = standing.storeId === storeId;
+  const detail = ours
+    ? `A code sent to this customer for redemption ${standing.redemptionId} is still out: confirm that redemption with it (POST /redemptions/{id}/otp), or start again after ${until}`
+    : `A code sent to this customer for a redemption at another store is still out; start again after ${until}`;
+  return new ConflictError('otp_pending_for_another_redemption', detail, {
+    retryAfterSeconds: Math.max(1, Math.ceil((standing.lapsesAt - now) / 1000)),
+    extra: { ...(ours ? { redemptionId: standing.redemptionId } : {}), pendingUntil: until },
+  });
+}
+
+/**
+ * Has the customer sent a code for this redemption and records it as waiting;
+ * the hash is kept for the hold. The customer's ticket is claimed before the
+ * code is asked for and refused while another redemption's code is out, so
+ * the upstream's live code is always the one the ticket names. The request
+ * goes through the one claim -> act -> settle step: refused, the ticket is
+ * given up; unknown, it is kept until it lapses (its code may yet be the live one).
+ */
 async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash: string | undefined): Promise<RedemptionView> {
-  // The ticket is written before the code exists, so no code can be read out while an older ticket still stands.
-  await deps.otpTickets.issue(base.customerId, { redemptionId: base.id, ask: askKey(base.ask) }, OTP_TICKET_TTL_MS);
+  const now = deps.clock();
+  // The ticket lapses with the code (OTP_CODE_MINUTES), so an unused code blocks the customer no longer than it lives.
+  const lapsesAt = now + deps.settings.otpCodeMinutes * 60_000;
+  const ticket: Claim = {
+    name: `OTP ticket of ${base.customerId}`,
+    take: async () => {
+      const standing = await deps.otpTickets.claim(base.customerId, { redemptionId: base.id, storeId: base.storeId, ask: askKey(base.ask), lapsesAt }, now);
+      if (standing) throw codeOutstanding(standing, base.storeId, now);
+    },
+    // The ticket stands while the code lives; the OTP step settles it.
+    finish: async () => undefined,
+    free: () => deps.otpTickets.settle(base.customerId, base.id),
+    // Nothing to ask the upstream: the ticket lapses with the code.
+    settleLater: () => undefined,
+  };
+  const ask = base.ask;
+  await claimActSettle({
+    what: `The code request of redemption ${base.id}`,
+    claims: [ticket],
+    logger: deps.logger,
+    send: () =>
+      deps.loyalty.otp(
+        {
+          customerId: base.customerId,
+          email: base.email,
+          mobile: base.mobile,
+          amount: ask.kind === 'amount' ? ask.amount : undefined,
+          points: ask.kind === 'points' ? ask.points : undefined,
+          ruleId: ask.kind === 'rule' ? ask.ruleId : undefined,
+        },
+        { requestId: ctx.requestId },
+      ),
+    onRecord: async () => false,
+  });
+  const record: Redemption = { ...base, hash };
   try {
-    const ask = base.ask;
-    await deps.loyalty.otp(
-      {
-        customerId: base.customerId,
-        email: base.email,
-        mobile: base.mobile,
-        amount: ask.kind === 'amount' ? ask.amount : undefined,
-        points: ask.kind === 'points' ? ask.points : undefined,
-        ruleId: ask.kind === 'rule' ? ask.ruleId : undefined,
-      },
-      { requestId: ctx.requestId },
-    );
-    const record: Redemption = { ...base, hash };
     await deps.redemptions.create(record);
-    return redemptionView(record, base.createdAt);
   } catch (err) {
+    // Without the record the code cannot be used; the request is answered, so a new start may ask for another.
     await deps.otpTickets.settle(base.customerId, base.id).catch(() => undefined);
     throw err;
+  }
+  return redemptionView(record, base.createdAt);
+}
+
+/**
+ * Before a code places a redemption's hold: the customer's ticket must still
+ * name this redemption and its ask (so the live code is the one asked for it),
+ * and where the code is the only proof, no answer since may have shown that
+ * the account stopped checking codes.
+ */
+async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
+  const ticket = await deps.otpTickets.current(r.customerId, deps.clock());
+  if (!ticket || ticket.redemptionId !== r.id || ticket.ask !== askKey(r.ask)) {
+    throw new ConflictError('otp_not_for_this_redemption', `The code out for this customer was not asked for redemption ${r.id} (its code lapsed, and another redemption may have had one sent since); start a new redemption to send a new code`);
+  }
+  const policy = deps.settings.redemptionProof;
+  if (otpIsProof(policy, r.hash) && (await deps.upstreamOtp.required()) === false) {
+    await deps.otpTickets.settle(r.customerId, r.id);
+    refuseUnchecked(policy);
   }
 }
 
 /** The upstream refused a hold that carried no code for want of one: its account checks OTPs. */
 const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && err instanceof AppError && err.code === 'otp_invalid';
 
-async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, hash: string | undefined, otp: string | undefined): Promise<RedemptionView> {
-  let placed;
+async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, proof: { hash?: string; otp?: string; otpIsProof: boolean }): Promise<RedemptionView> {
+  const { hash, otp } = proof;
+  const startedAt = deps.clock();
+  let hold: HoldAnswer;
   try {
-    placed = await placeHold(deps, ctx, base, { hash, otp });
+    hold = await sendHold(deps, ctx, base, { hash, otp }, startedAt);
   } catch (err) {
     if (!otpWanted(err, otp)) throw err;
-    // The account wants an OTP after all (a real service we had not heard from yet): ask for one.
-    deps.upstreamOtp.learn(true);
+    // This very hold was refused for want of a code, so the account checks codes: have one sent for this redemption.
     return askForOtp(deps, ctx, base, hash);
   }
-  if (otp === undefined) deps.upstreamOtp.learn(false);
-  const { hold, expiresAt } = placed;
+  if (otp === undefined && proof.otpIsProof) {
+    // Placed without a code: the account does not check OTPs, and nothing else here shows the customer is present.
+    await releaseOrphan(deps, ctx, hold.holdReference);
+    refuseUnchecked(deps.settings.redemptionProof);
+  }
+  const expiresAt = await expiryOf(deps, ctx, base.id, hold, startedAt);
   const record: Redemption = { ...base, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt, updatedAt: deps.clock() };
   try {
     await deps.redemptions.create(record);
@@ -217,11 +338,8 @@ async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, hash: 
 export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp: string): Promise<RedemptionView> {
   const r = await findRedemption(deps, ctx, id);
   if (r.state !== 'otp_required') throw new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
-  // Only the newest code asked for this very redemption (same customer, same points or amount) may place its hold.
-  const ticket = await deps.otpTickets.current(r.customerId);
-  if (!ticket || ticket.redemptionId !== r.id || ticket.ask !== askKey(r.ask)) {
-    throw new ConflictError('otp_not_for_this_redemption', `The newest code sent to this customer was not asked for redemption ${id} (another redemption asked since, or it lapsed); start a new redemption to send a new code`);
-  }
+  // Only the code asked for this very redemption (same customer, same points or amount) may place its hold.
+  await checkOtpTicket(deps, r);
   const confirming = redemptionForOtp(deps, ctx, id);
   await claimActSettle<PlacedHold>({
     what: `The hold of redemption ${id}`,

@@ -1,43 +1,51 @@
 import { redisUnavailable, type RedisClient } from '../../platform/redis';
 
 /**
- * Which redemption the customer's newest OTP was sent for. The loyalty service
- * keeps one live code per customer and does not know our redemptions, so a
- * code read out for one redemption would place the hold of another (issue 15).
- * The BFF writes the ticket before it asks for the code, and accepts a code
- * only for the redemption the newest ticket names.
+ * Which redemption a customer's code was asked for. The loyalty service keeps
+ * one live code per customer and does not know our redemptions, so a code read
+ * out for one redemption could place the hold of another. A redemption claims
+ * the customer's one ticket before it asks for a code, and no other may ask
+ * while the ticket stands: so at most one code request per customer is ever in
+ * flight, across stores and instances, and the upstream's live code is always
+ * the one the ticket names.
  */
 export interface OtpTicket {
   redemptionId: string;
+  /** The store of that redemption (another store's till is not told its id). */
+  storeId: string;
   /** What the code was asked for: `points:150`, `amount:12.5` or `rule:<id>`. */
   ask: string;
+  /** When the code lapses (epoch ms, by the BFF's clock); the ticket stands until then or until settled. */
+  lapsesAt: number;
 }
 
 export interface OtpTicketStore {
-  /** Records that the newest code for `customerId` is for this ticket (replacing any older one). */
-  issue(customerId: string, ticket: OtpTicket, ttlMs: number): Promise<void>;
-  current(customerId: string): Promise<OtpTicket | null>;
-  /** Forgets the ticket if it is still this redemption's (a used code is gone upstream too). */
+  /** Takes the customer's ticket; answers the standing ticket instead (taking nothing) while another's code is still out. */
+  claim(customerId: string, ticket: OtpTicket, now: number): Promise<OtpTicket | null>;
+  current(customerId: string, now: number): Promise<OtpTicket | null>;
+  /** Gives the ticket up if it is still this redemption's: its code was used, or never sent. */
   settle(customerId: string, redemptionId: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export class MemoryOtpTickets implements OtpTicketStore {
-  private readonly tickets = new Map<string, { ticket: OtpTicket; until: number }>();
-  constructor(private readonly clock: () => number = Date.now) {}
+  private readonly tickets = new Map<string, OtpTicket>();
 
-  async issue(customerId: string, ticket: OtpTicket, ttlMs: number) {
-    this.tickets.set(customerId, { ticket, until: this.clock() + ttlMs });
+  async claim(customerId: string, ticket: OtpTicket, now: number) {
+    const standing = await this.current(customerId, now);
+    if (standing) return standing;
+    this.tickets.set(customerId, ticket);
+    return null;
   }
 
-  async current(customerId: string) {
+  async current(customerId: string, now: number) {
     const t = this.tickets.get(customerId);
-    if (!t || t.until <= this.clock()) return null;
-    return t.ticket;
+    if (!t || t.lapsesAt <= now) return null;
+    return t;
   }
 
   async settle(customerId: string, redemptionId: string) {
-    if (this.tickets.get(customerId)?.ticket.redemptionId === redemptionId) this.tickets.delete(customerId);
+    if (this.tickets.get(customerId)?.redemptionId === redemptionId) this.tickets.delete(customerId);
   }
 
   async close() {
@@ -45,10 +53,19 @@ export class MemoryOtpTickets implements OtpTicketStore {
   }
 }
 
-/** Deletes the key only if it still names this redemption (another code may have been asked for since). */
+/** Sets the ticket unless one stands that has not lapsed (by the caller's clock); answers the standing one. */
+const CLAIM = `local v = redis.call('GET', KEYS[1])
+if v and tonumber(cjson.decode(v).lapsesAt or 0) > tonumber(ARGV[2]) then return v end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return false`;
+
+/** Deletes the key only if it still names this redemption. */
 const SETTLE = `local v = redis.call('GET', KEYS[1])
 if v and cjson.decode(v).redemptionId == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
+
+/** Redis forgets a ticket this long after it lapsed (readers go by `lapsesAt`; this only bounds memory). */
+const KEEP_AFTER_LAPSE_MS = 60 * 60_000;
 
 export class RedisOtpTickets implements OtpTicketStore {
   constructor(
@@ -60,13 +77,16 @@ export class RedisOtpTickets implements OtpTicketStore {
     return `${this.prefix}otp:${customerId}`;
   }
 
-  async issue(customerId: string, ticket: OtpTicket, ttlMs: number) {
-    await this.redis.set(this.key(customerId), JSON.stringify(ticket), 'PX', Math.max(1, Math.round(ttlMs))).catch(unavailable);
+  async claim(customerId: string, ticket: OtpTicket, now: number) {
+    const keepMs = Math.max(1, Math.round(ticket.lapsesAt - now)) + KEEP_AFTER_LAPSE_MS;
+    const standing = (await this.redis.eval(CLAIM, 1, this.key(customerId), JSON.stringify(ticket), String(now), String(keepMs)).catch(unavailable)) as string | null;
+    return standing ? (JSON.parse(standing) as OtpTicket) : null;
   }
 
-  async current(customerId: string) {
+  async current(customerId: string, now: number) {
     const v = await this.redis.get(this.key(customerId)).catch(unavailable);
-    return v ? (JSON.parse(v) as OtpTicket) : null;
+    const t = v ? (JSON.parse(v) as OtpTicket) : null;
+    return t && t.lapsesAt > now ? t : null;
   }
 
   async settle(customerId: string, redemptionId: string) {
@@ -76,8 +96,8 @@ export class RedisOtpTickets implements OtpTicketStore {
   async close() {}
 }
 
-export function createOtpTickets(opts: { redis?: RedisClient; prefix: string; clock?: () => number }): OtpTicketStore {
-  return opts.redis ? new RedisOtpTickets(opts.redis, opts.prefix) : new MemoryOtpTickets(opts.clock);
+export function createOtpTickets(opts: { redis?: RedisClient; prefix: string }): OtpTicketStore {
+  return opts.redis ? new RedisOtpTickets(opts.redis, opts.prefix) : new MemoryOtpTickets();
 }
 
 /** A Redis failure is a 503 the till can retry, not a bug. */
