@@ -109,4 +109,42 @@ describe('Redis stopped while an upstream write is in flight', () => {
     expect(sale.body).toMatchObject({ code: 'redemption_not_held', state: 'voided' });
     expect((await stack.balance('vic')).availablePointsBalance).toBe(1000);
   });
+
+  it('a coupon lock release: answers 503 retry_same_request once the coupons are released upstream, and settles the lock released', async () => {
+    const till = bff.pos(stack.tokens.cashier);
+    await stack.seed('cora', 0);
+    const lock = (await till.post('/coupon-locks', { customerId: 'cora', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
+    await stack.faults([{ operation: 'couponRelease', latencyMs: 1500 }]);
+    const pending = till.post(`/coupon-locks/${lock.id}/release`).set('Idempotency-Key', 'release-cora-1').then((r) => r);
+    await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'the release to reach the sandbox');
+    await redis.kill();
+    const first = await pending;
+    await stack.faults([]);
+    // Never "nothing was done": the coupons are free upstream, so the till may not start over as if they were still locked.
+    expect([first.status, first.body.code]).toEqual([503, 'retry_same_request']);
+
+    await redis.start();
+    const settled = await eventually(async () => {
+      const r = await till.get(`/coupon-locks/${lock.id}`);
+      return r.status === 200 && r.body.state !== 'releasing' ? r.body : undefined;
+    }, 10_000, 'the coupon lock to be settled');
+    expect(settled.state).toBe('released');
+    // The coupon is the customer's again: it can be locked for another sale.
+    await till.post('/coupon-locks', { customerId: 'cora', codes: ['WELCOME10'], basketTotal: 50 }).expect(201);
+  });
+
+  it('a hold placed while Redis stopped is released, not left holding the customer\'s points', async () => {
+    const till = bff.pos(stack.tokens.cashier);
+    await stack.seed('hal', 1000);
+    await stack.faults([{ operation: 'hold', latencyMs: 1500 }]);
+    const pending = till.post('/redemptions', { customerId: 'hal', hash: await stack.hash('hal'), points: 300 }).set('Idempotency-Key', 'hold-hal-1').then((r) => r);
+    await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'the hold to reach the sandbox');
+    await redis.kill();
+    const first = await pending;
+    await stack.faults([]);
+    expect(first.status).toBe(503);
+    // The hold the upstream placed could not be recorded here: released at once, the points are the customer's.
+    await eventually(async () => ((await stack.balance('hal')).availablePointsBalance === 1000 ? true : undefined), 5000, 'the hold to be released');
+    await redis.start();
+  });
 });

@@ -23,6 +23,10 @@ it('reads a date-time without an offset as UTC on a server 14 hours from UTC', (
 
 it('reads offsets, a date alone and microseconds', () => {
   expect(upstreamTime('2024-10-16T10:11:24.675+02:00')).toBe(UTC);
+  // West of UTC: the sign is kept in every written form of the offset.
+  expect(upstreamTime('2024-10-16T03:11:24.675-05:00')).toBe(UTC);
+  expect(upstreamTime('2024-10-16T02:41:24.675-0530')).toBe(UTC);
+  expect(upstreamTime('2024-10-16T03:11:24.675-05')).toBe(UTC);
   expect(upstreamTime('2024-10-16T08:11:24.675401Z')).toBe(UTC);
   expect(upstreamTime('2024-12-01')).toBe(Date.UTC(2024, 11, 1));
   expect(upstreamTime('nulla in aliqua')).toBeUndefined();
