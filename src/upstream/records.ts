@@ -50,7 +50,8 @@ const REFUND_TYPES = new Set(['Refund', 'PartialRefund']);
 export async function paymentOnRecord(loyalty: Reader, p: PaymentOnRecord, ctx: LoyaltyCallContext = {}): Promise<boolean> {
   const transactions = await transactionsOf(loyalty, p.paymentId, ctx);
   const paid = transactions.find((t) => PAYMENT_TYPES.has(t.transactionType) && (t.transactionId === undefined || t.transactionId === p.paymentId));
-  if (!paid || paid.amount === undefined || Math.abs(paid.amount - p.totalPaid) > CENT) return false;
+  // Written so that a total that is not a number matches nothing.
+  if (!paid || paid.amount === undefined || !(Math.abs(paid.amount - p.totalPaid) <= CENT)) return false;
   if (!p.hold) return true;
   const redeemed = transactions.find((t) => t.transactionType === 'Redemption');
   if (!redeemed || (p.hold.points !== undefined && redeemed.equivalentPoints !== undefined && redeemed.equivalentPoints !== p.hold.points)) return false;
@@ -63,5 +64,5 @@ export async function refundOnRecord(loyalty: Reader, r: RefundOnRecord, ctx: Lo
   const transactions = await transactionsOf(loyalty, r.paymentId, ctx);
   const refunded = transactions.find((t) => REFUND_TYPES.has(t.transactionType) && t.transactionId === r.refundId);
   if (!refunded) return false;
-  return r.amount === undefined || refunded.amount === undefined || Math.abs(refunded.amount - r.amount) <= CENT;
+  return r.amount === undefined || (refunded.amount !== undefined && Math.abs(refunded.amount - r.amount) <= CENT);
 }

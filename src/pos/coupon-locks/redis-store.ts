@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
 import { redisUnavailable } from '../../platform/redis';
-import { CouponLock, CouponLockChange, CouponLockStore, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
+import { CouponLock, CouponLockChange, CouponLockStore, fromStored, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /*
  * Keys: `<prefix>{cpl}:r:<id>` (the record: JSON with its version) and
@@ -85,7 +85,7 @@ export class RedisCouponLockStore implements CouponLockStore {
 
   async get(id: string): Promise<CouponLock | null> {
     const json = await this.call(() => this.redis.get(this.recordPrefix + id));
-    return json ? (JSON.parse(json) as CouponLock) : null;
+    return json ? fromStored(JSON.parse(json) as CouponLock) : null;
   }
 
   async change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange> {
@@ -109,7 +109,7 @@ export class RedisCouponLockStore implements CouponLockStore {
     const claimed = await this.call(() => this.redis.cplClaim(keys.length, ...keys, String(now), String(now + this.recheckMs), ...ids));
     const out: CouponLock[] = [];
     for (const json of claimed) {
-      const lock = JSON.parse(json) as CouponLock;
+      const lock = fromStored(JSON.parse(json) as CouponLock);
       if (!isOpenLock(lock)) continue;
       // Claimed by a payment or a release: handed over as it is, for the sweeper to settle.
       if (lock.state !== 'locked') {

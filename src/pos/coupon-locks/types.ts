@@ -79,10 +79,24 @@ export function retentionMs(l: CouponLock, now: number): number {
 
 export const isOpenLock = (l: CouponLock) => OPEN_LOCK_STATES.includes(l.state);
 
+/**
+ * A lock as stored by an earlier version, read in today's states: a payment's
+ * claim was `locked` with a paymentId, a release's `locked` with `releasing`.
+ * So a rolling upgrade neither abandons a lock a payment holds nor lets
+ * another payment take it.
+ */
+export function fromStored(stored: CouponLock & { releasing?: true }): CouponLock {
+  const { releasing, ...l } = stored;
+  if (l.state !== 'locked') return l;
+  // Its total was not kept, so the upstream's record cannot show it is this payment: it ends `abandoned` once the upstream lock has.
+  if (l.paymentId) return { ...l, state: 'paying', paidTotal: l.paidTotal ?? Number.NaN };
+  return releasing ? { ...l, state: 'releasing' } : l;
+}
+
 /** The record a change proposes, as it will be written, or why COUPON_LOCK_MACHINE refuses it (both stores call this in their compare-and-set). */
 export function nextVersion(current: CouponLock, proposed: CouponLock, now: number): CouponLock | string {
   const refusal = transitionRefusal(COUPON_LOCK_MACHINE, `coupon lock ${current.id}`, current.state, proposed.state);
   if (refusal) return refusal;
-  if (proposed.state === 'paying' && !proposed.paymentId) return `a paying coupon lock needs its paymentId`;
+  if (proposed.state === 'paying' && (!proposed.paymentId || proposed.paidTotal === undefined)) return `a paying coupon lock needs its paymentId and paidTotal`;
   return { ...proposed, id: current.id, version: current.version + 1, updatedAt: now };
 }

@@ -41,7 +41,7 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   const now = deps.clock();
   let state: 'used' | 'abandoned' | 'released';
   if (l.state === 'paying') {
-    const paid = await paymentOnRecord(deps.loyalty, { paymentId: l.paymentId as string, customerId: l.customerId, totalPaid: l.paidTotal ?? Number.NaN }, { requestId: `coupon-lock-check-${l.id}` });
+    const paid = await paymentOnRecord(deps.loyalty, { paymentId: l.paymentId as string, customerId: l.customerId, totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN }, { requestId: `coupon-lock-check-${l.id}` });
     if (!paid && now < l.expiresAt) return 'left for the sweeper';
     state = paid ? 'used' : 'abandoned';
   } else if (l.state === 'releasing') {
