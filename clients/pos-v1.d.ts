@@ -72,7 +72,7 @@ export type paths = {
         put?: never;
         /**
          * Lock coupons for this sale (all or none)
-         * @description Locks the codes with the loyalty service so no other till can use them, until a payment names the lock (`couponLockId`), the till releases it, or nobody pays in time (then the BFF releases it, HOLD_SAFETY_MARGIN_SECONDS before the loyalty service's lock ends). If one code cannot be used, nothing is locked: 422 `coupon_refused` with each code's verdict in `coupons`.
+         * @description Locks the codes with the loyalty service so no other till can use them, until a payment names the lock (`couponLockId`), the till releases it, or nobody pays in time (then the BFF releases it, HOLD_SAFETY_MARGIN_SECONDS before the loyalty service's lock ends). If one code cannot be used, nothing is locked: 422 `coupon_refused` with each code's verdict in `coupons` (as POST /coupons/validate gives them) and the lock's own refusal in `reason`. When no verdict is refused, the codes were refused together (or changed in between): `reason` is the only explanation.
          *
          *     **Terminal roles:** cashier, manager.
          */
@@ -136,7 +136,7 @@ export type paths = {
         put?: never;
         /**
          * Check coupon codes for a basket: what each is worth, or why not
-         * @description Nothing is locked. Each code is checked for this customer and basket total; `reason` says why a code is refused.
+         * @description Nothing is locked. One verdict per code named, in the order given; each is checked for this customer and basket total, and a code named twice for two uses (a copy beyond the coupon's or the customer's limit is refused). `reason` says why a code is refused.
          *
          *     **Terminal roles:** cashier, manager.
          */

@@ -87,7 +87,7 @@ const rows: [string, number, string, string][] = [
   ['retry_same_request', 503, 'The loyalty service may have applied the write, but it could not be recorded here', 'Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over'],
   ['event_not_allowed', 403, "A kiosk sent an event its store does not allow (the store's kioskEvents, else KIOSK_EVENTS)", 'Send only the allowed events from a kiosk; other events from a till'],
   // Coupons at the till
-  ['coupon_refused', 422, 'A coupon cannot be used for this sale; nothing was locked (`coupons` gives each code\'s verdict)', 'Remove the refused codes and lock again'],
+  ['coupon_refused', 422, 'A coupon cannot be used for this sale; nothing was locked (`coupons` gives each code\'s verdict, `reason` the refusal of the codes together)', 'Remove the refused codes and lock again; if every code is usable on its own, lock fewer together'],
   ['coupon_not_found', 422, "The code is not one of the programme's coupons", 'Check the code; remove the coupon'],
   ['coupon_expired', 422, 'The coupon has expired', 'Remove the coupon'],
   ['coupon_not_started', 422, 'The coupon is not valid yet', 'Remove the coupon'],
