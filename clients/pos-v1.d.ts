@@ -2753,7 +2753,8 @@ export interface operations {
                             } | null;
                             pendingPoints: number | null;
                             pointsEarned: number;
-                            pointsGivenBack: number;
+                            /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
+                            pointsGivenBack: number | null;
                             pointsName: string | null;
                             pointsRedeemed: number;
                             pointsTakenBack: number;
@@ -3017,7 +3018,8 @@ export interface operations {
                             } | null;
                             pendingPoints: number | null;
                             pointsEarned: number;
-                            pointsGivenBack: number;
+                            /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
+                            pointsGivenBack: number | null;
                             pointsName: string | null;
                             pointsRedeemed: number;
                             pointsTakenBack: number;
@@ -3510,7 +3512,8 @@ export interface operations {
                             } | null;
                             pendingPoints: number | null;
                             pointsEarned: number;
-                            pointsGivenBack: number;
+                            /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
+                            pointsGivenBack: number | null;
                             pointsName: string | null;
                             pointsRedeemed: number;
                             pointsTakenBack: number;

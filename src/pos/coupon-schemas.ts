@@ -67,7 +67,7 @@ export const ReceiptSchema = z
   .strictObject({
     pointsEarned: z.number(),
     pointsRedeemed: z.number(),
-    pointsGivenBack: z.number(),
+    pointsGivenBack: z.number().nullable().describe('Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown)'),
     pointsTakenBack: z.number(),
     balanceAfter: z.number().nullable(),
     pendingPoints: z.number().nullable(),

@@ -5,7 +5,8 @@ export const RECEIPT_WIDTH = 40;
 export interface ReceiptFigures {
   pointsEarned: number;
   pointsRedeemed: number;
-  pointsGivenBack: number;
+  /** Null when it could not be read (a refund's is read after it): printed as unknown. */
+  pointsGivenBack: number | null;
   pointsTakenBack: number;
   /** Coupons the sale used: code and money off. */
   coupons?: { code: string; worth: number }[];
@@ -43,7 +44,8 @@ export function receiptLines(r: Omit<Receipt, 'lines'>): string[] {
   const out = [centre(`Loyalty ${pts}`)];
   if (r.pointsEarned) out.push(row('Earned', `+${fmt(r.pointsEarned)} ${pts}`));
   if (r.pointsRedeemed) out.push(row('Redeemed', `-${fmt(r.pointsRedeemed)} ${pts}`));
-  if (r.pointsGivenBack) out.push(row('Given back', `+${fmt(r.pointsGivenBack)} ${pts}`));
+  if (r.pointsGivenBack === null) out.push(row('Given back', 'unknown'));
+  else if (r.pointsGivenBack) out.push(row('Given back', `+${fmt(r.pointsGivenBack)} ${pts}`));
   if (r.pointsTakenBack) out.push(row('Taken back', `-${fmt(r.pointsTakenBack)} ${pts}`));
   for (const c of r.coupons ?? []) out.push(row(`Coupon ${c.code}`, `-${c.worth.toFixed(2)} ${r.currency ?? ''}`.trimEnd()));
   if (r.balanceAfter !== null) out.push(row('Balance', `${fmt(r.balanceAfter)} ${pts}`));

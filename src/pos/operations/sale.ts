@@ -76,13 +76,18 @@ export async function completeSale(deps: PosDeps, ctx: CallContext, body: Paymen
   return { ...view, ...(used ? { couponLock: { id: used.id, state: used.state, coupons: used.coupons.map((c) => c.code) } } : {}), receipt: block };
 }
 
-/** Points a refund gave back (redeemed points returned): the upstream lists them as `Cancel` under the refund's id. */
-async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, refundId: string): Promise<number> {
+/**
+ * Points a refund gave back (redeemed points returned): the upstream lists them
+ * as `Cancel` under the refund's id. Null when that list cannot be read: the
+ * refund is done either way, and 0 would be a wrong figure on the receipt.
+ */
+async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, refundId: string): Promise<number | null> {
   try {
     const { transactions } = await deps.loyalty.orderTransactions(paymentId, { requestId: ctx.requestId });
     return transactions.filter((t) => t.transactionType === 'Cancel' && t.transactionId === refundId).reduce((s, t) => s + (t.equivalentPoints ?? 0), 0);
-  } catch {
-    return 0;
+  } catch (err) {
+    deps.logger.warn({ requestId: ctx.requestId, refundId, err: (err as Error).message }, 'receipt: the points the refund gave back could not be read; printed as unknown');
+    return null;
   }
 }
 
