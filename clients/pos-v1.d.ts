@@ -2745,7 +2745,7 @@ export interface operations {
                         receipt: {
                             balanceAfter: number | null;
                             currency: string | null;
-                            /** @description Ready to print: plain text, at most 40 columns each */
+                            /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
                             nextExpiring: {
                                 date: string;
@@ -3010,7 +3010,7 @@ export interface operations {
                         receipt: {
                             balanceAfter: number | null;
                             currency: string | null;
-                            /** @description Ready to print: plain text, at most 40 columns each */
+                            /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
                             nextExpiring: {
                                 date: string;
@@ -3504,7 +3504,7 @@ export interface operations {
                         receipt: {
                             balanceAfter: number | null;
                             currency: string | null;
-                            /** @description Ready to print: plain text, at most 40 columns each */
+                            /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
                             nextExpiring: {
                                 date: string;

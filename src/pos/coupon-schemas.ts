@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../contract';
+import { displayWidth } from '../platform/display-width';
+import { RECEIPT_WIDTH } from './operations/receipt';
 import { PaymentViewSchema, RefundViewSchema } from './response-schemas';
 import { CouponLockId, CustomerId, Id, Money, NO_CONTROL, PRINTABLE, SaleLine } from './schemas';
 
@@ -75,7 +77,9 @@ export const ReceiptSchema = z
     tier: z.strictObject({ current: z.string(), next: z.string().nullable(), progress: z.number(), nextAt: z.number().nullable() }).nullable(),
     currency: z.string().nullable(),
     pointsName: z.string().nullable(),
-    lines: z.array(z.string().max(40)).describe('Ready to print: plain text, at most 40 columns each'),
+    lines: z
+      .array(z.string().refine((l) => displayWidth(l) <= RECEIPT_WIDTH, `at most ${RECEIPT_WIDTH} printed columns`))
+      .describe(`Ready to print: plain text, ${RECEIPT_WIDTH} printed columns each (a double-width character, as in ポイント, takes two)`),
   })
   .nullable()
   .describe('Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded)');

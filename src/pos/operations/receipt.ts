@@ -1,5 +1,7 @@
+import { displayWidth, fitWidth } from '../../platform/display-width';
 import type { CallContext, PosDeps } from '../deps';
 
+/** Printed columns of a receipt line. */
 export const RECEIPT_WIDTH = 40;
 
 export interface ReceiptFigures {
@@ -22,18 +24,22 @@ export interface Receipt extends ReceiptFigures {
   lines: string[];
 }
 
-/** One receipt line: label left, value right, cut to the width (a long label gives way, never the value). */
+/**
+ * One receipt line: label left, value right, exactly `width` printed columns
+ * (a double-width character takes two). A long label gives way, never the value.
+ */
 export function row(label: string, value: string, width = RECEIPT_WIDTH): string {
-  const v = value.slice(0, width);
-  const room = Math.max(0, width - v.length - 1);
-  const l = label.length > room ? label.slice(0, room) : label;
-  return (l + ' '.repeat(Math.max(1, width - l.length - v.length))).slice(0, width - v.length) + v;
+  const v = fitWidth(value, width);
+  const room = width - displayWidth(v);
+  if (room === 0) return v;
+  const l = fitWidth(label, room - 1);
+  return l + ' '.repeat(room - displayWidth(l)) + v;
 }
 
 function centre(text: string, width = RECEIPT_WIDTH): string {
-  const t = ` ${text} `.slice(0, width);
-  const left = Math.floor((width - t.length) / 2);
-  return '-'.repeat(left) + t + '-'.repeat(width - left - t.length);
+  const t = fitWidth(` ${text} `, width);
+  const left = Math.floor((width - displayWidth(t)) / 2);
+  return '-'.repeat(left) + t + '-'.repeat(width - left - displayWidth(t));
 }
 
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
