@@ -2743,6 +2743,7 @@ export interface operations {
                         pointsRedeemed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
                         receipt: {
+                            /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
@@ -2751,6 +2752,7 @@ export interface operations {
                                 date: string;
                                 points: number;
                             } | null;
+                            /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
@@ -3008,6 +3010,7 @@ export interface operations {
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
                         receipt: {
+                            /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
@@ -3016,6 +3019,7 @@ export interface operations {
                                 date: string;
                                 points: number;
                             } | null;
+                            /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
@@ -3502,6 +3506,7 @@ export interface operations {
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
                         receipt: {
+                            /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
@@ -3510,6 +3515,7 @@ export interface operations {
                                 date: string;
                                 points: number;
                             } | null;
+                            /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */

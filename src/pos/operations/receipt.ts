@@ -15,6 +15,7 @@ export interface ReceiptFigures {
 }
 
 export interface Receipt extends ReceiptFigures {
+  /** Points the customer can spend now (available); pending points are not in it. */
   balanceAfter: number | null;
   pendingPoints: number | null;
   nextExpiring: { points: number; date: string } | null;
@@ -93,7 +94,8 @@ export async function buildReceipt(deps: PosDeps, ctx: CallContext, reads: After
   const base = {
     ...figures,
     coupons: figures.coupons,
-    balanceAfter: b?.totalPointsBalance ?? null,
+    // What the customer can spend now: the total also counts points still pending (a return window), shown on their own line.
+    balanceAfter: b?.availablePointsBalance ?? null,
     pendingPoints: b?.pendingPoints ?? null,
     nextExpiring: expiring,
     tier: tier.status === 'fulfilled' ? { current: tier.value.current.name, next: tier.value.next?.name ?? null, progress: tier.value.progress, nextAt: tier.value.next?.minProgress ?? null } : null,
