@@ -1159,7 +1159,7 @@ export type components = {
     };
     parameters: {
         /**
-         * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+         * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
          * @example 0f6c2b1e-sale-1001
          */
         IdempotencyKey: string;
@@ -1316,7 +1316,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1518,7 +1518,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1619,7 +1619,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1956,7 +1956,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2055,7 +2055,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2130,7 +2130,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2216,7 +2216,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2505,7 +2505,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2573,7 +2573,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2643,7 +2643,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2934,7 +2934,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3162,7 +3162,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3290,7 +3290,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3362,7 +3362,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3433,7 +3433,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
