@@ -458,7 +458,7 @@ export type paths = {
         put?: never;
         /**
          * Void a completed sale: its full refund (manager)
-         * @description The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice.
+         * @description The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice. The coupons the sale burned stay used (the loyalty service has no way to give one back): `couponsNotReturned` names them, and so does the receipt.
          *
          *     **Terminal roles:** manager.
          */
@@ -881,22 +881,6 @@ export type components = {
             /** @enum {string} */
             state: "queued";
         };
-        /** @description The loyalty service was out of reach: the refund waits in the outbox (its refundId makes a second delivery harmless). */
-        QueuedRefund: {
-            customerId: string;
-            /** @enum {string} */
-            kind: "payment" | "refund" | "events" | "batchOrders";
-            /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
-            outboxId: string;
-            paymentId: string;
-            /** @enum {boolean} */
-            queued: true;
-            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
-            reason: string;
-            refundId: string;
-            /** @enum {string} */
-            state: "queued";
-        };
         Readiness: {
             checks: {
                 /** @enum {string} */
@@ -1205,7 +1189,6 @@ export type Problem = components['schemas']['Problem'];
 export type QueuedEvents = components['schemas']['QueuedEvents'];
 export type QueuedOrderBatch = components['schemas']['QueuedOrderBatch'];
 export type QueuedPayment = components['schemas']['QueuedPayment'];
-export type QueuedRefund = components['schemas']['QueuedRefund'];
 export type Readiness = components['schemas']['Readiness'];
 export type Redemption = components['schemas']['Redemption'];
 export type RedemptionAsk = components['schemas']['RedemptionAsk'];
@@ -2976,6 +2959,9 @@ export interface operations {
                      *       "amountRefunded": 80,
                      *       "pointsReversed": 80,
                      *       "loyaltyTransactionId": "gb_7a1c2e",
+                     *       "couponsNotReturned": [
+                     *         "WELCOME10"
+                     *       ],
                      *       "receipt": {
                      *         "pointsEarned": 0,
                      *         "pointsRedeemed": 0,
@@ -2996,6 +2982,7 @@ export interface operations {
                      *           "------------ Loyalty Stars -------------",
                      *           "Given back                    +200 Stars",
                      *           "Taken back                     -80 Stars",
+                     *           "Coupon WELCOME10            not returned",
                      *           "Balance                       1000 Stars",
                      *           "----------------------------------------"
                      *         ]
@@ -3004,6 +2991,8 @@ export interface operations {
                      */
                     "application/json": {
                         amountRefunded: number | null;
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
                         customerId: string;
                         loyaltyTransactionId: string | null;
                         paymentId: string;
@@ -3063,10 +3052,29 @@ export interface operations {
                      *       "reason": "upstream_timeout",
                      *       "refundId": "void-sale-1001",
                      *       "paymentId": "sale-1001",
-                     *       "customerId": "alice"
+                     *       "customerId": "alice",
+                     *       "couponsNotReturned": [
+                     *         "WELCOME10"
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["QueuedRefund"];
+                    "application/json": {
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
+                        customerId: string;
+                        /** @enum {string} */
+                        kind: "payment" | "refund" | "events" | "batchOrders";
+                        /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
+                        outboxId: string;
+                        paymentId: string;
+                        /** @enum {boolean} */
+                        queued: true;
+                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+                        reason: string;
+                        refundId: string;
+                        /** @enum {string} */
+                        state: "queued";
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3472,6 +3480,9 @@ export interface operations {
                      *       "amountRefunded": 80,
                      *       "pointsReversed": 80,
                      *       "loyaltyTransactionId": "gb_7a1c2e",
+                     *       "couponsNotReturned": [
+                     *         "WELCOME10"
+                     *       ],
                      *       "receipt": {
                      *         "pointsEarned": 0,
                      *         "pointsRedeemed": 0,
@@ -3492,6 +3503,7 @@ export interface operations {
                      *           "------------ Loyalty Stars -------------",
                      *           "Given back                    +200 Stars",
                      *           "Taken back                     -80 Stars",
+                     *           "Coupon WELCOME10            not returned",
                      *           "Balance                       1000 Stars",
                      *           "----------------------------------------"
                      *         ]
@@ -3500,6 +3512,8 @@ export interface operations {
                      */
                     "application/json": {
                         amountRefunded: number | null;
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
                         customerId: string;
                         loyaltyTransactionId: string | null;
                         paymentId: string;
@@ -3559,10 +3573,27 @@ export interface operations {
                      *       "reason": "upstream_timeout",
                      *       "refundId": "ref-2001",
                      *       "paymentId": "sale-1001",
-                     *       "customerId": "alice"
+                     *       "customerId": "alice",
+                     *       "couponsNotReturned": []
                      *     }
                      */
-                    "application/json": components["schemas"]["QueuedRefund"];
+                    "application/json": {
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
+                        customerId: string;
+                        /** @enum {string} */
+                        kind: "payment" | "refund" | "events" | "batchOrders";
+                        /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
+                        outboxId: string;
+                        paymentId: string;
+                        /** @enum {boolean} */
+                        queued: true;
+                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+                        reason: string;
+                        refundId: string;
+                        /** @enum {string} */
+                        state: "queued";
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../contract';
 import { displayWidth } from '../platform/display-width';
 import { RECEIPT_WIDTH } from './operations/receipt';
-import { PaymentViewSchema, RefundViewSchema } from './response-schemas';
+import { PaymentViewSchema, QueuedRefundSchema, RefundViewSchema } from './response-schemas';
 import { CouponLockId, CustomerId, Id, Money, NO_CONTROL, PRINTABLE, SaleLine } from './schemas';
 
 /**
@@ -88,7 +88,15 @@ export const SalePaymentSchema = PaymentViewSchema.extend({
   couponLock: z.strictObject({ id: z.string(), state: z.string(), coupons: z.array(z.string()) }).optional().describe('The coupon lock the payment used, when one was named'),
   receipt: ReceiptSchema,
 });
-export const SaleRefundSchema = RefundViewSchema.extend({ receipt: ReceiptSchema });
+const CouponsNotReturned = z
+  .array(z.string())
+  .nullable()
+  .describe(
+    'Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). ' +
+      '[] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked.',
+  );
+export const SaleRefundSchema = RefundViewSchema.extend({ couponsNotReturned: CouponsNotReturned, receipt: ReceiptSchema });
+export const QueuedSaleRefundSchema = QueuedRefundSchema.extend({ couponsNotReturned: CouponsNotReturned });
 
 const Txn = z.strictObject({ type: z.string(), id: z.string().nullable(), amount: z.number().nullable(), points: z.number().nullable(), at: z.string().nullable() });
 export const PaymentReadbackSchema = z.strictObject({

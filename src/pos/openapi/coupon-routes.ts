@@ -109,7 +109,14 @@ export const saleExamples = {
     paymentId: 'sale-1002', customerId: 'alice', status: 'recorded', pointsEarned: 140, pointsRedeemed: 200, lines: [{ serviceId: 'sku-123', points: 140 }],
     redemption: { id: REDEMPTION_ID, state: 'redeemed' }, couponLock: { id: COUPON_LOCK_ID, state: 'used', coupons: ['WELCOME10'] }, receipt: receiptExample,
   },
-  refunded: { ...ex.refunded, receipt: { ...receiptExample, pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: 200, pointsTakenBack: 80, balanceAfter: 1000, lines: ['------------ Loyalty Stars -------------', 'Given back                    +200 Stars', 'Taken back                     -80 Stars', 'Balance                       1000 Stars', '----------------------------------------'] } },
+  refunded: {
+    ...ex.refunded,
+    couponsNotReturned: ['WELCOME10'],
+    receipt: {
+      ...receiptExample, pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: 200, pointsTakenBack: 80, balanceAfter: 1000,
+      lines: ['------------ Loyalty Stars -------------', 'Given back                    +200 Stars', 'Taken back                     -80 Stars', 'Coupon WELCOME10            not returned', 'Balance                       1000 Stars', '----------------------------------------'],
+    },
+  },
 };
 
 export const COUPON_ROUTES: PosRouteDoc[] = [

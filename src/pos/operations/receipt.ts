@@ -12,6 +12,8 @@ export interface ReceiptFigures {
   pointsTakenBack: number;
   /** Coupons the sale used: code and money off. */
   coupons?: { code: string; worth: number }[];
+  /** Coupons a refunded sale used that stay used (see ./coupons-not-returned.ts). */
+  couponsNotReturned?: string[];
 }
 
 export interface Receipt extends ReceiptFigures {
@@ -55,6 +57,7 @@ export function receiptLines(r: Omit<Receipt, 'lines'>): string[] {
   else if (r.pointsGivenBack) out.push(row('Given back', `+${fmt(r.pointsGivenBack)} ${pts}`));
   if (r.pointsTakenBack) out.push(row('Taken back', `-${fmt(r.pointsTakenBack)} ${pts}`));
   for (const c of r.coupons ?? []) out.push(row(`Coupon ${c.code}`, `-${c.worth.toFixed(2)} ${r.currency ?? ''}`.trimEnd()));
+  for (const code of r.couponsNotReturned ?? []) out.push(row(`Coupon ${code}`, 'not returned'));
   if (r.balanceAfter !== null) out.push(row('Balance', `${fmt(r.balanceAfter)} ${pts}`));
   if (r.pendingPoints) out.push(row('Pending', `${fmt(r.pendingPoints)} ${pts}`));
   if (r.nextExpiring) out.push(row(`Expiring ${r.nextExpiring.date.slice(0, 10)}`, `${fmt(r.nextExpiring.points)} ${pts}`));
@@ -94,6 +97,7 @@ export async function buildReceipt(deps: PosDeps, ctx: CallContext, reads: After
   const base = {
     ...figures,
     coupons: figures.coupons,
+    couponsNotReturned: figures.couponsNotReturned,
     // What the customer can spend now: the total also counts points still pending (a return window), shown on their own line.
     balanceAfter: b?.availablePointsBalance ?? null,
     pendingPoints: b?.pendingPoints ?? null,
@@ -102,6 +106,6 @@ export async function buildReceipt(deps: PosDeps, ctx: CallContext, reads: After
     currency: b?.currency ?? null,
     pointsName: b?.pointsName ?? null,
   };
-  const { coupons: _coupons, ...rest } = base;
+  const { coupons: _coupons, couponsNotReturned: _notReturned, ...rest } = base;
   return { ...rest, lines: receiptLines(base) };
 }

@@ -7,6 +7,7 @@ import { claimCouponLock, markCouponLockUsed, settleFailedCouponClaim } from './
 import { acceptSale, paymentView, PaymentView, QueuedPayment, recordPayment, toUpstreamPayment } from './payments';
 import { isQueued } from '../outbox/forward';
 import type { ReceiptMode } from '../receipt-query';
+import { couponsNotReturned, type CouponsNotReturned } from './coupons-not-returned';
 import { buildReceipt, readAfterSale, Receipt } from './receipt';
 import { QueuedRefund, refund, RefundView, voidSale } from './refunds';
 
@@ -91,16 +92,23 @@ async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, ref
   }
 }
 
-/** The refund's receipt: the given-back points and the balance are read side by side, after the refund (one more round trip, not two). */
-async function withReceipt(deps: PosDeps, ctx: CallContext, view: RefundView | QueuedRefund, receipt: ReceiptMode): Promise<SaleRefundView | QueuedRefund> {
+/**
+ * The refund's receipt: the given-back points and the balance are read side by
+ * side, after the refund (one more round trip, not two). Every answer, queued
+ * or without a receipt too, says which coupons of the sale stay used (a Redis
+ * read beside the others).
+ */
+async function withReceipt(deps: PosDeps, ctx: CallContext, view: RefundView | QueuedRefund, receipt: ReceiptMode): Promise<(SaleRefundView | QueuedRefund) & CouponsNotReturned> {
   const remembered = rememberRefund(deps, ctx, { kind: 'refund', id: view.refundId, storeId: ctx.identity.store.id, customerId: view.customerId, paymentId: view.paymentId });
+  const coupons = couponsNotReturned(deps, ctx, view.paymentId);
   if (isQueued(view) || view.status !== 'refunded' || receipt === 'none') {
-    await remembered;
-    return isQueued(view) ? view : { ...view, receipt: null };
+    const [, notReturned] = await Promise.all([remembered, coupons]);
+    return isQueued(view) ? { ...view, couponsNotReturned: notReturned } : { ...view, couponsNotReturned: notReturned, receipt: null };
   }
   const reads = readAfterSale(deps, ctx, view.customerId);
-  const [back] = await Promise.all([givenBack(deps, ctx, view.paymentId, view.refundId), remembered]);
-  return { ...view, receipt: await buildReceipt(deps, ctx, reads, { pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: back, pointsTakenBack: view.pointsReversed ?? 0 }) };
+  const [back, , notReturned] = await Promise.all([givenBack(deps, ctx, view.paymentId, view.refundId), remembered, coupons]);
+  const block = await buildReceipt(deps, ctx, reads, { pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: back, pointsTakenBack: view.pointsReversed ?? 0, couponsNotReturned: notReturned ?? [] });
+  return { ...view, couponsNotReturned: notReturned, receipt: block };
 }
 
 export async function refundSale(deps: PosDeps, ctx: CallContext, body: RefundBody, receipt: ReceiptMode = 'full'): Promise<SaleRefundView | QueuedRefund> {
