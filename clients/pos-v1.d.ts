@@ -72,7 +72,7 @@ export type paths = {
         put?: never;
         /**
          * Lock coupons for this sale (all or none)
-         * @description Locks the codes with the loyalty service so no other till can use them, until a payment names the lock (`couponLockId`), the till releases it, or nobody pays in time (then the BFF releases it, HOLD_SAFETY_MARGIN_SECONDS before the loyalty service's lock ends). If one code cannot be used, nothing is locked: 422 `coupon_refused` with each code's verdict in `coupons`.
+         * @description Locks the codes with the loyalty service so no other till can use them, until a payment names the lock (`couponLockId`), the till releases it, or nobody pays in time (then the BFF releases it, HOLD_SAFETY_MARGIN_SECONDS before the loyalty service's lock ends). If one code cannot be used, nothing is locked: 422 `coupon_refused` with each code's verdict in `coupons` (as POST /coupons/validate gives them) and the lock's own refusal in `reason`. When no verdict is refused, the codes were refused together (or changed in between): `reason` is the only explanation.
          *
          *     **Terminal roles:** cashier, manager.
          */
@@ -136,7 +136,7 @@ export type paths = {
         put?: never;
         /**
          * Check coupon codes for a basket: what each is worth, or why not
-         * @description Nothing is locked. Each code is checked for this customer and basket total; `reason` says why a code is refused.
+         * @description Nothing is locked. One verdict per code named, in the order given; each is checked for this customer and basket total, and a code named twice for two uses (a copy beyond the coupon's or the customer's limit is refused). `reason` says why a code is refused.
          *
          *     **Terminal roles:** cashier, manager.
          */
@@ -458,7 +458,7 @@ export type paths = {
         put?: never;
         /**
          * Void a completed sale: its full refund (manager)
-         * @description The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice.
+         * @description The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice. The coupons the sale burned stay used (the loyalty service has no way to give one back): `couponsNotReturned` names them, and so does the receipt.
          *
          *     **Terminal roles:** manager.
          */
@@ -882,22 +882,6 @@ export type components = {
             /** @enum {string} */
             state: "queued";
         };
-        /** @description The loyalty service was out of reach: the refund waits in the outbox (its refundId makes a second delivery harmless). */
-        QueuedRefund: {
-            customerId: string;
-            /** @enum {string} */
-            kind: "payment" | "refund" | "events" | "batchOrders";
-            /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
-            outboxId: string;
-            paymentId: string;
-            /** @enum {boolean} */
-            queued: true;
-            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
-            reason: string;
-            refundId: string;
-            /** @enum {string} */
-            state: "queued";
-        };
         Readiness: {
             checks: {
                 /** @enum {string} */
@@ -1160,7 +1144,7 @@ export type components = {
     };
     parameters: {
         /**
-         * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+         * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
          * @example 0f6c2b1e-sale-1001
          */
         IdempotencyKey: string;
@@ -1206,7 +1190,6 @@ export type Problem = components['schemas']['Problem'];
 export type QueuedEvents = components['schemas']['QueuedEvents'];
 export type QueuedOrderBatch = components['schemas']['QueuedOrderBatch'];
 export type QueuedPayment = components['schemas']['QueuedPayment'];
-export type QueuedRefund = components['schemas']['QueuedRefund'];
 export type Readiness = components['schemas']['Readiness'];
 export type Redemption = components['schemas']['Redemption'];
 export type RedemptionAsk = components['schemas']['RedemptionAsk'];
@@ -1317,7 +1300,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1519,7 +1502,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1620,7 +1603,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1957,7 +1940,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2056,7 +2039,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2131,7 +2114,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2217,7 +2200,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2506,7 +2489,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2574,7 +2557,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2644,7 +2627,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2744,17 +2727,20 @@ export interface operations {
                         pointsRedeemed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
                         receipt: {
+                            /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
                             currency: string | null;
-                            /** @description Ready to print: plain text, at most 40 columns each */
+                            /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
                             nextExpiring: {
                                 date: string;
                                 points: number;
                             } | null;
+                            /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
                             pointsEarned: number;
-                            pointsGivenBack: number;
+                            /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
+                            pointsGivenBack: number | null;
                             pointsName: string | null;
                             pointsRedeemed: number;
                             pointsTakenBack: number;
@@ -2932,7 +2918,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2974,6 +2960,9 @@ export interface operations {
                      *       "amountRefunded": 80,
                      *       "pointsReversed": 80,
                      *       "loyaltyTransactionId": "gb_7a1c2e",
+                     *       "couponsNotReturned": [
+                     *         "WELCOME10"
+                     *       ],
                      *       "receipt": {
                      *         "pointsEarned": 0,
                      *         "pointsRedeemed": 0,
@@ -2994,6 +2983,7 @@ export interface operations {
                      *           "------------ Loyalty Stars -------------",
                      *           "Given back                    +200 Stars",
                      *           "Taken back                     -80 Stars",
+                     *           "Coupon WELCOME10            not returned",
                      *           "Balance                       1000 Stars",
                      *           "----------------------------------------"
                      *         ]
@@ -3002,23 +2992,28 @@ export interface operations {
                      */
                     "application/json": {
                         amountRefunded: number | null;
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
                         customerId: string;
                         loyaltyTransactionId: string | null;
                         paymentId: string;
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
                         receipt: {
+                            /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
                             currency: string | null;
-                            /** @description Ready to print: plain text, at most 40 columns each */
+                            /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
                             nextExpiring: {
                                 date: string;
                                 points: number;
                             } | null;
+                            /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
                             pointsEarned: number;
-                            pointsGivenBack: number;
+                            /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
+                            pointsGivenBack: number | null;
                             pointsName: string | null;
                             pointsRedeemed: number;
                             pointsTakenBack: number;
@@ -3058,10 +3053,29 @@ export interface operations {
                      *       "reason": "upstream_timeout",
                      *       "refundId": "void-sale-1001",
                      *       "paymentId": "sale-1001",
-                     *       "customerId": "alice"
+                     *       "customerId": "alice",
+                     *       "couponsNotReturned": [
+                     *         "WELCOME10"
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["QueuedRefund"];
+                    "application/json": {
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
+                        customerId: string;
+                        /** @enum {string} */
+                        kind: "payment" | "refund" | "events" | "batchOrders";
+                        /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
+                        outboxId: string;
+                        paymentId: string;
+                        /** @enum {boolean} */
+                        queued: true;
+                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+                        reason: string;
+                        refundId: string;
+                        /** @enum {string} */
+                        state: "queued";
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3157,7 +3171,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3285,7 +3299,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3357,7 +3371,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3428,7 +3442,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3467,6 +3481,9 @@ export interface operations {
                      *       "amountRefunded": 80,
                      *       "pointsReversed": 80,
                      *       "loyaltyTransactionId": "gb_7a1c2e",
+                     *       "couponsNotReturned": [
+                     *         "WELCOME10"
+                     *       ],
                      *       "receipt": {
                      *         "pointsEarned": 0,
                      *         "pointsRedeemed": 0,
@@ -3487,6 +3504,7 @@ export interface operations {
                      *           "------------ Loyalty Stars -------------",
                      *           "Given back                    +200 Stars",
                      *           "Taken back                     -80 Stars",
+                     *           "Coupon WELCOME10            not returned",
                      *           "Balance                       1000 Stars",
                      *           "----------------------------------------"
                      *         ]
@@ -3495,23 +3513,28 @@ export interface operations {
                      */
                     "application/json": {
                         amountRefunded: number | null;
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
                         customerId: string;
                         loyaltyTransactionId: string | null;
                         paymentId: string;
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
                         receipt: {
+                            /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
                             currency: string | null;
-                            /** @description Ready to print: plain text, at most 40 columns each */
+                            /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
                             nextExpiring: {
                                 date: string;
                                 points: number;
                             } | null;
+                            /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
                             pointsEarned: number;
-                            pointsGivenBack: number;
+                            /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
+                            pointsGivenBack: number | null;
                             pointsName: string | null;
                             pointsRedeemed: number;
                             pointsTakenBack: number;
@@ -3551,10 +3574,27 @@ export interface operations {
                      *       "reason": "upstream_timeout",
                      *       "refundId": "ref-2001",
                      *       "paymentId": "sale-1001",
-                     *       "customerId": "alice"
+                     *       "customerId": "alice",
+                     *       "couponsNotReturned": []
                      *     }
                      */
-                    "application/json": components["schemas"]["QueuedRefund"];
+                    "application/json": {
+                        /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
+                        couponsNotReturned: string[] | null;
+                        customerId: string;
+                        /** @enum {string} */
+                        kind: "payment" | "refund" | "events" | "batchOrders";
+                        /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
+                        outboxId: string;
+                        paymentId: string;
+                        /** @enum {boolean} */
+                        queued: true;
+                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+                        reason: string;
+                        refundId: string;
+                        /** @enum {string} */
+                        state: "queued";
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,7 +1,9 @@
 import { COUPON_LOCK_MACHINE, type CouponLockState } from './money/machines';
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../contract';
-import { PaymentViewSchema, RefundViewSchema } from './response-schemas';
+import { displayWidth } from '../platform/display-width';
+import { RECEIPT_WIDTH } from './operations/receipt';
+import { PaymentViewSchema, QueuedRefundSchema, RefundViewSchema } from './response-schemas';
 import { CouponLockId, CustomerId, Id, Money, NO_CONTROL, PRINTABLE, SaleLine } from './schemas';
 
 /**
@@ -68,15 +70,17 @@ export const ReceiptSchema = z
   .strictObject({
     pointsEarned: z.number(),
     pointsRedeemed: z.number(),
-    pointsGivenBack: z.number(),
+    pointsGivenBack: z.number().nullable().describe('Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown)'),
     pointsTakenBack: z.number(),
-    balanceAfter: z.number().nullable(),
-    pendingPoints: z.number().nullable(),
+    balanceAfter: z.number().nullable().describe('Points the customer can spend now (the loyalty service\'s available balance); null when it could not be read'),
+    pendingPoints: z.number().nullable().describe('Points earned but not spendable yet (a return window); not in balanceAfter'),
     nextExpiring: z.strictObject({ points: z.number(), date: z.string() }).nullable(),
     tier: z.strictObject({ current: z.string(), next: z.string().nullable(), progress: z.number(), nextAt: z.number().nullable() }).nullable(),
     currency: z.string().nullable(),
     pointsName: z.string().nullable(),
-    lines: z.array(z.string().max(40)).describe('Ready to print: plain text, at most 40 columns each'),
+    lines: z
+      .array(z.string().refine((l) => displayWidth(l) <= RECEIPT_WIDTH, `at most ${RECEIPT_WIDTH} printed columns`))
+      .describe(`Ready to print: plain text, ${RECEIPT_WIDTH} printed columns each (a double-width character, as in ポイント, takes two)`),
   })
   .nullable()
   .describe('Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded)');
@@ -85,7 +89,15 @@ export const SalePaymentSchema = PaymentViewSchema.extend({
   couponLock: z.strictObject({ id: z.string(), state: z.string(), coupons: z.array(z.string()) }).optional().describe('The coupon lock the payment used, when one was named'),
   receipt: ReceiptSchema,
 });
-export const SaleRefundSchema = RefundViewSchema.extend({ receipt: ReceiptSchema });
+const CouponsNotReturned = z
+  .array(z.string())
+  .nullable()
+  .describe(
+    'Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). ' +
+      '[] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked.',
+  );
+export const SaleRefundSchema = RefundViewSchema.extend({ couponsNotReturned: CouponsNotReturned, receipt: ReceiptSchema });
+export const QueuedSaleRefundSchema = QueuedRefundSchema.extend({ couponsNotReturned: CouponsNotReturned });
 
 const Txn = z.strictObject({ type: z.string(), id: z.string().nullable(), amount: z.number().nullable(), points: z.number().nullable(), at: z.string().nullable() });
 export const PaymentReadbackSchema = z.strictObject({

@@ -9,10 +9,12 @@ import { z } from 'zod';
  * `receipt: null` (the write's own figures are in the answer either way), for
  * a till that prints no loyalty block or reads the balance later.
  */
+export const RECEIPT_DEFAULT = 'full';
+
 export const ReceiptQuery = z.strictObject({
   receipt: z
     .enum(['full', 'none'])
-    .default('full')
+    .default(RECEIPT_DEFAULT)
     .describe('`full` (default): the receipt block, read after the write (one more upstream round trip). `none`: answer right after the write, `receipt: null`.'),
 });
 export type ReceiptMode = z.output<typeof ReceiptQuery>['receipt'];

@@ -82,13 +82,16 @@ export const SubmitOtpBody = z.strictObject({ otp: Otp });
  * `amount` is the line's total before tax and discount (all its units, what
  * earns points); `quantity` defaults to 1. A payment sends it as a
  * `paymentDetails` entry, a refund as a `lineItems` entry (unit price times
- * quantity): see toUpstreamPayment and toUpstreamRefund.
+ * quantity): see toUpstreamPayment and toUpstreamRefund. No limit is wider
+ * than either upstream request's, so what they would refuse is refused here,
+ * naming the till's field.
  */
 export const SaleLine = z.strictObject({
   serviceId: Id.describe('The product or service id; a refund by lines names the sale\'s line by it'),
   sku: Id.optional(),
   name: Label.optional(),
-  provider: Label.optional().describe('Who provides the product or service (brand, vendor)'),
+  // A refund sends it as the line's `vendor`, which the loyalty service takes up to 200 (a payment's serviceProvider, 500): the stricter, so a sold line can be refunded as sold.
+  provider: z.string().max(200).optional().describe('Who provides the product or service (brand, vendor)'),
   quantity: z.number().finite().positive().max(1_000_000).optional().describe('Units on the line (default 1); may be a fraction (weighed goods)'),
   amount: Money.describe('The line total before tax and discount: unit price times quantity'),
   tax: Money.optional(),

@@ -107,7 +107,8 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
     loyalty,
     sales: createSaleRecords({ redis, prefix: config.redis.keyPrefix, ttlDays: config.money.saleRecordDays, clock }),
     redemptions,
-    couponLocks: createCouponLockStore({ redis, prefix: config.redis.keyPrefix }),
+    // A payment's used coupons are kept as long as its sale record, for a refund or void to report.
+    couponLocks: createCouponLockStore({ redis, prefix: config.redis.keyPrefix, usedKeepMs: config.money.saleRecordDays * 86_400_000 }),
     redemptionOptions: new RedemptionOptionsCache(loyalty, config.pos.redemptionOptionsTtlSeconds * 1000, clock, logger),
     upstreamOtp: new UpstreamOtp({ store: createOtpMode({ redis, prefix: config.redis.keyPrefix }), clock, logger, accountSetting: upstream.otpRequired }),
     otpTickets,

@@ -8,6 +8,6 @@ export { MemoryCouponLockStore } from './memory-store';
 export { RedisCouponLockStore } from './redis-store';
 export { CouponLockSweeper, type CouponLockSweeperOptions } from './sweeper';
 
-export function createCouponLockStore(opts: { redis?: RedisClient; prefix: string }): CouponLockStore {
-  return opts.redis ? new RedisCouponLockStore(opts.redis, { prefix: opts.prefix }) : new MemoryCouponLockStore();
+export function createCouponLockStore(opts: { redis?: RedisClient; prefix: string; usedKeepMs?: number }): CouponLockStore {
+  return opts.redis ? new RedisCouponLockStore(opts.redis, { prefix: opts.prefix, usedKeepMs: opts.usedKeepMs }) : new MemoryCouponLockStore(undefined, opts.usedKeepMs);
 }

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../platform/errors';
-import { CouponLock, CouponLockChange, CouponLockStore, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
+import { CouponLock, CouponLockChange, CouponLockStore, DEFAULT_USED_KEEP_MS, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /**
  * In-process coupon locks for one BFF instance without Redis (nothing survives
@@ -11,8 +11,13 @@ export class MemoryCouponLockStore implements CouponLockStore {
   private readonly open = new Set<string>();
   /** When a due lock a payment holds is looked at again (instead of its releaseAt). */
   private readonly recheckAt = new Map<string, number>();
+  /** Payment id -> the codes its lock burned, and when to forget them. */
+  private readonly used = new Map<string, { codes: string[]; dropAt: number }>();
 
-  constructor(private readonly recheckMs = RECHECK_MS) {}
+  constructor(
+    private readonly recheckMs = RECHECK_MS,
+    private readonly usedKeepMs = DEFAULT_USED_KEEP_MS,
+  ) {}
 
   async create(lock: CouponLock): Promise<void> {
     if (this.records.has(lock.id)) throw new ConflictError('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
@@ -51,6 +56,11 @@ export class MemoryCouponLockStore implements CouponLockStore {
       claimed.push(structuredClone(next));
     }
     for (const [id, entry] of this.records) if (entry.dropAt <= now) this.records.delete(id);
+    // Kept in the order they were written, all for the same time: the oldest are at the front.
+    for (const [paymentId, entry] of this.used) {
+      if (entry.dropAt > now) break;
+      this.used.delete(paymentId);
+    }
     return claimed;
   }
 
@@ -58,8 +68,15 @@ export class MemoryCouponLockStore implements CouponLockStore {
     return this.open.size;
   }
 
+  async usedBy(paymentId: string): Promise<string[] | null> {
+    // Forgotten ones are dropped by the sweep, on the caller's clock.
+    const entry = this.used.get(paymentId);
+    return entry ? [...entry.codes] : null;
+  }
+
   private write(lock: CouponLock, now: number): void {
     this.records.set(lock.id, { lock, dropAt: now + retentionMs(lock, now) });
+    if (lock.state === 'used' && lock.paymentId) this.used.set(lock.paymentId, { codes: lock.coupons.map((c) => c.code), dropAt: now + this.usedKeepMs });
     // Any write (a claim freed, a payment's end) makes its releaseAt the time to look again, as a Redis write rescores it.
     this.recheckAt.delete(lock.id);
     if (isOpenLock(lock)) this.open.add(lock.id);

@@ -1,18 +1,22 @@
 import type { RedisClient } from '../../platform/redis';
 import { ConflictError } from '../../platform/errors';
 import { redisUnavailable } from '../../platform/redis';
-import { CouponLock, CouponLockChange, CouponLockStore, fromStored, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
+import { CouponLock, CouponLockChange, CouponLockStore, DEFAULT_USED_KEEP_MS, fromStored, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /*
- * Keys: `<prefix>{cpl}:r:<id>` (the record: JSON with its version) and
- * `<prefix>{cpl}:due` (open locks scored by releaseAt). Every script gets every
- * key it touches in KEYS, all under the one `{cpl}` hash tag, so Redis
- * Cluster keeps them in one slot.
+ * Keys: `<prefix>{cpl}:r:<id>` (the record: JSON with its version),
+ * `<prefix>{cpl}:due` (open locks scored by releaseAt) and
+ * `<prefix>{cpl}:paid:<paymentId>` (the codes a payment burned, JSON). Every
+ * script gets every key it touches in KEYS, all under the one `{cpl}` hash
+ * tag, so Redis Cluster keeps them in one slot.
  */
 
 /**
- * Compare-and-set. KEYS: record, due index. ARGV: expected version ("0": must
- * not exist), new record JSON, ttl ms, id, index score ("" = not open).
+ * Compare-and-set. KEYS: record, due index, the payment's used codes (the
+ * record key again when there are none). ARGV: expected version ("0": must
+ * not exist), new record JSON, ttl ms, id, index score ("" = not open), used
+ * codes JSON ("" = none), their ttl ms. The used codes are written with the
+ * record, so a lock never reads `used` without them.
  * Returns 1 written, 0 version changed (or exists, for "0"), -1 not found.
  */
 const WRITE = `
@@ -25,6 +29,7 @@ else
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 if ARGV[5] == '' then redis.call('ZREM', KEYS[2], ARGV[4]) else redis.call('ZADD', KEYS[2], ARGV[5], ARGV[4]) end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[7]) end
 return 1
 `;
 
@@ -58,7 +63,7 @@ return out
 `;
 
 interface Scripts {
-  cplWrite(record: string, due: string, expected: string, json: string, ttl: string, id: string, score: string): Promise<number>;
+  cplWrite(record: string, due: string, used: string, expected: string, json: string, ttl: string, id: string, score: string, usedJson: string, usedTtl: string): Promise<number>;
   cplClaim(numberOfKeys: number, ...args: string[]): Promise<string[]>;
 }
 
@@ -67,15 +72,19 @@ export class RedisCouponLockStore implements CouponLockStore {
   private readonly redis: RedisClient & Scripts;
   private readonly recordPrefix: string;
   private readonly dueKey: string;
+  private readonly usedPrefix: string;
   private readonly recheckMs: number;
+  private readonly usedKeepMs: number;
 
-  constructor(redis: RedisClient, opts: { prefix: string; recheckMs?: number }) {
+  constructor(redis: RedisClient, opts: { prefix: string; recheckMs?: number; usedKeepMs?: number }) {
     this.recheckMs = opts.recheckMs ?? RECHECK_MS;
-    redis.defineCommand('cplWrite', { numberOfKeys: 2, lua: WRITE });
+    this.usedKeepMs = opts.usedKeepMs ?? DEFAULT_USED_KEEP_MS;
+    redis.defineCommand('cplWrite', { numberOfKeys: 3, lua: WRITE });
     redis.defineCommand('cplClaim', { lua: CLAIM });
     this.redis = redis as RedisClient & Scripts;
     this.recordPrefix = `${opts.prefix}{cpl}:r:`;
     this.dueKey = `${opts.prefix}{cpl}:due`;
+    this.usedPrefix = `${opts.prefix}{cpl}:paid:`;
   }
 
   async create(lock: CouponLock): Promise<void> {
@@ -126,10 +135,19 @@ export class RedisCouponLockStore implements CouponLockStore {
     return this.call(() => this.redis.zcard(this.dueKey));
   }
 
+  async usedBy(paymentId: string): Promise<string[] | null> {
+    const json = await this.call(() => this.redis.get(this.usedPrefix + paymentId));
+    return json ? (JSON.parse(json) as string[]) : null;
+  }
+
   private write(l: CouponLock, expected: string, now: number): Promise<number> {
     const ttl = String(Math.max(1, Math.ceil(retentionMs(l, now))));
     const score = isOpenLock(l) ? String(l.releaseAt) : '';
-    return this.call(() => this.redis.cplWrite(this.recordPrefix + l.id, this.dueKey, expected, JSON.stringify(l), ttl, l.id, score));
+    const record = this.recordPrefix + l.id;
+    const paid = l.state === 'used' && l.paymentId ? l.paymentId : undefined;
+    const usedKey = paid ? this.usedPrefix + paid : record;
+    const usedJson = paid ? JSON.stringify(l.coupons.map((c) => c.code)) : '';
+    return this.call(() => this.redis.cplWrite(record, this.dueKey, usedKey, expected, JSON.stringify(l), ttl, l.id, score, usedJson, String(this.usedKeepMs)));
   }
 
   private async call<T>(command: () => Promise<T>): Promise<T> {

@@ -65,6 +65,13 @@ export interface CouponLockStore {
    */
   sweepDue(now: number, limit: number): Promise<CouponLock[]>;
   countOpen(): Promise<number>;
+  /**
+   * The codes a payment burned through a lock (as the lock names them), or
+   * null when no lock was used by that payment. Written when a lock becomes
+   * `used`, and kept as long as sale records (`usedKeepMs`), far longer than
+   * the lock itself, so a refund or void long after the sale still finds them.
+   */
+  usedBy(paymentId: string): Promise<string[] | null>;
 }
 
 /** How long a due lock a payment holds waits before the sweeper looks at it again. */
@@ -72,6 +79,9 @@ export const RECHECK_MS = 30_000;
 
 /** Kept this long after it ends, so a late GET or retry still finds it. */
 const KEEP_AFTER_END_MS = 24 * 3600_000;
+
+/** How long a payment's used coupons are kept when the store is not told (see CouponLockStore.usedBy). */
+export const DEFAULT_USED_KEEP_MS = KEEP_AFTER_END_MS;
 
 export function retentionMs(l: CouponLock, now: number): number {
   return (isOpenLock(l) ? Math.max(0, l.expiresAt - now) : 0) + KEEP_AFTER_END_MS;

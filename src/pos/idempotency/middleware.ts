@@ -36,10 +36,10 @@ export interface Idempotency {
 
 /**
  * `Idempotency-Key` on every POST: the first response is stored (scoped to
- * the terminal, bound to a fingerprint) and replayed to retries; a retry
- * while the first still runs gets 409, a different request under the same key
- * 422. The claim is one atomic store call, so concurrent duplicates reach the
- * upstream once. The response is stored before it is sent: a till that saw it
+ * the terminal, bound to a fingerprint of method, path, query and body) and
+ * replayed to retries; a retry while the first still runs gets 409, a
+ * different request under the same key 422. The claim is one atomic store
+ * call, so concurrent duplicates reach the upstream once. The response is stored before it is sent: a till that saw it
  * and retries always gets the replay.
  */
 export function idempotency(opts: IdempotencyOptions): Idempotency {
@@ -54,7 +54,7 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
       throw new BadRequestError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once');
     }
     const slot: IdempotencySlot = { terminalId: identityOf(res).terminal.id, key };
-    const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body);
+    const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body, req.query);
     const owner = randomUUID();
     // The admission checks (rate limit) start in the same tick as the claim: one round trip for both.
     const [admission, claim] = await Promise.allSettled([admitted(res), store.begin(slot, { fingerprint, owner, now: clock(), leaseMs: opts.leaseMs })]);
@@ -65,7 +65,7 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     if (claim.status === 'rejected') throw claim.reason;
     const found = claim.value;
     if (found.kind !== 'claimed' && found.fingerprint !== fingerprint) {
-      throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path or body); use a new key for a new request');
+      throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path, query or body); use a new key for a new request');
     }
     if (found.kind === 'running') {
       throw new ConflictError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 });

@@ -20,7 +20,7 @@ export interface IdempotencySlot {
 }
 
 export interface Claim {
-  /** SHA-256 of method, path and canonical body (see fingerprint.ts). */
+  /** SHA-256 of method, path, canonical body and query (see fingerprint.ts). */
   fingerprint: string;
   /** Random per request: only the claimer may renew, complete or release. */
   owner: string;

@@ -86,7 +86,8 @@ export function registerComponents(registry: OpenAPIRegistry): void {
     in: 'header',
     required: false,
     description:
-      'Makes a retry safe: the same key (per terminal) with the same body replays the first answer; with another body it is 422; ' +
+      'Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query ' +
+      '(`?receipt=none` against the default) it is 422; ' +
       'while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: '0f6c2b1e-sale-1001',

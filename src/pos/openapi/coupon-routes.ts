@@ -109,14 +109,23 @@ export const saleExamples = {
     paymentId: 'sale-1002', customerId: 'alice', status: 'recorded', pointsEarned: 140, pointsRedeemed: 200, lines: [{ serviceId: 'sku-123', points: 140 }],
     redemption: { id: REDEMPTION_ID, state: 'redeemed' }, couponLock: { id: COUPON_LOCK_ID, state: 'used', coupons: ['WELCOME10'] }, receipt: receiptExample,
   },
-  refunded: { ...ex.refunded, receipt: { ...receiptExample, pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: 200, pointsTakenBack: 80, balanceAfter: 1000, lines: ['------------ Loyalty Stars -------------', 'Given back                    +200 Stars', 'Taken back                     -80 Stars', 'Balance                       1000 Stars', '----------------------------------------'] } },
+  refunded: {
+    ...ex.refunded,
+    couponsNotReturned: ['WELCOME10'],
+    receipt: {
+      ...receiptExample, pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: 200, pointsTakenBack: 80, balanceAfter: 1000,
+      lines: ['------------ Loyalty Stars -------------', 'Given back                    +200 Stars', 'Taken back                     -80 Stars', 'Coupon WELCOME10            not returned', 'Balance                       1000 Stars', '----------------------------------------'],
+    },
+  },
 };
 
 export const COUPON_ROUTES: PosRouteDoc[] = [
   {
     method: 'post', path: '/coupons/validate', operationId: 'checkCoupons', tag: 'Payments', roles: TILL,
     summary: 'Check coupon codes for a basket: what each is worth, or why not',
-    description: 'Nothing is locked. Each code is checked for this customer and basket total; `reason` says why a code is refused.',
+    description:
+      'Nothing is locked. One verdict per code named, in the order given; each is checked for this customer and basket total, and a code named twice ' +
+      'for two uses (a copy beyond the coupon\'s or the customer\'s limit is refused). `reason` says why a code is refused.',
     body: { schema: cs.CouponCheckBody, examples: one('Two codes for a 150.00 basket', couponExamples.check) },
     success: { status: 200, description: 'One verdict per code', schema: cs.CouponChecksSchema, example: couponExamples.checks },
     errors: WRITE_ERRORS,
@@ -127,7 +136,8 @@ export const COUPON_ROUTES: PosRouteDoc[] = [
     description:
       'Locks the codes with the loyalty service so no other till can use them, until a payment names the lock (`couponLockId`), the till releases it, ' +
       'or nobody pays in time (then the BFF releases it, HOLD_SAFETY_MARGIN_SECONDS before the loyalty service\'s lock ends). ' +
-      'If one code cannot be used, nothing is locked: 422 `coupon_refused` with each code\'s verdict in `coupons`.',
+      'If one code cannot be used, nothing is locked: 422 `coupon_refused` with each code\'s verdict in `coupons` (as POST /coupons/validate gives them) ' +
+      'and the lock\'s own refusal in `reason`. When no verdict is refused, the codes were refused together (or changed in between): `reason` is the only explanation.',
     body: { schema: cs.CouponCheckBody, examples: one('Lock WELCOME10 for a 150.00 basket', couponExamples.lock) },
     success: { status: 201, description: 'The lock', schema: cs.CouponLockViewSchema, example: couponExamples.locked, location: true },
     errors: WRITE_ERRORS,

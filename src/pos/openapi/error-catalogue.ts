@@ -97,7 +97,7 @@ const rows: [string, number, string, string][] = [
   ['kiosk_qr_off', 403, "Kiosks do not show customers' QR codes here (KIOSK_QR is off, the default in production)", "The customer shows the QR code from their own app"],
   ['event_not_allowed', 403, "A kiosk sent an event its store does not allow (the store's kioskEvents, else KIOSK_EVENTS)", 'Send only the allowed events from a kiosk; other events from a till'],
   // Coupons at the till
-  ['coupon_refused', 422, 'A coupon cannot be used for this sale; nothing was locked (`coupons` gives each code\'s verdict)', 'Remove the refused codes and lock again'],
+  ['coupon_refused', 422, 'A coupon cannot be used for this sale; nothing was locked (`coupons` gives each code\'s verdict, `reason` the refusal of the codes together)', 'Remove the refused codes and lock again; if every code is usable on its own, lock fewer together'],
   ['coupon_not_found', 422, "The code is not one of the programme's coupons", 'Check the code; remove the coupon'],
   ['coupon_expired', 422, 'The coupon has expired', 'Remove the coupon'],
   ['coupon_not_started', 422, 'The coupon is not valid yet', 'Remove the coupon'],

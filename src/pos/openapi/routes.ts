@@ -134,12 +134,14 @@ export const POS_ROUTES: PosRouteDoc[] = [
   {
     method: 'post', path: '/payments/:paymentId/void', operationId: 'voidSale', tag: 'Payments', roles: ['manager'],
     summary: 'Void a completed sale: its full refund (manager)',
-    description: 'The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice.',
+    description:
+      'The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice. The coupons the sale burned stay used (the loyalty service ' +
+      'has no way to give one back): `couponsNotReturned` names them, and so does the receipt.',
     params: p.paymentId,
     query: ReceiptQuery,
     body: { schema: req.SaleVoidBody, examples: one('Void sale-1001', ex.saleVoid) },
     success: { status: 200, description: 'Refunded, with the receipt block', schema: sale.SaleRefundSchema, example: { ...saleExamples.refunded, refundId: 'void-sale-1001' } },
-    queued: { schema: res.QueuedRefundSchema, example: { ...ex.queuedRefund, refundId: 'void-sale-1001' } },
+    queued: { schema: sale.QueuedSaleRefundSchema, example: { ...ex.queuedRefund, refundId: 'void-sale-1001', couponsNotReturned: ['WELCOME10'] } },
     errors: WRITE_ERRORS,
   },
   {
@@ -151,7 +153,7 @@ export const POS_ROUTES: PosRouteDoc[] = [
       examples: { full: { summary: 'Full refund', value: ex.refundFull }, lines: { summary: 'One line back', value: ex.refundLines } },
     },
     success: { status: 201, description: 'Refunded, with the receipt block', schema: sale.SaleRefundSchema, example: saleExamples.refunded },
-    queued: { schema: res.QueuedRefundSchema, example: ex.queuedRefund },
+    queued: { schema: sale.QueuedSaleRefundSchema, example: { ...ex.queuedRefund, couponsNotReturned: [] } },
     errors: WRITE_ERRORS,
   },
   {

@@ -1,60 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../platform/errors';
+import { AppError, NotFoundError, ServiceUnavailableError } from '../../platform/errors';
 import { claimActSettle } from '../money/claim-step';
 import { couponLockForRelease } from '../money/coupon-lock-claims';
 import { isCouponRefusal, type CouponAnswer } from '../../upstream/coupon-answers';
 import type { CouponLock, LockedCoupon } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
 import type { CouponCheckBody } from '../coupon-schemas';
+import { couponLockRefused, worthOf } from './coupon-verdicts';
 import { merchantOf } from './store-merchant';
 
 const round2 = (n: number) => Math.round((n + Number.EPSILON) * 100) / 100;
-
-/** Money a coupon takes off this basket: a fixed amount (at most the basket), a percentage (capped), or nothing for non-money rewards. */
-export function worthOf(c: Partial<Pick<CouponAnswer, 'type' | 'value' | 'capping'>>, basketTotal: number): number {
-  const value = c.value ?? 0;
-  if (c.type === 'fixed') return round2(Math.min(value, basketTotal));
-  // The published schema has no null for `capping`, so an uncapped coupon may carry 0: a cap of 0 or less caps nothing.
-  const cap = c.capping !== undefined && c.capping > 0 ? c.capping : Infinity;
-  if (c.type === 'percentage') return round2(Math.min((basketTotal * value) / 100, cap));
-  return 0;
-}
-
-export interface CouponCheck {
-  code: string;
-  usable: boolean;
-  /** Our code of why not (coupon_expired, coupon_exhausted, coupon_locked, ...); null when usable. */
-  reason: string | null;
-  type: string | null;
-  value: number | null;
-  worth: number;
-}
-
-/**
- * Each code checked on its own for this customer and basket, nothing locked:
- * what it is worth, or why it is refused. Any failure that is not about the
- * coupon (customer unknown, upstream down) fails the whole check.
- */
-export async function checkCoupons(deps: PosDeps, ctx: CallContext, body: CouponCheckBody): Promise<{ customerId: string; basketTotal: number; coupons: CouponCheck[] }> {
-  const codes = [...new Set(body.codes)];
-  const checks = await Promise.all(
-    codes.map(async (code): Promise<CouponCheck> => {
-      try {
-        const answer = await deps.loyalty.couponValidate(
-          code,
-          { customerId: body.customerId, email: body.email, mobile: body.mobile, lock: false, totalPurchaseAmount: body.basketTotal, merchantId: ctx.identity.store.merchant.uniqueId },
-          { requestId: ctx.requestId },
-        );
-        const c: Partial<CouponAnswer> = answer.coupon ?? { code };
-        return { code, usable: true, reason: null, type: c.type ?? null, value: c.value ?? null, worth: worthOf(c, body.basketTotal) };
-      } catch (err) {
-        if (err instanceof AppError && isCouponRefusal(err.code)) return { code, usable: false, reason: err.code, type: null, value: null, worth: 0 };
-        throw err;
-      }
-    }),
-  );
-  return { customerId: body.customerId, basketTotal: body.basketTotal, coupons: checks };
-}
 
 function newCouponLockId(): string {
   return `cpl_${randomBytes(12).toString('base64url')}`;
@@ -80,7 +35,8 @@ export type CouponLockView = ReturnType<typeof couponLockView>;
 
 /**
  * Locks every code for this sale in one upstream call, or none: one refused
- * code refuses the lot (422 `coupon_refused`, with each code's verdict).
+ * code refuses the lot (422 `coupon_refused`, with each code's verdict and the
+ * lock's own reason).
  * The lock is released by the sweeper HOLD_SAFETY_MARGIN_SECONDS before the
  * upstream lock ends, so a payment never names a lock about to lapse.
  */
@@ -102,8 +58,7 @@ export async function lockCoupons(deps: PosDeps, ctx: CallContext, body: CouponC
     );
   } catch (err) {
     if (!(err instanceof AppError && isCouponRefusal(err.code))) throw err;
-    const verdicts = await checkCoupons(deps, ctx, body);
-    throw new UnprocessableError('coupon_refused', 'A coupon cannot be used for this sale; nothing was locked (see coupons for each code)', { extra: { coupons: verdicts.coupons } });
+    throw await couponLockRefused(deps, ctx, body, err);
   }
   if (!answer.lockReference) throw new ServiceUnavailableError('coupon_lock_unconfirmed', 'The loyalty service did not confirm the coupon lock; try again');
   const now = deps.clock();

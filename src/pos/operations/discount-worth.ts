@@ -2,7 +2,7 @@ import { UnprocessableError } from '../../platform/errors';
 import type { CouponLock } from '../coupon-locks/types';
 import type { Redemption } from '../redemptions/types';
 import type { SaleLine } from '../schemas';
-import { worthOf } from './coupon-locks';
+import { worthOf } from './coupon-verdicts';
 import type { RuleTerms } from './redemption-options';
 
 /**

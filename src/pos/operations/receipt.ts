@@ -1,17 +1,23 @@
+import { displayWidth, fitWidth } from '../../platform/display-width';
 import type { CallContext, PosDeps } from '../deps';
 
+/** Printed columns of a receipt line. */
 export const RECEIPT_WIDTH = 40;
 
 export interface ReceiptFigures {
   pointsEarned: number;
   pointsRedeemed: number;
-  pointsGivenBack: number;
+  /** Null when it could not be read (a refund's is read after it): printed as unknown. */
+  pointsGivenBack: number | null;
   pointsTakenBack: number;
   /** Coupons the sale used: code and money off. */
   coupons?: { code: string; worth: number }[];
+  /** Coupons a refunded sale used that stay used (see ./coupons-not-returned.ts). */
+  couponsNotReturned?: string[];
 }
 
 export interface Receipt extends ReceiptFigures {
+  /** Points the customer can spend now (available); pending points are not in it. */
   balanceAfter: number | null;
   pendingPoints: number | null;
   nextExpiring: { points: number; date: string } | null;
@@ -21,18 +27,22 @@ export interface Receipt extends ReceiptFigures {
   lines: string[];
 }
 
-/** One receipt line: label left, value right, cut to the width (a long label gives way, never the value). */
+/**
+ * One receipt line: label left, value right, exactly `width` printed columns
+ * (a double-width character takes two). A long label gives way, never the value.
+ */
 export function row(label: string, value: string, width = RECEIPT_WIDTH): string {
-  const v = value.slice(0, width);
-  const room = Math.max(0, width - v.length - 1);
-  const l = label.length > room ? label.slice(0, room) : label;
-  return (l + ' '.repeat(Math.max(1, width - l.length - v.length))).slice(0, width - v.length) + v;
+  const v = fitWidth(value, width);
+  const room = width - displayWidth(v);
+  if (room === 0) return v;
+  const l = fitWidth(label, room - 1);
+  return l + ' '.repeat(room - displayWidth(l)) + v;
 }
 
 function centre(text: string, width = RECEIPT_WIDTH): string {
-  const t = ` ${text} `.slice(0, width);
-  const left = Math.floor((width - t.length) / 2);
-  return '-'.repeat(left) + t + '-'.repeat(width - left - t.length);
+  const t = fitWidth(` ${text} `, width);
+  const left = Math.floor((width - displayWidth(t)) / 2);
+  return '-'.repeat(left) + t + '-'.repeat(width - left - displayWidth(t));
 }
 
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
@@ -43,9 +53,11 @@ export function receiptLines(r: Omit<Receipt, 'lines'>): string[] {
   const out = [centre(`Loyalty ${pts}`)];
   if (r.pointsEarned) out.push(row('Earned', `+${fmt(r.pointsEarned)} ${pts}`));
   if (r.pointsRedeemed) out.push(row('Redeemed', `-${fmt(r.pointsRedeemed)} ${pts}`));
-  if (r.pointsGivenBack) out.push(row('Given back', `+${fmt(r.pointsGivenBack)} ${pts}`));
+  if (r.pointsGivenBack === null) out.push(row('Given back', 'unknown'));
+  else if (r.pointsGivenBack) out.push(row('Given back', `+${fmt(r.pointsGivenBack)} ${pts}`));
   if (r.pointsTakenBack) out.push(row('Taken back', `-${fmt(r.pointsTakenBack)} ${pts}`));
   for (const c of r.coupons ?? []) out.push(row(`Coupon ${c.code}`, `-${c.worth.toFixed(2)} ${r.currency ?? ''}`.trimEnd()));
+  for (const code of r.couponsNotReturned ?? []) out.push(row(`Coupon ${code}`, 'not returned'));
   if (r.balanceAfter !== null) out.push(row('Balance', `${fmt(r.balanceAfter)} ${pts}`));
   if (r.pendingPoints) out.push(row('Pending', `${fmt(r.pendingPoints)} ${pts}`));
   if (r.nextExpiring) out.push(row(`Expiring ${r.nextExpiring.date.slice(0, 10)}`, `${fmt(r.nextExpiring.points)} ${pts}`));
@@ -85,13 +97,15 @@ export async function buildReceipt(deps: PosDeps, ctx: CallContext, reads: After
   const base = {
     ...figures,
     coupons: figures.coupons,
-    balanceAfter: b?.totalPointsBalance ?? null,
+    couponsNotReturned: figures.couponsNotReturned,
+    // What the customer can spend now: the total also counts points still pending (a return window), shown on their own line.
+    balanceAfter: b?.availablePointsBalance ?? null,
     pendingPoints: b?.pendingPoints ?? null,
     nextExpiring: expiring,
     tier: tier.status === 'fulfilled' ? { current: tier.value.current.name, next: tier.value.next?.name ?? null, progress: tier.value.progress, nextAt: tier.value.next?.minProgress ?? null } : null,
     currency: b?.currency ?? null,
     pointsName: b?.pointsName ?? null,
   };
-  const { coupons: _coupons, ...rest } = base;
+  const { coupons: _coupons, couponsNotReturned: _notReturned, ...rest } = base;
   return { ...rest, lines: receiptLines(base) };
 }

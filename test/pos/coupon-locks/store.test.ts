@@ -68,6 +68,23 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     expect(await h.store.countOpen()).toBe(1);
   });
 
+  it('remembers the codes a payment burned through a lock once it is used, and only then', async () => {
+    const lock = aLock({ coupons: [{ code: 'WELCOME10', type: 'fixed', value: 10, worth: 10 }, { code: 'SAVE5', type: 'fixed', value: 5, worth: 5 }] });
+    await h.store.create(lock);
+    await h.store.change(lock.id, T0 + 1, (l) => ({ ...l, state: 'paying', paymentId: 'sale-1', paidTotal: 35 }));
+    // Claimed, not burned yet.
+    expect(await h.store.usedBy('sale-1')).toBeNull();
+    await h.store.change(lock.id, T0 + 2, (l) => ({ ...l, state: 'used' }));
+    expect(await h.store.usedBy('sale-1')).toEqual(['WELCOME10', 'SAVE5']);
+    expect(await (await h.twin()).usedBy('sale-1')).toEqual(['WELCOME10', 'SAVE5']);
+    // A released lock burned nothing.
+    const other = aLock();
+    await h.store.create(other);
+    await h.store.change(other.id, T0 + 3, (l) => ({ ...l, state: 'releasing' }));
+    await h.store.change(other.id, T0 + 3, (l) => ({ ...l, state: 'released' }));
+    expect(await h.store.usedBy('sale-2')).toBeNull();
+  });
+
   it('bumps the version on each change, keeps a paying lock in the due index, keeps ending states final, and drops ended locks from it', async () => {
     const lock = aLock();
     await h.store.create(lock);
@@ -297,5 +314,38 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
       expect(await h.store.get(l.id)).toEqual(l);
       expect(await h.store.countOpen()).toBe(1);
     });
+  });
+});
+
+describe('a payment\'s used coupons outlive its lock record', () => {
+  const DAY = 24 * 3600_000;
+
+  it('memory: kept for usedKeepMs, dropped by the sweep after', async () => {
+    const store = new MemoryCouponLockStore(RECHECK_MS, 30 * DAY);
+    const lock = aLock();
+    await store.create(lock);
+    await store.change(lock.id, T0, (l) => ({ ...l, paymentId: 'sale-old', state: 'used' }));
+    await store.sweepDue(T0 + 2 * DAY, 10);
+    expect(await store.get(lock.id)).toBeNull();
+    expect(await store.usedBy('sale-old')).toEqual(['WELCOME10']);
+    await store.sweepDue(T0 + 31 * DAY, 10);
+    expect(await store.usedBy('sale-old')).toBeNull();
+  });
+
+  it('redis: the used codes carry their own, longer expiry', async () => {
+    const prefix = uniquePrefix('cpl');
+    const redis = await testRedis();
+    try {
+      const store = new RedisCouponLockStore(redis, { prefix, usedKeepMs: 30 * DAY });
+      const lock = aLock();
+      await store.create(lock);
+      await store.change(lock.id, T0, (l) => ({ ...l, paymentId: 'sale-old', state: 'used' }));
+      const [recordTtl, usedTtl] = await Promise.all([redis.pttl(`${prefix}{cpl}:r:${lock.id}`), redis.pttl(`${prefix}{cpl}:paid:sale-old`)]);
+      expect(recordTtl).toBeLessThanOrEqual(DAY);
+      expect(usedTtl).toBeGreaterThan(29 * DAY);
+    } finally {
+      await deleteKeys(redis, prefix);
+      await redis.quit();
+    }
   });
 });

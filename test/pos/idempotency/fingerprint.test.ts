@@ -21,6 +21,14 @@ describe('request fingerprint', () => {
     expect(canonicalJson(withProto)).toBe('{"__proto__":{"totalPaid":1}}');
   });
 
+  it('counts the query (it shapes the answer), less parameters at their default', () => {
+    const plain = requestFingerprint('POST', '/pos/v1/payments', { a: 1 });
+    expect(requestFingerprint('POST', '/pos/v1/payments', { a: 1 }, {})).toBe(plain);
+    expect(requestFingerprint('POST', '/pos/v1/payments', { a: 1 }, { receipt: 'full' })).toBe(plain);
+    expect(requestFingerprint('POST', '/pos/v1/payments', { a: 1 }, { receipt: 'none' })).not.toBe(plain);
+    expect(requestFingerprint('POST', '/pos/v1/payments', { a: 1 }, { other: 'full' })).not.toBe(plain);
+  });
+
   it('tells no body from an empty object', () => {
     expect(requestFingerprint('POST', '/p', undefined)).not.toBe(requestFingerprint('POST', '/p', {}));
   });
