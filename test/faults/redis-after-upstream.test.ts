@@ -147,4 +147,65 @@ describe('Redis stopped while an upstream write is in flight', () => {
     await eventually(async () => ((await stack.balance('hal')).availablePointsBalance === 1000 ? true : undefined), 5000, 'the hold to be released');
     await redis.start();
   });
+
+  /** Sends `request` with `operation` slowed upstream, stops Redis while it is there, and returns the till's answer once Redis is back. */
+  async function redisStopsDuring(operation: string, request: () => Promise<{ status: number; body: Record<string, unknown> }>) {
+    await redisBack();
+    await stack.faults([{ operation, latencyMs: 1500 }]);
+    const pending = request();
+    await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, `the ${operation} to reach the sandbox`);
+    await redis.kill();
+    const answer = await pending;
+    await stack.faults([]);
+    await redis.start();
+    return answer;
+  }
+
+  /** The BFF has its Redis connection back (a test before may have just restarted it). */
+  const redisBack = () => eventually(async () => ((await fetch(`${bff.url}/readyz`)).status === 200 ? true : undefined), 10_000, 'Redis to be back');
+
+  it('a payment with a coupon lock: 503 retry_same_request, and the lock is settled used from the upstream\'s record', async () => {
+    await redisBack();
+    const till = bff.pos(stack.tokens.cashier);
+    await stack.seed('lou', 0);
+    const lock = (await till.post('/coupon-locks', { customerId: 'lou', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
+    const sale = { customerId: 'lou', paymentId: 'sale-lou-1', totalPaid: 40, totalAmount: 50, couponLockId: lock.id };
+    const first = await redisStopsDuring('payment', () => till.post('/payments', sale).set('Idempotency-Key', 'sale-lou-1').then((r) => r));
+    expect([first.status, first.body.code]).toEqual([503, 'retry_same_request']);
+    const settled = await eventually(async () => {
+      const r = await till.get(`/coupon-locks/${lock.id}`);
+      return r.status === 200 && r.body.state !== 'paying' ? r.body : undefined;
+    }, 10_000, 'the lock to be settled');
+    expect(settled).toMatchObject({ state: 'used', paymentId: 'sale-lou-1' });
+    expect(await payments('lou')).toHaveLength(1);
+  });
+
+  it('a plain sale and a refund: 503 retry_same_request, and each id is settled as this store\'s from the upstream\'s record', async () => {
+    const till = bff.pos(stack.tokens.cashier);
+    const manager = bff.pos(stack.tokens.manager);
+    await stack.seed('pam', 0);
+    const sale = await redisStopsDuring('payment', () => till.post('/payments', { customerId: 'pam', paymentId: 'sale-pam-1', totalPaid: 60 }).set('Idempotency-Key', 'sale-pam-1').then((r) => r));
+    expect([sale.status, sale.body.code]).toEqual([503, 'retry_same_request']);
+    await eventually(async () => ((await till.get('/payments/sale-pam-1')).status === 200 ? true : undefined), 10_000, 'the sale to be settled as this store\'s');
+    const refund = await redisStopsDuring('refund', () => manager.post('/refunds', { customerId: 'pam', refundId: 'ref-pam-1', paymentId: 'sale-pam-1', amount: 20 }).set('Idempotency-Key', 'ref-pam-1').then((r) => r));
+    expect([refund.status, refund.body.code]).toEqual([503, 'retry_same_request']);
+    await eventually(async () => ((await till.get('/refunds/ref-pam-1')).status === 200 ? true : undefined), 10_000, 'the refund to be settled as this store\'s');
+    expect((await stack.balance('pam')).availablePointsBalance).toBe(40);
+  });
+
+  it('a sale void: 503 retry_same_request, and the sale is settled voided from the refund\'s record', async () => {
+    const till = bff.pos(stack.tokens.cashier);
+    const manager = bff.pos(stack.tokens.manager);
+    await stack.seed('val', 0);
+    await till.post('/payments', { customerId: 'val', paymentId: 'sale-val-1', totalPaid: 70 }).expect(201);
+    const voided = await redisStopsDuring('refund', () => manager.post('/payments/sale-val-1/void', { customerId: 'val' }).set('Idempotency-Key', 'void-val-1').then((r) => r));
+    expect([voided.status, voided.body.code]).toEqual([503, 'retry_same_request']);
+    // Settled from the upstream: the sale is voided, so a second void is refused from its record, and nothing is refunded twice.
+    const again = await eventually(async () => {
+      const r = await manager.post('/payments/sale-val-1/void', { customerId: 'val' });
+      return r.status === 409 && r.body.code === 'sale_already_voided' ? r : undefined;
+    }, 10_000, 'the void to be settled');
+    expect(again.body.code).toBe('sale_already_voided');
+    expect((await stack.balance('val')).availablePointsBalance).toBe(0);
+  });
 });
