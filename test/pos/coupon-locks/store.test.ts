@@ -324,7 +324,8 @@ describe('a payment\'s used coupons outlive its lock record', () => {
     const store = new MemoryCouponLockStore(RECHECK_MS, 30 * DAY);
     const lock = aLock();
     await store.create(lock);
-    await store.change(lock.id, T0, (l) => ({ ...l, paymentId: 'sale-old', state: 'used' }));
+    await store.change(lock.id, T0, (l) => ({ ...l, paymentId: 'sale-old', paidTotal: 20, state: 'paying' }));
+    await store.change(lock.id, T0, (l) => ({ ...l, state: 'used' }));
     await store.sweepDue(T0 + 2 * DAY, 10);
     expect(await store.get(lock.id)).toBeNull();
     expect(await store.usedBy('sale-old')).toEqual(['WELCOME10']);
@@ -339,7 +340,8 @@ describe('a payment\'s used coupons outlive its lock record', () => {
       const store = new RedisCouponLockStore(redis, { prefix, usedKeepMs: 30 * DAY });
       const lock = aLock();
       await store.create(lock);
-      await store.change(lock.id, T0, (l) => ({ ...l, paymentId: 'sale-old', state: 'used' }));
+      await store.change(lock.id, T0, (l) => ({ ...l, paymentId: 'sale-old', paidTotal: 20, state: 'paying' }));
+    await store.change(lock.id, T0, (l) => ({ ...l, state: 'used' }));
       const [recordTtl, usedTtl] = await Promise.all([redis.pttl(`${prefix}{cpl}:r:${lock.id}`), redis.pttl(`${prefix}{cpl}:paid:sale-old`)]);
       expect(recordTtl).toBeLessThanOrEqual(DAY);
       expect(usedTtl).toBeGreaterThan(29 * DAY);
