@@ -108,5 +108,7 @@ export function nextVersion(current: CouponLock, proposed: CouponLock, now: numb
   const refusal = transitionRefusal(COUPON_LOCK_MACHINE, `coupon lock ${current.id}`, current.state, proposed.state);
   if (refusal) return refusal;
   if (proposed.state === 'paying' && (!proposed.paymentId || proposed.paidTotal === undefined)) return `a paying coupon lock needs its paymentId and paidTotal`;
+  // No payment holds a lock that is free or being released (so one is never misread as an earlier version's claim).
+  if (proposed.state === 'locked' || proposed.state === 'releasing') proposed = { ...proposed, paymentId: undefined, paidTotal: undefined };
   return { ...proposed, id: current.id, version: current.version + 1, updatedAt: now };
 }
