@@ -74,6 +74,23 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     expect(paid.body.couponLock).toMatchObject({ id: lock.id, state: 'used' });
   });
 
+  it('a queued sale whose id the upstream has for another sale is a dead letter, not "delivered", and its id is freed', async () => {
+    const other = `qdup-other-${store}`;
+    await s.seed(other, 0);
+    await saleElsewhere(s, other, `qdup-sale-${store}`, 70);
+    const customerId = `qdup-${store}`;
+    await s.seed(customerId, 0);
+    await setFaults(s, [{ operation: 'payment', status: 503, times: 1 }]);
+    const queued = await s.pos('cashier').post('/payments', { customerId, paymentId: `qdup-sale-${store}`, totalPaid: 20 }).expect(202);
+    const entry = await eventually('the delivery to end', async () => {
+      const body = (await s.pos('cashier').get(`/outbox/${queued.body.outboxId}`).expect(200)).body;
+      return body.state === 'dead' || body.state === 'delivered' ? body : undefined;
+    });
+    expect(entry).toMatchObject({ state: 'dead', lastError: { code: 'payment_id_taken' } });
+    expect((await s.balance(customerId)).availablePointsBalance).toBe(0);
+    await s.pos('cashier').get(`/payments/qdup-sale-${store}`).expect(404);
+  });
+
   it('a batch-uploaded order belongs to the store that uploaded it: another store cannot void it, its own can', async () => {
     const customerId = `bo-${store}`;
     await s.seed(customerId, 0);

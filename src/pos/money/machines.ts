@@ -68,11 +68,18 @@ export function transitionRefusal<S extends string>(machine: Machine<S>, what: s
 
 /** The tables as markdown, for docs/STATES.md. */
 export function machinesAsMarkdown(): string {
-  const out = ['# State machines of the money path', '', 'Generated from `src/pos/money/machines.ts` (`npm run docs:states`); a test fails when they differ.', ''];
+  const out = [
+    '# State machines of the money path',
+    '',
+    'Generated from `src/pos/money/machines.ts` by `npm run docs:states`; `test/docs/states.test.ts` fails when they differ.',
+    'Every store refuses any other change inside its compare-and-set. Staying in a state (a field changing) is allowed; a final state has no way out.',
+    '',
+  ];
   for (const [name, machine] of Object.entries(MACHINES) as [string, Machine<string>][]) {
     out.push(`## ${name[0].toUpperCase()}${name.slice(1)}`, '', '| from | may become |', '|---|---|');
     for (const [from, to] of Object.entries(machine)) out.push(`| \`${from}\` | ${to.length ? to.map((s) => `\`${s}\``).join(', ') : '(final)'} |`);
     out.push('');
   }
+  out.push('A `recording` sale or refund id whose write the upstream refused is deleted, not moved: the id is free again, and nothing shows it was tried.', '');
   return out.join('\n');
 }
