@@ -30,7 +30,7 @@ export type { UpstreamFailureKind } from './errors';
 export { composePolicies, RATE_GROUP } from './policy';
 export type { CallInfo, CallPolicy, RateGroup } from './policy';
 export { DEFAULT_RETRY_TUNING, RETRY_SAFE } from './retry';
-export { failureOf, markMayHaveLanded, maybeApplied, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
+export { failureOf, markMayHaveLanded, maybeApplied, nothingSent, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
 export type { WriteOutcome } from './outcome';
 export { paymentOnRecord, refundOnRecord } from './records';
 export type { PaymentOnRecord, RefundOnRecord } from './records';

@@ -29,6 +29,11 @@ export function markMayHaveLanded<E>(err: E): E {
 
 const isDuplicate = (err: unknown) => err instanceof AppError && err.code === 'duplicate_transaction';
 
+/** Certainly nothing reached the upstream: no attempt of the call may have landed. */
+export function nothingSent(err: unknown): boolean {
+  return certainlyNotDelivered(err) && !(typeof err === 'object' && err !== null && mayHaveLanded.has(err));
+}
+
 /** A failed write read on its own: refused, unknown, or a duplicate that only the upstream's record can settle. */
 export function failureOf(err: unknown): 'refused' | 'unknown' | 'duplicate' {
   if (isDuplicate(err)) return 'duplicate';

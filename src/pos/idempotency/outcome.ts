@@ -1,6 +1,5 @@
 import { isAppError } from '../../platform/errors';
-import { certainlyNotDelivered } from '../../upstream';
-import { RETRY_SAME_REQUEST } from '../../upstream';
+import { nothingSent, RETRY_SAME_REQUEST } from '../../upstream';
 
 /**
  * Codes that mean "nothing was done, try again": storing them would replay a
@@ -34,12 +33,13 @@ export function keyOutcome(status: number, err?: unknown): 'keep' | 'release' | 
  * Released: the other 4xx (validation, 401/403, unknown route, 413/415, a 404
  * from a lookup: the request was wrong and did nothing), and failures that
  * certainly reached nothing: Redis unavailable, a CAS round-out, an upstream
- * call refused before sending (circuit open, fleet rate limit, connection refused).
+ * call refused before sending (circuit open, fleet rate limit, connection refused)
+ * when no earlier attempt of it may have landed.
  */
 export function keepsResponse(status: number, err?: unknown): boolean {
   if (status < 400) return true;
   if (err !== undefined) {
-    if (certainlyNotDelivered(err)) return false;
+    if (nothingSent(err)) return false;
     if (isAppError(err) && NOTHING_DONE_CODES.has(err.code)) return false;
   }
   return status === 409 || status === 422 || status >= 500;

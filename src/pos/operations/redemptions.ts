@@ -251,12 +251,13 @@ async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash
       const standing = await deps.otpTickets.claim(base.customerId, { redemptionId: base.id, storeId: base.storeId, ask: askKey(base.ask), lapsesAt }, now);
       if (standing) throw codeOutstanding(standing, base.storeId, now);
     },
-    // The ticket stands while the code lives; the OTP step settles it.
-    finish: async () => undefined,
+    // The ticket stands while the code lives (the OTP step settles it); the redemption waits for the code.
+    finish: () => deps.redemptions.create(record),
     free: () => deps.otpTickets.settle(base.customerId, base.id),
-    // Nothing to ask the upstream: the ticket lapses with the code.
-    settleLater: () => undefined,
+    // A code that may have been sent, or one no record names: the ticket is given up once Redis answers, or lapses with the code.
+    settleLater: () => deps.repairs?.add({ key: `otp-ticket:${base.id}`, settle: () => deps.otpTickets.settle(base.customerId, base.id).then(() => 'given up') }),
   };
+  const record: Redemption = { ...base, hash };
   const ask = base.ask;
   await claimActSettle({
     what: `The code request of redemption ${base.id}`,
@@ -276,14 +277,6 @@ async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash
       ),
     onRecord: async () => false,
   });
-  const record: Redemption = { ...base, hash };
-  try {
-    await deps.redemptions.create(record);
-  } catch (err) {
-    // Without the record the code cannot be used; the request is answered, so a new start may ask for another.
-    await deps.otpTickets.settle(base.customerId, base.id).catch(() => undefined);
-    throw err;
-  }
   return redemptionView(record, base.createdAt);
 }
 
@@ -339,16 +332,23 @@ export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp
   const r = await findRedemption(deps, ctx, id);
   if (r.state !== 'otp_required') throw new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
   // Only the code asked for this very redemption (same customer, same points or amount) may place its hold.
-  await checkOtpTicket(deps, r);
+  const ticket: Claim = {
+    name: `OTP ticket of ${r.customerId}`,
+    take: () => checkOtpTicket(deps, r),
+    // The code is used up by the hold it placed.
+    finish: () => deps.otpTickets.settle(r.customerId, r.id).catch(() => undefined),
+    // A wrong code: the same code request stands for the right one.
+    free: async () => undefined,
+    settleLater: () => undefined,
+  };
   const confirming = redemptionForOtp(deps, ctx, id);
   await claimActSettle<PlacedHold>({
     what: `The hold of redemption ${id}`,
-    claims: [confirming],
+    claims: [ticket, confirming],
     logger: deps.logger,
     send: () => placeHold(deps, ctx, r, { otp, hash: r.hash }),
     onRecord: async () => false,
   });
-  await deps.otpTickets.settle(r.customerId, r.id).catch(() => undefined);
   return redemptionView(confirming.ended as Redemption, deps.clock());
 }
 

@@ -1,5 +1,5 @@
 import { AppError, ConflictError } from '../../platform/errors';
-import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind } from '../../upstream';
+import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind, writeOutcome } from '../../upstream';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
 export interface RetryPolicy {
@@ -16,13 +16,10 @@ export interface RetryPolicy {
  * A record that cannot be read leaves the delivery to be tried again.
  */
 async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boolean>, taken: () => AppError): Promise<T | { alreadyRecorded: true }> {
-  try {
-    return await send();
-  } catch (err) {
-    if (upstreamFailureKind(err) !== 'duplicate') throw err;
-    if (await onRecord()) return { alreadyRecorded: true };
-    throw taken();
-  }
+  const outcome = await writeOutcome(send, onRecord);
+  if (outcome.kind === 'applied') return outcome.body ?? { alreadyRecorded: true };
+  if (outcome.kind === 'refused') throw upstreamFailureKind(outcome.error) === 'duplicate' ? taken() : outcome.error;
+  throw outcome.error;
 }
 
 /**
