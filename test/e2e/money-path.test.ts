@@ -39,6 +39,14 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     const refund = await s.pos('otherManager').post('/refunds', { customerId: `sq-a-${store}`, refundId: `sq-r-${store}`, paymentId: P }).expect(404);
     expect(refund.body.code).toBe('sale_not_found');
     expect((await s.balance(`sq-a-${store}`)).availablePointsBalance).toBe(100);
+    // A sale id another store's payment was refused for upstream is free too.
+    const Q = `sq2-${store}`;
+    await setFaults(s, [{ operation: 'payment', status: 422, times: 1 }]);
+    expect((await s.pos('otherCashier').post('/payments', { customerId: `sq-b-${store}`, paymentId: Q, totalPaid: 10 })).status).toBe(422);
+    await setFaults(s, []);
+    await s.pos('cashier').post('/payments', { customerId: `sq-a-${store}`, paymentId: Q, totalPaid: 20 }).expect(201);
+    await s.pos('cashier').get(`/payments/${Q}`).expect(200);
+    await s.pos('otherCashier').get(`/payments/${Q}`).expect(404);
     // A refused refund leaves its id free too: the owning store can use it.
     await s.pos('manager').post('/refunds', { customerId: `sq-a-${store}`, refundId: `sq-r-${store}`, paymentId: P, amount: 10 }).expect(201);
   });
@@ -183,5 +191,25 @@ describe('a payment whose first attempt landed while the breaker opened (redis s
     // The same sale again: recorded once, answered from the upstream's record.
     const again = await s.pos('cashier').post('/payments', { customerId, paymentId: 'brk-sale-1', totalPaid: 30, redemptionId: r.id }).expect(201);
     expect(again.body).toMatchObject({ status: 'already_recorded', redemption: { state: 'redeemed' } });
+  });
+});
+
+describe('a coupon lock past its release point (memory store, no sweeper in the way)', () => {
+  let s: Stack;
+  beforeAll(async () => {
+    s = await startStack({ store: 'memory', env: { SWEEPER_INTERVAL_MS: '600000' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('cannot be claimed by a payment once its release time has come, though the upstream lock has not ended', async () => {
+    await s.seed('late-1', 0);
+    const lock = (await s.pos('cashier').post('/coupon-locks', { customerId: 'late-1', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
+    // 30 s (HOLD_SAFETY_MARGIN_SECONDS) before the upstream lock ends is the release time: go 15 s before its end.
+    await s.advance(Date.parse(lock.expiresAt) - Date.now() + 30_000 - 15_000);
+    expect((await s.pos('cashier').get(`/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('locked');
+    const res = await s.pos('cashier').post('/payments', { customerId: 'late-1', paymentId: 'late-sale-1', totalPaid: 40, totalAmount: 50, couponLockId: lock.id }).expect(409);
+    expect(res.body).toMatchObject({ code: 'coupon_lock_not_active', state: 'locked' });
   });
 });

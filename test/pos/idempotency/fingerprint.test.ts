@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { canonicalJson, keepsResponse, keyOutcome, requestFingerprint } from '../../../src/pos/idempotency';
 import { maybeApplied as notRecorded } from '../../../src/upstream';
 import { BadRequestError, ConflictError, ServiceUnavailableError } from '../../../src/platform/errors';
-import { markNotDelivered, rateLimited } from '../../../src/upstream';
+import { markMayHaveLanded, markNotDelivered, rateLimited } from '../../../src/upstream';
 
 describe('request fingerprint', () => {
   it('ignores key order at every level but not array order, values, method or path', () => {
@@ -81,3 +81,12 @@ function sortedDeep(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
   return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]));
 }
+
+describe('a refusal after an attempt that may have landed', () => {
+  it('keeps the key: an open circuit on the retry of a call whose first attempt timed out is not "nothing was done"', () => {
+    const refused = markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'open'));
+    expect(keepsResponse(503, refused)).toBe(false);
+    const afterTimeout = markMayHaveLanded(markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'open')));
+    expect(keepsResponse(503, afterTimeout)).toBe(true);
+  });
+});
