@@ -213,3 +213,33 @@ describe('a coupon lock past its release point (memory store, no sweeper in the 
     expect(res.body).toMatchObject({ code: 'coupon_lock_not_active', state: 'locked' });
   });
 });
+
+describe('a retried payment refused while its first attempt is still in flight (redis store)', () => {
+  let s: Stack;
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', env: { LOYALTY_TIMEOUT_MS: '500', LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('keeps the redemption paying (the first attempt may land), and settles it redeemed when it does', async () => {
+    const customerId = 'inflight-1';
+    const r = await heldRedemption(s, customerId, 100, { seed: 500 });
+    // The first attempt outlasts the BFF's wait and lands later; the retry is refused outright.
+    await setFaults(s, [{ operation: 'payment', latencyMs: 1500, times: 1 }]);
+    const sale = { customerId, paymentId: 'inflight-sale-1', totalPaid: 20, redemptionId: r.id };
+    expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
+    await setFaults(s, [{ operation: 'payment', status: 422, times: 1 }]);
+    expect((await s.pos('cashier').post('/payments', sale)).status).toBe(422);
+    await setFaults(s, []);
+    expect((await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200)).body.state).toBe('paying');
+    await s.pos('cashier').post(`/redemptions/${r.id}/void`).expect(409);
+    const settled = await eventually('the first attempt to land and be settled', async () => {
+      const body = (await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200)).body;
+      return body.state === 'redeemed' ? body : undefined;
+    });
+    expect(settled.paymentId).toBe('inflight-sale-1');
+    expect(await s.balance(customerId)).toMatchObject({ availablePointsBalance: 500 - 100 + 20, heldPoints: 0 });
+  });
+});

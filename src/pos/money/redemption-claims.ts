@@ -81,7 +81,9 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
     },
     async free(refusal) {
       const r = claimed as Redemption;
-      if (again || refusal?.code === 'hold_not_active') {
+      // A retry refused: the first attempt may yet land (it may still be in flight upstream), so the hold's record decides, in time.
+      if (again && refusal?.code !== 'hold_not_active') return settleLater(deps, r);
+      if (refusal?.code === 'hold_not_active') {
         // The hold's own record says whether it was used, ended or is still active.
         const recorded = await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         // Logged like the sweeper's expiries, so every dead hold leaves a line (here the upstream knew first: clocks apart).
