@@ -90,3 +90,45 @@ function keepAll<A>(action: MoneyAction<A>, taken: Claim<A>[], cause: unknown, a
   action.logger.warn({ what: action.what, claims: taken.map((c) => c.name), cause: (cause as Error)?.message }, 'write outcome unknown or not recorded; claims kept and settled from the upstream');
   for (const c of taken) c.settleLater(answer);
 }
+
+/** A claim on one stored record: what its take found (`claimed`) and what the record ended as (`ended`). */
+export interface RecordClaim<R, A = unknown> extends Claim<A> {
+  readonly claimed: R;
+  readonly ended: R | undefined;
+}
+
+/**
+ * A RecordClaim from its steps. `take` answers the record as claimed and
+ * whether it was already this action's claim (a till's retry after an unknown
+ * outcome); the other steps get both.
+ */
+export function recordClaim<R, A = unknown>(
+  name: string,
+  steps: {
+    take(): Promise<{ record: R; again: boolean }>;
+    finish(claimed: R, answer: A | undefined): Promise<R>;
+    free(claimed: R, again: boolean, refusal?: AppError): Promise<void>;
+    settleLater(claimed: R, answer?: A): void;
+  },
+): RecordClaim<R, A> {
+  let claimed: R | undefined;
+  let ended: R | undefined;
+  let again = false;
+  return {
+    name,
+    get claimed() {
+      return claimed as R;
+    },
+    get ended() {
+      return ended;
+    },
+    async take() {
+      ({ record: claimed, again } = await steps.take());
+    },
+    async finish(answer) {
+      ended = await steps.finish(claimed as R, answer);
+    },
+    free: (refusal) => steps.free(claimed as R, again, refusal),
+    settleLater: (answer) => steps.settleLater(claimed as R, answer),
+  };
+}

@@ -2,7 +2,7 @@ import { AppError, ConflictError, NotFoundError, ServiceUnavailableError } from 
 import { paymentOnRecord, type LoyaltyClient } from '../../upstream';
 import type { CouponLock, CouponLockStore } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
-import type { Claim } from './claim-step';
+import { recordClaim, type RecordClaim } from './claim-step';
 
 type Deps = Pick<PosDeps, 'couponLocks' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
 /** What settling a lock from the upstream's record needs (the sweeper has no more). */
@@ -10,12 +10,8 @@ type SettleDeps = Pick<PosDeps, 'couponLocks' | 'clock' | 'logger'> & { loyalty:
 
 export const couponLockNotFound = (id: string) => new NotFoundError('coupon_lock_not_found', `Coupon lock ${id} was not found`);
 
-export interface CouponLockClaim extends Claim {
-  readonly claimed: CouponLock;
-  readonly ended: CouponLock | undefined;
-}
+export type CouponLockClaim = RecordClaim<CouponLock>;
 
-/** A change by `rule`; what it refuses with (the till's error, or an internal one) is thrown. */
 async function change(store: CouponLockStore, id: string, now: number, rule: (cur: CouponLock) => CouponLock | Error): Promise<CouponLock> {
   let refusal: Error | undefined;
   const result = await store.change(id, now, (cur) => {
@@ -69,20 +65,11 @@ function settleLater(deps: Deps, l: CouponLock): void {
  * was already this payment's (its record then decides).
  */
 export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string; totalPaid: number }): CouponLockClaim {
-  let claimed: CouponLock | undefined;
-  let ended: CouponLock | undefined;
-  let again = false;
-  return {
-    name: `coupon lock ${id}`,
-    get claimed() {
-      return claimed as CouponLock;
-    },
-    get ended() {
-      return ended;
-    },
+  return recordClaim(`coupon lock ${id}`, {
     async take() {
       const now = deps.clock();
-      claimed = await change(deps.couponLocks, id, now, (cur) => {
+      let again = false;
+      const record = await change(deps.couponLocks, id, now, (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return couponLockNotFound(id);
         if (cur.customerId !== who.customerId) return new ConflictError('coupon_lock_customer_mismatch', `Coupon lock ${id} belongs to another customer`);
         const extra = { extra: { state: cur.state } };
@@ -95,24 +82,21 @@ export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, w
         if (cur.releaseAt <= now) return new ConflictError('coupon_lock_not_active', `Coupon lock ${id} has run out of time; lock the coupons again`, extra);
         return { ...cur, state: 'paying', paymentId: who.paymentId, paidTotal: who.totalPaid };
       });
+      return { record, again };
     },
-    async finish() {
-      ended = await change(deps.couponLocks, id, deps.clock(), (cur) =>
+    finish: () =>
+      change(deps.couponLocks, id, deps.clock(), (cur) =>
         cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used') ? { ...cur, state: 'used' } : new Error(`Coupon lock ${id} is ${cur.state}`),
-      );
-    },
-    async free() {
-      const l = claimed as CouponLock;
+      ),
+    async free(l, again) {
       if (again) {
         await settleCouponLock(deps, l).catch(() => settleLater(deps, l));
         return;
       }
       await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'locked', paymentId: undefined, paidTotal: undefined } : 'not ours'));
     },
-    settleLater() {
-      settleLater(deps, claimed as CouponLock);
-    },
-  };
+    settleLater: (l) => settleLater(deps, l),
+  });
 }
 
 /**
@@ -121,19 +105,10 @@ export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, w
  * a used one `coupon_lock_used`.
  */
 export function couponLockForRelease(deps: Deps, ctx: CallContext, id: string): CouponLockClaim {
-  let claimed: CouponLock | undefined;
-  let ended: CouponLock | undefined;
-  let again = false;
-  return {
-    name: `coupon lock ${id}`,
-    get claimed() {
-      return claimed as CouponLock;
-    },
-    get ended() {
-      return ended;
-    },
+  return recordClaim(`coupon lock ${id}`, {
     async take() {
-      claimed = await change(deps.couponLocks, id, deps.clock(), (cur) => {
+      let again = false;
+      const record = await change(deps.couponLocks, id, deps.clock(), (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return couponLockNotFound(id);
         const extra = { extra: { state: cur.state } };
         if (cur.state === 'used') return new ConflictError('coupon_lock_used', `Coupon lock ${id} was used by payment ${cur.paymentId}`, extra);
@@ -144,18 +119,17 @@ export function couponLockForRelease(deps: Deps, ctx: CallContext, id: string): 
         if (cur.state !== 'locked') return new ConflictError('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}`, extra);
         return { ...cur, state: 'releasing' };
       });
+      return { record, again };
     },
-    async finish() {
-      ended = await change(deps.couponLocks, id, deps.clock(), (cur) =>
+    // The sweeper may have abandoned it meanwhile, and released it upstream too.
+    finish: () =>
+      change(deps.couponLocks, id, deps.clock(), (cur) =>
         cur.state === 'releasing' || cur.state === 'abandoned' ? (cur.state === 'abandoned' ? cur : { ...cur, state: 'released' }) : new Error(`Coupon lock ${id} is ${cur.state}`),
-      );
-    },
-    async free() {
-      if (again) return settleLater(deps, claimed as CouponLock);
+      ),
+    async free(l, again) {
+      if (again) return settleLater(deps, l);
       await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.state === 'releasing' ? { ...cur, state: 'locked' } : 'not releasing'));
     },
-    settleLater() {
-      settleLater(deps, claimed as CouponLock);
-    },
-  };
+    settleLater: (l) => settleLater(deps, l),
+  });
 }

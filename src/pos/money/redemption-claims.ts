@@ -3,17 +3,12 @@ import type { CallContext, PosDeps } from '../deps';
 import { settleFromUpstream } from '../operations/hold-outcome';
 import { claim, Claimant, redemptionNotFound } from '../redemptions/claim';
 import type { Redemption } from '../redemptions/types';
-import type { Claim } from './claim-step';
+import { recordClaim, type RecordClaim } from './claim-step';
 
 type Deps = Pick<PosDeps, 'redemptions' | 'loyalty' | 'repairs' | 'clock' | 'logger' | 'settings'>;
 
-/** A redemption claimed by a payment or a void, with what the claim found. */
-export interface RedemptionClaim extends Claim {
-  /** The record as claimed (after take). */
-  readonly claimed: Redemption;
-  /** The record as it ended (after finish). */
-  readonly ended: Redemption | undefined;
-}
+/** A redemption claimed by a payment, a void or an OTP step, with what the claim found. */
+export type RedemptionClaim = RecordClaim<Redemption>;
 
 /** Takes the redemption by the claim rule; a refusal is thrown as the till's error. */
 async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Redemption; again: boolean }> {
@@ -57,30 +52,16 @@ function settleLater(deps: Deps, r: Redemption): void {
  * refusal: the earlier attempt may have landed, so its record decides.
  */
 export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string }): RedemptionClaim {
-  let claimed: Redemption | undefined;
-  let ended: Redemption | undefined;
-  let again = false;
-  return {
-    name: `redemption ${id}`,
-    get claimed() {
-      return claimed as Redemption;
-    },
-    get ended() {
-      return ended;
-    },
-    async take() {
-      const now = deps.clock();
-      ({ record: claimed, again } = await take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now, marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }));
-    },
+  return recordClaim(`redemption ${id}`, {
+    take: () => take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now: deps.clock(), marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }),
     async finish() {
       const done = await deps.redemptions.change(id, deps.clock(), (cur) =>
         cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
       );
       if (!done.ok) throw new Error(`Redemption ${id} changed while its payment was applied`);
-      ended = done.redemption;
+      return done.redemption;
     },
-    async free(refusal) {
-      const r = claimed as Redemption;
+    async free(r, again, refusal) {
       // A retry refused: the first attempt may yet land (it may still be in flight upstream), so the hold's record decides, in time.
       if (again && refusal?.code !== 'hold_not_active') return settleLater(deps, r);
       if (refusal?.code === 'hold_not_active') {
@@ -92,48 +73,32 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
       }
       await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'held', paymentId: undefined } : 'not ours'));
     },
-    settleLater() {
-      settleLater(deps, claimed as Redemption);
-    },
-  };
+    settleLater: (r) => settleLater(deps, r),
+  });
 }
 
 /**
  * A held redemption claimed by a void (`voiding`). Applied: `voided`.
- * Refused: `held` again, unless this void was a retry (then the hold's record decides).
+ * Refused: `held` again, unless this void was a retry, or the hold was used
+ * (then the hold's record decides).
  */
 export function redemptionForVoid(deps: Deps, ctx: CallContext, id: string): RedemptionClaim {
-  let claimed: Redemption | undefined;
-  let ended: Redemption | undefined;
-  let again = false;
-  return {
-    name: `redemption ${id}`,
-    get claimed() {
-      return claimed as Redemption;
-    },
-    get ended() {
-      return ended;
-    },
-    async take() {
-      ({ record: claimed, again } = await take(deps, id, { kind: 'void', storeId: ctx.identity.store.id }));
-    },
+  return recordClaim(`redemption ${id}`, {
+    take: () => take(deps, id, { kind: 'void', storeId: ctx.identity.store.id }),
     async finish() {
       const done = await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'voiding' ? { ...cur, state: 'voided' } : `it is ${cur.state}`));
       if (!done.ok) throw new Error(`Redemption ${id} changed while its hold was released`);
-      ended = done.redemption;
+      return done.redemption;
     },
-    async free(refusal) {
-      const r = claimed as Redemption;
+    async free(r, again, refusal) {
       if (again || refusal?.code === 'redemption_used') {
         await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         return;
       }
       await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'voiding' ? { ...cur, state: 'held' } : 'not voiding'));
     },
-    settleLater() {
-      settleLater(deps, claimed as Redemption);
-    },
-  };
+    settleLater: (r) => settleLater(deps, r),
+  });
 }
 
 /** A hold the OTP step placed: its reference, amounts and tracked end. */
@@ -149,22 +114,13 @@ export interface PlacedHold {
  * have been placed that no record names; it is given up (`expired`) and that
  * hold, if any, lapses by itself. A hold placed but not recorded is released.
  */
-export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): RedemptionClaim {
-  let claimed: Redemption | undefined;
-  let ended: Redemption | undefined;
+export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): RecordClaim<Redemption, PlacedHold> {
   const giveUp = async (hold?: PlacedHold) => {
     if (hold) await deps.loyalty.holdCancel(hold.hold.holdReference, { requestId: ctx.requestId });
     await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'expired' } : `it is ${cur.state}`));
     return hold ? 'released' : 'expired';
   };
-  return {
-    name: `redemption ${id}`,
-    get claimed() {
-      return claimed as Redemption;
-    },
-    get ended() {
-      return ended;
-    },
+  return recordClaim<Redemption, PlacedHold>(`redemption ${id}`, {
     async take() {
       let refusal: AppError | undefined;
       const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
@@ -175,23 +131,21 @@ export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): Rede
       });
       if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
       if (!result.ok) throw refusal ?? new ServiceUnavailableError('redemption_busy', `Redemption ${id} could not be claimed`);
-      claimed = result.redemption;
+      return { record: result.redemption, again: false };
     },
-    async finish(answer) {
-      const { hold, expiresAt } = answer as unknown as PlacedHold;
+    async finish(_r, answer) {
+      const { hold, expiresAt } = answer as PlacedHold;
       const done = await deps.redemptions.change(id, deps.clock(), (cur) => {
         if (cur.state !== 'confirming') return `it is ${cur.state}`;
         const { hash: _hash, ...rest } = cur;
         return { ...rest, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt };
       });
       if (!done.ok) throw new Error(`Redemption ${id} changed while its hold was placed`);
-      ended = done.redemption;
+      return done.redemption;
     },
     async free() {
       await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'otp_required' } : 'not confirming'));
     },
-    settleLater(answer) {
-      deps.repairs?.add({ key: `redemption:${id}`, settle: () => giveUp(answer as unknown as PlacedHold | undefined) });
-    },
-  };
+    settleLater: (_r, answer) => deps.repairs?.add({ key: `redemption:${id}`, settle: () => giveUp(answer) }),
+  });
 }
