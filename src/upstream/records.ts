@@ -56,7 +56,9 @@ export async function paymentOnRecord(loyalty: Reader, p: PaymentOnRecord, ctx: 
   const redeemed = transactions.find((t) => t.transactionType === 'Redemption');
   if (!redeemed || (p.hold.points !== undefined && redeemed.equivalentPoints !== undefined && redeemed.equivalentPoints !== p.hold.points)) return false;
   const hold = await loyalty.holdLookup(p.hold.reference, ctx);
-  return hold.state === 'used' && (hold.customerId === undefined || hold.customerId === p.customerId);
+  // Used is enough: only this payment's claim ever named the hold. Its customer is not compared: an
+  // account that merges a customer's channels answers the merged profile's id, not the till's.
+  return hold.state === 'used';
 }
 
 /** The refund id is a refund of this very payment (and of this amount, when one was asked). */

@@ -100,6 +100,10 @@ describe('paymentOnRecord: is the payment id taken by this very payment?', () =>
       await expect(paymentOnRecord(upstream([payment(25), redemption(250)], { state: 'redeemed', customerId: 'c-1' }).reader, withHold)).resolves.toBe(true);
     });
 
+    it('a hold that names another profile (an account that merges a customer\'s channels answers the merged one): true', async () => {
+      await expect(paymentOnRecord(upstream([payment(25), redemption(250)], { state: 'used', customerId: 'web-c-1' }).reader, withHold)).resolves.toBe(true);
+    });
+
     it('a hold that does not say whose it is: true', async () => {
       await expect(paymentOnRecord(upstream([payment(25), redemption(250)], { state: 'used' }).reader, withHold)).resolves.toBe(true);
     });
@@ -110,7 +114,6 @@ describe('paymentOnRecord: is the payment id taken by this very payment?', () =>
     });
 
     it.each([
-      ['the hold used by another customer', { state: 'used', customerId: 'c-2' }],
       ['the hold still active', { state: 'Active', customerId: 'c-1' }],
       ['the hold still `held` (an older upstream\'s active)', { state: 'held', customerId: 'c-1' }],
       ['the hold expired', { state: 'Expired', customerId: 'c-1' }],

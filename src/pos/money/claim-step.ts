@@ -10,6 +10,8 @@ import { maybeApplied, writeOutcome } from '../../upstream';
 export interface Claim<A = unknown> {
   /** For logs: `redemption rdm_x`, `coupon lock cpl_y`, `payment P1`. */
   readonly name: string;
+  /** Taken again by the same action (a till's retry after an unknown outcome): its first attempt may have landed. */
+  readonly again?: boolean;
   /** Takes it, or throws the till's refusal. */
   take(): Promise<void>;
   /** Applied upstream: to its final state. `answer` is absent when the upstream's record showed it. */
@@ -59,6 +61,8 @@ export async function claimActSettle<A>(action: MoneyAction<A>): Promise<A | und
   if (outcome.kind === 'refused') {
     const refusal = action.explain ? action.explain(outcome.error) : outcome.error;
     await freeAll(action, taken, refusal);
+    // A retry refused says nothing of the first attempt, which may have landed: never "nothing was done".
+    if (taken.some((c) => c.again)) throw maybeApplied(action.what, refusal);
     throw refusal;
   }
   if (outcome.kind === 'unknown') {
@@ -121,6 +125,9 @@ export function recordClaim<R, A = unknown>(
     },
     get ended() {
       return ended;
+    },
+    get again() {
+      return again;
     },
     async take() {
       ({ record: claimed, again } = await steps.take());

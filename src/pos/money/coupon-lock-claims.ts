@@ -73,8 +73,9 @@ export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, w
         if (cur.storeId !== ctx.identity.store.id) return couponLockNotFound(id);
         if (cur.customerId !== who.customerId) return new ConflictError('coupon_lock_customer_mismatch', `Coupon lock ${id} belongs to another customer`);
         const extra = { extra: { state: cur.state } };
-        again = cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used');
-        if (again) return cur;
+        // The same payment again: a claim still `paying` may have landed; `used` was applied.
+        again = cur.paymentId === who.paymentId && cur.state === 'paying';
+        if (again || (cur.paymentId === who.paymentId && cur.state === 'used')) return cur;
         if (cur.state === 'releasing') return new ConflictError('coupon_lock_not_active', `Coupon lock ${id} is being released; lock the coupons again`, extra);
         if (cur.state === 'used') return new ConflictError('coupon_lock_used', `Coupon lock ${id} was already used by payment ${cur.paymentId}`, extra);
         if (cur.state === 'paying') return new ConflictError('coupon_lock_in_use', `Coupon lock ${id} is already used by payment ${cur.paymentId}`, extra);

@@ -5,7 +5,7 @@ import { claim, Claimant, redemptionNotFound } from '../redemptions/claim';
 import type { Redemption } from '../redemptions/types';
 import { recordClaim, type RecordClaim } from './claim-step';
 
-type Deps = Pick<PosDeps, 'redemptions' | 'loyalty' | 'repairs' | 'clock' | 'logger' | 'settings'>;
+type Deps = Pick<PosDeps, 'redemptions' | 'loyalty' | 'repairs' | 'clock' | 'logger' | 'settings' | 'otpTickets'>;
 
 /** A redemption claimed by a payment, a void or an OTP step, with what the claim found. */
 export type RedemptionClaim = RecordClaim<Redemption>;
@@ -15,7 +15,8 @@ async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Re
   let refusal: AppError | undefined;
   let again = false;
   const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
-    again = cur.state === (who.kind === 'void' ? 'voiding' : 'paying') || (who.kind === 'payment' && cur.state === 'redeemed');
+    // Only a claim still standing is a retry whose first attempt may have landed; `redeemed` was applied.
+    again = cur.state === (who.kind === 'void' ? 'voiding' : 'paying');
     const next = claim(cur, who);
     if (next instanceof AppError) {
       refusal = next;
@@ -115,9 +116,16 @@ export interface PlacedHold {
  * hold, if any, lapses by itself. A hold placed but not recorded is released.
  */
 export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): RecordClaim<Redemption, PlacedHold> {
-  const giveUp = async (hold?: PlacedHold) => {
-    if (hold) await deps.loyalty.holdCancel(hold.hold.holdReference, { requestId: ctx.requestId });
+  const giveUp = async (r: Redemption, hold?: PlacedHold) => {
+    if (hold) {
+      await deps.loyalty.holdCancel(hold.hold.holdReference, { requestId: ctx.requestId }).catch((err: unknown) => {
+        // Released or ended already: the points are free either way.
+        if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) throw err;
+      });
+    }
     await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'expired' } : `it is ${cur.state}`));
+    // The redemption is over: its code no longer stands in the way of a new start.
+    await deps.otpTickets.settle(r.customerId, r.id);
     return hold ? 'released' : 'expired';
   };
   return recordClaim<Redemption, PlacedHold>(`redemption ${id}`, {
@@ -146,6 +154,6 @@ export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): Reco
     async free() {
       await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'otp_required' } : 'not confirming'));
     },
-    settleLater: (_r, answer) => deps.repairs?.add({ key: `redemption:${id}`, settle: () => giveUp(answer) }),
+    settleLater: (r, answer) => deps.repairs?.add({ key: `redemption:${id}`, settle: () => giveUp(r, answer) }),
   });
 }

@@ -19,26 +19,27 @@ function onRecord(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<boolean> 
     : refundOnRecord(deps.loyalty, { paymentId: e.paymentId, refundId: e.id, amount: expect.amount }, ctx);
 }
 
+/** The upstream's record does not show the write (yet): it may still land, so the claim stands and is asked again later. */
+export class NotOnRecordYet extends Error {}
+
 /**
  * Settles a claimed id from the upstream's record: on record, it is the
- * claiming store's (`recorded`); not, its claim is deleted. A void under way
- * on a sale is settled by its refund's record.
+ * claiming store's (`recorded`). Not on record proves nothing (the write may
+ * still be in flight, or queued), so the claim is never deleted here: it is
+ * asked again later, and stands until the same request settles it or its TTL
+ * (SALE_RECORD_DAYS) ends. Only a definite refusal frees an id.
  */
 export async function settleSaleId(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<string> {
-  const applied = await onRecord(deps, e, expect);
-  if (applied) {
-    const r = await deps.sales.change(e.kind, e.id, (cur) => (stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`));
-    return r.ok ? 'recorded' : 'unchanged';
-  }
-  await deps.sales.free(e.kind, e.id, e.storeId);
-  return 'freed';
+  if (!(await onRecord(deps, e, expect))) throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record yet`);
+  const r = await deps.sales.change(e.kind, e.id, (cur) => (stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`));
+  return r.ok ? 'recorded' : 'unchanged';
 }
 
+/** A void under way on a sale, settled by its refund's record (and, not on record yet, asked again later). */
 export async function settleSaleVoid(deps: Deps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
-  const voided = await refundOnRecord(deps.loyalty, { paymentId: sale.id, refundId: refund.id }, { requestId: `sale-check-${refund.id}`.slice(0, 128) });
-  const r = await deps.sales.change('payment', sale.id, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: voided ? 'voided' : 'recorded', ...(voided ? {} : { voidRefundId: undefined }) } : `it is ${stateOf(cur)}`));
   await settleSaleId(deps, refund, { kind: 'refund' });
-  return r.ok ? (voided ? 'voided' : 'recorded') : 'unchanged';
+  const r = await deps.sales.change('payment', sale.id, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`));
+  return r.ok ? 'voided' : 'unchanged';
 }
 
 /** An id of another store, or of another customer, is refused the same way: nothing tells whose it is. */
@@ -57,12 +58,16 @@ export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry,
   let again = false;
   return {
     name: `${entry.kind} ${entry.id}`,
+    get again() {
+      return again;
+    },
     async take() {
       const got = await deps.sales.claim(mine);
       if (got.ok) return;
       const held = got.entry;
       if (held.storeId !== mine.storeId || held.customerId !== mine.customerId || held.paymentId !== mine.paymentId) throw idTaken(entry.kind, entry.id);
-      again = true;
+      // Still `recording`: an earlier attempt's outcome is not known, and it may have landed. `recorded`: it was applied.
+      again = stateOf(held) === 'recording';
     },
     async finish(answer) {
       // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
@@ -91,6 +96,9 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
   let again = false;
   return {
     name: `sale ${paymentId}`,
+    get again() {
+      return again;
+    },
     async take() {
       let refusal: Error | undefined;
       const r = await deps.sales.change('payment', paymentId, (cur) => {
@@ -130,10 +138,13 @@ export const saleNotFound = (paymentId: string) => new NotFoundError('sale_not_f
 
 /**
  * A queued sale or refund the outbox finished: delivered makes its id the
- * store's (`recorded`; a void's sale `voided`), a dead letter frees it (a void's
- * sale is `recorded` again). Ids not claimed by that store are left alone.
+ * store's (`recorded`; a void's sale `voided`), a dead letter of a definite
+ * refusal frees it (a void's sale is `recorded` again). A dead letter given up
+ * after attempts that may have landed (timeouts, 5xx) leaves the claim standing:
+ * the write may be done. Ids not claimed by that store are left alone.
  */
-export async function settleQueuedId(sales: SaleRecords, e: { kind: 'payment' | 'refund'; id: string; paymentId: string; storeId: string }, delivered: boolean): Promise<void> {
+export async function settleQueuedId(sales: SaleRecords, e: { kind: 'payment' | 'refund'; id: string; paymentId: string; storeId: string; mayHaveLanded?: boolean }, delivered: boolean): Promise<void> {
+  if (!delivered && e.mayHaveLanded) return;
   if (delivered) {
     await sales.change(e.kind, e.id, (cur) => (cur.storeId === e.storeId && stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : 'not a queued claim'));
   } else {

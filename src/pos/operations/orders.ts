@@ -62,10 +62,6 @@ export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: n
     throw new NotFoundError('batch_job_not_found', `Batch job ${jobId} was not found`);
   }
   const s = await deps.loyalty.batchStatus(jobId, { requestId: ctx.requestId });
-  // An order the job refused was not accepted: its id is freed for this store's next try (not for a
-  // duplicate: that id is taken by an earlier order, which may be this store's own).
-  const refused = s.failures.filter((f) => f.orderId !== undefined && f.code !== 9004);
-  await Promise.all(refused.map((f) => deps.sales.free('payment', f.orderId as string, ctx.identity.store.id)));
   return {
     jobId,
     status: s.status,

@@ -2,7 +2,7 @@ import { ConflictError } from '../../platform/errors';
 import type { RefundRequest } from '../../contract';
 import { refundOnRecord, type RefundAnswer } from '../../upstream';
 import { claimActSettle, type Claim } from '../money/claim-step';
-import { saleForVoid, saleIdClaim, saleNotFound, settleSaleId } from '../money/sale-claims';
+import { NotOnRecordYet, saleForVoid, saleIdClaim, saleNotFound, settleSaleId } from '../money/sale-claims';
 import { stateOf } from '../sales';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
@@ -128,7 +128,9 @@ export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: strin
   if (!deps.settings.returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
   // Not known as recorded yet (a batch's order, a queued sale): the upstream's record says whether it is.
   if (known && stateOf(known) === 'recording' && known.totalPaid !== undefined) {
-    await settleSaleId(deps, known, { kind: 'payment', totalPaid: known.totalPaid });
+    await settleSaleId(deps, known, { kind: 'payment', totalPaid: known.totalPaid }).catch((err: unknown) => {
+      if (!(err instanceof NotOnRecordYet)) throw err;
+    });
     known = await deps.sales.get('payment', paymentId);
   }
   if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw new ConflictError('sale_already_voided', `Sale ${paymentId} was already voided`);

@@ -157,7 +157,9 @@ export class OutboxWorker {
         ? { kind: 'payment' as const, id: work.request.paymentId, paymentId: work.request.paymentId }
         : { kind: 'refund' as const, id: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId };
     try {
-      await settleQueuedId(this.opts.sales, { ...id, storeId: entry.storeId }, outcome.kind === 'delivered');
+      // Given up after attempts that timed out or failed upstream (not a refusal of our keys): it may have landed.
+      const mayHaveLanded = outcome.kind === 'dead' && outcome.error.status !== undefined && outcome.error.status >= 500 && outcome.error.code !== 'upstream_auth_failed';
+      await settleQueuedId(this.opts.sales, { ...id, storeId: entry.storeId, mayHaveLanded }, outcome.kind === 'delivered');
     } catch (err) {
       this.log.warn({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not settle the sale record of a finished delivery');
     }
