@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { buildPosOpenApi } from '../../src/pos/openapi';
-import { catalogueTable, ERROR_CATALOGUE } from '../../src/pos/openapi/error-catalogue';
+import { catalogueTable, ERROR_CATALOGUE } from '../../src/platform/problem-catalogue';
 import { scanCodes } from './code-scan';
 
 /** One error catalogue (issue 14, item 6): the source, the OpenAPI document and the README agree. */
