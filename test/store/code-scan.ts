@@ -41,6 +41,8 @@ export function scanCodes(): Map<string, Found> {
   for (const file of ROOTS.flatMap(files)) {
     const src = readFileSync(file, 'utf8');
     for (const m of src.matchAll(/new (\w+Error)\(\s*'([a-z][a-z0-9_]+)'/g)) add(m[2], file, STATUS_OF_CLASS[m[1]]);
+    // Built from the catalogue, so its status is the catalogue's.
+    for (const m of src.matchAll(/\bproblem\(\s*'([a-z][a-z0-9_]+)'/g)) add(m[1], file);
     // A code kept in a constant (`const RETRY_SAME_REQUEST = 'retry_same_request'`) and thrown by its name.
     for (const m of src.matchAll(/const ([A-Z][A-Z0-9_]+) = '([a-z][a-z0-9_]+)';/g)) {
       for (const t of src.matchAll(new RegExp(`new (\\w+Error)\\(\\s*${m[1]}\\b`, 'g'))) add(m[2], file, STATUS_OF_CLASS[t[1]]);
