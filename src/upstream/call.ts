@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { API_PREFIX, OPERATIONS, OperationId } from '../contract';
-import { AppError, BadRequestError } from '../platform/errors';
+import { AppError } from '../platform/errors';
+import { problem } from '../platform/problem';
 import { parseOrThrow } from '../platform/validation';
 import { AnswerOf, ANSWERS } from './answers';
 import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
@@ -218,8 +219,8 @@ export class LoyaltyCaller {
 function encodeParam(name: string, value: string | number | undefined): string {
   const s = value === undefined ? '' : String(value);
   // WHATWG URLs resolve "." and ".." segments (even encoded), which would change the operation.
-  const problem = s === '' ? 'is required' : s.length > 200 ? 'must be at most 200 characters' : s === '.' || s === '..' ? 'must not be "." or ".."' : null;
-  if (problem) throw new BadRequestError('validation_failed', `Invalid ${name}: ${problem}`, { errors: [{ path: name, message: problem }] });
+  const wrong = s === '' ? 'is required' : s.length > 200 ? 'must be at most 200 characters' : s === '.' || s === '..' ? 'must not be "." or ".."' : null;
+  if (wrong) throw problem('validation_failed', `Invalid ${name}: ${wrong}`, { errors: [{ path: name, message: wrong }] });
   return encodeURIComponent(s);
 }
 

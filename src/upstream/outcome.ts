@@ -1,4 +1,5 @@
 import { AppError, ServiceUnavailableError } from '../platform/errors';
+import { problem } from '../platform/problem';
 import { certainlyNotDelivered } from './errors';
 
 /**
@@ -74,7 +75,7 @@ export const RETRY_SAME_REQUEST = 'retry_same_request';
  * record is settled from the upstream.
  */
 export function maybeApplied(what: string, cause: unknown): ServiceUnavailableError {
-  return new ServiceUnavailableError(
+  return problem(
     RETRY_SAME_REQUEST,
     `${what} may have been applied by the loyalty service, but it could not be confirmed or recorded here; send the same request again (same Idempotency-Key, same ids), do not start over`,
     { retryAfterSeconds: 1, cause },

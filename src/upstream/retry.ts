@@ -1,5 +1,6 @@
 import type { OperationId } from '../contract';
 import { ServiceUnavailableError } from '../platform/errors';
+import { problem } from '../platform/problem';
 import { certainlyNotDelivered, upstreamFailureKind } from './errors';
 import { markMayHaveLanded } from './outcome';
 
@@ -76,7 +77,7 @@ export const realSleep: Sleep = (ms, signal) =>
 
 /** The caller gave up (its till disconnected, it is shutting down). Not an upstream failure. */
 export function aborted(): ServiceUnavailableError {
-  return new ServiceUnavailableError('upstream_call_aborted', 'The call to the loyalty service was cancelled');
+  return problem('upstream_call_aborted', 'The call to the loyalty service was cancelled');
 }
 
 /**

@@ -46,9 +46,10 @@ export function scanCodes(): Map<string, Found> {
     // A code kept in a constant (`const RETRY_SAME_REQUEST = 'retry_same_request'`) and thrown by its name.
     for (const m of src.matchAll(/const ([A-Z][A-Z0-9_]+) = '([a-z][a-z0-9_]+)';/g)) {
       for (const t of src.matchAll(new RegExp(`new (\\w+Error)\\(\\s*${m[1]}\\b`, 'g'))) add(m[2], file, STATUS_OF_CLASS[t[1]]);
+      if (new RegExp(`\\bproblem\\(\\s*${m[1]}\\b`).test(src)) add(m[2], file);
     }
     // Refusal tables (`[/expired/i, 'coupon_expired', '...']`) whose matching row is thrown as `new UnprocessableError(hit[1], ...)`.
-    if (/new UnprocessableError\(hit\[1\]/.test(src)) for (const m of src.matchAll(/\[\/[^\n]*?\/[a-z]*, '([a-z][a-z0-9_]+)', /g)) add(m[1], file, 422);
+    if (/(new UnprocessableError|problem)\(hit\[1\]/.test(src)) for (const m of src.matchAll(/\[\/[^\n]*?\/[a-z]*, '([a-z][a-z0-9_]+)', /g)) add(m[1], file, 422);
     // Authentication refusals are objects with a code, thrown as 401 in one place.
     if (file.includes('src/pos/auth')) for (const m of src.matchAll(/\bcode: '([a-z][a-z0-9_]+)'/g)) add(m[1], file, 401);
     // The payment claim refuses with "code:detail" strings, thrown as 409.

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { AppError, ServiceUnavailableError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { markNotDelivered, upstreamFailureKind } from '../errors';
 import type { CallPolicy } from '../policy';
 
@@ -77,7 +78,7 @@ export class CircuitBreaker {
     if (waited < this.opts.halfOpenAfterMs || this.probing) {
       const left = this.probing ? this.opts.halfOpenAfterMs : this.opts.halfOpenAfterMs - waited;
       throw markNotDelivered(
-        new ServiceUnavailableError('upstream_circuit_open', 'The loyalty service is unavailable (too many recent failures); try again shortly', {
+        problem('upstream_circuit_open', 'The loyalty service is unavailable (too many recent failures); try again shortly', {
           retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)),
         }),
       );
