@@ -1,4 +1,5 @@
-import { AppError, ConflictError, ServiceUnavailableError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { CallContext, PosDeps } from '../deps';
 import { settleFromUpstream } from '../operations/hold-outcome';
 import { claim, Claimant, redemptionNotFound } from '../redemptions/claim';
@@ -24,7 +25,7 @@ async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Re
     return next;
   });
   if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
-  if (!result.ok) throw refusal ?? new ServiceUnavailableError('redemption_busy', `Redemption ${id} could not be claimed: ${result.detail}`);
+  if (!result.ok) throw refusal ?? problem('redemption_busy', `Redemption ${id} could not be claimed: ${result.detail}`);
   return { record: result.redemption, again };
 }
 
@@ -125,12 +126,12 @@ export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): Reco
       let refusal: AppError | undefined;
       const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return (refusal = redemptionNotFound(id)).message;
-        if (cur.state === 'confirming') return (refusal = new ConflictError('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`)).message;
-        if (cur.state !== 'otp_required') return (refusal = new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } })).message;
+        if (cur.state === 'confirming') return (refusal = problem('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`)).message;
+        if (cur.state !== 'otp_required') return (refusal = problem('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } })).message;
         return { ...cur, state: 'confirming' };
       });
       if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
-      if (!result.ok) throw refusal ?? new ServiceUnavailableError('redemption_busy', `Redemption ${id} could not be claimed`);
+      if (!result.ok) throw refusal ?? problem('redemption_busy', `Redemption ${id} could not be claimed`);
       return { record: result.redemption, again: false };
     },
     async finish(_r, answer) {

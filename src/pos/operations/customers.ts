@@ -1,4 +1,5 @@
-import { AppError, NotAllowedError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { CustomerRegistered, RegisterCustomerBody } from '../customer-schemas';
 import type { CallContext, PosDeps } from '../deps';
 import { countRegistration } from '../metrics';
@@ -71,7 +72,7 @@ export async function deleteCustomer(deps: PosDeps, ctx: CallContext, customerId
  */
 export async function customerHash(deps: PosDeps, ctx: CallContext, customerId: string) {
   if (!deps.settings.kioskQr) {
-    throw new NotAllowedError('kiosk_qr_off', "Kiosks do not show customers' QR codes here (KIOSK_QR is off): the customer shows the code from their own app");
+    throw problem('kiosk_qr_off', "Kiosks do not show customers' QR codes here (KIOSK_QR is off): the customer shows the code from their own app");
   }
   const { hash } = await deps.loyalty.hash(customerId, { requestId: ctx.requestId });
   // What the kiosk renders as a QR code: customer id then hash (DESIGN.md section 3).

@@ -1,5 +1,5 @@
-import { ConflictError } from '../../platform/errors';
 import type { RefundRequest } from '../../contract';
+import { problem } from '../../platform/problem';
 import { refundOnRecord, type RefundAnswer } from '../../upstream';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { saleForVoid, saleIdClaim, saleNotFound, settleSaleId } from '../money/sale-claims';
@@ -95,7 +95,7 @@ function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims:
     onRecord: () => refundOnRecord(deps.loyalty, { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined }, { requestId: ctx.requestId }),
     explain: (refusal) =>
       refusal.code === 'duplicate_transaction'
-        ? new ConflictError('refund_id_taken', `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`, { loyaltyCode: refusal.loyaltyCode })
+        ? problem('refund_id_taken', `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`, { loyaltyCode: refusal.loyaltyCode })
         : refusal,
   }).then((answer) => (answer && 'queued' in answer ? answer : refundView(req, answer)));
 }
@@ -131,7 +131,7 @@ export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: strin
     await settleSaleId(deps, known, { kind: 'payment', totalPaid: known.totalPaid });
     known = await deps.sales.get('payment', paymentId);
   }
-  if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw new ConflictError('sale_already_voided', `Sale ${paymentId} was already voided`);
+  if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw problem('sale_already_voided', `Sale ${paymentId} was already voided`);
   const req = toUpstreamRefund(ctx, { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile }, deps.clock());
   const claims = [
     saleForVoid(deps, ctx, paymentId, refundId, deps.settings.returnsAtAnyBranch),

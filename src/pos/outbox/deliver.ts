@@ -1,4 +1,5 @@
-import { AppError, ConflictError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind, writeOutcome } from '../../upstream';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
@@ -37,7 +38,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const o = await orOnRecord(
         () => loyalty.payment(p, ctx),
         () => paymentOnRecord(loyalty, { paymentId: p.paymentId, customerId: p.customerId, totalPaid: p.totalPaid }, ctx),
-        () => new ConflictError('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
+        () => problem('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
       );
       return 'alreadyRecorded' in o ? o : { pointsEarned: o.rewardedPoints, pointsRedeemed: o.redeemedPoints };
     }
@@ -46,7 +47,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const o = await orOnRecord(
         () => loyalty.refund(r, ctx),
         () => refundOnRecord(loyalty, { paymentId: r.reverseTransactionId, refundId: r.refundTransactionId, amount: r.refundAmount ?? undefined }, ctx),
-        () => new ConflictError('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
+        () => problem('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
       );
       return 'alreadyRecorded' in o ? o : { amountRefunded: o.refundAmount, pointsReversed: o.refundEquivalentPoints, loyaltyTransactionId: o.gameballTransactionId };
     }
