@@ -93,6 +93,7 @@ export const PROBLEM_CATALOGUE = {
   refund_exceeds_remaining: { status: 422, meaning: 'The refund is more than what is left to refund on the sale', tillDoes: 'Refund a smaller amount' },
   coupon_unavailable: { status: 422, meaning: 'A coupon is unknown, not offered to this customer, or not usable now', tillDoes: 'Remove the coupon' },
   sale_not_found: { status: 404, meaning: "The sale was rung up in another store (refunds and voids stay in the sale's store unless RETURNS_AT_ANY_BRANCH)", tillDoes: 'Refund it at the store that sold it, or check the payment id' },
+  payment_not_found: { status: 404, meaning: 'No such sale recorded for this store (yet)', tillDoes: 'Check the payment id; if it was queued, follow GET /outbox/{id}' },
   refund_not_found: { status: 404, meaning: 'No such refund recorded for this store (yet)', tillDoes: 'Check the refund id; if it was queued, follow GET /outbox/{id}' },
   retry_same_request: { status: 503, meaning: 'The loyalty service may have applied the write, but it could not be recorded here', tillDoes: 'Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over' },
   kiosk_qr_off: { status: 403, meaning: "Kiosks do not show customers' QR codes here (KIOSK_QR is off, the default in production)", tillDoes: "The customer shows the QR code from their own app" },
