@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { API_PREFIX, OPERATIONS, OperationId } from '../contract';
 import { AppError } from '../platform/errors';
-import { problem } from '../platform/problem';
+import { isProblem, problem } from '../platform/problem';
 import { parseOrThrow } from '../platform/validation';
 import { AnswerOf, ANSWERS } from './answers';
 import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
@@ -207,7 +207,7 @@ export class LoyaltyCaller {
     }
     const err = fromUpstreamStatus(operation, answer.status, json, parseRetryAfter(answer.retryAfter, (this.options.now ?? Date.now)()));
     const upstream = describeUpstreamError(json, [this.options.apiKey, this.options.secretKey]);
-    if (err.code === 'upstream_auth_failed') {
+    if (isProblem(err, 'upstream_auth_failed')) {
       this.log.error({ ...ctx, ...upstream }, 'LOYALTY SERVICE REFUSED OUR KEYS: check LOYALTY_API_KEY and LOYALTY_SECRET_KEY (and High Security Mode)');
     } else {
       this.log.debug({ ...ctx, code: err.code, ...upstream }, 'loyalty service refused the call');
@@ -247,7 +247,7 @@ function describeUpstreamError(json: unknown, secrets: string[]): Record<string,
 }
 
 function outcomeOf(err: unknown): UpstreamOutcome {
-  if (err instanceof AppError && err.code === 'upstream_auth_failed') return 'auth_failed';
-  if (err instanceof AppError && err.code === 'upstream_call_aborted') return 'aborted';
+  if (isProblem(err, 'upstream_auth_failed')) return 'auth_failed';
+  if (isProblem(err, 'upstream_call_aborted')) return 'aborted';
   return upstreamFailureKind(err) ?? 'error';
 }

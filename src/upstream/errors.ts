@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { OperationId } from '../contract';
 import { AppError, ServiceUnavailableError, UpstreamError } from '../platform/errors';
 import { problem } from '../platform/problem';
+import type { ProblemCode } from '../platform/problem-catalogue';
 import { couponError, isCouponRefusal } from './coupon-answers';
 
 /**
@@ -13,7 +14,7 @@ import { couponError, isCouponRefusal } from './coupon-answers';
 export type UpstreamFailureKind = 'unavailable' | 'timeout' | 'rate_limited' | 'rejected' | 'duplicate' | 'invalid_response';
 
 /** Our codes, with the kind the outbox and the retry rules act on. */
-const KIND_BY_CODE: Record<string, UpstreamFailureKind> = {
+const KIND_BY_CODE: Partial<Record<ProblemCode, UpstreamFailureKind>> = {
   upstream_unavailable: 'unavailable',
   /** Raised by a circuit breaker policy: nothing was sent, the upstream is considered down. */
   upstream_circuit_open: 'unavailable',
@@ -50,7 +51,7 @@ const KIND_BY_CODE: Record<string, UpstreamFailureKind> = {
  */
 export function upstreamFailureKind(err: unknown): UpstreamFailureKind | null {
   if (!(err instanceof AppError)) return null;
-  return KIND_BY_CODE[err.code] ?? (isCouponRefusal(err.code) ? 'rejected' : null);
+  return KIND_BY_CODE[err.code as ProblemCode] ?? (isCouponRefusal(err.code) ? 'rejected' : null);
 }
 
 /**

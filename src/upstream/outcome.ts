@@ -1,5 +1,5 @@
 import { AppError, ServiceUnavailableError } from '../platform/errors';
-import { problem } from '../platform/problem';
+import { isProblem, problem } from '../platform/problem';
 import { certainlyNotDelivered } from './errors';
 
 /**
@@ -28,7 +28,7 @@ export function markMayHaveLanded<E>(err: E): E {
   return err;
 }
 
-const isDuplicate = (err: unknown) => err instanceof AppError && err.code === 'duplicate_transaction';
+const isDuplicate = (err: unknown) => isProblem(err, 'duplicate_transaction');
 
 /** Certainly nothing reached the upstream: no attempt of the call may have landed. */
 export function nothingSent(err: unknown): boolean {

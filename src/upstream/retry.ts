@@ -1,6 +1,6 @@
 import type { OperationId } from '../contract';
 import { ServiceUnavailableError } from '../platform/errors';
-import { problem } from '../platform/problem';
+import { isProblem, problem } from '../platform/problem';
 import { certainlyNotDelivered, upstreamFailureKind } from './errors';
 import { markMayHaveLanded } from './outcome';
 
@@ -94,7 +94,7 @@ export function nextDelayMs(
   if (attempt > tuning.retries) return null;
   const kind = upstreamFailureKind(err);
   if (kind !== 'unavailable' && kind !== 'timeout' && kind !== 'rate_limited') return null;
-  if ((err as { code?: string }).code === 'upstream_circuit_open') return null;
+  if (isProblem(err, 'upstream_circuit_open')) return null;
   if (!RETRY_SAFE[operation] && !certainlyNotDelivered(err)) return null;
   const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
   if (retryAfter !== undefined) {

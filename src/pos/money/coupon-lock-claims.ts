@@ -1,5 +1,4 @@
-import { AppError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import { paymentOnRecord, type LoyaltyClient } from '../../upstream';
 import type { CouponLock, CouponLockStore } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
@@ -44,7 +43,7 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   } else if (l.state === 'releasing') {
     // A release is harmless to send again; one already done answers "not active", which frees the coupons as well.
     await deps.loyalty.couponRelease(l.lockReference, { requestId: `coupon-lock-release-${l.id}` }).catch((err: unknown) => {
-      if (!(err instanceof AppError && (err.code === 'coupon_lock_not_active' || err.code === 'coupon_lock_not_found'))) throw err;
+      if (!isProblem(err, 'coupon_lock_not_active', 'coupon_lock_not_found')) throw err;
     });
     state = 'released';
   } else {

@@ -1,5 +1,5 @@
 import { AppError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import type { CallContext, PosDeps } from '../deps';
 import { settleFromUpstream } from '../operations/hold-outcome';
 import { claim, Claimant, redemptionNotFound } from '../redemptions/claim';
@@ -64,8 +64,8 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
     },
     async free(r, again, refusal) {
       // A retry refused: the first attempt may yet land (it may still be in flight upstream), so the hold's record decides, in time.
-      if (again && refusal?.code !== 'hold_not_active') return settleLater(deps, r);
-      if (refusal?.code === 'hold_not_active') {
+      if (again && !isProblem(refusal, 'hold_not_active')) return settleLater(deps, r);
+      if (isProblem(refusal, 'hold_not_active')) {
         // The hold's own record says whether it was used, ended or is still active.
         const recorded = await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         // Logged like the sweeper's expiries, so every dead hold leaves a line (here the upstream knew first: clocks apart).
@@ -92,7 +92,7 @@ export function redemptionForVoid(deps: Deps, ctx: CallContext, id: string): Red
       return done.redemption;
     },
     async free(r, again, refusal) {
-      if (again || refusal?.code === 'redemption_used') {
+      if (again || isProblem(refusal, 'redemption_used')) {
         await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         return;
       }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle } from '../money/claim-step';
 import { couponLockForRelease } from '../money/coupon-lock-claims';
 import { isCouponRefusal, type CouponAnswer } from '../../upstream/coupon-answers';
@@ -128,7 +128,7 @@ export async function releaseCouponLock(deps: PosDeps, ctx: CallContext, id: str
     send: () =>
       deps.loyalty.couponRelease(l.lockReference, { requestId: ctx.requestId }).catch((err: unknown) => {
         // Already released or lapsed upstream: the coupons are free either way (a lock being released cannot be burned).
-        if (err instanceof AppError && (err.code === 'coupon_lock_not_active' || err.code === 'coupon_lock_not_found')) return;
+        if (isProblem(err, 'coupon_lock_not_active', 'coupon_lock_not_found')) return;
         throw err;
       }),
     onRecord: async () => false,

@@ -1,5 +1,4 @@
-import { AppError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import type { CustomerRegistered, RegisterCustomerBody } from '../customer-schemas';
 import type { CallContext, PosDeps } from '../deps';
 import { countRegistration } from '../metrics';
@@ -20,7 +19,7 @@ export async function customerSummary(deps: PosDeps, ctx: CallContext, customerI
   const unavailable: string[] = [];
   for (const [name, result] of [['tier', tier], ['coupons', coupons]] as const) {
     if (result.status === 'rejected') {
-      if (result.reason instanceof AppError && result.reason.code === 'customer_not_found') throw result.reason;
+      if (isProblem(result.reason, 'customer_not_found')) throw result.reason;
       unavailable.push(name);
       deps.logger.warn({ requestId: ctx.requestId, part: name, err: (result.reason as Error).message }, 'customer summary part unavailable');
     }
@@ -93,7 +92,7 @@ export async function registerCustomer(deps: PosDeps, ctx: CallContext, customer
     const known = await deps.loyalty.balance(customerId, c).then(
       () => true,
       (err: unknown) => {
-        if (err instanceof AppError && err.code === 'customer_not_found') return false;
+        if (isProblem(err, 'customer_not_found')) return false;
         throw err;
       },
     );

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HoldRequest } from '../../contract';
-import { AppError, ConflictError, UnprocessableError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { ConflictError, UnprocessableError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import type { HoldAnswer } from '../../upstream';
 import type { CallContext, PosDeps, RedemptionProof } from '../deps';
 import { claimActSettle, type Claim } from '../money/claim-step';
@@ -75,7 +75,7 @@ async function sendHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'cu
       { requestId: ctx.requestId },
     );
   } catch (err) {
-    if (err instanceof AppError && err.code === 'otp_invalid') await deps.upstreamOtp.learn(true);
+    if (isProblem(err, 'otp_invalid')) await deps.upstreamOtp.learn(true);
     throw err;
   }
   if (extra.otp === undefined) await deps.upstreamOtp.learn(false);
@@ -300,7 +300,7 @@ async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
 }
 
 /** The upstream refused a hold that carried no code for want of one: its account checks OTPs. */
-const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && err instanceof AppError && err.code === 'otp_invalid';
+const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && isProblem(err, 'otp_invalid');
 
 async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, proof: { hash?: string; otp?: string; otpIsProof: boolean }): Promise<RedemptionView> {
   const { hash, otp } = proof;
@@ -376,7 +376,7 @@ export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string
       try {
         await deps.loyalty.holdCancel(r.holdReference as string, { requestId: ctx.requestId });
       } catch (err) {
-        if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) throw err;
+        if (!isProblem(err, 'hold_already_cancelled', 'hold_not_active')) throw err;
         const hold = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: ctx.requestId });
         if (hold.state === 'used') throw problem('redemption_used', `The hold of redemption ${id} was used by a payment; it cannot be voided`);
         if (hold.state !== 'expired' && hold.state !== 'released') throw problem('hold_state_unclear', `The loyalty service refused the release of redemption ${id}'s hold but calls it ${hold.state ?? 'nothing'}`);

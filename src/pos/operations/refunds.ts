@@ -1,5 +1,5 @@
 import type { RefundRequest } from '../../contract';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import { refundOnRecord, type RefundAnswer } from '../../upstream';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { saleForVoid, saleIdClaim, saleNotFound, settleSaleId } from '../money/sale-claims';
@@ -94,7 +94,7 @@ function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims:
     send: () => sendOrQueue(deps, ctx, { kind: 'refund', request: req }, summary, (call) => deps.loyalty.refund(req, call)),
     onRecord: () => refundOnRecord(deps.loyalty, { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined }, { requestId: ctx.requestId }),
     explain: (refusal) =>
-      refusal.code === 'duplicate_transaction'
+      isProblem(refusal, 'duplicate_transaction')
         ? problem('refund_id_taken', `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`, { loyaltyCode: refusal.loyaltyCode })
         : refusal,
   }).then((answer) => (answer && 'queued' in answer ? answer : refundView(req, answer)));

@@ -1,5 +1,4 @@
-import { AppError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import type { OrderTransactionsAnswer } from '../../upstream/coupon-answers';
 import type { CallContext, PosDeps } from '../deps';
 import type { SaleEntry } from '../sales';
@@ -16,7 +15,7 @@ async function transactionsOf(deps: PosDeps, ctx: CallContext, e: SaleEntry): Pr
     return (await deps.loyalty.orderTransactions(e.paymentId, { requestId: ctx.requestId })).transactions;
   } catch (err) {
     // Known here but not (yet) upstream: e.g. still queued in the outbox.
-    if (err instanceof AppError && (err.code === 'transaction_not_found' || err.code === 'upstream_not_found')) {
+    if (isProblem(err, 'transaction_not_found', 'upstream_not_found')) {
       throw problem(`${e.kind}_not_found`, `${e.kind === 'payment' ? 'Payment' : 'Refund'} ${e.id} is not recorded by the loyalty service (yet); see GET /outbox if it was queued`);
     }
     throw err;

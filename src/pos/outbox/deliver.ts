@@ -1,5 +1,5 @@
 import { AppError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind, writeOutcome } from '../../upstream';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
@@ -77,9 +77,9 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
   const kind = upstreamFailureKind(err);
   const transient =
     kind === 'unavailable' || kind === 'timeout' || kind === 'rate_limited' || kind === 'invalid_response' ||
-    failure.code === 'upstream_auth_failed' || failure.code === 'upstream_call_aborted';
+    isProblem(err, 'upstream_auth_failed', 'upstream_call_aborted');
   if (!transient) return { kind: 'dead', error: failure };
-  const counted = !certainlyNotDelivered(err) && failure.code !== 'upstream_call_aborted';
+  const counted = !certainlyNotDelivered(err) && !isProblem(err, 'upstream_call_aborted');
   const attempts = entry.attempts + (counted ? 1 : 0);
   if (counted && attempts >= policy.maxAttempts) {
     return { kind: 'dead', error: { ...failure, message: `${failure.message} (gave up after ${attempts} attempts)` } };

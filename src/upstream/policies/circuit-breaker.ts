@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { AppError } from '../../platform/errors';
-import { problem } from '../../platform/problem';
+import { isProblem, problem } from '../../platform/problem';
 import { markNotDelivered, upstreamFailureKind } from '../errors';
 import type { CallPolicy } from '../policy';
 
@@ -133,7 +133,7 @@ export class CircuitBreaker {
  */
 function judge(err: unknown): 'failure' | 'success' | 'neutral' {
   if (!(err instanceof AppError)) return 'neutral';
-  if (err.code === 'upstream_circuit_open' || err.code === 'upstream_call_aborted') return 'neutral';
+  if (isProblem(err, 'upstream_circuit_open', 'upstream_call_aborted')) return 'neutral';
   const kind = upstreamFailureKind(err);
   if (kind === 'unavailable' || kind === 'timeout') return 'failure';
   if (kind === 'rate_limited' || kind === null) return 'neutral';
