@@ -4,7 +4,7 @@ import type { ErrorStatus } from './errors';
  * Every problem `code` the cashier API can answer: its status, what it means,
  * and what the till should do. One table: `problem()` builds each error from
  * its row, and it is shown in the OpenAPI document (and so on /docs) and in
- * README.md "Errors".
+ * README.md "Errors". Keyed by code, so no code can have two rows.
  */
 export interface CatalogueEntry {
   status: ErrorStatus;
