@@ -50,6 +50,7 @@ export class AuthenticationError extends AppError { readonly status = 401; }
 export class NotAllowedError extends AppError { readonly status = 403; }
 export class NotFoundError extends AppError { readonly status = 404; }
 export class ConflictError extends AppError { readonly status = 409; }
+export class RequestTimeoutError extends AppError { readonly status = 408; }
 export class PayloadTooLargeError extends AppError { readonly status = 413; }
 export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
 export class UnprocessableError extends AppError { readonly status = 422; }
@@ -59,6 +60,27 @@ export class InternalError extends AppError { readonly status = 500; }
 export class UpstreamError extends AppError { readonly status = 502; }
 export class ServiceUnavailableError extends AppError { readonly status = 503; }
 export class UpstreamTimeoutError extends AppError { readonly status = 504; }
+
+/** The class of each status an AppError can have: a problem's status picks its class here. */
+export const ERROR_CLASS_OF_STATUS = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: NotAllowedError,
+  404: NotFoundError,
+  408: RequestTimeoutError,
+  409: ConflictError,
+  413: PayloadTooLargeError,
+  415: UnsupportedMediaTypeError,
+  422: UnprocessableError,
+  429: RateLimitedError,
+  431: HeaderFieldsTooLargeError,
+  500: InternalError,
+  502: UpstreamError,
+  503: ServiceUnavailableError,
+  504: UpstreamTimeoutError,
+} as const;
+
+export type ErrorStatus = keyof typeof ERROR_CLASS_OF_STATUS;
 
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;

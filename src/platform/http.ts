@@ -2,15 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import {
-  AppError,
-  BadRequestError,
-  InternalError,
-  isAppError,
-  NotFoundError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-} from './errors';
+import { AppError, isAppError } from './errors';
+import { problem } from './problem';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -44,7 +37,7 @@ export function requestLogger(logger: Logger, extraProps?: (req: Request) => Rec
 
 /** Unknown route: a clear 404 in the program's own error shape. */
 export const unknownRoute: RequestHandler = (req, _res, next) => {
-  next(new NotFoundError('route_not_found', `No route for ${req.method} ${req.path}`));
+  next(problem('route_not_found', `No route for ${req.method} ${req.path}`));
 };
 
 /** How a program writes an error: the BFF as problem+json, the sandbox in the v4.0 shape. */
@@ -54,38 +47,38 @@ export type ErrorRenderer = (err: AppError, req: Request, res: Response) => void
 export function toAppError(err: unknown, req?: Request): AppError {
   if (isAppError(err)) return err;
   // Found by fuzzing: an undecodable path parameter (`%zz`) arrives as a URIError.
-  if (err instanceof URIError) return new BadRequestError('malformed_path', 'The request path has invalid percent-encoding');
+  if (err instanceof URIError) return problem('malformed_path', 'The request path has invalid percent-encoding');
   // zlib and brotli failures carry a numeric errno; body-parser makes them a bare 400.
   const z = err as { errno?: unknown; status?: unknown } | null;
   if (typeof z?.errno === 'number' && z.status === 400) {
     const encoding = String(req?.headers['content-encoding'] ?? 'its Content-Encoding').slice(0, 40);
-    return new BadRequestError('malformed_body_encoding', `The request body is not valid ${encoding} data`);
+    return problem('malformed_body_encoding', `The request body is not valid ${encoding} data`);
   }
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string; limit?: number; expose?: boolean };
   switch (e?.type) {
     case 'entity.parse.failed':
-      return new BadRequestError('malformed_json', 'The request body is not valid JSON');
+      return problem('malformed_json', 'The request body is not valid JSON');
     case 'entity.too.large':
-      return new PayloadTooLargeError('payload_too_large', `The request body is larger than the limit of ${e.limit} bytes`);
+      return problem('payload_too_large', `The request body is larger than the limit of ${e.limit} bytes`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new UnsupportedMediaTypeError('unsupported_encoding', e.message ?? 'Unsupported content encoding');
+      return problem('unsupported_encoding', e.message ?? 'Unsupported content encoding');
     case 'request.aborted':
-      return new BadRequestError('request_aborted', 'The request was aborted by the client');
+      return problem('request_aborted', 'The request was aborted by the client');
     case 'request.size.invalid':
-      return new BadRequestError('request_size_invalid', 'The request size did not match Content-Length');
+      return problem('request_size_invalid', 'The request size did not match Content-Length');
     case 'stream.encoding.set':
     case 'stream.not.readable':
-      return new BadRequestError('request_unreadable', 'The request body could not be read');
+      return problem('request_unreadable', 'The request body could not be read');
     default:
       break;
   }
   const status = e?.status ?? e?.statusCode;
   if (e?.expose && typeof status === 'number' && status >= 400 && status < 500) {
-    return new BadRequestError('bad_request', e.message ?? 'Bad request');
+    return problem('bad_request', e.message ?? 'Bad request');
   }
   // Its own message may name internals: it goes to the log (as the cause), the answer stays generic.
-  return new InternalError('internal_error', 'An internal error occurred', { cause: err });
+  return problem('internal_error', 'An internal error occurred', { cause: err });
 }
 
 export function errorHandler(logger: Logger, render: ErrorRenderer): ErrorRequestHandler {
@@ -112,7 +105,7 @@ export function errorHandler(logger: Logger, render: ErrorRenderer): ErrorReques
 export const jsonBodiesOnly: RequestHandler = (req, _res, next) => {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (hasBody && !req.is(['application/json', 'application/*+json'])) {
-    return next(new UnsupportedMediaTypeError('unsupported_media_type', `Send the body as application/json (got ${req.headers['content-type'] ?? 'no content type'})`));
+    return next(problem('unsupported_media_type', `Send the body as application/json (got ${req.headers['content-type'] ?? 'no content type'})`));
   }
   next();
 };
@@ -142,7 +135,7 @@ export function jsonDepth(value: unknown, stopAt = Infinity): number {
 export function boundedBodyDepth(maxDepth = MAX_BODY_DEPTH): RequestHandler {
   return (req, _res, next) => {
     if (req.body !== null && typeof req.body === 'object' && jsonDepth(req.body, maxDepth) > maxDepth) {
-      return next(new BadRequestError('body_too_deep', `The request body nests deeper than ${maxDepth} levels`));
+      return next(problem('body_too_deep', `The request body nests deeper than ${maxDepth} levels`));
     }
     next();
   };

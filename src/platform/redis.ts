@@ -1,6 +1,6 @@
 import Redis, { Cluster, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import { ServiceUnavailableError } from './errors';
+import { problem } from './problem';
 
 export type { Redis, Cluster };
 
@@ -188,7 +188,7 @@ export async function waitForRedis(client: RedisClient, timeoutMs: number): Prom
     };
     const timer = setTimeout(() => {
       client.off('ready', onReady);
-      reject(new ServiceUnavailableError('redis_unavailable', `Redis (${whereIs(client)}) was not ready within ${timeoutMs} ms`));
+      reject(problem('redis_unavailable', `Redis (${whereIs(client)}) was not ready within ${timeoutMs} ms`));
     }, timeoutMs);
     client.once('ready', onReady);
   });
@@ -210,5 +210,5 @@ const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY
  */
 export function redisUnavailable(err: unknown, what: string): unknown {
   if (err instanceof (ReplyError as typeof Error) && !TRANSIENT_REPLY.test(err.message)) return err;
-  return new ServiceUnavailableError('redis_unavailable', `The ${what} (Redis) is unavailable; try again shortly`, { retryAfterSeconds: 1, cause: err });
+  return problem('redis_unavailable', `The ${what} (Redis) is unavailable; try again shortly`, { retryAfterSeconds: 1, cause: err });
 }

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { ConfigError } from './config';
+import { problem } from './problem';
 
 /** What `Config.http.tls` holds: PEM files, and whether client certificates are required. */
 export interface TlsSettings {
@@ -95,11 +96,14 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const status = tooLarge ? 431 : timeout ? 408 : 400;
-  const code = tooLarge ? 'headers_too_large' : timeout ? 'request_timeout' : 'malformed_request';
-  const detail = tooLarge ? 'The request headers are larger than this server accepts' : timeout ? 'The request was not received in time' : 'The request is not valid HTTP';
-  // No request was parsed, so no request id reached us: make both ids here, as the error handler would.
-  const body = JSON.stringify({ type: `urn:pos-loyalty:problem:${code}`, title: STATUS_CODES[status], status, detail, code, requestId: randomUUID(), errorId: randomUUID() });
+  const refusal = tooLarge
+    ? problem('headers_too_large', 'The request headers are larger than this server accepts')
+    : timeout
+      ? problem('request_timeout', 'The request was not received in time')
+      : problem('malformed_request', 'The request is not valid HTTP');
+  const { status, code } = refusal;
+  // No request was parsed, so no request id reached us: make one here; the errorId is the error's own, as the error handler's is.
+  const body = JSON.stringify({ type: `urn:pos-loyalty:problem:${code}`, title: STATUS_CODES[status], status, detail: refusal.message, code, requestId: randomUUID(), errorId: refusal.id });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BadRequestError, FieldError } from './errors';
+import { FieldError } from './errors';
+import { problem } from './problem';
 
 /** Turns zod issues into field errors a till developer can act on. */
 export function fieldErrors(error: z.ZodError, topLevel = '(body)'): FieldError[] {
@@ -21,5 +22,5 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const errors = fieldErrors(result.error, what === 'request body' ? '(body)' : `(${what})`);
-  throw new BadRequestError('validation_failed', `Invalid ${what}: ${describeIssues(errors)}`, { errors });
+  throw problem('validation_failed', `Invalid ${what}: ${describeIssues(errors)}`, { errors });
 }

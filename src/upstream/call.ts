@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { API_PREFIX, OPERATIONS, OperationId } from '../contract';
-import { AppError, BadRequestError } from '../platform/errors';
+import { AppError } from '../platform/errors';
+import { isProblem, problem } from '../platform/problem';
 import { parseOrThrow } from '../platform/validation';
 import { AnswerOf, ANSWERS } from './answers';
 import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
@@ -206,7 +207,7 @@ export class LoyaltyCaller {
     }
     const err = fromUpstreamStatus(operation, answer.status, json, parseRetryAfter(answer.retryAfter, (this.options.now ?? Date.now)()));
     const upstream = describeUpstreamError(json, [this.options.apiKey, this.options.secretKey]);
-    if (err.code === 'upstream_auth_failed') {
+    if (isProblem(err, 'upstream_auth_failed')) {
       this.log.error({ ...ctx, ...upstream }, 'LOYALTY SERVICE REFUSED OUR KEYS: check LOYALTY_API_KEY and LOYALTY_SECRET_KEY (and High Security Mode)');
     } else {
       this.log.debug({ ...ctx, code: err.code, ...upstream }, 'loyalty service refused the call');
@@ -218,8 +219,8 @@ export class LoyaltyCaller {
 function encodeParam(name: string, value: string | number | undefined): string {
   const s = value === undefined ? '' : String(value);
   // WHATWG URLs resolve "." and ".." segments (even encoded), which would change the operation.
-  const problem = s === '' ? 'is required' : s.length > 200 ? 'must be at most 200 characters' : s === '.' || s === '..' ? 'must not be "." or ".."' : null;
-  if (problem) throw new BadRequestError('validation_failed', `Invalid ${name}: ${problem}`, { errors: [{ path: name, message: problem }] });
+  const wrong = s === '' ? 'is required' : s.length > 200 ? 'must be at most 200 characters' : s === '.' || s === '..' ? 'must not be "." or ".."' : null;
+  if (wrong) throw problem('validation_failed', `Invalid ${name}: ${wrong}`, { errors: [{ path: name, message: wrong }] });
   return encodeURIComponent(s);
 }
 
@@ -246,7 +247,7 @@ function describeUpstreamError(json: unknown, secrets: string[]): Record<string,
 }
 
 function outcomeOf(err: unknown): UpstreamOutcome {
-  if (err instanceof AppError && err.code === 'upstream_auth_failed') return 'auth_failed';
-  if (err instanceof AppError && err.code === 'upstream_call_aborted') return 'aborted';
+  if (isProblem(err, 'upstream_auth_failed')) return 'auth_failed';
+  if (isProblem(err, 'upstream_call_aborted')) return 'aborted';
   return upstreamFailureKind(err) ?? 'error';
 }

@@ -9,7 +9,7 @@ import {
   TierProgressQuery,
   UpsertCustomerRequest,
 } from '../contract';
-import { BadRequestError } from '../platform/errors';
+import { problem } from '../platform/problem';
 import { parseOrThrow } from '../platform/validation';
 import type {
   AnswerOf,
@@ -76,7 +76,7 @@ export class LoyaltyClient extends LoyaltyCaller {
     const headers: Record<string, string> = {};
     if (options.lang !== undefined) {
       if (!LANG.test(options.lang)) {
-        throw new BadRequestError('validation_failed', 'Invalid lang: must be a language tag such as "en" or "pt-BR"', {
+        throw problem('validation_failed', 'Invalid lang: must be a language tag such as "en" or "pt-BR"', {
           errors: [{ path: 'lang', message: 'must be a language tag such as "en" or "pt-BR"' }],
         });
       }

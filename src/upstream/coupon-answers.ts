@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { OperationId } from '../contract';
-import { AppError, ConflictError, NotFoundError, UnprocessableError } from '../platform/errors';
+import { AppError } from '../platform/errors';
+import { problem } from '../platform/problem';
+import type { ProblemCodeWithStatus } from '../platform/problem-catalogue';
 import { DateTimeMs, figure, NonEmptyText, Num, optional, readableItems, Text, writeBody } from './readers';
 
 /** What the coupon mapping reads of an error body: our sandbox names the rule in `reason`, older answers in `type`. */
@@ -74,7 +76,7 @@ export const RedemptionConfigAnswer = z.object({
 export type RedemptionConfigAnswer = z.infer<typeof RedemptionConfigAnswer>;
 
 /** Upstream coupon refusal `type`s and the code a till sees for each. */
-const COUPON_REFUSALS: [RegExp, string, string][] = [
+const COUPON_REFUSALS: [RegExp, ProblemCodeWithStatus<422>, string][] = [
   [/expired/i, 'coupon_expired', 'The coupon has expired'],
   [/notstarted/i, 'coupon_not_started', 'The coupon is not valid yet'],
   [/inactive/i, 'coupon_inactive', 'The coupon is switched off'],
@@ -94,16 +96,16 @@ const VALIDATE: readonly OperationId[] = ['couponsValidate', 'couponValidate'];
 export function couponError(operation: OperationId, body: ErrorBodyRead): AppError | undefined {
   const o = { loyaltyCode: body.code };
   const rule = body.reason || body.type;
-  if (body.code === 3003 && /^couponlocknotactive$/i.test(rule)) return new ConflictError('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
-  if (body.code === 4004 && VALIDATE.includes(operation)) return new UnprocessableError('coupon_not_found', "The coupon code is not one of this programme's coupons", o);
+  if (body.code === 3003 && /^couponlocknotactive$/i.test(rule)) return problem('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
+  if (body.code === 4004 && VALIDATE.includes(operation)) return problem('coupon_not_found', "The coupon code is not one of this programme's coupons", o);
   // A payment's 4004 is left to the general mapping: only a payment that named a lock can mean the lock (completeSale says so).
   if (body.code === 4004 && (operation === 'couponRelease' || operation === 'couponBurn')) {
-    return new NotFoundError('coupon_lock_not_found', 'The coupon lock was not found', o);
+    return problem('coupon_lock_not_found', 'The coupon lock was not found', o);
   }
-  if (body.code === 9001 && operation === 'couponRelease') return new ConflictError('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
+  if (body.code === 9001 && operation === 'couponRelease') return problem('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
   if (body.code === 3003 && VALIDATE.includes(operation)) {
     const hit = COUPON_REFUSALS.find(([re]) => re.test(rule));
-    if (hit) return new UnprocessableError(hit[1], hit[2], o);
+    if (hit) return problem(hit[1], hit[2], o);
   }
   return undefined;
 }

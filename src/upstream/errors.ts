@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import type { OperationId } from '../contract';
-import {
-  AppError,
-  ConflictError,
-  NotFoundError,
-  ServiceUnavailableError,
-  UnprocessableError,
-  UpstreamError,
-} from '../platform/errors';
+import { AppError, ServiceUnavailableError, UpstreamError } from '../platform/errors';
+import { problem } from '../platform/problem';
+import type { ProblemCode } from '../platform/problem-catalogue';
 import { couponError, isCouponRefusal } from './coupon-answers';
 
 /**
@@ -19,7 +14,7 @@ import { couponError, isCouponRefusal } from './coupon-answers';
 export type UpstreamFailureKind = 'unavailable' | 'timeout' | 'rate_limited' | 'rejected' | 'duplicate' | 'invalid_response';
 
 /** Our codes, with the kind the outbox and the retry rules act on. */
-const KIND_BY_CODE: Record<string, UpstreamFailureKind> = {
+const KIND_BY_CODE: Partial<Record<ProblemCode, UpstreamFailureKind>> = {
   upstream_unavailable: 'unavailable',
   /** Raised by a circuit breaker policy: nothing was sent, the upstream is considered down. */
   upstream_circuit_open: 'unavailable',
@@ -56,7 +51,7 @@ const KIND_BY_CODE: Record<string, UpstreamFailureKind> = {
  */
 export function upstreamFailureKind(err: unknown): UpstreamFailureKind | null {
   if (!(err instanceof AppError)) return null;
-  return KIND_BY_CODE[err.code] ?? (isCouponRefusal(err.code) ? 'rejected' : null);
+  return KIND_BY_CODE[err.code as ProblemCode] ?? (isCouponRefusal(err.code) ? 'rejected' : null);
 }
 
 /**
@@ -87,25 +82,25 @@ export function parseRetryAfter(value: unknown, now: number = Date.now()): numbe
 }
 
 export function unavailable(cause?: Error, retryAfterSeconds?: number): ServiceUnavailableError {
-  return new ServiceUnavailableError('upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { cause, retryAfterSeconds });
+  return problem('upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { cause, retryAfterSeconds });
 }
 
 export function timedOut(timeoutMs: number): ServiceUnavailableError {
-  return new ServiceUnavailableError('upstream_timeout', `The loyalty service did not answer within ${timeoutMs} ms; try again shortly`);
+  return problem('upstream_timeout', `The loyalty service did not answer within ${timeoutMs} ms; try again shortly`);
 }
 
 export function rateLimited(retryAfterSeconds?: number): ServiceUnavailableError {
   return markNotDelivered(
-    new ServiceUnavailableError('upstream_rate_limited', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }),
+    problem('upstream_rate_limited', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }),
   );
 }
 
 export function invalidResponse(): UpstreamError {
-  return new UpstreamError('upstream_invalid_response', 'The loyalty service gave an answer that could not be understood');
+  return problem('upstream_invalid_response', 'The loyalty service gave an answer that could not be understood');
 }
 
 export function authFailed(loyaltyCode?: number): UpstreamError {
-  return new UpstreamError('upstream_auth_failed', 'The loyalty service refused the middleware\'s credentials; this is a configuration problem, not the till\'s', { loyaltyCode });
+  return problem('upstream_auth_failed', 'The loyalty service refused the middleware\'s credentials; this is a configuration problem, not the till\'s', { loyaltyCode });
 }
 
 const REJECTION_SUMMARY: Record<number, string> = {
@@ -137,25 +132,25 @@ function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyE
   if (coupon) return coupon;
   switch (code) {
     case 9008:
-      return new UnprocessableError('insufficient_points', 'The customer does not have enough points for this', o);
+      return problem('insufficient_points', 'The customer does not have enough points for this', o);
     case 9006:
-      return new ConflictError('hold_not_active', 'The points hold was not found or is no longer active', o);
+      return problem('hold_not_active', 'The points hold was not found or is no longer active', o);
     case 9004:
-      return new ConflictError('duplicate_transaction', 'A transaction with this id was already recorded', o);
+      return problem('duplicate_transaction', 'A transaction with this id was already recorded', o);
     case 7000:
-      return new NotFoundError('customer_not_found', 'The customer was not found in the loyalty programme', o);
+      return problem('customer_not_found', 'The customer was not found in the loyalty programme', o);
     case 9005:
-      return new NotFoundError('original_transaction_not_found', 'The transaction to refund was not found', o);
+      return problem('original_transaction_not_found', 'The transaction to refund was not found', o);
     case 9002:
       return operation === 'refund'
-        ? new NotFoundError('original_transaction_not_found', 'The transaction to refund was not found', o)
-        : new NotFoundError('transaction_not_found', 'The transaction was not found', o);
+        ? problem('original_transaction_not_found', 'The transaction to refund was not found', o)
+        : problem('transaction_not_found', 'The transaction was not found', o);
     case 9001:
-      return new ConflictError('hold_already_cancelled', 'The points hold was already cancelled', o);
+      return problem('hold_already_cancelled', 'The points hold was already cancelled', o);
     case 4004:
       return operation === 'batchStatus'
-        ? new NotFoundError('batch_job_not_found', 'The batch job was not found', o)
-        : new NotFoundError('upstream_not_found', 'The loyalty service has no such resource', o);
+        ? problem('batch_job_not_found', 'The batch job was not found', o)
+        : problem('upstream_not_found', 'The loyalty service has no such resource', o);
     case 1000:
     case 1001:
       return authFailed(code);
@@ -171,16 +166,16 @@ function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyE
   if (status === 429) return rateLimited(retryAfterSeconds);
   if (status === 401 || status === 403) return authFailed(code);
   if (status >= 500) return unavailable(undefined, retryAfterSeconds);
-  return new UnprocessableError('upstream_rejected', `The loyalty service refused the ${operation} request (code ${code})`, o);
+  return problem('upstream_rejected', `The loyalty service refused the ${operation} request (code ${code})`, o);
 }
 
 /** What a 3003 is about, by the words it uses: only steers our code. */
 const SUBJECTS: [RegExp, (o: { loyaltyCode: number }) => AppError][] = [
-  [/otp/i, (o) => new UnprocessableError('otp_invalid', 'The one-time password is missing, wrong or expired', o)],
-  [/hash/i, (o) => new UnprocessableError('hash_invalid', 'The customer\'s hash is wrong or out of date; scan the customer\'s code again', o)],
-  [/rule/i, (o) => new UnprocessableError('rule_not_found', 'The redemption rule is not one of this loyalty programme\'s rules', o)],
-  [/refund/i, (o) => new UnprocessableError('refund_exceeds_remaining', 'The refund is more than what is left to refund on that sale', o)],
-  [/coupon/i, (o) => new UnprocessableError('coupon_unavailable', 'A coupon code is unknown, not offered to this customer, or not usable now', o)],
+  [/otp/i, (o) => problem('otp_invalid', 'The one-time password is missing, wrong or expired', o)],
+  [/hash/i, (o) => problem('hash_invalid', 'The customer\'s hash is wrong or out of date; scan the customer\'s code again', o)],
+  [/rule/i, (o) => problem('rule_not_found', 'The redemption rule is not one of this loyalty programme\'s rules', o)],
+  [/refund/i, (o) => problem('refund_exceeds_remaining', 'The refund is more than what is left to refund on that sale', o)],
+  [/coupon/i, (o) => problem('coupon_unavailable', 'A coupon code is unknown, not offered to this customer, or not usable now', o)],
 ];
 
 /**
@@ -198,7 +193,7 @@ function rejection(operation: OperationId, code: number, body: LoyaltyErrorBody)
       if (subject) return subject[1]({ loyaltyCode: code });
     }
   }
-  return new UnprocessableError('upstream_rejected', `The loyalty service refused the ${operation} request: ${REJECTION_SUMMARY[code]} (code ${code})`, { loyaltyCode: code });
+  return problem('upstream_rejected', `The loyalty service refused the ${operation} request: ${REJECTION_SUMMARY[code]} (code ${code})`, { loyaltyCode: code });
 }
 
 /**
@@ -213,7 +208,7 @@ function missingChannelField(body: LoyaltyErrorBody): 'email' | 'mobile' | undef
 }
 
 function channelFieldRequired(field: 'email' | 'mobile'): AppError {
-  return new UnprocessableError('channel_field_required', `This loyalty account joins a customer's profiles by ${field}: send the customer's ${field} with this request`, {
+  return problem('channel_field_required', `This loyalty account joins a customer's profiles by ${field}: send the customer's ${field} with this request`, {
     loyaltyCode: 3000,
     errors: [{ path: field, message: `required: the loyalty account merges customer channels by ${field}` }],
   });

@@ -1,4 +1,5 @@
 import { AppError, ServiceUnavailableError } from '../platform/errors';
+import { isProblem, problem } from '../platform/problem';
 import { certainlyNotDelivered } from './errors';
 
 /**
@@ -27,7 +28,7 @@ export function markMayHaveLanded<E>(err: E): E {
   return err;
 }
 
-const isDuplicate = (err: unknown) => err instanceof AppError && err.code === 'duplicate_transaction';
+const isDuplicate = (err: unknown) => isProblem(err, 'duplicate_transaction');
 
 /** Certainly nothing reached the upstream: no attempt of the call may have landed. */
 export function nothingSent(err: unknown): boolean {
@@ -74,7 +75,7 @@ export const RETRY_SAME_REQUEST = 'retry_same_request';
  * record is settled from the upstream.
  */
 export function maybeApplied(what: string, cause: unknown): ServiceUnavailableError {
-  return new ServiceUnavailableError(
+  return problem(
     RETRY_SAME_REQUEST,
     `${what} may have been applied by the loyalty service, but it could not be confirmed or recorded here; send the same request again (same Idempotency-Key, same ids), do not start over`,
     { retryAfterSeconds: 1, cause },

@@ -9,7 +9,7 @@ import type { OperationId } from '../contract';
  *
  * A policy that refuses MUST throw a platform AppError, and mark it with
  * `markNotDelivered` (nothing was sent), e.g.
- *   - breaker open: `markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', ...))`
+ *   - breaker open: `markNotDelivered(problem('upstream_circuit_open', ...))`
  *   - over the fleet limit: `rateLimited(seconds)` from ./errors
  * so `upstreamFailureKind` and the retry rules treat it correctly. A breaker
  * counts failures with `upstreamFailureKind(err)` ('unavailable' | 'timeout').

@@ -1,4 +1,4 @@
-import { AppError } from '../platform/errors';
+import { isProblem } from '../platform/problem';
 import type { LoyaltyCallContext } from './call';
 import type { LoyaltyClient } from './client';
 
@@ -28,14 +28,13 @@ export interface RefundOnRecord {
   amount?: number;
 }
 
-const NOT_ON_RECORD = new Set(['transaction_not_found', 'original_transaction_not_found', 'upstream_not_found']);
 const CENT = 0.005;
 
 async function transactionsOf(loyalty: Reader, orderId: string, ctx: LoyaltyCallContext) {
   try {
     return (await loyalty.orderTransactions(orderId, ctx)).transactions;
   } catch (err) {
-    if (err instanceof AppError && NOT_ON_RECORD.has(err.code)) return [];
+    if (isProblem(err, 'transaction_not_found', 'original_transaction_not_found', 'upstream_not_found')) return [];
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 import type { OperationId } from '../contract';
 import { ServiceUnavailableError } from '../platform/errors';
+import { isProblem, problem } from '../platform/problem';
 import { certainlyNotDelivered, upstreamFailureKind } from './errors';
 import { markMayHaveLanded } from './outcome';
 
@@ -76,7 +77,7 @@ export const realSleep: Sleep = (ms, signal) =>
 
 /** The caller gave up (its till disconnected, it is shutting down). Not an upstream failure. */
 export function aborted(): ServiceUnavailableError {
-  return new ServiceUnavailableError('upstream_call_aborted', 'The call to the loyalty service was cancelled');
+  return problem('upstream_call_aborted', 'The call to the loyalty service was cancelled');
 }
 
 /**
@@ -93,7 +94,7 @@ export function nextDelayMs(
   if (attempt > tuning.retries) return null;
   const kind = upstreamFailureKind(err);
   if (kind !== 'unavailable' && kind !== 'timeout' && kind !== 'rate_limited') return null;
-  if ((err as { code?: string }).code === 'upstream_circuit_open') return null;
+  if (isProblem(err, 'upstream_circuit_open')) return null;
   if (!RETRY_SAFE[operation] && !certainlyNotDelivered(err)) return null;
   const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
   if (retryAfter !== undefined) {

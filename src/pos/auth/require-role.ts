@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { NotAllowedError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { TerminalRole } from '../terminals/types';
 import { identityOf } from './terminal-auth';
 
@@ -13,7 +13,7 @@ export function requireRole(...roles: TerminalRole[]): RequestHandler {
     const { terminal } = identityOf(res);
     if (roles.includes(terminal.role)) return next();
     next(
-      new NotAllowedError('role_not_allowed', `This route needs a ${list(roles)} terminal; this terminal is a ${terminal.role}`, {
+      problem('role_not_allowed', `This route needs a ${list(roles)} terminal; this terminal is a ${terminal.role}`, {
         extra: { requiredRoles: roles, role: terminal.role },
       }),
     );

@@ -1,7 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AuthenticationError, InternalError, RateLimitedError } from '../../platform/errors';
+import { AuthenticationError } from '../../platform/errors';
 import { silentLogger } from '../../platform/logger';
+import { problem } from '../../platform/problem';
+import type { ProblemCodeWithStatus } from '../../platform/problem-catalogue';
 import { verifiedClientNames } from '../../platform/tls';
 import type { AuthFailureGuard } from '../security/rate-limits';
 import type { TerminalRegistry, Verification } from '../terminals/registry';
@@ -25,11 +27,12 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 /** The terminal calling this request; set by terminalAuth. A route reached without it is a wiring bug. */
 export function identityOf(res: Response): TerminalIdentity {
   const identity = (res.locals as { identity?: TerminalIdentity }).identity;
-  if (!identity) throw new InternalError('identity_missing', 'Route reached without terminal authentication');
+  if (!identity) throw problem('identity_missing', 'Route reached without terminal authentication');
   return identity;
 }
 
-type RefusalCode = 'missing_token' | 'malformed_authorization' | 'invalid_token' | 'invalid_client_certificate' | 'credentials_disagree';
+/** Every 401 of the catalogue is a refusal of the terminal's credentials. */
+type RefusalCode = ProblemCodeWithStatus<401>;
 
 interface Refusal {
   code: RefusalCode;
@@ -44,7 +47,7 @@ const INVALID_TOKEN: Omit<Refusal, 'reason'> = { code: 'invalid_token', message:
 function refuse(res: Response, code: RefusalCode, message: string): AuthenticationError {
   // RFC 6750 section 3: no error attribute when no credentials were sent at all.
   res.setHeader('WWW-Authenticate', code === 'missing_token' ? 'Bearer realm="pos"' : `Bearer realm="pos", error="invalid_token"`);
-  return new AuthenticationError(code, message);
+  return problem(code, message);
 }
 
 function fromToken(registry: TerminalRegistry, header: string | undefined): Verification | Refusal {
@@ -96,7 +99,7 @@ export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOp
       if (wait !== undefined) {
         log.warn({ ...from, reason: 'too_many_auth_failures' }, 'terminal authentication refused');
         return next(
-          new RateLimitedError('too_many_auth_failures', `More than ${failures.limit} failed authentications from this address in a minute; try again in ${wait} s`, {
+          problem('too_many_auth_failures', `More than ${failures.limit} failed authentications from this address in a minute; try again in ${wait} s`, {
             retryAfterSeconds: wait,
           }),
         );

@@ -1,4 +1,4 @@
-import { ConflictError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { CouponLock, CouponLockChange, CouponLockStore, DEFAULT_USED_KEEP_MS, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /**
@@ -20,7 +20,7 @@ export class MemoryCouponLockStore implements CouponLockStore {
   ) {}
 
   async create(lock: CouponLock): Promise<void> {
-    if (this.records.has(lock.id)) throw new ConflictError('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
+    if (this.records.has(lock.id)) throw problem('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
     this.write({ ...structuredClone(lock), version: 1 }, lock.updatedAt);
   }
 

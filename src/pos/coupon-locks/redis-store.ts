@@ -1,5 +1,5 @@
+import { problem } from '../../platform/problem';
 import type { RedisClient } from '../../platform/redis';
-import { ConflictError } from '../../platform/errors';
 import { redisUnavailable } from '../../platform/redis';
 import { CouponLock, CouponLockChange, CouponLockStore, DEFAULT_USED_KEEP_MS, fromStored, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
@@ -89,7 +89,7 @@ export class RedisCouponLockStore implements CouponLockStore {
 
   async create(lock: CouponLock): Promise<void> {
     const record = { ...structuredClone(lock), version: 1 };
-    if ((await this.write(record, '0', lock.updatedAt)) !== 1) throw new ConflictError('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
+    if ((await this.write(record, '0', lock.updatedAt)) !== 1) throw problem('coupon_lock_exists', `Coupon lock ${lock.id} already exists`);
   }
 
   async get(id: string): Promise<CouponLock | null> {
@@ -108,7 +108,7 @@ export class RedisCouponLockStore implements CouponLockStore {
       if (written === 1) return { ok: true, lock: next };
       if (written === -1) return { ok: false, reason: 'not_found' };
     }
-    throw new ConflictError('coupon_lock_busy', `Coupon lock ${id} is being changed by another request; try again`);
+    throw problem('coupon_lock_busy', `Coupon lock ${id} is being changed by another request; try again`);
   }
 
   async sweepDue(now: number, limit: number): Promise<CouponLock[]> {

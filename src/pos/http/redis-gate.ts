@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
+import { problem } from '../../platform/problem';
 import type { RedisClient } from '../../platform/redis';
-import { ServiceUnavailableError } from '../../platform/errors';
 
 /**
  * In front of routes that cannot work without Redis (redemptions): while the
@@ -11,6 +11,6 @@ import { ServiceUnavailableError } from '../../platform/errors';
 export function requireRedis(redis: RedisClient): RequestHandler {
   return (_req, _res, next) => {
     if (redis.status === 'ready') return next();
-    next(new ServiceUnavailableError('redis_unavailable', 'The redemption store (Redis) is unavailable; try again shortly', { retryAfterSeconds: 1 }));
+    next(problem('redis_unavailable', 'The redemption store (Redis) is unavailable; try again shortly', { retryAfterSeconds: 1 }));
   };
 }

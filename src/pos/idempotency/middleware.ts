@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { BadRequestError, ConflictError, UnprocessableError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { identityOf } from '../auth';
 import { admitted } from '../http/admission';
 import { requestFingerprint } from './fingerprint';
@@ -51,7 +51,7 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     const key = req.headers['idempotency-key'];
     if (key === undefined) return next();
     if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
-      throw new BadRequestError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once');
+      throw problem('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once');
     }
     const slot: IdempotencySlot = { terminalId: identityOf(res).terminal.id, key };
     const fingerprint = requestFingerprint(req.method, req.baseUrl + req.path, req.body, req.query);
@@ -65,10 +65,10 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     if (claim.status === 'rejected') throw claim.reason;
     const found = claim.value;
     if (found.kind !== 'claimed' && found.fingerprint !== fingerprint) {
-      throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path, query or body); use a new key for a new request');
+      throw problem('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path, query or body); use a new key for a new request');
     }
     if (found.kind === 'running') {
-      throw new ConflictError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 });
+      throw problem('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 });
     }
     if (found.kind === 'done') return replay(res, found.response);
     recordResponse(req, res, slot, owner, fingerprint, opts, clock);

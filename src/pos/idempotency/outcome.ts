@@ -1,11 +1,12 @@
-import { isAppError } from '../../platform/errors';
+import { isProblem } from '../../platform/problem';
+import type { ProblemCode } from '../../platform/problem-catalogue';
 import { nothingSent, RETRY_SAME_REQUEST } from '../../upstream';
 
 /**
  * Codes that mean "nothing was done, try again": storing them would replay a
  * transient refusal for 24 hours.
  */
-const NOTHING_DONE_CODES = new Set(['redis_unavailable', 'redemption_busy', 'coupon_lock_busy']);
+const NOTHING_DONE_CODES: ProblemCode[] = ['redis_unavailable', 'redemption_busy', 'coupon_lock_busy'];
 
 /**
  * Codes that mean "the upstream may have acted and the BFF could not record
@@ -14,11 +15,11 @@ const NOTHING_DONE_CODES = new Set(['redis_unavailable', 'redemption_busy', 'cou
  * "nothing was done"): it stays claimed until its lease lapses, and the retry
  * then runs again, which the upstream de-duplicates by payment or refund id.
  */
-const RETRY_SAME_CODES = new Set([RETRY_SAME_REQUEST]);
+const RETRY_SAME_CODES: ProblemCode[] = [RETRY_SAME_REQUEST];
 
 /** `leave`: neither stored nor released (see RETRY_SAME_CODES). */
 export function keyOutcome(status: number, err?: unknown): 'keep' | 'release' | 'leave' {
-  if (isAppError(err) && RETRY_SAME_CODES.has(err.code)) return 'leave';
+  if (isProblem(err, ...RETRY_SAME_CODES)) return 'leave';
   return keepsResponse(status, err) ? 'keep' : 'release';
 }
 
@@ -40,7 +41,7 @@ export function keepsResponse(status: number, err?: unknown): boolean {
   if (status < 400) return true;
   if (err !== undefined) {
     if (nothingSent(err)) return false;
-    if (isAppError(err) && NOTHING_DONE_CODES.has(err.code)) return false;
+    if (isProblem(err, ...NOTHING_DONE_CODES)) return false;
   }
   return status === 409 || status === 422 || status >= 500;
 }

@@ -1,4 +1,4 @@
-import { AppError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import { paymentOnRecord, type LoyaltyClient } from '../../upstream';
 import type { CouponLock, CouponLockStore } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
@@ -8,7 +8,7 @@ type Deps = Pick<PosDeps, 'couponLocks' | 'loyalty' | 'repairs' | 'clock' | 'log
 /** What settling a lock from the upstream's record needs (the sweeper has no more). */
 type SettleDeps = Pick<PosDeps, 'couponLocks' | 'clock' | 'logger'> & { loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'> };
 
-export const couponLockNotFound = (id: string) => new NotFoundError('coupon_lock_not_found', `Coupon lock ${id} was not found`);
+export const couponLockNotFound = (id: string) => problem('coupon_lock_not_found', `Coupon lock ${id} was not found`);
 
 export type CouponLockClaim = RecordClaim<CouponLock>;
 
@@ -23,7 +23,7 @@ async function change(store: CouponLockStore, id: string, now: number, rule: (cu
     return next;
   });
   if (!result.ok && result.reason === 'not_found') throw couponLockNotFound(id);
-  if (!result.ok) throw refusal ?? new ServiceUnavailableError('coupon_lock_busy', `Coupon lock ${id} could not be claimed: ${result.detail}`);
+  if (!result.ok) throw refusal ?? problem('coupon_lock_busy', `Coupon lock ${id} could not be claimed: ${result.detail}`);
   return result.lock;
 }
 
@@ -43,7 +43,7 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   } else if (l.state === 'releasing') {
     // A release is harmless to send again; one already done answers "not active", which frees the coupons as well.
     await deps.loyalty.couponRelease(l.lockReference, { requestId: `coupon-lock-release-${l.id}` }).catch((err: unknown) => {
-      if (!(err instanceof AppError && (err.code === 'coupon_lock_not_active' || err.code === 'coupon_lock_not_found'))) throw err;
+      if (!isProblem(err, 'coupon_lock_not_active', 'coupon_lock_not_found')) throw err;
     });
     state = 'released';
   } else {
@@ -71,16 +71,16 @@ export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, w
       let again = false;
       const record = await change(deps.couponLocks, id, now, (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return couponLockNotFound(id);
-        if (cur.customerId !== who.customerId) return new ConflictError('coupon_lock_customer_mismatch', `Coupon lock ${id} belongs to another customer`);
+        if (cur.customerId !== who.customerId) return problem('coupon_lock_customer_mismatch', `Coupon lock ${id} belongs to another customer`);
         const extra = { extra: { state: cur.state } };
         // The same payment again: a claim still `paying` may have landed; `used` was applied.
         again = cur.paymentId === who.paymentId && cur.state === 'paying';
         if (again || (cur.paymentId === who.paymentId && cur.state === 'used')) return cur;
-        if (cur.state === 'releasing') return new ConflictError('coupon_lock_not_active', `Coupon lock ${id} is being released; lock the coupons again`, extra);
-        if (cur.state === 'used') return new ConflictError('coupon_lock_used', `Coupon lock ${id} was already used by payment ${cur.paymentId}`, extra);
-        if (cur.state === 'paying') return new ConflictError('coupon_lock_in_use', `Coupon lock ${id} is already used by payment ${cur.paymentId}`, extra);
-        if (cur.state !== 'locked') return new ConflictError('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}; lock the coupons again`, extra);
-        if (cur.releaseAt <= now) return new ConflictError('coupon_lock_not_active', `Coupon lock ${id} has run out of time; lock the coupons again`, extra);
+        if (cur.state === 'releasing') return problem('coupon_lock_not_active', `Coupon lock ${id} is being released; lock the coupons again`, extra);
+        if (cur.state === 'used') return problem('coupon_lock_used', `Coupon lock ${id} was already used by payment ${cur.paymentId}`, extra);
+        if (cur.state === 'paying') return problem('coupon_lock_in_use', `Coupon lock ${id} is already used by payment ${cur.paymentId}`, extra);
+        if (cur.state !== 'locked') return problem('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}; lock the coupons again`, extra);
+        if (cur.releaseAt <= now) return problem('coupon_lock_not_active', `Coupon lock ${id} has run out of time; lock the coupons again`, extra);
         return { ...cur, state: 'paying', paymentId: who.paymentId, paidTotal: who.totalPaid };
       });
       return { record, again };
@@ -112,12 +112,12 @@ export function couponLockForRelease(deps: Deps, ctx: CallContext, id: string): 
       const record = await change(deps.couponLocks, id, deps.clock(), (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return couponLockNotFound(id);
         const extra = { extra: { state: cur.state } };
-        if (cur.state === 'used') return new ConflictError('coupon_lock_used', `Coupon lock ${id} was used by payment ${cur.paymentId}`, extra);
-        if (cur.state === 'paying') return new ConflictError('coupon_lock_in_use', `Coupon lock ${id} is being used by payment ${cur.paymentId}`, extra);
+        if (cur.state === 'used') return problem('coupon_lock_used', `Coupon lock ${id} was used by payment ${cur.paymentId}`, extra);
+        if (cur.state === 'paying') return problem('coupon_lock_in_use', `Coupon lock ${id} is being used by payment ${cur.paymentId}`, extra);
         // A second release of the same lock (a till's retry) may carry on: releasing twice is harmless.
         again = cur.state === 'releasing';
         if (again) return cur;
-        if (cur.state !== 'locked') return new ConflictError('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}`, extra);
+        if (cur.state !== 'locked') return problem('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}`, extra);
         return { ...cur, state: 'releasing' };
       });
       return { record, again };

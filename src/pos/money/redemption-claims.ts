@@ -1,4 +1,5 @@
-import { AppError, ConflictError, ServiceUnavailableError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import type { CallContext, PosDeps } from '../deps';
 import { settleFromUpstream } from '../operations/hold-outcome';
 import { claim, Claimant, redemptionNotFound } from '../redemptions/claim';
@@ -25,7 +26,7 @@ async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Re
     return next;
   });
   if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
-  if (!result.ok) throw refusal ?? new ServiceUnavailableError('redemption_busy', `Redemption ${id} could not be claimed: ${result.detail}`);
+  if (!result.ok) throw refusal ?? problem('redemption_busy', `Redemption ${id} could not be claimed: ${result.detail}`);
   return { record: result.redemption, again };
 }
 
@@ -64,8 +65,8 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
     },
     async free(r, again, refusal) {
       // A retry refused: the first attempt may yet land (it may still be in flight upstream), so the hold's record decides, in time.
-      if (again && refusal?.code !== 'hold_not_active') return settleLater(deps, r);
-      if (refusal?.code === 'hold_not_active') {
+      if (again && !isProblem(refusal, 'hold_not_active')) return settleLater(deps, r);
+      if (isProblem(refusal, 'hold_not_active')) {
         // The hold's own record says whether it was used, ended or is still active.
         const recorded = await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         // Logged like the sweeper's expiries, so every dead hold leaves a line (here the upstream knew first: clocks apart).
@@ -92,7 +93,7 @@ export function redemptionForVoid(deps: Deps, ctx: CallContext, id: string): Red
       return done.redemption;
     },
     async free(r, again, refusal) {
-      if (again || refusal?.code === 'redemption_used') {
+      if (again || isProblem(refusal, 'redemption_used')) {
         await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         return;
       }
@@ -133,12 +134,12 @@ export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): Reco
       let refusal: AppError | undefined;
       const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return (refusal = redemptionNotFound(id)).message;
-        if (cur.state === 'confirming') return (refusal = new ConflictError('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`)).message;
-        if (cur.state !== 'otp_required') return (refusal = new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } })).message;
+        if (cur.state === 'confirming') return (refusal = problem('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`)).message;
+        if (cur.state !== 'otp_required') return (refusal = problem('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } })).message;
         return { ...cur, state: 'confirming' };
       });
       if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
-      if (!result.ok) throw refusal ?? new ServiceUnavailableError('redemption_busy', `Redemption ${id} could not be claimed`);
+      if (!result.ok) throw refusal ?? problem('redemption_busy', `Redemption ${id} could not be claimed`);
       return { record: result.redemption, again: false };
     },
     async finish(_r, answer) {

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { paymentOnRecord, refundOnRecord } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import { isQueued } from '../outbox/forward';
@@ -44,7 +44,7 @@ export async function settleSaleVoid(deps: Deps, sale: SaleEntry, refund: SaleEn
 
 /** An id of another store, or of another customer, is refused the same way: nothing tells whose it is. */
 const idTaken = (kind: SaleEntry['kind'], id: string) =>
-  new ConflictError(`${kind}_id_taken`, `${kind === 'payment' ? 'Payment' : 'Refund'} id ${id} is already used by another ${kind === 'payment' ? 'sale' : 'refund'}; nothing was recorded for this one: use a new id`);
+  problem(`${kind}_id_taken`, `${kind === 'payment' ? 'Payment' : 'Refund'} id ${id} is already used by another ${kind === 'payment' ? 'sale' : 'refund'}; nothing was recorded for this one: use a new id`);
 
 /**
  * A sale or refund id claimed for this store (`recording`) before its write
@@ -106,14 +106,14 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
         const state = stateOf(cur);
         again = state === 'voiding' && cur.voidRefundId === refundId;
         if (again) return cur;
-        if (state === 'voided') return (refusal = new ConflictError('sale_already_voided', `Sale ${paymentId} was already voided`)).message;
-        if (state === 'voiding') return (refusal = new ConflictError('sale_void_in_progress', `Sale ${paymentId} is being voided (refund ${cur.voidRefundId})`)).message;
-        if (state === 'recording') return (refusal = new ConflictError('sale_not_recorded_yet', `Sale ${paymentId} is not recorded by the loyalty service yet; void it once it is`)).message;
+        if (state === 'voided') return (refusal = problem('sale_already_voided', `Sale ${paymentId} was already voided`)).message;
+        if (state === 'voiding') return (refusal = problem('sale_void_in_progress', `Sale ${paymentId} is being voided (refund ${cur.voidRefundId})`)).message;
+        if (state === 'recording') return (refusal = problem('sale_not_recorded_yet', `Sale ${paymentId} is not recorded by the loyalty service yet; void it once it is`)).message;
         return { ...cur, state: 'voiding', voidRefundId: refundId };
       });
       if (r.ok) claimed = r.entry;
       else if (refusal) throw refusal;
-      else if (r.entry) throw new ServiceUnavailableError('sale_busy', `Sale ${paymentId} could not be claimed: ${r.detail}`);
+      else if (r.entry) throw problem('sale_busy', `Sale ${paymentId} could not be claimed: ${r.detail}`);
     },
     async finish(answer) {
       if (!claimed || isQueued(answer)) return;
@@ -134,7 +134,7 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
   };
 }
 
-export const saleNotFound = (paymentId: string) => new NotFoundError('sale_not_found', `Sale ${paymentId} was not found in this store`);
+export const saleNotFound = (paymentId: string) => problem('sale_not_found', `Sale ${paymentId} was not found in this store`);
 
 /**
  * A queued sale or refund the outbox finished: delivered makes its id the

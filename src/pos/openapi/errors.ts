@@ -1,4 +1,5 @@
-import { problem } from './examples';
+import type { ProblemCode } from '../../platform/problem-catalogue';
+import { problemExample } from './examples';
 
 /** Header components (registered in components.ts) an error response may carry. */
 export type HeaderName = 'RetryAfter' | 'RateLimitLimit' | 'RateLimitRemaining' | 'RateLimitReset' | 'WwwAuthenticate';
@@ -12,11 +13,11 @@ export interface ErrorDoc {
   headers?: Record<string, HeaderName>;
 }
 
-type Answer = [code: string, example: { summary: string; value: object }];
+type Answer = [code: ProblemCode, example: { summary: string; value: object }];
 
-/** One documented answer, keyed by its code (the example's `code`). */
-function answer(summary: string, status: number, title: string, code: string, detail: string, extra: Record<string, unknown> = {}): Answer {
-  return [code, { summary, value: problem(status, title, code, detail, extra) }];
+/** One documented answer, keyed by its code (the example's `code`), with the catalogue's status for it. */
+function answer(summary: string, code: ProblemCode, detail: string, extra: Record<string, unknown> = {}): Answer {
+  return [code, { summary, value: problemExample(code, detail, extra) }];
 }
 const answers = (...list: Answer[]) => Object.fromEntries(list);
 
@@ -29,7 +30,7 @@ export const RATE_LIMIT_HEADER_NAMES: Record<string, HeaderName> = {
 
 const keyInUse = answer(
   'Another request with this Idempotency-Key is still running',
-  409, 'Conflict', 'idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 },
+  'idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 },
 );
 
 /**
@@ -44,14 +45,14 @@ export const ERRORS = {
       'nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); ' +
       'a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`).',
     examples: answers(
-      answer('A field is invalid', 400, 'Bad Request', 'validation_failed', 'Invalid request body: points: Too small: expected number to be >0', {
+      answer('A field is invalid', 'validation_failed', 'Invalid request body: points: Too small: expected number to be >0', {
         errors: [{ path: 'points', message: 'Too small: expected number to be >0' }],
       }),
-      answer('The body is not JSON', 400, 'Bad Request', 'malformed_json', 'The request body is not valid JSON'),
-      answer('The body nests too deep', 400, 'Bad Request', 'body_too_deep', 'The request body nests deeper than 32 levels'),
-      answer('The body does not decode as its Content-Encoding says', 400, 'Bad Request', 'malformed_body_encoding', 'The request body is not valid gzip data'),
-      answer('The path has broken percent-encoding (e.g. %zz)', 400, 'Bad Request', 'malformed_path', 'The request path has invalid percent-encoding'),
-      answer('The Idempotency-Key is unusable', 400, 'Bad Request', 'idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once'),
+      answer('The body is not JSON', 'malformed_json', 'The request body is not valid JSON'),
+      answer('The body nests too deep', 'body_too_deep', 'The request body nests deeper than 32 levels'),
+      answer('The body does not decode as its Content-Encoding says', 'malformed_body_encoding', 'The request body is not valid gzip data'),
+      answer('The path has broken percent-encoding (e.g. %zz)', 'malformed_path', 'The request path has invalid percent-encoding'),
+      answer('The Idempotency-Key is unusable', 'idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once'),
     ),
   },
   Unauthorized: {
@@ -61,11 +62,11 @@ export const ERRORS = {
       'With client certificates (mTLS): a certificate that names no usable terminal, or several (`invalid_client_certificate`), ' +
       'or a bearer token of another terminal than the certificate names (`credentials_disagree`).',
     examples: answers(
-      answer('Unknown or revoked token', 401, 'Unauthorized', 'invalid_token', 'The terminal token is not valid (unknown or revoked)'),
-      answer('No credentials', 401, 'Unauthorized', 'missing_token', 'This route needs a terminal token: Authorization: Bearer <token>'),
-      answer('Not a bearer token', 401, 'Unauthorized', 'malformed_authorization', 'The Authorization header must be "Bearer <terminal token>"'),
-      answer('mTLS: the certificate names no usable terminal, or several', 401, 'Unauthorized', 'invalid_client_certificate', 'The client certificate does not name exactly one usable terminal'),
-      answer('mTLS: the token and the certificate name different terminals', 401, 'Unauthorized', 'credentials_disagree', 'The bearer token and the client certificate name different terminals'),
+      answer('Unknown or revoked token', 'invalid_token', 'The terminal token is not valid (unknown or revoked)'),
+      answer('No credentials', 'missing_token', 'This route needs a terminal token: Authorization: Bearer <token>'),
+      answer('Not a bearer token', 'malformed_authorization', 'The Authorization header must be "Bearer <terminal token>"'),
+      answer('mTLS: the certificate names no usable terminal, or several', 'invalid_client_certificate', 'The client certificate does not name exactly one usable terminal'),
+      answer('mTLS: the token and the certificate name different terminals', 'credentials_disagree', 'The bearer token and the client certificate name different terminals'),
     ),
     headers: { 'WWW-Authenticate': 'WwwAuthenticate' },
   },
@@ -73,20 +74,20 @@ export const ERRORS = {
     status: 403,
     description: "The terminal's role may not use this route; or a browser preflight (OPTIONS) came from an origin not in CORS_ORIGINS (`cors_origin_not_allowed`).",
     examples: answers(
-      answer('Wrong role', 403, 'Forbidden', 'role_not_allowed', 'This route needs a manager terminal; this terminal is a cashier', { requiredRoles: ['manager'], role: 'cashier' }),
-      answer('Browser preflight from an origin not in CORS_ORIGINS', 403, 'Forbidden', 'cors_origin_not_allowed', 'Browser calls from origin https://tablet.example.com are not allowed (CORS_ORIGINS)'),
+      answer('Wrong role', 'role_not_allowed', 'This route needs a manager terminal; this terminal is a cashier', { requiredRoles: ['manager'], role: 'cashier' }),
+      answer('Browser preflight from an origin not in CORS_ORIGINS', 'cors_origin_not_allowed', 'Browser calls from origin https://tablet.example.com are not allowed (CORS_ORIGINS)'),
     ),
   },
   NotFound: {
     status: 404,
     description: 'The customer, redemption, transaction or job does not exist (or belongs to another store).',
-    examples: answers(answer('Unknown customer', 404, 'Not Found', 'customer_not_found', 'The customer was not found in the loyalty programme')),
+    examples: answers(answer('Unknown customer', 'customer_not_found', 'The customer was not found in the loyalty programme')),
   },
   Conflict: {
     status: 409,
     description: 'The request conflicts with the current state, e.g. the redemption is no longer held, or the id was already used; or a request with the same Idempotency-Key is still running (retry after Retry-After).',
     examples: answers(
-      answer('The redemption is no longer held', 409, 'Conflict', 'redemption_not_held', 'Redemption rdm_Zk3vQ9bT2mXc8LpA is expired; start a new redemption', { state: 'expired' }),
+      answer('The redemption is no longer held', 'redemption_not_held', 'Redemption rdm_Zk3vQ9bT2mXc8LpA is expired; start a new redemption', { state: 'expired' }),
       keyInUse,
     ),
     headers: RETRY_AFTER,
@@ -99,14 +100,12 @@ export const ERRORS = {
       'Or a code given with the start was asked for another redemption (`otp_for_another_redemption`). ' +
       'Or a request with the same Idempotency-Key is still running.',
     examples: answers(
-      answer('Too many open redemptions on this terminal', 409, 'Conflict', 'too_many_open_redemptions', 'This terminal already has 10 open redemptions (the limit is 10); complete or void one first', {
+      answer('Too many open redemptions on this terminal', 'too_many_open_redemptions', 'This terminal already has 10 open redemptions (the limit is 10); complete or void one first', {
         openRedemptions: 10,
         limit: 10,
       }),
       answer(
         "Another redemption's code is still out",
-        409,
-        'Conflict',
         'otp_pending_for_another_redemption',
         'A code sent to this customer for redemption rdm_Zk3vQ9bT2mXc8LpA is still out: confirm that redemption with it (POST /redemptions/{id}/otp), or start again after 2026-03-02T10:05:00.000Z',
         { redemptionId: 'rdm_Zk3vQ9bT2mXc8LpA', pendingUntil: '2026-03-02T10:05:00.000Z' },
@@ -118,20 +117,20 @@ export const ERRORS = {
   PayloadTooLarge: {
     status: 413,
     description: 'The body is larger than BODY_LIMIT_BYTES.',
-    examples: answers(answer('Body too large', 413, 'Payload Too Large', 'payload_too_large', 'The request body is larger than the limit of 262144 bytes')),
+    examples: answers(answer('Body too large', 'payload_too_large', 'The request body is larger than the limit of 262144 bytes')),
   },
   UnsupportedMediaType: {
     status: 415,
     description: 'The body is not application/json (`unsupported_media_type`), or its Content-Encoding or charset cannot be read (`unsupported_encoding`; gzip, deflate, br and UTF-8 can).',
     examples: answers(
-      answer('Not JSON', 415, 'Unsupported Media Type', 'unsupported_media_type', 'Send the body as application/json (got text/plain)'),
-      answer('Unknown Content-Encoding', 415, 'Unsupported Media Type', 'unsupported_encoding', 'unsupported content encoding "compress"'),
+      answer('Not JSON', 'unsupported_media_type', 'Send the body as application/json (got text/plain)'),
+      answer('Unknown Content-Encoding', 'unsupported_encoding', 'unsupported content encoding "compress"'),
     ),
   },
   Unprocessable: {
     status: 422,
     description: 'The loyalty service refused it: not enough points, a wrong hash or OTP, and the like.',
-    examples: answers(answer('Not enough points', 422, 'Unprocessable Entity', 'insufficient_points', 'The customer does not have enough points for this')),
+    examples: answers(answer('Not enough points', 'insufficient_points', 'The customer does not have enough points for this')),
   },
   TooManyRequests: {
     status: 429,
@@ -140,11 +139,11 @@ export const ERRORS = {
       'or the calling address failed authentication more than AUTH_FAILURE_LIMIT_PER_MINUTE times in a minute (`too_many_auth_failures`, refused before its credentials are looked at). ' +
       'Wait Retry-After seconds.',
     examples: answers(
-      answer('Per-terminal request limit', 429, 'Too Many Requests', 'rate_limited', 'This terminal sent more than 600 requests in a minute; try again in 12 s', {
+      answer('Per-terminal request limit', 'rate_limited', 'This terminal sent more than 600 requests in a minute; try again in 12 s', {
         retryAfterSeconds: 12,
         limitPerMinute: 600,
       }),
-      answer('Too many failed authentications from this address', 429, 'Too Many Requests', 'too_many_auth_failures', 'More than 20 failed authentications from this address in a minute; try again in 41 s', {
+      answer('Too many failed authentications from this address', 'too_many_auth_failures', 'More than 20 failed authentications from this address in a minute; try again in 41 s', {
         retryAfterSeconds: 41,
       }),
     ),
@@ -155,17 +154,17 @@ export const ERRORS = {
     description:
       'More than MAX_HEADER_COUNT request headers (`too_many_headers`). Headers larger than MAX_HEADER_BYTES in total are refused by the HTTP server itself ' +
       'with `headers_too_large`, before the request has an id (that answer carries no requestId or errorId).',
-    examples: answers(answer('Too many headers', 431, 'Request Header Fields Too Large', 'too_many_headers', 'The request has more than 100 headers; send at most 100')),
+    examples: answers(answer('Too many headers', 'too_many_headers', 'The request has more than 100 headers; send at most 100')),
   },
   BadGateway: {
     status: 502,
     description: "The loyalty service answered something unusable, or refused the middleware's credentials (a configuration problem).",
-    examples: answers(answer('Unusable upstream answer', 502, 'Bad Gateway', 'upstream_invalid_response', 'The loyalty service gave an answer that could not be understood')),
+    examples: answers(answer('Unusable upstream answer', 'upstream_invalid_response', 'The loyalty service gave an answer that could not be understood')),
   },
   ServiceUnavailable: {
     status: 503,
     description: 'The loyalty service (or Redis) is unavailable, slow or busy; try again after Retry-After.',
-    examples: answers(answer('Loyalty service down', 503, 'Service Unavailable', 'upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { retryAfterSeconds: 2 })),
+    examples: answers(answer('Loyalty service down', 'upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { retryAfterSeconds: 2 })),
     headers: RETRY_AFTER,
   },
 } satisfies Record<string, ErrorDoc>;

@@ -1,3 +1,6 @@
+import { STATUS_CODES } from 'node:http';
+import { PROBLEM_CATALOGUE, type ProblemCode } from '../../platform/problem-catalogue';
+
 /**
  * Examples shown in the cashier API document. They follow one walkthrough:
  * customer `alice` with 1,000 points redeems 200 of them on sale `sale-1001`.
@@ -116,11 +119,12 @@ export const examples = {
   },
 } as const;
 
-/** A problem+json body as the BFF writes it. */
-export function problem(status: number, title: string, code: string, detail: string, extra: Record<string, unknown> = {}) {
+/** A problem+json body as the BFF writes it, with the catalogue's status for the code. */
+export function problemExample(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
+  const { status } = PROBLEM_CATALOGUE[code];
   return {
     type: `urn:pos-loyalty:problem:${code}`,
-    title,
+    title: STATUS_CODES[status],
     status,
     detail,
     code,

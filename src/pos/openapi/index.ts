@@ -1,8 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { openApiPath } from '../../platform/openapi';
+import { catalogueTable } from '../../platform/problem-catalogue';
 import * as res from '../response-schemas';
-import { catalogueTable } from './error-catalogue';
 import { errorResponses, nameSchemas, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
 import { POS_ROUTES, PosRouteDoc } from './routes';
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, NotFoundError, ServiceUnavailableError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle } from '../money/claim-step';
 import { couponLockForRelease } from '../money/coupon-lock-claims';
 import { isCouponRefusal, type CouponAnswer } from '../../upstream/coupon-answers';
@@ -60,7 +61,7 @@ export async function lockCoupons(deps: PosDeps, ctx: CallContext, body: CouponC
     if (!(err instanceof AppError && isCouponRefusal(err.code))) throw err;
     throw await couponLockRefused(deps, ctx, body, err);
   }
-  if (!answer.lockReference) throw new ServiceUnavailableError('coupon_lock_unconfirmed', 'The loyalty service did not confirm the coupon lock; try again');
+  if (!answer.lockReference) throw problem('coupon_lock_unconfirmed', 'The loyalty service did not confirm the coupon lock; try again');
   const now = deps.clock();
   // Read as UTC when it has no offset (by the client). No end, or one already past (bad data or a clock far off): the configured lock time.
   const stated = answer.dateToExpire;
@@ -100,7 +101,7 @@ export async function lockCoupons(deps: PosDeps, ctx: CallContext, body: CouponC
 /** This store's lock; another store's reads exactly like a missing one. */
 async function findCouponLock(deps: PosDeps, ctx: CallContext, id: string): Promise<CouponLock> {
   const l = await deps.couponLocks.get(id);
-  if (!l || l.storeId !== ctx.identity.store.id) throw new NotFoundError('coupon_lock_not_found', `Coupon lock ${id} was not found`);
+  if (!l || l.storeId !== ctx.identity.store.id) throw problem('coupon_lock_not_found', `Coupon lock ${id} was not found`);
   return l;
 }
 
@@ -127,7 +128,7 @@ export async function releaseCouponLock(deps: PosDeps, ctx: CallContext, id: str
     send: () =>
       deps.loyalty.couponRelease(l.lockReference, { requestId: ctx.requestId }).catch((err: unknown) => {
         // Already released or lapsed upstream: the coupons are free either way (a lock being released cannot be burned).
-        if (err instanceof AppError && (err.code === 'coupon_lock_not_active' || err.code === 'coupon_lock_not_found')) return;
+        if (isProblem(err, 'coupon_lock_not_active', 'coupon_lock_not_found')) return;
         throw err;
       }),
     onRecord: async () => false,

@@ -1,4 +1,5 @@
 import { AppError, UnprocessableError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { isCouponRefusal, type CouponAnswer } from '../../upstream/coupon-answers';
 import type { CouponCheckBody } from '../coupon-schemas';
 import type { CallContext, PosDeps } from '../deps';
@@ -94,5 +95,5 @@ export async function couponLockRefused(deps: PosDeps, ctx: CallContext, body: C
   const detail = explained
     ? 'A coupon cannot be used for this sale; nothing was locked (see coupons for each code)'
     : 'The loyalty service refused these coupons together, though each can be used on its own now; nothing was locked (see reason)';
-  return new UnprocessableError('coupon_refused', detail, { extra: { reason: refusal.code, coupons } });
+  return problem('coupon_refused', detail, { extra: { reason: refusal.code, coupons } });
 }

@@ -1,4 +1,4 @@
-import { AppError, NotAllowedError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import type { CustomerRegistered, RegisterCustomerBody } from '../customer-schemas';
 import type { CallContext, PosDeps } from '../deps';
 import { countRegistration } from '../metrics';
@@ -19,7 +19,7 @@ export async function customerSummary(deps: PosDeps, ctx: CallContext, customerI
   const unavailable: string[] = [];
   for (const [name, result] of [['tier', tier], ['coupons', coupons]] as const) {
     if (result.status === 'rejected') {
-      if (result.reason instanceof AppError && result.reason.code === 'customer_not_found') throw result.reason;
+      if (isProblem(result.reason, 'customer_not_found')) throw result.reason;
       unavailable.push(name);
       deps.logger.warn({ requestId: ctx.requestId, part: name, err: (result.reason as Error).message }, 'customer summary part unavailable');
     }
@@ -71,7 +71,7 @@ export async function deleteCustomer(deps: PosDeps, ctx: CallContext, customerId
  */
 export async function customerHash(deps: PosDeps, ctx: CallContext, customerId: string) {
   if (!deps.settings.kioskQr) {
-    throw new NotAllowedError('kiosk_qr_off', "Kiosks do not show customers' QR codes here (KIOSK_QR is off): the customer shows the code from their own app");
+    throw problem('kiosk_qr_off', "Kiosks do not show customers' QR codes here (KIOSK_QR is off): the customer shows the code from their own app");
   }
   const { hash } = await deps.loyalty.hash(customerId, { requestId: ctx.requestId });
   // What the kiosk renders as a QR code: customer id then hash (DESIGN.md section 3).
@@ -92,7 +92,7 @@ export async function registerCustomer(deps: PosDeps, ctx: CallContext, customer
     const known = await deps.loyalty.balance(customerId, c).then(
       () => true,
       (err: unknown) => {
-        if (err instanceof AppError && err.code === 'customer_not_found') return false;
+        if (isProblem(err, 'customer_not_found')) return false;
         throw err;
       },
     );

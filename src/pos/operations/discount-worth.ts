@@ -1,4 +1,5 @@
 import { UnprocessableError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { CouponLock } from '../coupon-locks/types';
 import type { Redemption } from '../redemptions/types';
 import type { SaleLine } from '../schemas';
@@ -23,7 +24,7 @@ export interface CouponApplied {
 }
 
 function basketChanged(lock: Pick<CouponLock, 'id' | 'basketTotal'>, basket: number, why: string): UnprocessableError {
-  return new UnprocessableError(
+  return problem(
     'coupon_lock_basket_changed',
     `Coupon lock ${lock.id} was locked for a basket of ${lock.basketTotal}, and this sale's totalAmount is ${basket}: ${why}. Release the lock and lock the coupons again for this basket`,
     { errors: [{ path: 'totalAmount', message: `the coupon lock was validated for a basket of ${lock.basketTotal}` }] },

@@ -1,5 +1,5 @@
 import type { EventRequest } from '../../contract';
-import { NotAllowedError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { LoyaltyCallContext } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
@@ -32,7 +32,7 @@ function requireKioskEvents(deps: PosDeps, ctx: CallContext, body: EventsBody): 
   const allowed = ctx.identity.store.kioskEvents ?? deps.settings.kioskEvents;
   const refused = Object.keys(body.events).filter((name) => !allowed.includes(name));
   if (refused.length) {
-    throw new NotAllowedError('event_not_allowed', `A kiosk of this store may not send ${refused.join(', ')}`, {
+    throw problem('event_not_allowed', `A kiosk of this store may not send ${refused.join(', ')}`, {
       errors: refused.map((name) => ({ path: `events.${name}`, message: 'not an event this store allows from a kiosk' })),
     });
   }

@@ -1,5 +1,5 @@
 import type { BatchOrdersRequest } from '../../contract';
-import { NotFoundError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { BatchItemFailure, LoyaltyCallContext } from '../../upstream';
 import { rememberJob } from '../batch-jobs';
 import type { CallContext, PosDeps } from '../deps';
@@ -59,7 +59,7 @@ const reasonOf = (f: BatchItemFailure) => (f.code !== undefined && FAILURE_REASO
 /** A job of the caller's store; another store's, or one not uploaded through us, is "not found". */
 export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: number) {
   if ((await deps.batchJobs.storeOf(jobId, deps.clock())) !== ctx.identity.store.id) {
-    throw new NotFoundError('batch_job_not_found', `Batch job ${jobId} was not found`);
+    throw problem('batch_job_not_found', `Batch job ${jobId} was not found`);
   }
   const s = await deps.loyalty.batchStatus(jobId, { requestId: ctx.requestId });
   return {

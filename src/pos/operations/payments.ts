@@ -1,6 +1,7 @@
 import type { PaymentRequest } from '../../contract';
 import { paymentOnRecord, type PaymentAnswer } from '../../upstream';
-import { AppError, ConflictError, NotFoundError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { couponLockForPayment, type CouponLockClaim } from '../money/coupon-lock-claims';
 import { redemptionForPayment, type RedemptionClaim } from '../money/redemption-claims';
@@ -142,12 +143,12 @@ function paymentOnRecordOf(deps: PosDeps, body: PaymentBody, hold: { reference: 
 /** The till's words for a definite refusal of the payment upstream. */
 function explainRefusal(refusal: AppError, body: PaymentBody): AppError {
   // The upstream has another sale under this id (its record is not this payment's).
-  if (refusal.code === 'duplicate_transaction') {
-    return new ConflictError('payment_id_taken', `The loyalty service already has another sale under payment id ${body.paymentId}; nothing was recorded for this one: ring it up with a new payment id`, { loyaltyCode: refusal.loyaltyCode });
+  if (isProblem(refusal, 'duplicate_transaction')) {
+    return problem('payment_id_taken', `The loyalty service already has another sale under payment id ${body.paymentId}; nothing was recorded for this one: ring it up with a new payment id`, { loyaltyCode: refusal.loyaltyCode });
   }
   // The lock is the one thing a payment names that the service answers 4004 for (a hold is 9006, a customer 7000).
-  if (body.couponLockId && refusal.code === 'upstream_not_found') {
-    return new NotFoundError('coupon_lock_not_found', `The loyalty service does not know coupon lock ${body.couponLockId}; lock the coupons again`, { loyaltyCode: refusal.loyaltyCode });
+  if (body.couponLockId && isProblem(refusal, 'upstream_not_found')) {
+    return problem('coupon_lock_not_found', `The loyalty service does not know coupon lock ${body.couponLockId}; lock the coupons again`, { loyaltyCode: refusal.loyaltyCode });
   }
   return refusal;
 }

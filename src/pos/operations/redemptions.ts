@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HoldRequest } from '../../contract';
-import { AppError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../platform/errors';
+import { ConflictError, UnprocessableError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import type { HoldAnswer } from '../../upstream';
 import type { CallContext, PosDeps, RedemptionProof } from '../deps';
 import { claimActSettle, type Claim } from '../money/claim-step';
@@ -28,7 +29,7 @@ export function parseQr(qr: string): { customerId: string; hash: string } {
   const [id, hash] = at >= 0 ? [qr.slice(0, at), qr.slice(at + 1)] : (/^(.*)(\d{6})$/.exec(qr)?.slice(1) ?? ['', '']);
   const customerId = CustomerId.safeParse(id);
   if (!customerId.success || !Hash.safeParse(hash).success) {
-    throw new UnprocessableError('qr_invalid', "The QR code does not hold a customer id followed by the customer's hash");
+    throw problem('qr_invalid', "The QR code does not hold a customer id followed by the customer's hash");
   }
   return { customerId: customerId.data, hash };
 }
@@ -48,7 +49,7 @@ function holdFields(ask: RedemptionAsk): Pick<HoldRequest, 'amountToHold' | 'poi
 /** Reads a redemption of the caller's store; another store's is "not found" so ids cannot be probed. */
 export async function findRedemption(deps: PosDeps, ctx: CallContext, id: string): Promise<Redemption> {
   const r = await deps.redemptions.get(id, deps.clock());
-  if (!r || r.storeId !== ctx.identity.store.id) throw new NotFoundError('redemption_not_found', `Redemption ${id} was not found`);
+  if (!r || r.storeId !== ctx.identity.store.id) throw problem('redemption_not_found', `Redemption ${id} was not found`);
   return r;
 }
 
@@ -74,7 +75,7 @@ async function sendHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'cu
       { requestId: ctx.requestId },
     );
   } catch (err) {
-    if (err instanceof AppError && err.code === 'otp_invalid') await deps.upstreamOtp.learn(true);
+    if (isProblem(err, 'otp_invalid')) await deps.upstreamOtp.learn(true);
     throw err;
   }
   if (extra.otp === undefined) await deps.upstreamOtp.learn(false);
@@ -130,13 +131,13 @@ interface Route {
 const otpIsProof = (policy: RedemptionProof, hash: string | undefined) => policy === 'otp' || (policy === 'hash_or_otp' && hash === undefined);
 
 function proofRequired(detail = "This store needs the customer present: scan the QR code from the customer's app (qr, or customerId with hash)"): UnprocessableError {
-  return new UnprocessableError('proof_required', detail);
+  return problem('proof_required', detail);
 }
 
 /** The refusal when the OTP was to be the proof and the account does not check OTPs. */
 function refuseUnchecked(policy: RedemptionProof): never {
   if (policy === 'otp') {
-    throw new UpstreamError('otp_not_checked', 'The store requires an OTP for every redemption (REDEMPTION_PROOF=otp), but the loyalty account does not check OTPs; ask a manager');
+    throw problem('otp_not_checked', 'The store requires an OTP for every redemption (REDEMPTION_PROOF=otp), but the loyalty account does not check OTPs; ask a manager');
   }
   throw proofRequired("The loyalty account does not check OTPs, so a code proves nothing: scan the QR code from the customer's app (qr, or customerId with hash)");
 }
@@ -187,7 +188,7 @@ async function requireCustomer(deps: PosDeps, ctx: CallContext, customerId: stri
 /** A code given with the start itself must not be one the BFF asked for another redemption. */
 async function refuseForeignCode(deps: PosDeps, customerId: string): Promise<void> {
   if (await deps.otpTickets.current(customerId, deps.clock())) {
-    throw new ConflictError('otp_for_another_redemption', 'The code sent to this customer was asked for another redemption; confirm that redemption with it (POST /redemptions/{id}/otp), or start again without a code');
+    throw problem('otp_for_another_redemption', 'The code sent to this customer was asked for another redemption; confirm that redemption with it (POST /redemptions/{id}/otp), or start again without a code');
   }
 }
 
@@ -227,7 +228,7 @@ function codeOutstanding(standing: OtpTicket, storeId: string, now: number): Con
   const detail = ours
     ? `A code sent to this customer for redemption ${standing.redemptionId} is still out: confirm that redemption with it (POST /redemptions/{id}/otp), or start again after ${until}`
     : `A code sent to this customer for a redemption at another store is still out; start again after ${until}`;
-  return new ConflictError('otp_pending_for_another_redemption', detail, {
+  return problem('otp_pending_for_another_redemption', detail, {
     retryAfterSeconds: Math.max(1, Math.ceil((standing.lapsesAt - now) / 1000)),
     extra: { ...(ours ? { redemptionId: standing.redemptionId } : {}), pendingUntil: until },
   });
@@ -289,7 +290,7 @@ async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash
 async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
   const ticket = await deps.otpTickets.current(r.customerId, deps.clock());
   if (!ticket || ticket.redemptionId !== r.id || ticket.ask !== askKey(r.ask)) {
-    throw new ConflictError('otp_not_for_this_redemption', `The code out for this customer was not asked for redemption ${r.id} (its code lapsed, and another redemption may have had one sent since); start a new redemption to send a new code`);
+    throw problem('otp_not_for_this_redemption', `The code out for this customer was not asked for redemption ${r.id} (its code lapsed, and another redemption may have had one sent since); start a new redemption to send a new code`);
   }
   const policy = deps.settings.redemptionProof;
   if (otpIsProof(policy, r.hash) && (await deps.upstreamOtp.required()) === false) {
@@ -299,7 +300,7 @@ async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
 }
 
 /** The upstream refused a hold that carried no code for want of one: its account checks OTPs. */
-const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && err instanceof AppError && err.code === 'otp_invalid';
+const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && isProblem(err, 'otp_invalid');
 
 async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, proof: { hash?: string; otp?: string; otpIsProof: boolean }): Promise<RedemptionView> {
   const { hash, otp } = proof;
@@ -330,7 +331,7 @@ async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, proof:
 
 export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp: string): Promise<RedemptionView> {
   const r = await findRedemption(deps, ctx, id);
-  if (r.state !== 'otp_required') throw new ConflictError('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
+  if (r.state !== 'otp_required') throw problem('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
   // Only the code asked for this very redemption (same customer, same points or amount) may place its hold.
   const ticket: Claim = {
     name: `OTP ticket of ${r.customerId}`,
@@ -375,10 +376,10 @@ export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string
       try {
         await deps.loyalty.holdCancel(r.holdReference as string, { requestId: ctx.requestId });
       } catch (err) {
-        if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) throw err;
+        if (!isProblem(err, 'hold_already_cancelled', 'hold_not_active')) throw err;
         const hold = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: ctx.requestId });
-        if (hold.state === 'used') throw new ConflictError('redemption_used', `The hold of redemption ${id} was used by a payment; it cannot be voided`);
-        if (hold.state !== 'expired' && hold.state !== 'released') throw new ServiceUnavailableError('hold_state_unclear', `The loyalty service refused the release of redemption ${id}'s hold but calls it ${hold.state ?? 'nothing'}`);
+        if (hold.state === 'used') throw problem('redemption_used', `The hold of redemption ${id} was used by a payment; it cannot be voided`);
+        if (hold.state !== 'expired' && hold.state !== 'released') throw problem('hold_state_unclear', `The loyalty service refused the release of redemption ${id}'s hold but calls it ${hold.state ?? 'nothing'}`);
       }
     },
     onRecord: async () => false,

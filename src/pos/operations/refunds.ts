@@ -1,5 +1,5 @@
-import { ConflictError } from '../../platform/errors';
 import type { RefundRequest } from '../../contract';
+import { isProblem, problem } from '../../platform/problem';
 import { refundOnRecord, type RefundAnswer } from '../../upstream';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { NotOnRecordYet, saleForVoid, saleIdClaim, saleNotFound, settleSaleId } from '../money/sale-claims';
@@ -94,8 +94,8 @@ function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims:
     send: () => sendOrQueue(deps, ctx, { kind: 'refund', request: req }, summary, (call) => deps.loyalty.refund(req, call)),
     onRecord: () => refundOnRecord(deps.loyalty, { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined }, { requestId: ctx.requestId }),
     explain: (refusal) =>
-      refusal.code === 'duplicate_transaction'
-        ? new ConflictError('refund_id_taken', `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`, { loyaltyCode: refusal.loyaltyCode })
+      isProblem(refusal, 'duplicate_transaction')
+        ? problem('refund_id_taken', `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`, { loyaltyCode: refusal.loyaltyCode })
         : refusal,
   }).then((answer) => (answer && 'queued' in answer ? answer : refundView(req, answer)));
 }
@@ -133,7 +133,7 @@ export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: strin
     });
     known = await deps.sales.get('payment', paymentId);
   }
-  if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw new ConflictError('sale_already_voided', `Sale ${paymentId} was already voided`);
+  if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw problem('sale_already_voided', `Sale ${paymentId} was already voided`);
   const req = toUpstreamRefund(ctx, { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile }, deps.clock());
   const claims = [
     saleForVoid(deps, ctx, paymentId, refundId, deps.settings.returnsAtAnyBranch),

@@ -1,4 +1,4 @@
-import { AppError, NotFoundError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import type { OrderTransactionsAnswer } from '../../upstream/coupon-answers';
 import type { CallContext, PosDeps } from '../deps';
 import type { SaleEntry } from '../sales';
@@ -6,7 +6,7 @@ import type { SaleEntry } from '../sales';
 /** This store's sale or refund; another store's (or one this BFF never saw) is 404, as for redemptions. */
 async function entryOf(deps: PosDeps, ctx: CallContext, kind: SaleEntry['kind'], id: string): Promise<SaleEntry> {
   const e = await deps.sales.get(kind, id);
-  if (!e || e.storeId !== ctx.identity.store.id) throw new NotFoundError(`${kind}_not_found`, `${kind === 'payment' ? 'Payment' : 'Refund'} ${id} was not found`);
+  if (!e || e.storeId !== ctx.identity.store.id) throw problem(`${kind}_not_found`, `${kind === 'payment' ? 'Payment' : 'Refund'} ${id} was not found`);
   return e;
 }
 
@@ -15,8 +15,8 @@ async function transactionsOf(deps: PosDeps, ctx: CallContext, e: SaleEntry): Pr
     return (await deps.loyalty.orderTransactions(e.paymentId, { requestId: ctx.requestId })).transactions;
   } catch (err) {
     // Known here but not (yet) upstream: e.g. still queued in the outbox.
-    if (err instanceof AppError && (err.code === 'transaction_not_found' || err.code === 'upstream_not_found')) {
-      throw new NotFoundError(`${e.kind}_not_found`, `${e.kind === 'payment' ? 'Payment' : 'Refund'} ${e.id} is not recorded by the loyalty service (yet); see GET /outbox if it was queued`);
+    if (isProblem(err, 'transaction_not_found', 'upstream_not_found')) {
+      throw problem(`${e.kind}_not_found`, `${e.kind === 'payment' ? 'Payment' : 'Refund'} ${e.id} is not recorded by the loyalty service (yet); see GET /outbox if it was queued`);
     }
     throw err;
   }
@@ -53,7 +53,7 @@ export async function readRefund(deps: PosDeps, ctx: CallContext, refundId: stri
   const e = await entryOf(deps, ctx, 'refund', refundId);
   const list = (await transactionsOf(deps, ctx, e)).filter((t) => t.transactionId === refundId);
   const main = list.find((t) => t.transactionType === 'Refund' || t.transactionType === 'PartialRefund');
-  if (!main) throw new NotFoundError('refund_not_found', `Refund ${refundId} is not recorded by the loyalty service (yet); see GET /outbox if it was queued`);
+  if (!main) throw problem('refund_not_found', `Refund ${refundId} is not recorded by the loyalty service (yet); see GET /outbox if it was queued`);
   return {
     refundId,
     paymentId: e.paymentId,

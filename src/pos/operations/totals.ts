@@ -1,4 +1,5 @@
 import { UnprocessableError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { CouponLock } from '../coupon-locks/types';
 import type { CallContext, PosDeps } from '../deps';
 import type { Redemption } from '../redemptions/types';
@@ -45,7 +46,7 @@ function inconsistent(body: Pick<PaymentBody, 'totalAmount' | 'totalPaid'>, bask
   const detail = parts.length
     ? `totalPaid (${body.totalPaid}) is more than ${before}${less}: totalPaid is what was paid after discounts, coupons and redeemed points`
     : `totalPaid (${body.totalPaid}) is more than ${before}: totalPaid is what was paid after discounts, totalAmount the sale before them`;
-  return new UnprocessableError('payment_totals_inconsistent', detail, {
+  return problem('payment_totals_inconsistent', detail, {
     errors: [
       { path: 'totalPaid', message: `must be at most ${limit} (${body.totalAmount !== undefined ? 'totalAmount' : "the coupon lock's basket"}${less})` },
       {
@@ -68,7 +69,7 @@ export function applyTotals(body: Pick<PaymentBody, 'totalAmount' | 'totalPaid' 
   const basket = basketOf(body, d.lock);
   if (basket === undefined) {
     if (d.redemption && needsBasket(d.rule)) {
-      throw new UnprocessableError('total_amount_required', 'The redemption is a percentage of the sale, so the sale before discounts is needed to price it: send totalAmount', {
+      throw problem('total_amount_required', 'The redemption is a percentage of the sale, so the sale before discounts is needed to price it: send totalAmount', {
         errors: [{ path: 'totalAmount', message: 'required with a percentage redemption rule' }],
       });
     }

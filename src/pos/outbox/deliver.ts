@@ -1,4 +1,5 @@
-import { AppError, ConflictError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind, writeOutcome } from '../../upstream';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
@@ -37,7 +38,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const o = await orOnRecord(
         () => loyalty.payment(p, ctx),
         () => paymentOnRecord(loyalty, { paymentId: p.paymentId, customerId: p.customerId, totalPaid: p.totalPaid }, ctx),
-        () => new ConflictError('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
+        () => problem('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
       );
       return 'alreadyRecorded' in o ? o : { pointsEarned: o.rewardedPoints, pointsRedeemed: o.redeemedPoints };
     }
@@ -46,7 +47,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const o = await orOnRecord(
         () => loyalty.refund(r, ctx),
         () => refundOnRecord(loyalty, { paymentId: r.reverseTransactionId, refundId: r.refundTransactionId, amount: r.refundAmount ?? undefined }, ctx),
-        () => new ConflictError('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
+        () => problem('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
       );
       return 'alreadyRecorded' in o ? o : { amountRefunded: o.refundAmount, pointsReversed: o.refundEquivalentPoints, loyaltyTransactionId: o.gameballTransactionId };
     }
@@ -76,9 +77,9 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
   const kind = upstreamFailureKind(err);
   const transient =
     kind === 'unavailable' || kind === 'timeout' || kind === 'rate_limited' || kind === 'invalid_response' ||
-    failure.code === 'upstream_auth_failed' || failure.code === 'upstream_call_aborted';
+    isProblem(err, 'upstream_auth_failed', 'upstream_call_aborted');
   if (!transient) return { kind: 'dead', error: failure };
-  const counted = !certainlyNotDelivered(err) && failure.code !== 'upstream_call_aborted';
+  const counted = !certainlyNotDelivered(err) && !isProblem(err, 'upstream_call_aborted');
   const attempts = entry.attempts + (counted ? 1 : 0);
   if (counted && attempts >= policy.maxAttempts) {
     return { kind: 'dead', error: { ...failure, message: `${failure.message} (gave up after ${attempts} attempts)` } };

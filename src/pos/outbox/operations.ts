@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { CallContext, PosDeps } from '../deps';
 import type { OutboxEntry, OutboxWork } from './types';
 
@@ -54,7 +54,7 @@ export function outboxEntryView(e: OutboxEntry, now: number): OutboxEntryView {
   };
 }
 
-const notFound = (id: string, what = 'outbox entry') => new NotFoundError('outbox_entry_not_found', `No ${what} ${id} for this store`);
+const notFound = (id: string, what = 'outbox entry') => problem('outbox_entry_not_found', `No ${what} ${id} for this store`);
 
 /** A store's terminals see its own entries only; another store's look like none. */
 export async function outboxStatus(deps: PosDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {

@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import type { Redemption } from './types';
 
 /**
@@ -17,7 +18,7 @@ export type ClaimRefusal = NotFoundError | ConflictError;
 
 /** Another store's redemption reads exactly like a missing one, so ids cannot be probed. */
 export function redemptionNotFound(id: string): NotFoundError {
-  return new NotFoundError('redemption_not_found', `Redemption ${id} was not found`);
+  return problem('redemption_not_found', `Redemption ${id} was not found`);
 }
 
 export function claim(cur: Redemption, who: Claimant): Redemption | ClaimRefusal {
@@ -25,18 +26,18 @@ export function claim(cur: Redemption, who: Claimant): Redemption | ClaimRefusal
   if (who.kind === 'void') {
     // A second void of the same redemption (a till's retry) may carry on: releasing a hold twice is harmless.
     if (cur.state === 'voiding') return cur;
-    if (cur.state === 'paying') return new ConflictError('payment_in_progress', `Redemption ${cur.id} is used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
-    if (cur.state !== 'held') return new ConflictError('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; only a held redemption can be voided`, { extra: outcomeOf(cur) });
+    if (cur.state === 'paying') return problem('payment_in_progress', `Redemption ${cur.id} is used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
+    if (cur.state !== 'held') return problem('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; only a held redemption can be voided`, { extra: outcomeOf(cur) });
     return { ...cur, state: 'voiding' };
   }
-  if (cur.customerId !== who.customerId) return new ConflictError('redemption_customer_mismatch', `Redemption ${cur.id} belongs to another customer`);
+  if (cur.customerId !== who.customerId) return problem('redemption_customer_mismatch', `Redemption ${cur.id} belongs to another customer`);
   // The same sale sent again (its first answer lost): the upstream's record says whether it already has it.
   if (cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed')) return cur;
-  if (cur.state === 'voiding') return new ConflictError('redemption_not_held', `Redemption ${cur.id} is being voided; start a new redemption`, { extra: outcomeOf(cur) });
-  if (cur.state === 'paying') return new ConflictError('redemption_in_use', `Redemption ${cur.id} is already used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
-  if (cur.state !== 'held') return new ConflictError('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; start a new redemption`, { extra: outcomeOf(cur) });
+  if (cur.state === 'voiding') return problem('redemption_not_held', `Redemption ${cur.id} is being voided; start a new redemption`, { extra: outcomeOf(cur) });
+  if (cur.state === 'paying') return problem('redemption_in_use', `Redemption ${cur.id} is already used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
+  if (cur.state !== 'held') return problem('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; start a new redemption`, { extra: outcomeOf(cur) });
   if ((cur.expiresAt ?? 0) - who.now < who.marginMs) {
-    return new ConflictError('redemption_expiring', `Redemption ${cur.id} has less than ${Math.round(who.marginMs / 1000)} s left; void it and start again`, { extra: outcomeOf(cur) });
+    return problem('redemption_expiring', `Redemption ${cur.id} has less than ${Math.round(who.marginMs / 1000)} s left; void it and start again`, { extra: outcomeOf(cur) });
   }
   return { ...cur, state: 'paying', paymentId: who.paymentId };
 }

@@ -1,4 +1,4 @@
-import { ConflictError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, expiredVersion, isClaimed, isOpen, firstVersion, nextVersion, retentionMs, RetentionPolicy } from './record';
 import type { ChangeResult, Redemption, RedemptionStore } from './types';
 
@@ -79,7 +79,7 @@ export class MemoryRedemptionStore implements RedemptionStore {
   async create(redemption: Redemption): Promise<void> {
     const record = firstVersion(redemption);
     if (this.records.has(record.id)) {
-      throw new ConflictError('redemption_exists', `Redemption ${record.id} already exists`);
+      throw problem('redemption_exists', `Redemption ${record.id} already exists`);
     }
     this.write(record, record.updatedAt);
   }

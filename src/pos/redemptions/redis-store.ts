@@ -1,5 +1,5 @@
+import { problem } from '../../platform/problem';
 import { redisUnavailable, type RedisClient } from '../../platform/redis';
-import { ConflictError } from '../../platform/errors';
 import { DEFAULT_RECHECK_MS, DEFAULT_RETENTION, firstVersion, isOpen, nextVersion, retentionMs, RetentionPolicy } from './record';
 import { decodeRedemption, encodeRedemption, toBase36 } from './redis-codec';
 import { RedemptionScripts, withRedemptionScripts } from './redis-scripts';
@@ -54,7 +54,7 @@ export class RedisRedemptionStore implements RedemptionStore {
   async create(redemption: Redemption): Promise<void> {
     const record = firstVersion(redemption);
     const written = await this.write(record, '0', record.updatedAt);
-    if (written !== 1) throw new ConflictError('redemption_exists', `Redemption ${record.id} already exists`);
+    if (written !== 1) throw problem('redemption_exists', `Redemption ${record.id} already exists`);
   }
 
   async get(id: string, now: number): Promise<Redemption | null> {
@@ -73,7 +73,7 @@ export class RedisRedemptionStore implements RedemptionStore {
       if (written === -1) return { ok: false, reason: 'not_found' };
       // 0: another writer (a change, the sweeper) got there first; read again and re-decide.
     }
-    throw new ConflictError('redemption_busy', `Redemption ${id} is being changed by another request; try again`);
+    throw problem('redemption_busy', `Redemption ${id} is being changed by another request; try again`);
   }
 
   async sweepDue(now: number, limit: number): Promise<Redemption[]> {

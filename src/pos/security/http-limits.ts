@@ -1,6 +1,6 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { HeaderFieldsTooLargeError, NotAllowedError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 
 /**
  * Refuses a request with more than `max` headers. The server parses them all
@@ -11,7 +11,7 @@ export function headerCountLimit(max: number): RequestHandler {
   return (req, _res, next) => {
     const count = req.rawHeaders.length / 2;
     if (count <= max) return next();
-    next(new HeaderFieldsTooLargeError('too_many_headers', `The request has more than ${max} headers; send at most ${max}`));
+    next(problem('too_many_headers', `The request has more than ${max} headers; send at most ${max}`));
   };
 }
 
@@ -31,7 +31,7 @@ export function corsFor(origins: readonly string[]): RequestHandler[] {
   const refuseForeignPreflight: RequestHandler = (req, _res, next) => {
     const preflight = req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
     if (!preflight || isAllowed(req.headers.origin)) return next();
-    next(new NotAllowedError('cors_origin_not_allowed', `Browser calls from origin ${String(req.headers.origin).slice(0, 200)} are not allowed (CORS_ORIGINS)`));
+    next(problem('cors_origin_not_allowed', `Browser calls from origin ${String(req.headers.origin).slice(0, 200)} are not allowed (CORS_ORIGINS)`));
   };
   if (allowed.size === 0) return [refuseForeignPreflight];
   const allow = cors({

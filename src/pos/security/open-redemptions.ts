@@ -1,5 +1,5 @@
+import { problem } from '../../platform/problem';
 import type { RedisClient } from '../../platform/redis';
-import { ConflictError } from '../../platform/errors';
 import { isEnding } from '../redemptions/record';
 import type { RedemptionStore } from '../redemptions/types';
 
@@ -113,7 +113,7 @@ export function openRedemptionCap(o: OpenRedemptionCapOptions): OpenRedemptionCa
       const count = open.filter(Boolean).length;
       if (count >= o.limit) {
         await release();
-        throw new ConflictError(
+        throw problem(
           'too_many_open_redemptions',
           `This terminal already has ${count} open redemptions (the limit is ${o.limit}); complete or void one first`,
           { extra: { openRedemptions: count, limit: o.limit } },

@@ -1,8 +1,8 @@
 import type { RequestHandler, Response } from 'express';
+import { problem } from '../../platform/problem';
 import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { RateLimitedError } from '../../platform/errors';
 import { identityOf } from '../auth/terminal-auth';
 import { deferAdmission } from '../http/admission';
 
@@ -54,7 +54,7 @@ export function terminalRateLimit(limiter: RateLimiterAbstract, logger: Logger):
           }
           if (!res.headersSent) setRateLimitHeaders(res, limiter.points, outcome);
           const wait = secondsOf(outcome.msBeforeNext);
-          throw new RateLimitedError('rate_limited', `This terminal sent more than ${limiter.points} requests in a minute; try again in ${wait} s`, {
+          throw problem('rate_limited', `This terminal sent more than ${limiter.points} requests in a minute; try again in ${wait} s`, {
             retryAfterSeconds: wait,
             extra: { limitPerMinute: limiter.points },
           });

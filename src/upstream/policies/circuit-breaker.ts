@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { AppError, ServiceUnavailableError } from '../../platform/errors';
+import { AppError } from '../../platform/errors';
+import { isProblem, problem } from '../../platform/problem';
 import { markNotDelivered, upstreamFailureKind } from '../errors';
 import type { CallPolicy } from '../policy';
 
@@ -77,7 +78,7 @@ export class CircuitBreaker {
     if (waited < this.opts.halfOpenAfterMs || this.probing) {
       const left = this.probing ? this.opts.halfOpenAfterMs : this.opts.halfOpenAfterMs - waited;
       throw markNotDelivered(
-        new ServiceUnavailableError('upstream_circuit_open', 'The loyalty service is unavailable (too many recent failures); try again shortly', {
+        problem('upstream_circuit_open', 'The loyalty service is unavailable (too many recent failures); try again shortly', {
           retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)),
         }),
       );
@@ -132,7 +133,7 @@ export class CircuitBreaker {
  */
 function judge(err: unknown): 'failure' | 'success' | 'neutral' {
   if (!(err instanceof AppError)) return 'neutral';
-  if (err.code === 'upstream_circuit_open' || err.code === 'upstream_call_aborted') return 'neutral';
+  if (isProblem(err, 'upstream_circuit_open', 'upstream_call_aborted')) return 'neutral';
   const kind = upstreamFailureKind(err);
   if (kind === 'unavailable' || kind === 'timeout') return 'failure';
   if (kind === 'rate_limited' || kind === null) return 'neutral';
