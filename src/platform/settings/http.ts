@@ -19,8 +19,7 @@ export const http = feature({
   title: 'BFF HTTP',
   settings: {
     host: setting('HOST', z.string().min(1).default('0.0.0.0'), {
-      description: 'Interface the cashier API listens on.',
-      default: '0.0.0.0 (the store LAN)',
+      description: 'Interface the cashier API listens on; 0.0.0.0 is every interface (the store LAN).',
       readme: 'the interface the cashier API listens on',
     }),
     port: setting('PORT', port.default(8080), { description: 'Port of the cashier API.', readme: 'the port of the cashier API' }),

@@ -16,19 +16,19 @@ export const loyalty = feature({
   settings: {
     baseUrl: setting('LOYALTY_BASE_URL', z.url({ protocol: /^https?$/ }).optional(), {
       description:
-        'Unset: the BFF starts the bundled sandbox and uses it. Set: use this service (e.g. the real one) and never start ' +
-        'the sandbox. Example: https://api.example-loyalty.com',
+        'Unset: the BFF starts the bundled sandbox and uses it. Set: use this service (the real one, e.g. ' +
+        'https://api.example-loyalty.com) and never start the sandbox.',
       default: 'unset (the bundled sandbox)',
       readme: 'unset: start the bundled sandbox and use it; set: use that service and never start the sandbox',
     }),
     apiKey: setting('LOYALTY_API_KEY', z.string().min(1).optional(), {
       description: "The account's API key. Required when LOYALTY_BASE_URL is set; never give it to a till.",
-      default: "the sandbox demo account's",
+      default: "the sandbox demo account's API key",
       readme: "the account's API key; required with `LOYALTY_BASE_URL`",
     }),
     secretKey: setting('LOYALTY_SECRET_KEY', z.string().min(1).optional(), {
       description: "The account's secret key. Required when LOYALTY_BASE_URL is set; never give it to a till.",
-      default: "the sandbox demo account's",
+      default: "the sandbox demo account's secret key",
       readme: "the account's secret key; required with `LOYALTY_BASE_URL`",
     }),
     timeoutMs: setting('LOYALTY_TIMEOUT_MS', positiveInt.max(120_000).default(5000), {
