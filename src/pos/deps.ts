@@ -17,7 +17,14 @@ import type { TerminalIdentity } from './terminals/types';
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
 export type RedemptionProof = CashierApiSettings['redemptionProof'];
 
-const FROM_CASHIER_API = ['redemptionProof', 'holdPeriodMinutes', 'holdSafetyMarginSeconds', 'refundRequiresManager', 'couponLockMinutes', 'otpCodeMinutes'] as const;
+const FROM_CASHIER_API = [
+  'redemptionProof',
+  'holdPeriodMinutes',
+  'holdSafetyMarginSeconds',
+  'refundRequiresManager',
+  'couponLockMinutes',
+  'otpCodeMinutes',
+] as const;
 const FROM_MONEY = ['returnsAtAnyBranch', 'kioskEvents', 'kioskQr'] as const;
 
 /** Settings the cashier operations read: their part of three features' slices (src/platform/settings). */
@@ -31,6 +38,7 @@ function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
   return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
 }
 
+/** The operations' settings, taken from the configuration's slices once, when the BFF is assembled. */
 export function posSettings(config: { pos: CashierApiSettings; money: MoneySettings; holdExpiry: HoldExpirySettings }): PosSettings {
   return { ...pick(config.pos, FROM_CASHIER_API), ...pick(config.money, FROM_MONEY), holdExpiryLookup: config.holdExpiry.lookup };
 }
