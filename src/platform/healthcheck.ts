@@ -12,7 +12,7 @@ import net from 'node:net';
 import { localAddressOf } from './local-address';
 
 const port = Number(process.env.PORT || 8080);
-// Where the BFF binds (HOST, as config.ts reads it): a store may bind one LAN address only.
+// Where the BFF binds (HOST, as src/platform/settings/http.ts reads it): a store may bind one LAN address only.
 const host = localAddressOf(process.env.HOST || '0.0.0.0');
 const tls = Boolean(process.env.TLS_CERT_FILE);
 const mtlsRequired = tls && Boolean(process.env.TLS_CLIENT_CA_FILE) && !/^(false|0|no)$/.test(process.env.TLS_CLIENT_CERT_REQUIRED ?? '');

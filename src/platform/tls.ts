@@ -7,14 +7,9 @@ import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { ConfigError } from './config';
 import { problem } from './problem';
+import type { TlsSettings } from './settings/http';
 
-/** What `Config.http.tls` holds: PEM files, and whether client certificates are required. */
-export interface TlsSettings {
-  certFile: string;
-  keyFile: string;
-  clientCaFile?: string;
-  clientCertRequired: boolean;
-}
+export type { TlsSettings };
 
 function readPem(variable: string, file: string): Buffer {
   try {

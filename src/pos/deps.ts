@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
+import type { CashierApiSettings, HoldExpirySettings, MoneySettings } from '../platform/settings';
 import type { BatchJobStore } from './batch-jobs';
 import type { LoyaltyClient } from '../upstream';
 import type { CouponLockStore } from './coupon-locks/types';
@@ -14,26 +15,32 @@ import type { OpenRedemptionCap } from './security/open-redemptions';
 import type { TerminalIdentity } from './terminals/types';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
-export type RedemptionProof = 'hash_or_otp' | 'hash' | 'otp' | 'none';
+export type RedemptionProof = CashierApiSettings['redemptionProof'];
 
-/** Settings the cashier operations read. */
-export interface PosSettings {
-  redemptionProof: RedemptionProof;
-  holdPeriodMinutes: number;
-  /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
-  holdExpiryLookup?: HoldExpiryLookup;
-  holdSafetyMarginSeconds: number;
-  refundRequiresManager: boolean;
-  /** RETURNS_AT_ANY_BRANCH: refunds and voids of a sale from any store of the chain. */
-  returnsAtAnyBranch: boolean;
-  /** KIOSK_EVENTS: event names a kiosk may send when its store names none of its own. */
-  kioskEvents: readonly string[];
-  /** Minutes a coupon lock lasts upstream (COUPON_LOCK_MINUTES). */
-  couponLockMinutes: number;
-  /** KIOSK_QR: a kiosk may read a customer's hash (off in production unless set). */
-  kioskQr: boolean;
-  /** OTP_CODE_MINUTES: how long a customer's code is taken to live. */
-  otpCodeMinutes: number;
+const FROM_CASHIER_API = [
+  'redemptionProof',
+  'holdPeriodMinutes',
+  'holdSafetyMarginSeconds',
+  'refundRequiresManager',
+  'couponLockMinutes',
+  'otpCodeMinutes',
+] as const;
+const FROM_MONEY = ['returnsAtAnyBranch', 'kioskEvents', 'kioskQr'] as const;
+
+/** Settings the cashier operations read: their part of three features' slices (src/platform/settings). */
+export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[number]> &
+  Pick<MoneySettings, (typeof FROM_MONEY)[number]> & {
+    /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
+    holdExpiryLookup?: HoldExpiryLookup;
+  };
+
+function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
+}
+
+/** The operations' settings, taken from the configuration's slices once, when the BFF is assembled. */
+export function posSettings(config: { pos: CashierApiSettings; money: MoneySettings; holdExpiry: HoldExpirySettings }): PosSettings {
+  return { ...pick(config.pos, FROM_CASHIER_API), ...pick(config.money, FROM_MONEY), holdExpiryLookup: config.holdExpiry.lookup };
 }
 
 /** What every cashier operation may use; built once in the app factory. */

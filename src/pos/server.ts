@@ -11,7 +11,7 @@ import { CircuitBreaker, createRateLimiter, rateLimitPolicy } from '../upstream/
 import { createBffApp } from './app';
 import { CouponLockSweeper, createCouponLockStore } from './coupon-locks';
 import { RedemptionOptionsCache } from './operations/redemption-options';
-import type { PosDeps } from './deps';
+import { posSettings, type PosDeps } from './deps';
 import { healthRoutes } from './http/health';
 import { requireRedis } from './http/redis-gate';
 import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
@@ -92,18 +92,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   if (!redis) logger.warn('REDIS_URL is not set: queued writes (outbox) are kept in this process only and are lost if it stops');
   const batchJobs = createBatchJobStore({ redis, prefix: config.redis.keyPrefix });
   const deps: PosDeps = {
-    settings: {
-      redemptionProof: config.pos.redemptionProof,
-      holdPeriodMinutes: config.pos.holdPeriodMinutes,
-      holdExpiryLookup: config.holdExpiry.lookup,
-      holdSafetyMarginSeconds: config.pos.holdSafetyMarginSeconds,
-      refundRequiresManager: config.pos.refundRequiresManager,
-      returnsAtAnyBranch: config.money.returnsAtAnyBranch,
-      kioskEvents: config.money.kioskEvents,
-      couponLockMinutes: config.pos.couponLockMinutes,
-      kioskQr: config.money.kioskQr,
-      otpCodeMinutes: config.pos.otpCodeMinutes,
-    },
+    settings: posSettings(config),
     loyalty,
     sales: createSaleRecords({ redis, prefix: config.redis.keyPrefix, ttlDays: config.money.saleRecordDays, clock }),
     redemptions,
@@ -114,7 +103,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
     otpTickets,
     outbox,
     batchJobs,
-    openRedemptions: openRedemptionCapFor(config, redemptions, redis),
+    openRedemptions: openRedemptionCapFor(config.security, redemptions, { redis, keyPrefix: config.redis.keyPrefix }),
     clock,
     logger,
     metrics,
@@ -130,7 +119,7 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
     logger,
     bodyLimitBytes: config.http.bodyLimitBytes,
     trustProxy: config.money.trustProxy,
-    security: bffSecurity(config, redis, logger),
+    security: bffSecurity({ security: config.security, http: config.http }, { redis, keyPrefix: config.redis.keyPrefix }, logger),
     idempotency: idempotency({ store: idempotencyStore, ttlMs: config.idempotency.ttlMs, leaseMs: config.idempotency.leaseMs, clock, logger }),
     requireRedis: redis ? requireRedis(redis) : undefined,
     mountOps: (ops) => {

@@ -1,5 +1,6 @@
 import type { HoldAnswer } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
+import type { HoldExpirySettings } from '../../platform/settings';
 
 /**
  * When a hold ends. The hold's answer does not say (only a hold lookup does),
@@ -9,7 +10,7 @@ import type { CallContext, PosDeps } from '../deps';
  * corrects the tracked expiry; `before_answer` waits for it (one more round
  * trip for the cashier); `off` never sends it.
  */
-export type HoldExpiryLookup = 'after_answer' | 'before_answer' | 'off';
+export type HoldExpiryLookup = HoldExpirySettings['lookup'];
 
 /**
  * The account's hold period as this BFF instance knows it: HOLD_PERIOD_MINUTES

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Config } from '../../platform/config';
+import type { HttpSettings, SecuritySettings } from '../../platform/settings';
 import type { RedemptionStore } from '../redemptions/types';
 import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminalSets } from './open-redemptions';
 import { authFailureGuard, AuthFailureGuard, perMinuteLimiter } from './rate-limits';
@@ -31,10 +31,14 @@ export interface BffSecurity {
   clientCertificates?: boolean;
 }
 
-/** The defences as configured; limiters count in Redis when the BFF has it. */
-export function bffSecurity(config: Config, redis: RedisClient | undefined, logger: Logger): BffSecurity {
-  const { security, http } = config;
-  const limiter = (name: string, perMinute: number) => (perMinute > 0 ? perMinuteLimiter({ name, perMinute, redis, keyPrefix: config.redis.keyPrefix }) : undefined);
+/** The defences as configured; limiters count in Redis (under `keyPrefix`) when the BFF has it. */
+export function bffSecurity(
+  settings: { security: SecuritySettings; http: HttpSettings },
+  store: { redis: RedisClient | undefined; keyPrefix: string },
+  logger: Logger,
+): BffSecurity {
+  const { security, http } = settings;
+  const limiter = (name: string, perMinute: number) => (perMinute > 0 ? perMinuteLimiter({ name, perMinute, redis: store.redis, keyPrefix: store.keyPrefix }) : undefined);
   const terminalLimiter = limiter('terminal', security.terminalRateLimitPerMinute);
   const failures = limiter('auth-failures', security.authFailureLimitPerMinute);
   return {
@@ -47,9 +51,13 @@ export function bffSecurity(config: Config, redis: RedisClient | undefined, logg
 }
 
 /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL over the BFF's redemption store; undefined when the cap is off. */
-export function openRedemptionCapFor(config: Config, store: RedemptionStore, redis: RedisClient | undefined): OpenRedemptionCap | undefined {
-  const limit = config.security.maxOpenRedemptionsPerTerminal;
+export function openRedemptionCapFor(
+  security: SecuritySettings,
+  redemptions: RedemptionStore,
+  store: { redis: RedisClient | undefined; keyPrefix: string },
+): OpenRedemptionCap | undefined {
+  const limit = security.maxOpenRedemptionsPerTerminal;
   if (limit <= 0) return undefined;
-  const sets = redis ? new RedisTerminalSets(redis, config.redis.keyPrefix) : new MemoryTerminalSets();
-  return openRedemptionCap({ limit, store, sets });
+  const sets = store.redis ? new RedisTerminalSets(store.redis, store.keyPrefix) : new MemoryTerminalSets();
+  return openRedemptionCap({ limit, store: redemptions, sets });
 }

@@ -1,0 +1,38 @@
+import type { SliceOf } from './define';
+import { environment } from './environment';
+import { log } from './log';
+import { http } from './http';
+import { security } from './security';
+import { sandbox } from './sandbox';
+import { loyalty } from './loyalty';
+import { redis } from './redis';
+import { idempotency } from './idempotency';
+import { outbox } from './outbox';
+import { upstream } from './upstream';
+import { money } from './money';
+import { pos } from './pos';
+import { holdExpiry } from './hold-expiry';
+
+/**
+ * Every feature's settings under the name of its slice of the configuration,
+ * in the order start-up shows them and the generated docs list them.
+ */
+export const FEATURES = { env: environment, log, http, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
+
+/** The whole configuration: each feature's slice under its name. */
+export type Settings = { [K in keyof typeof FEATURES]: SliceOf<(typeof FEATURES)[K]> };
+
+export { environment, log, http, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
+export { NODE_ENVS, type Deployment, type Feature, type NodeEnv, type Setting, type SettingDoc } from './define';
+export type { LogSettings } from './log';
+export type { HttpSettings, TlsSettings } from './http';
+export type { SecuritySettings } from './security';
+export type { SandboxSettings } from './sandbox';
+export type { LoyaltySettings } from './loyalty';
+export type { RedisSettings } from './redis';
+export type { IdempotencySettings } from './idempotency';
+export type { OutboxSettings } from './outbox';
+export type { UpstreamSettings } from './upstream';
+export type { MoneySettings } from './money';
+export type { CashierApiSettings } from './pos';
+export type { HoldExpirySettings } from './hold-expiry';

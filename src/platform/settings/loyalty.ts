@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { bool, nonNegativeInt, positiveInt } from './values';
+import { feature, setting, type SliceOf } from './define';
+
+/** Loopback: the bundled sandbox and the tests; a plain-HTTP call there never leaves the machine. */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.[0-9]{1,3}){3}$/.test(hostname);
+}
+
+export const loyalty = feature({
+  title: 'Loyalty service (upstream)',
+  notes: [
+    "There is no OTP setting: with the bundled sandbox the BFF reads the account's own setting; against a real service, " +
+      'a hold refused for want of an OTP becomes otp_required and the code is sent.',
+  ],
+  settings: {
+    baseUrl: setting('LOYALTY_BASE_URL', z.url({ protocol: /^https?$/ }).optional(), {
+      description:
+        'Unset: the BFF starts the bundled sandbox and uses it. Set: use this service (the real one, e.g. ' +
+        'https://api.example-loyalty.com) and never start the sandbox.',
+      default: 'unset (the bundled sandbox)',
+      readme: 'unset: start the bundled sandbox and use it; set: use that service and never start the sandbox',
+    }),
+    apiKey: setting('LOYALTY_API_KEY', z.string().min(1).optional(), {
+      description: "The account's API key. Required when LOYALTY_BASE_URL is set; never give it to a till.",
+      default: "the sandbox demo account's API key",
+      readme: "the account's API key; required with `LOYALTY_BASE_URL`",
+    }),
+    secretKey: setting('LOYALTY_SECRET_KEY', z.string().min(1).optional(), {
+      description: "The account's secret key. Required when LOYALTY_BASE_URL is set; never give it to a till.",
+      default: "the sandbox demo account's secret key",
+      readme: "the account's secret key; required with `LOYALTY_BASE_URL`",
+    }),
+    timeoutMs: setting('LOYALTY_TIMEOUT_MS', positiveInt.max(120_000).default(5000), {
+      description: 'Timeout of one upstream call, in milliseconds.',
+    }),
+    retries: setting('LOYALTY_RETRIES', nonNegativeInt.max(10).default(2), {
+      description: 'Retries of calls that are safe to retry (reads, payments, refunds).',
+    }),
+    allowHttp: setting('LOYALTY_ALLOW_HTTP', bool.default(false), {
+      description:
+        'Every call carries the secret key, so LOYALTY_BASE_URL must be https://, except to a loopback host (127.0.0.1, ' +
+        '::1, localhost). true = also allow plain http:// to another host (e.g. a sandbox container on a private ' +
+        'network); refused with NODE_ENV=production.',
+      readme:
+        '`LOYALTY_BASE_URL` must be `https://` (every call carries the secret key) unless its host is loopback ' +
+        '(`127.0.0.1`, `::1`, `localhost`); `true` allows plain `http://` to another host, for a trial against a sandbox ' +
+        'container; refused with `NODE_ENV=production`',
+    }),
+  },
+  read: (loyalty, _deployment, problems) => {
+    if (loyalty.baseUrl && !(loyalty.apiKey && loyalty.secretKey)) {
+      problems.push('LOYALTY_API_KEY and LOYALTY_SECRET_KEY: required when LOYALTY_BASE_URL is set');
+    }
+    // Every call carries the secret key. LOYALTY_ALLOW_HTTP is for trials; production refuses it (src/platform/config.ts).
+    if (loyalty.baseUrl && !loyalty.allowHttp) {
+      const url = new URL(loyalty.baseUrl);
+      if (url.protocol !== 'https:' && !isLoopback(url.hostname)) {
+        problems.push(
+          'LOYALTY_BASE_URL: must be https:// (every call carries the secret key); plain http:// only to a loopback host (127.0.0.1, ::1, localhost), or outside production with LOYALTY_ALLOW_HTTP=true',
+        );
+      }
+    }
+    return loyalty;
+  },
+});
+
+export type LoyaltySettings = SliceOf<typeof loyalty>;
