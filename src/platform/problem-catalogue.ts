@@ -86,7 +86,6 @@ export const PROBLEM_CATALOGUE = {
   refund_id_taken: { status: 409, meaning: 'The refund id is already used by another refund; nothing was refunded', tillDoes: 'Refund again with a new refund id' },
   sale_already_voided: { status: 409, meaning: 'The sale was already voided', tillDoes: 'Nothing to do' },
   sale_void_in_progress: { status: 409, meaning: 'A void of this sale is under way, or its outcome is not known yet', tillDoes: 'Send the same void again later' },
-  sale_not_recorded_yet: { status: 409, meaning: 'The sale is not recorded by the loyalty service yet (queued, or a batch order its job has not accepted)', tillDoes: 'Void it once it is recorded (see GET /outbox or the batch job)' },
   sale_busy: { status: 503, meaning: 'Another request is changing this sale right now', tillDoes: RETRY },
   original_transaction_not_found: { status: 404, meaning: 'The sale to refund is unknown', tillDoes: 'Check the payment id' },
   transaction_not_found: { status: 404, meaning: 'The transaction is unknown', tillDoes: 'Check the id' },

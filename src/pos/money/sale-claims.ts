@@ -88,8 +88,8 @@ export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry,
 /**
  * A recorded sale claimed by its void (`voiding`, naming the void's refund id).
  * Applied: `voided`. Refused: `recorded` again. A sale this BFF has no record
- * of (older than SALE_RECORD_DAYS, or from before it) has nothing to claim: the
- * upstream's rules and the refund id's own claim decide.
+ * of (older than SALE_RECORD_DAYS, or from before it), or one not recorded yet,
+ * has nothing to claim: the upstream's rules and the refund id's own claim decide.
  */
 export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, refundId: string, anyBranch: boolean): Claim {
   let claimed: SaleEntry | null = null;
@@ -101,6 +101,7 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
     },
     async take() {
       let refusal: Error | undefined;
+      let queued = false;
       const r = await deps.sales.change('payment', paymentId, (cur) => {
         if (cur.storeId !== ctx.identity.store.id && !anyBranch) return (refusal = saleNotFound(paymentId)).message;
         const state = stateOf(cur);
@@ -108,10 +109,12 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
         if (again) return cur;
         if (state === 'voided') return (refusal = problem('sale_already_voided', `Sale ${paymentId} was already voided`)).message;
         if (state === 'voiding') return (refusal = problem('sale_void_in_progress', `Sale ${paymentId} is being voided (refund ${cur.voidRefundId})`)).message;
-        if (state === 'recording') return (refusal = problem('sale_not_recorded_yet', `Sale ${paymentId} is not recorded by the loyalty service yet; void it once it is`)).message;
+        // Not recorded yet (queued, or its outcome unknown): nothing to claim; the void's refund queues behind it (one customer's writes go in order) and dies with it.
+        if (state === 'recording') return ((queued = true), 'not recorded yet');
         return { ...cur, state: 'voiding', voidRefundId: refundId };
       });
       if (r.ok) claimed = r.entry;
+      else if (queued) return;
       else if (refusal) throw refusal;
       else if (r.entry) throw problem('sale_busy', `Sale ${paymentId} could not be claimed: ${r.detail}`);
     },
