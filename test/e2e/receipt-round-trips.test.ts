@@ -1,7 +1,7 @@
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 
 /**
- * The receipt block and the round trips a sale waits for (issue 13). The
+ * The receipt block and the round trips a sale waits for. The
  * published payment and refund answers carry no balance, so the receipt's
  * balance and tier are read after the write: one more round trip, its reads
  * side by side. `?receipt=none` answers right after the write.

@@ -1,7 +1,7 @@
 import { startStack, Stack } from '../support/e2e';
 
 /**
- * One line shape (issue 14): the till sends the same line in the payment and
+ * One line shape: the till sends the same line in the payment and
  * in the refund by lines. The e2e account earns 1 point per unit of money.
  */
 describe('sale lines, paid and refunded in one shape', () => {

@@ -2,7 +2,7 @@ import { startStack, Stack } from '../support/e2e';
 import { heldRedemption } from './helpers';
 
 /**
- * Payment totals (issue 14): `totalPaid` is what was paid after discounts and
+ * Payment totals: `totalPaid` is what was paid after discounts and
  * redeemed points, `totalAmount` the sale before them. A till that sends the
  * full amount as paid while also redeeming points would earn points on the
  * points' money value; that is refused before the loyalty service hears of it.

@@ -9,7 +9,7 @@ import { addStore, addTerminal } from '../../src/pos/terminals';
 import { freePort } from '../support/ports';
 import { exited, waitForOutput } from './readme-blocks';
 
-/** Production defaults, .env, and what start-up says when it cannot run (issue 14, items 2, 5 and 7). */
+/** Production defaults, .env, and what start-up says when it cannot run. */
 const REPO = path.join(__dirname, '../..');
 const MAIN = path.join(REPO, 'src/main.ts');
 const REAL = { LOYALTY_BASE_URL: 'http://127.0.0.1:9', LOYALTY_API_KEY: 'live_key', LOYALTY_SECRET_KEY: 'live_secret' };

@@ -4,7 +4,7 @@ import { toUpstreamPayment } from '../../../src/pos/operations/payments';
 import { toUpstreamRefund } from '../../../src/pos/operations/refunds';
 import { PaymentBody, RefundBody, SaleLine } from '../../../src/pos/schemas';
 
-/** One line shape for payments and refunds (issue 14): each upstream gets the fields it has. */
+/** One line shape for payments and refunds: each upstream gets the fields it has. */
 const ctx = {
   requestId: 'req-1',
   identity: { terminal: { id: 'till-1', storeId: 'store-001', role: 'cashier' }, store: { id: 'store-001', merchant: { uniqueId: 'm-1', name: 'Shop' }, branch: { uniqueId: 'b-1', name: 'Main' } } },
