@@ -29,7 +29,7 @@ export function missingPlatformEntries(packages: Record<string, Entry>): Record<
 }
 
 if (require.main === module) {
-  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
+  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, Entry> };
   const added = missingPlatformEntries(lock.packages);
   Object.assign(lock.packages, added);
   writeFileSync('package-lock.json', `${JSON.stringify(lock, null, 2)}\n`);

@@ -35,7 +35,7 @@ export function sandboxCallsFromLog(file: string, requestIdPrefix: string): Upst
     if (!line.includes(requestIdPrefix)) continue;
     let entry: { time?: number; responseTime?: number; req?: { id?: string; method?: string; url?: string } };
     try {
-      entry = JSON.parse(line);
+      entry = JSON.parse(line) as typeof entry;
     } catch {
       continue;
     }

@@ -61,7 +61,7 @@ function shown(key: string, value: unknown): string {
 export function configSummary(config: Config): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (obj: object, prefix: string) => {
-    for (const [k, v] of Object.entries(obj)) {
+    for (const [k, v] of Object.entries(obj) as [string, unknown][]) {
       const name = prefix ? `${prefix}.${k}` : k;
       if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, name);
       else out[name] = shown(k, v);

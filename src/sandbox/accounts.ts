@@ -165,13 +165,13 @@ export function loadSandboxAccounts(file: string): AccountSettings[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`Cannot read sandbox accounts file ${file}: ${(err as Error).message}`);
+    throw new Error(`Cannot read sandbox accounts file ${file}: ${(err as Error).message}`, { cause: err });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`Sandbox accounts file ${file} is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`Sandbox accounts file ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   return parseAccounts(json, file);
 }

@@ -64,7 +64,10 @@ it('never passes the upstream\'s own failure text to a till', async () => {
   const upstreamTexts: string[] = [];
   const collect = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(collect);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === 'message' && typeof x === 'string' ? upstreamTexts.push(x) : collect(x));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
+      if (k === 'message' && typeof x === 'string') upstreamTexts.push(x);
+      else collect(x);
+    }
   };
   collect(raw);
   expect(upstreamTexts.length).toBeGreaterThan(0);

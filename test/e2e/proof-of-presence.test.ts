@@ -99,7 +99,7 @@ describe.each(['memory', 'redis'] as const)('proof of presence, default policy h
 });
 
 describe('proof of presence, other policies', () => {
-  let stacks: Stack[] = [];
+  const stacks: Stack[] = [];
   afterAll(async () => { await Promise.all(stacks.map((s) => s.close())); });
   const stack = async (env: Record<string, string>, account = {}) => {
     const s = await startStack({ store: 'memory', env, account });

@@ -91,7 +91,6 @@ describe.each([
     expect(alreadyThere).toBeGreaterThanOrEqual(1);
     // No 5xx from any BFF instance (the sandbox's own injected 503s are in the log too, without an instance).
     expect(s.logs.filter((l) => l.includes('"instance":') && /"statusCode":5\d\d/.test(l))).toEqual([]);
-    // eslint-disable-next-line no-console
     console.log(`${store}: ${all.length} payments queued (${[...reasons].join(', ')}), all delivered once; ${alreadyThere} found already recorded on redelivery`);
   }, 60_000);
 });

@@ -14,7 +14,6 @@ beforeAll(async () => {
   f = await sandboxFuzz();
 });
 afterAll(async () => {
-  // eslint-disable-next-line no-console
   console.log(`Sandbox fuzz: ${f?.tally.cases} cases over ${f?.routes.length} routes, seed ${FUZZ_SEED ?? 'random'}\n${JSON.stringify(f?.tally.statuses, null, 1)}`);
   await f?.close();
 });

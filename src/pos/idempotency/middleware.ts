@@ -75,7 +75,7 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     next();
   };
 
-  const noteError: ErrorRequestHandler = (err, _req, res, next) => {
+  const noteError: ErrorRequestHandler = (err: unknown, _req, res, next) => {
     res.locals[ERROR_SLOT] = err;
     next(err);
   };

@@ -39,7 +39,7 @@ export function decodeRecord(id: string, h: Record<string, string>): OutboxEntry
   if (!h || !h.kind) return null;
   return {
     id,
-    work: { kind: h.kind, request: JSON.parse(h.request) } as OutboxEntry['work'],
+    work: { kind: h.kind, request: JSON.parse(h.request) as unknown } as OutboxEntry['work'],
     orderKey: h.orderKey,
     storeId: h.storeId,
     terminalId: h.terminalId,

@@ -144,7 +144,7 @@ export function withFileLock<T>(file: string, change: () => T): T {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let age = 0;
+      let age: number;
       try {
         age = Date.now() - statSync(lock).mtimeMs;
       } catch {

@@ -57,9 +57,9 @@ export function updateAccount(ctx: SandboxContext, account: AccountEntry, body: 
   }
   const was = current as Record<string, unknown>;
   // fromEntries defines own properties: a "__proto__" key stays a key (and is refused as unknown), never a prototype.
-  const merged = Object.fromEntries([
+  const merged = Object.fromEntries<unknown>([
     ...Object.entries(current),
-    ...Object.entries(body).map(([key, value]) => [key, isPlainObject(was[key]) && isPlainObject(value) ? { ...was[key], ...value } : value]),
+    ...Object.entries(body).map(([key, value]): [string, unknown] => [key, isPlainObject(was[key]) && isPlainObject(value) ? { ...was[key], ...value } : value]),
   ]);
   const settings = parseWith(AccountSettings, { ...merged, apiKey: current.apiKey }, 'account settings');
   ctx.store.replaceSettings(current.apiKey, settings);

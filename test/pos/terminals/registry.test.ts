@@ -46,7 +46,7 @@ describe('TerminalRegistry', () => {
     const { token } = addTerminal(file, { storeId: 'store-a', role: 'cashier' });
     const registry = new TerminalRegistry(file);
     // The module object itself (an ES namespace import would be a copy the spy cannot reach).
-    const spy = jest.spyOn(require('node:crypto') as typeof import('node:crypto'), 'timingSafeEqual');
+    const spy = jest.spyOn(process.getBuiltinModule('node:crypto'), 'timingSafeEqual');
     expect(registry.authenticate(token)).not.toBeNull();
     expect(registry.authenticate(nearMiss(token))).toBeNull();
     expect(registry.authenticate('short')).toBeNull();

@@ -168,7 +168,6 @@ export function describeBffFuzz(store: StackOptions['store'], runsPerRoute: numb
     f = await bffFuzzStack(store);
   }, 30_000);
   afterAll(async () => {
-    // eslint-disable-next-line no-console
     console.log(`BFF fuzz (${store} store): ${f?.tally.cases} cases over ${names.length} routes, seed ${FUZZ_SEED ?? 'random'}\n${JSON.stringify(f?.tally.statuses, null, 1)}`);
     await f?.close();
   });
