@@ -4,7 +4,9 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-const UNSAFE_ANY = ['no-unsafe-assignment', 'no-unsafe-member-access', 'no-unsafe-call', 'no-unsafe-return', 'no-unsafe-argument'].map((r) => `@typescript-eslint/${r}`);
+const UNSAFE_ANY = ['no-unsafe-assignment', 'no-unsafe-member-access', 'no-unsafe-call', 'no-unsafe-return', 'no-unsafe-argument'].map(
+  (r) => `@typescript-eslint/${r}`,
+);
 
 export default defineConfig(
   // Build output, bench results and generated files are not ours to lint.

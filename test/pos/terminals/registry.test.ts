@@ -100,7 +100,12 @@ describe('TerminalRegistry', () => {
 
   it('keeps the last good terminals when the file turns bad, logs it once, and recovers', () => {
     const lines: string[] = [];
-    const destination = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+    const destination = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     const logger = createLogger({ level: 'info', pretty: false, destination });
     const { token } = addTerminal(file, { storeId: 'store-a', role: 'cashier' });
     const registry = new TerminalRegistry(file, { now, logger });
