@@ -74,7 +74,11 @@ export function summarise(file: string, rows = 25): string {
     bySource.set(charged, (bySource.get(charged) ?? 0) + us);
   }
   const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;
-  const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, us]) => `  ${pct(us)}  ${name}`);
+  const top = (m: Map<string, number>, k: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, k)
+      .map(([name, us]) => `  ${pct(us)}  ${name}`);
   return [
     `${path.basename(file)}: ${(busy / 1e6).toFixed(1)} s busy of ${(total / 1e6).toFixed(1)} s sampled (shares below are of busy time)`,
     'Self time by package / source folder:',

@@ -41,7 +41,12 @@ function settingsFrom(argv: string[]) {
     /** Another checkout (e.g. `git worktree add ../with-fix`) whose BFF runs scenarios 2 and 3 too, interleaved. */
     compare: arg('compare') ? path.resolve(arg('compare')!) : undefined,
     /** Settings for that second BFF (default: this checkout), e.g. `--compare-env=LOG_LEVEL=warn,TERMINAL_RATE_LIMIT_PER_MINUTE=0`. */
-    compareEnv: Object.fromEntries((arg('compare-env') ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) as Record<string, string>,
+    compareEnv: Object.fromEntries(
+      (arg('compare-env') ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ) as Record<string, string>,
     keepLogs: argv.includes('--keep-logs'),
     /** Payments (scenario 2) without an Idempotency-Key header, to see what idempotency costs. */
     idempotencyKey: !argv.includes('--no-idempotency-key'),
@@ -78,7 +83,11 @@ class Processes {
     return c;
   }
   async stopAll(): Promise<void> {
-    while (this.running.length) await this.running.pop()!.stop().catch(() => undefined);
+    while (this.running.length)
+      await this.running
+        .pop()!
+        .stop()
+        .catch(() => undefined);
   }
 }
 
@@ -100,12 +109,15 @@ async function measureGroup(s: Settings, scenarios: HttpScenario[]): Promise<Htt
   say(`   ${Object.keys(specs).length} load specs, ${s.runs} interleaved rounds of ${s.durationS} s each`);
   failures.sample = undefined;
   const measured = await measureInterleaved(specs, s.runs, s.warmupS, (key, r) =>
-    say(`   ${key.padEnd(8)} ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms${r.failed ? `  FAILED ${r.failed}` : ''}`),
+    say(
+      `   ${key.padEnd(8)} ${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms${r.failed ? `  FAILED ${r.failed}` : ''}`,
+    ),
   );
   return scenarios.map((sc) => {
     const load = measured[`${sc.id}@load`];
     const single = measured[`${sc.id}@one`];
-    if (load.median.failed + single.median.failed > 0) say(`   WARNING ${sc.id}: refused answers ${JSON.stringify(load.median.statuses)}; first: ${failures.sample}`);
+    if (load.median.failed + single.median.failed > 0)
+      say(`   WARNING ${sc.id}: refused answers ${JSON.stringify(load.median.statuses)}; first: ${failures.sample}`);
     if (load.median.ok === 0) throw new Error(`${sc.id}. ${sc.name}: no request succeeded; first refusal: ${failures.sample}`);
     return { id: sc.id, name: sc.name, server: sc.server, load, single };
   });
@@ -134,7 +146,11 @@ async function main() {
   try {
     // One store with TILLS cashier terminals, in a terminals file of the bench's own.
     const terminalsFile = path.join(work, 'terminals.json');
-    addStore(terminalsFile, { id: 'store-bench', merchant: { uniqueId: 'm-bench', name: 'Bench Retail' }, branch: { uniqueId: 'branch-bench', name: 'Bench Branch' } });
+    addStore(terminalsFile, {
+      id: 'store-bench',
+      merchant: { uniqueId: 'm-bench', name: 'Bench Retail' },
+      branch: { uniqueId: 'branch-bench', name: 'Bench Branch' },
+    });
     const tokens = Array.from({ length: TILLS }, (_, i) => addTerminal(terminalsFile, { storeId: 'store-bench', role: 'cashier', id: `till-${i + 1}` }).token);
     const managerToken = addTerminal(terminalsFile, { storeId: 'store-bench', role: 'manager', id: 'manager-1' }).token;
     const account = loadSandboxAccounts(path.join(ROOT, 'config', 'sandbox-accounts.json'))[0];
@@ -155,31 +171,83 @@ async function main() {
       const scenarios: HttpScenario[] = [];
       if (has('1')) {
         const floor = procs.keep(await startServer('floor', 'bench/servers/floor.ts', { BENCH_UPSTREAM_URL: stub.url }));
-        scenarios.push({ id: '1', name: 'Floor: Express + axios proxy -> stub', server: 'floor', spec: { url: floor.url, requests: paymentRequests(), watch: { floor: floor.pid, stub: stub.pid } } });
+        scenarios.push({
+          id: '1',
+          name: 'Floor: Express + axios proxy -> stub',
+          server: 'floor',
+          spec: { url: floor.url, requests: paymentRequests(), watch: { floor: floor.pid, stub: stub.pid } },
+        });
       }
       if (has('2') || has('3')) {
         const upstream = { url: stub.url, apiKey: 'bench-api-key', secretKey: 'bench-secret-key-never-logged' };
-        const bff = procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: 'bench-stub:', terminalsFile, logFile: logs('bff-stub'), nodeFlags, env: BFF_ENV }));
+        const bff = procs.keep(
+          await startBffProgram({
+            upstream,
+            redisUrl: redis.url,
+            redisKeyPrefix: 'bench-stub:',
+            terminalsFile,
+            logFile: logs('bff-stub'),
+            nodeFlags,
+            env: BFF_ENV,
+          }),
+        );
         const watch = { bff: bff.pid, stub: stub.pid, redis: redis.pid };
         // Like for like with the floor: one upstream call per payment (?receipt=none); 2r adds the receipt's two reads.
         if (has('2')) {
-          scenarios.push({ id: '2', name: 'BFF payment, ?receipt=none -> stub', server: 'bff', spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey, receipt: 'none' }), watch, probes: [redisProbes['2']] } });
-          scenarios.push({ id: '2r', name: 'BFF payment with its receipt (payment, then balance and tier) -> stub', server: 'bff', spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey }), watch } });
+          scenarios.push({
+            id: '2',
+            name: 'BFF payment, ?receipt=none -> stub',
+            server: 'bff',
+            spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey, receipt: 'none' }), watch, probes: [redisProbes['2']] },
+          });
+          scenarios.push({
+            id: '2r',
+            name: 'BFF payment with its receipt (payment, then balance and tier) -> stub',
+            server: 'bff',
+            spec: { url: bff.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey }), watch },
+          });
         }
         if (has('3')) {
           const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 }, 'qr');
-          scenarios.push({ id: '3', name: 'BFF redemption + payment -> stub', server: 'bff', spec: { url: bff.url, requests, watch, probes: [checkoutFigures, redisProbes['3']] } });
+          scenarios.push({
+            id: '3',
+            name: 'BFF redemption + payment -> stub',
+            server: 'bff',
+            spec: { url: bff.url, requests, watch, probes: [checkoutFigures, redisProbes['3']] },
+          });
         }
         if (s.compare || Object.keys(s.compareEnv).length) {
           const root = s.compare ?? ROOT;
           const env = { ...BFF_ENV, ...s.compareEnv };
-          const other = procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: 'bench-cmp:', terminalsFile, logFile: logs('bff-compare'), nodeFlags, env, root }));
+          const other = procs.keep(
+            await startBffProgram({
+              upstream,
+              redisUrl: redis.url,
+              redisKeyPrefix: 'bench-cmp:',
+              terminalsFile,
+              logFile: logs('bff-compare'),
+              nodeFlags,
+              env,
+              root,
+            }),
+          );
           const otherWatch = { bff: other.pid, stub: stub.pid, redis: redis.pid };
           const label = `(${[s.compare && path.basename(s.compare), ...Object.entries(s.compareEnv).map(([k, v]) => `${k}=${v}`)].filter(Boolean).join(' ')})`;
-          if (has('2')) scenarios.push({ id: '2c', name: `BFF payment, ?receipt=none -> stub ${label}`, server: 'bff', spec: { url: other.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey, receipt: 'none' }), watch: otherWatch } });
+          if (has('2'))
+            scenarios.push({
+              id: '2c',
+              name: `BFF payment, ?receipt=none -> stub ${label}`,
+              server: 'bff',
+              spec: { url: other.url, requests: paymentRequests(tokens, { idempotencyKey: s.idempotencyKey, receipt: 'none' }), watch: otherWatch },
+            });
           if (has('3')) {
             const requests = checkoutRequests(tokens, { prefix: 'bench-c', count: 10_000 }, 'qr');
-            scenarios.push({ id: '3c', name: `BFF redemption + payment -> stub ${label}`, server: 'bff', spec: { url: other.url, requests, watch: otherWatch, probes: [checkoutFigures] } });
+            scenarios.push({
+              id: '3c',
+              name: `BFF redemption + payment -> stub ${label}`,
+              server: 'bff',
+              spec: { url: other.url, requests, watch: otherWatch, probes: [checkoutFigures] },
+            });
           }
         }
       }
@@ -188,9 +256,24 @@ async function main() {
         await seedCustomers(sandbox, sandboxKeys, 'chk', 10_000, 1_000_000_000);
         // Typed customer ids (see checkoutRequests): the store policy that allows them.
         const env = { ...BFF_ENV, REDEMPTION_PROOF: 'none' };
-        const bff = procs.keep(await startBffProgram({ upstream: { url: sandbox.url, ...sandboxKeys }, redisUrl: redis.url, redisKeyPrefix: 'bench-sbx:', terminalsFile, logFile: logs('bff-sandbox'), nodeFlags, env }));
+        const bff = procs.keep(
+          await startBffProgram({
+            upstream: { url: sandbox.url, ...sandboxKeys },
+            redisUrl: redis.url,
+            redisKeyPrefix: 'bench-sbx:',
+            terminalsFile,
+            logFile: logs('bff-sandbox'),
+            nodeFlags,
+            env,
+          }),
+        );
         const requests = checkoutRequests(tokens, { prefix: 'chk', count: 10_000 }, 'typed');
-        scenarios.push({ id: '4', name: 'BFF redemption + payment -> sandbox', server: 'bff', spec: { url: bff.url, requests, watch: { bff: bff.pid, sandbox: sandbox.pid, redis: redis.pid }, probes: [checkoutFigures] } });
+        scenarios.push({
+          id: '4',
+          name: 'BFF redemption + payment -> sandbox',
+          server: 'bff',
+          spec: { url: bff.url, requests, watch: { bff: bff.pid, sandbox: sandbox.pid, redis: redis.pid }, probes: [checkoutFigures] },
+        });
       }
       http.push(...(await measureGroup(s, scenarios)));
       for (const [id, probe] of Object.entries(redisProbes)) {
@@ -204,13 +287,21 @@ async function main() {
     if (has('6')) {
       say(`Scenario 6: sandbox payments with ${s.customers.small.toLocaleString('en-US')} and ${s.customers.large.toLocaleString('en-US')} customers`);
       const scenarios: HttpScenario[] = [];
-      for (const [id, count] of [['6a', s.customers.small], ['6b', s.customers.large]] as const) {
+      for (const [id, count] of [
+        ['6a', s.customers.small],
+        ['6b', s.customers.large],
+      ] as const) {
         const sandbox = procs.keep(await startSandboxProgram(logs(`sandbox-${id}`)));
         const t0 = Date.now();
         await seedCustomers(sandbox, sandboxKeys, 's6c', count, 1000);
         say(`   seeded ${count.toLocaleString('en-US')} customers in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
         const requests = sandboxPaymentRequests(sandboxKeys, { prefix: 's6c', count });
-        scenarios.push({ id, name: `Sandbox payment, ${count.toLocaleString('en-US')} customers`, server: 'sandbox', spec: { url: sandbox.url, requests, watch: { sandbox: sandbox.pid } } });
+        scenarios.push({
+          id,
+          name: `Sandbox payment, ${count.toLocaleString('en-US')} customers`,
+          server: 'sandbox',
+          spec: { url: sandbox.url, requests, watch: { sandbox: sandbox.pid } },
+        });
       }
       http.push(...(await measureGroup(s, scenarios)));
       await procs.stopAll();
@@ -221,10 +312,22 @@ async function main() {
       say(`Scenario 7: cashier actions at one till, upstream ${s.upstreamLatencyMs} ms away (stub and sandbox), ${s.actionRounds} rounds`);
       const redis = procs.keep(await startPrivateRedis());
       const bffOn = async (name: string, upstream: { url: string; apiKey: string; secretKey: string }) =>
-        procs.keep(await startBffProgram({ upstream, redisUrl: redis.url, redisKeyPrefix: `bench-${name}:`, terminalsFile, logFile: logs(`bff-${name}`), nodeFlags, env: BFF_ENV }));
+        procs.keep(
+          await startBffProgram({
+            upstream,
+            redisUrl: redis.url,
+            redisKeyPrefix: `bench-${name}:`,
+            terminalsFile,
+            logFile: logs(`bff-${name}`),
+            nodeFlags,
+            env: BFF_ENV,
+          }),
+        );
 
       // Two accounts on each upstream: one that does not check OTPs, one that does (the BFF follows it from the upstream's answers).
-      const stub = procs.keep(await startServer('stub', 'bench/servers/stub.ts', { BENCH_UPSTREAM_LATENCY_MS: String(s.upstreamLatencyMs), BENCH_RECORD_PREFIX: ACTION_PREFIX }));
+      const stub = procs.keep(
+        await startServer('stub', 'bench/servers/stub.ts', { BENCH_UPSTREAM_LATENCY_MS: String(s.upstreamLatencyMs), BENCH_RECORD_PREFIX: ACTION_PREFIX }),
+      );
       const stubKeys = { url: stub.url, apiKey: 'bench-api-key', secretKey: 'bench-secret-key-never-logged' };
       const onStub: ActionTarget = {
         name: 'stub',
@@ -250,7 +353,8 @@ async function main() {
         bff: (await bffOn('act-sbx', { url: sandbox.url, ...sandboxKeys })).url,
         bffOtp: (await bffOn('act-sbx-otp', { url: sandbox.url, ...otpKeys })).url,
         // What the customer's app shows: the current hash (every hold and payment rotates it), read outside the measured requests.
-        qr: async (customerId, account) => `${customerId}:${((await adminGet(sandbox, account === 'otp' ? otpKeys : sandboxKeys, `/api/v4.0/integrations/customers/${encodeURIComponent(customerId)}/hash`)) as { hash: string }).hash}`,
+        qr: async (customerId, account) =>
+          `${customerId}:${((await adminGet(sandbox, account === 'otp' ? otpKeys : sandboxKeys, `/api/v4.0/integrations/customers/${encodeURIComponent(customerId)}/hash`)) as { hash: string }).hash}`,
         otpCode: async (customerId) => ((await adminGet(sandbox, otpKeys, `/_sandbox/otp/${customerId}`)) as { otp: string }).otp,
         calls: async () => sandboxCallsFromLog(sandboxLog, ACTION_PREFIX),
       };
@@ -271,7 +375,14 @@ async function main() {
       say(`Scenario 5: hold tracker with ${s.holds.open.toLocaleString('en-US')} open holds`);
       const large = procs.keep(await startPrivateRedis());
       const small = procs.keep(await startPrivateRedis());
-      holds = await holdTrackerScale({ redisUrl: large.url, redisSmallUrl: small.url, ...s.holds, runs: s.runs, logFile: logs('sweeper'), progress: (l) => say(`   ${l}`) });
+      holds = await holdTrackerScale({
+        redisUrl: large.url,
+        redisSmallUrl: small.url,
+        ...s.holds,
+        runs: s.runs,
+        logFile: logs('sweeper'),
+        progress: (l) => say(`   ${l}`),
+      });
       await procs.stopAll();
     }
   } finally {
@@ -289,7 +400,14 @@ async function main() {
   const out = path.join(ROOT, 'bench', 'results', 'latest.json');
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const byId = Object.fromEntries(http.map((h) => [h.id, { name: h.name, server: h.server, load: h.load, single: h.single }]));
-  writeFileSync(out, JSON.stringify({ machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, actions, targets: rows, markdown: tables }, null, 2));
+  writeFileSync(
+    out,
+    JSON.stringify(
+      { machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, actions, targets: rows, markdown: tables },
+      null,
+      2,
+    ),
+  );
   say(`wrote ${path.relative(process.cwd(), out)}`);
   if (s.profile) say(`CPU profiles of the BFF in ${path.relative(process.cwd(), profileDir)}; summarise one with: npx tsx bench/profile-top.ts <file>`);
 }
@@ -304,7 +422,11 @@ async function adminGet(sandbox: Program, keys: { apiKey: string; secretKey: str
 }
 
 async function adminPut(sandbox: Program, keys: { apiKey: string; secretKey: string }, route: string, body: unknown): Promise<void> {
-  const res = await fetch(`${sandbox.url}${route}`, { method: 'PUT', headers: { 'Content-Type': 'application/json', apikey: keys.apiKey, secretkey: keys.secretKey }, body: JSON.stringify(body) });
+  const res = await fetch(`${sandbox.url}${route}`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json', apikey: keys.apiKey, secretkey: keys.secretKey },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`PUT ${route} on the sandbox failed: ${res.status} ${await res.text()}`);
 }
 

@@ -7,7 +7,11 @@ import type { HoldScaleResult } from './scenarios/holds';
  * judged at one connection (one till waiting for its answer): at the fixed
  * concurrency p50 is mostly queueing, i.e. throughput, which has its own target.
  */
-export function targets(http: HttpFigures[], holds: HoldScaleResult | undefined, s: { connections: number; holds: { open: number; due: number; small: number } }): TargetRow[] {
+export function targets(
+  http: HttpFigures[],
+  holds: HoldScaleResult | undefined,
+  s: { connections: number; holds: { open: number; due: number; small: number } },
+): TargetRow[] {
   const by = (id: string) => http.find((h) => h.id === id);
   const rows: TargetRow[] = [];
   const floor = by('1');
@@ -19,19 +23,35 @@ export function targets(http: HttpFigures[], holds: HoldScaleResult | undefined,
 
   if (floor && pay) {
     const ratio = pay.load.median.rps / floor.load.median.rps;
-    rows.push({ target: 'BFF payment throughput >= 0.6 x floor (2/1)', measured: `${fixed(ratio)} (${integer(pay.load.median.rps)} / ${integer(floor.load.median.rps)} req/s)`, met: ratio >= 0.6 });
+    rows.push({
+      target: 'BFF payment throughput >= 0.6 x floor (2/1)',
+      measured: `${fixed(ratio)} (${integer(pay.load.median.rps)} / ${integer(floor.load.median.rps)} req/s)`,
+      met: ratio >= 0.6,
+    });
     const added = pay.single.median.p50 - floor.single.median.p50;
-    rows.push({ target: 'p50 added over the floor <= 1 ms (one till)', measured: `${fixed(added)} ms (${fixed(pay.single.median.p50)} vs ${fixed(floor.single.median.p50)})`, met: added <= 1 });
+    rows.push({
+      target: 'p50 added over the floor <= 1 ms (one till)',
+      measured: `${fixed(added)} ms (${fixed(pay.single.median.p50)} vs ${fixed(floor.single.median.p50)})`,
+      met: added <= 1,
+    });
     const addedLoaded = pay.load.median.p50 - floor.load.median.p50;
     rows.push({ target: `p50 added over the floor at c=${s.connections} (queueing; for information)`, measured: `${fixed(addedLoaded)} ms`, met: null });
     const cpuBff = pay.load.median.cpu.bff?.msPerRequest;
     const cpuFloor = floor.load.median.cpu.floor?.msPerRequest;
-    rows.push({ target: 'CPU per payment, BFF vs floor process (for information)', measured: `${fixed(cpuBff, 3)} vs ${fixed(cpuFloor, 3)} ms (${fixed(cpuBff / cpuFloor)}x)`, met: null });
+    rows.push({
+      target: 'CPU per payment, BFF vs floor process (for information)',
+      measured: `${fixed(cpuBff, 3)} vs ${fixed(cpuFloor, 3)} ms (${fixed(cpuBff / cpuFloor)}x)`,
+      met: null,
+    });
   }
   const withReceipt = by('2r');
   if (floor && withReceipt) {
     const ratio = withReceipt.load.median.rps / floor.load.median.rps;
-    rows.push({ target: 'BFF payment with its receipt vs floor (2r/1: three upstream calls to one; for information)', measured: `${fixed(ratio)} (${integer(withReceipt.load.median.rps)} req/s; p50 ${fixed(withReceipt.single.median.p50)} ms at one till)`, met: null });
+    rows.push({
+      target: 'BFF payment with its receipt vs floor (2r/1: three upstream calls to one; for information)',
+      measured: `${fixed(ratio)} (${integer(withReceipt.load.median.rps)} req/s; p50 ${fixed(withReceipt.single.median.p50)} ms at one till)`,
+      met: null,
+    });
   }
   if (floor && checkout) {
     const ratio = checkout.load.median.rps / floor.load.median.rps;

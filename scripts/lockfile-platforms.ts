@@ -10,7 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 type Entry = { version?: string; optionalDependencies?: Record<string, string>; dev?: boolean; [k: string]: unknown };
 
-const PLATFORM = /-(darwin|linux|win32|android|freebsd|openharmony)-(arm64|x64|arm|ia32|ppc64|s390x|loong64|riscv64)(?:-(gnu|musl|gnueabihf|musleabihf|msvc|eabi))?$/;
+const PLATFORM =
+  /-(darwin|linux|win32|android|freebsd|openharmony)-(arm64|x64|arm|ia32|ppc64|s390x|loong64|riscv64)(?:-(gnu|musl|gnueabihf|musleabihf|msvc|eabi))?$/;
 
 export function missingPlatformEntries(packages: Record<string, Entry>): Record<string, Entry> {
   const added: Record<string, Entry> = {};
@@ -22,14 +23,21 @@ export function missingPlatformEntries(packages: Record<string, Entry>): Record<
       if (!m) throw new Error(`${name} is missing from the lock and is not a platform package: run npm install again`);
       const [, os, cpu, abi] = m;
       const libc = abi === 'gnu' || abi === 'gnueabihf' ? ['glibc'] : abi === 'musl' || abi === 'musleabihf' ? ['musl'] : undefined;
-      added[key] = { version: range.replace(/^[\^~=]/, ''), os: [os], cpu: [cpu], ...(libc ? { libc } : {}), optional: true, ...(meta.dev ? { dev: true } : {}) };
+      added[key] = {
+        version: range.replace(/^[\^~=]/, ''),
+        os: [os],
+        cpu: [cpu],
+        ...(libc ? { libc } : {}),
+        optional: true,
+        ...(meta.dev ? { dev: true } : {}),
+      };
     }
   }
   return added;
 }
 
 if (require.main === module) {
-  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
+  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, Entry> };
   const added = missingPlatformEntries(lock.packages);
   Object.assign(lock.packages, added);
   writeFileSync('package-lock.json', `${JSON.stringify(lock, null, 2)}\n`);

@@ -30,7 +30,10 @@ export async function generateClientTypes(posDocument: string): Promise<string> 
   const { default: openapiTS, astToString, COMMENT_HEADER } = await import('openapi-typescript');
   const pos = JSON.parse(posDocument) as { info: { version: string } };
   const ast = await openapiTS(pos as never, { rootTypes: true, rootTypesNoSchemaPrefix: true, exportType: true, alphabetize: true });
-  const header = COMMENT_HEADER.replace(' */', ` *\n * Types of the POS cashier API (${pos.info.version}) for till developers, from ${POS_DOCUMENT}.\n * Regenerate with \`npm run openapi\`.\n */`);
+  const header = COMMENT_HEADER.replace(
+    ' */',
+    ` *\n * Types of the POS cashier API (${pos.info.version}) for till developers, from ${POS_DOCUMENT}.\n * Regenerate with \`npm run openapi\`.\n */`,
+  );
   return header + astToString(ast);
 }
 

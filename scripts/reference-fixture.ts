@@ -61,9 +61,10 @@ function strip(node: unknown, inProperties = false): unknown {
  * OpenAPI requires a `description` on every Response Object, and prism refuses to
  * serve a response without one: each keeps the key, emptied (structure, no prose).
  */
-function keepResponseDescriptions(op: any): unknown {
-  for (const [status, response] of Object.entries<Record<string, unknown>>(op.responses ?? {})) {
-    if (!('$ref' in response)) op.responses[status] = { description: '', ...response };
+function keepResponseDescriptions(op: { responses?: Record<string, Record<string, unknown>> }): unknown {
+  const responses = op.responses ?? {};
+  for (const [status, response] of Object.entries(responses)) {
+    if (!('$ref' in response)) responses[status] = { description: '', ...response };
   }
   return op;
 }
@@ -78,13 +79,21 @@ function refsIn(node: unknown, found: Set<string>): void {
   }
 }
 
-export function buildFixture(doc: any, source: string): Record<string, unknown> {
+/** The parts of the published OpenAPI document the fixture reads. */
+type PublishedDoc = {
+  openapi: string;
+  info?: { version?: string };
+  paths: Record<string, Record<string, unknown> | undefined>;
+  components: { schemas: Record<string, unknown>; securitySchemes: unknown };
+};
+
+export function buildFixture(doc: PublishedDoc, source: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [method, p] of USED_OPERATIONS) {
     const item = doc.paths[PREFIX + p];
     const op = item?.[method];
     if (!op) throw new Error(`${method.toUpperCase()} ${PREFIX}${p} is not in ${source}`);
-    paths[PREFIX + p] = { ...(paths[PREFIX + p] ?? {}), [method]: keepResponseDescriptions(strip(op)) };
+    paths[PREFIX + p] = { ...(paths[PREFIX + p] ?? {}), [method]: keepResponseDescriptions(strip(op) as Parameters<typeof keepResponseDescriptions>[0]) };
   }
   // Component schemas reached from those operations, transitively.
   const schemas: Record<string, unknown> = {};
@@ -112,7 +121,7 @@ export function buildFixture(doc: any, source: string): Record<string, unknown> 
 if (require.main === module) {
   const source = process.argv[2] ?? path.resolve(__dirname, '../../shared/reference/loyalty-v4.0-openapi.json');
   const out = path.resolve(__dirname, '../test/reference/loyalty-v4.0.fixture.json');
-  const fixture = buildFixture(JSON.parse(readFileSync(source, 'utf8')), source);
+  const fixture = buildFixture(JSON.parse(readFileSync(source, 'utf8')) as PublishedDoc, source);
   writeFileSync(out, JSON.stringify(fixture, null, 2) + '\n');
   console.log(`wrote ${path.relative(process.cwd(), out)} (${Object.keys(fixture.paths as object).length} paths)`);
 }

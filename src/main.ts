@@ -24,9 +24,13 @@ async function main(argv: string[]): Promise<void> {
   let accounts: AccountSettings[] = [];
   if (mode === 'sandbox' || (mode === 'both' && !config.loyalty.baseUrl)) {
     accounts = loadSandboxAccounts(config.sandbox.accountsFile);
-    const started: StartedSandbox = await startSandbox({ accounts, logger: logger.child({ program: 'sandbox' }), bodyLimitBytes: config.sandbox.bodyLimitBytes, host: config.sandbox.host, port: config.sandbox.port }).catch(
-      (err) => Promise.reject(portProblem(err, 'SANDBOX_PORT', config.sandbox.host, config.sandbox.port)),
-    );
+    const started: StartedSandbox = await startSandbox({
+      accounts,
+      logger: logger.child({ program: 'sandbox' }),
+      bodyLimitBytes: config.sandbox.bodyLimitBytes,
+      host: config.sandbox.host,
+      port: config.sandbox.port,
+    }).catch((err) => Promise.reject(portProblem(err, 'SANDBOX_PORT', config.sandbox.host, config.sandbox.port)));
     sandbox = started;
     closers.push(() => started.close());
     logger.info({ url: started.url, accounts: accounts.length }, 'loyalty sandbox listening');
@@ -42,7 +46,12 @@ async function main(argv: string[]): Promise<void> {
       const apiKey = config.loyalty.apiKey ?? account.apiKey;
       const running = sandbox;
       // The account's own OTP setting, read live (PUT /_sandbox/accounts changes it), so the two never disagree.
-      upstream = { baseUrl: sandbox.url, apiKey, secretKey: config.loyalty.secretKey ?? account.secretKey, otpRequired: () => running.context.store.account(apiKey)?.settings.otpEnabled ?? false };
+      upstream = {
+        baseUrl: sandbox.url,
+        apiKey,
+        secretKey: config.loyalty.secretKey ?? account.secretKey,
+        otpRequired: () => running.context.store.account(apiKey)?.settings.otpEnabled ?? false,
+      };
     } else {
       throw new ConfigError(['LOYALTY_BASE_URL: required with --bff-only']);
     }
@@ -50,12 +59,22 @@ async function main(argv: string[]): Promise<void> {
     if (config.pos.demoSetup) printDemoTokens(config.pos.terminalsFile, localUrl);
     requireTerminals(config.pos.terminalsFile);
     if (config.pos.redemptionProof === 'none') {
-      logger.warn({ setting: 'REDEMPTION_PROOF' }, 'REDEMPTION_PROOF=none: a till can spend any customer\'s points by typing their id; use hash_or_otp (the default) unless every till is trusted');
+      logger.warn(
+        { setting: 'REDEMPTION_PROOF' },
+        "REDEMPTION_PROOF=none: a till can spend any customer's points by typing their id; use hash_or_otp (the default) unless every till is trusted",
+      );
     }
     const bff = await startBff(config, upstream, logger).catch((err) => Promise.reject(portProblem(err, 'PORT', config.http.host, config.http.port)));
     closers.unshift(() => bff.close());
     logger.info(
-      { url: bff.url, cashierApi: `${bff.url}/pos/v1`, docs: `${bff.url}/docs`, upstream: config.loyalty.baseUrl ? 'configured loyalty service' : 'bundled sandbox', redis: config.redis.target?.kind ?? 'memory', redemptionProof: config.pos.redemptionProof },
+      {
+        url: bff.url,
+        cashierApi: `${bff.url}/pos/v1`,
+        docs: `${bff.url}/docs`,
+        upstream: config.loyalty.baseUrl ? 'configured loyalty service' : 'bundled sandbox',
+        redis: config.redis.target?.kind ?? 'memory',
+        redemptionProof: config.pos.redemptionProof,
+      },
       'POS BFF listening',
     );
   }
@@ -85,7 +104,8 @@ async function main(argv: string[]): Promise<void> {
 /** A port already taken is named by its setting, so the fix is obvious. */
 function portProblem(err: unknown, setting: string, host: string, port: number): unknown {
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === 'EADDRINUSE') return new ConfigError([`${setting}: port ${port} on ${host} is already in use (another copy running?); stop it or set ${setting} to a free port`]);
+  if (code === 'EADDRINUSE')
+    return new ConfigError([`${setting}: port ${port} on ${host} is already in use (another copy running?); stop it or set ${setting} to a free port`]);
   if (code === 'EACCES') return new ConfigError([`${setting}: not allowed to listen on port ${port} on ${host}; use a port above 1023 or set ${setting}`]);
   return err;
 }

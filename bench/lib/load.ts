@@ -100,7 +100,17 @@ export async function runOnce(spec: LoadSpec): Promise<RunStats> {
   });
   const extra: Record<string, number> = {};
   for (const p of spec.probes ?? []) Object.assign(extra, await p.read(ok));
-  return { rps: ok / result.duration, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), mean: ok ? sum / ok : NaN, ok, failed, statuses, cpu, extra };
+  return {
+    rps: ok / result.duration,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    mean: ok ? sum / ok : NaN,
+    ok,
+    failed,
+    statuses,
+    cpu,
+    extra,
+  };
 }
 
 export interface Measured {
@@ -111,7 +121,8 @@ export interface Measured {
 
 function summarise(all: RunStats[]): Measured {
   const cpu: RunStats['cpu'] = {};
-  for (const n of Object.keys(all[0].cpu)) cpu[n] = { cores: median(all.map((r) => r.cpu[n]?.cores)), msPerRequest: median(all.map((r) => r.cpu[n]?.msPerRequest)) };
+  for (const n of Object.keys(all[0].cpu))
+    cpu[n] = { cores: median(all.map((r) => r.cpu[n]?.cores)), msPerRequest: median(all.map((r) => r.cpu[n]?.msPerRequest)) };
   const extra: Record<string, number> = {};
   for (const k of Object.keys(all[0].extra)) extra[k] = median(all.map((r) => r.extra[k]));
   const statuses: Record<string, number> = {};
@@ -139,7 +150,12 @@ function summarise(all: RunStats[]): Measured {
  * spec the same share of a shared machine's noise, so their ratios hold even
  * when the absolute figures drift.
  */
-export async function measureInterleaved(specs: Record<string, LoadSpec>, runs: number, warmupS: number, onRun?: (key: string, r: RunStats) => void): Promise<Record<string, Measured>> {
+export async function measureInterleaved(
+  specs: Record<string, LoadSpec>,
+  runs: number,
+  warmupS: number,
+  onRun?: (key: string, r: RunStats) => void,
+): Promise<Record<string, Measured>> {
   const keys = Object.keys(specs);
   if (warmupS > 0) for (const k of keys) await runOnce({ ...specs[k], durationS: warmupS, watch: {}, probes: [] });
   const all: Record<string, RunStats[]> = Object.fromEntries(keys.map((k) => [k, []]));

@@ -49,7 +49,12 @@ export function spawnTs(file: string, args: string[], opts: SpawnOptions & { nod
  * Starts one of the bench's own servers (bench/servers/*), which report
  * `{ ready: true, port }` over IPC once listening.
  */
-export async function startServer(name: string, file: string, env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<Child & { port: number; url: string }> {
+export async function startServer(
+  name: string,
+  file: string,
+  env: Record<string, string> = {},
+  nodeFlags: string[] = [],
+): Promise<Child & { port: number; url: string }> {
   const proc = spawnTs(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], nodeFlags });
   const child = track(name, proc);
   const port = await new Promise<number>((resolve, reject) => {

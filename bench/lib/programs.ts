@@ -15,7 +15,10 @@ let compiledMain: string | undefined;
 export function useCompiledPrograms(): void {
   rmSync(BUILD_DIR, { recursive: true, force: true });
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD_DIR, '--sourceMap', 'false'], { cwd: ROOT, stdio: 'ignore' });
+  spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', BUILD_DIR, '--sourceMap', 'false'], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
   compiledMain = path.join(BUILD_DIR, 'main.js');
   if (!existsSync(compiledMain)) throw new Error(`compiling src/ produced no ${compiledMain}; run npm run build to see why`);
 }
@@ -36,11 +39,21 @@ function tail(file: string): string {
   return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
 }
 
-async function startMain(name: string, mode: '--bff-only' | '--sandbox-only', env: Record<string, string>, logFile: string, nodeFlags: string[], root?: string): Promise<Program> {
+async function startMain(
+  name: string,
+  mode: '--bff-only' | '--sandbox-only',
+  env: Record<string, string>,
+  logFile: string,
+  nodeFlags: string[],
+  root?: string,
+): Promise<Program> {
   const port = await freePort();
   const portEnv = mode === '--bff-only' ? { HOST: '127.0.0.1', PORT: String(port) } : { SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: String(port) };
   const fd = openSync(logFile, 'a');
-  const options = { env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', LOG_PRETTY: 'false', ...portEnv, ...env }, stdio: ['ignore', fd, fd] as ['ignore', number, number] };
+  const options = {
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', LOG_PRETTY: 'false', ...portEnv, ...env },
+    stdio: ['ignore', fd, fd] as ['ignore', number, number],
+  };
   // A checkout to compare always runs from its TypeScript source.
   const proc =
     compiledMain && !root
@@ -48,7 +61,9 @@ async function startMain(name: string, mode: '--bff-only' | '--sandbox-only', en
       : spawnTs('src/main.ts', [mode], { ...options, nodeFlags, root });
   closeSync(fd);
   const child = track(name, proc);
-  const died = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before listening:\n${tail(logFile)}`))));
+  const died = new Promise<never>((_, reject) =>
+    proc.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before listening:\n${tail(logFile)}`))),
+  );
   await Promise.race([waitForPort(port, 60_000, name), died]);
   died.catch(() => undefined);
   return { ...child, port, url: `http://127.0.0.1:${port}` };

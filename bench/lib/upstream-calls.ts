@@ -35,7 +35,7 @@ export function sandboxCallsFromLog(file: string, requestIdPrefix: string): Upst
     if (!line.includes(requestIdPrefix)) continue;
     let entry: { time?: number; responseTime?: number; req?: { id?: string; method?: string; url?: string } };
     try {
-      entry = JSON.parse(line);
+      entry = JSON.parse(line) as typeof entry;
     } catch {
       continue;
     }
@@ -78,7 +78,12 @@ export function waitedFor(calls: UpstreamCall[], answeredAt: number, toleranceMs
     if (!last || c.start >= last.end - toleranceMs) chain.push(c);
   }
   const operations = [...before].sort((a, b) => a.start - b.start).map((c) => c.operation);
-  return { calls: before.length, operations, inSequence: chain.length, chain: chain.map((c) => c.operation), chainMs: chain.reduce((n, c) => n + (c.end - c.start), 0),
+  return {
+    calls: before.length,
+    operations,
+    inSequence: chain.length,
+    chain: chain.map((c) => c.operation),
+    chainMs: chain.reduce((n, c) => n + (c.end - c.start), 0),
     firstStart: before.length ? Math.min(...before.map((c) => c.start)) : NaN,
     lastEnd: before.length ? Math.max(...before.map((c) => c.end)) : NaN,
   };

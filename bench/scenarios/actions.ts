@@ -42,7 +42,8 @@ export type Action = (typeof ACTIONS)[number];
  * Why an action waits for more than one round trip, where the published
  * interface allows no fewer: the bench prints it beside the count.
  */
-const RECEIPT_WHY = 'the receipt\'s balance and tier can only be read after the write (the published payment and refund answers carry no balance); the reads run side by side; `?receipt=none` answers after the write alone';
+const RECEIPT_WHY =
+  "the receipt's balance and tier can only be read after the write (the published payment and refund answers carry no balance); the reads run side by side; `?receipt=none` answers after the write alone";
 const WHY_MORE: Partial<Record<Action, string>> = {
   'Payment with redemption (receipt)': RECEIPT_WHY,
   'Payment (receipt)': RECEIPT_WHY,
@@ -52,7 +53,7 @@ const WHY_MORE: Partial<Record<Action, string>> = {
 };
 /** Actions that may be answered without the upstream (a cache), judged on time alone. */
 const MAY_BE_LOCAL: Partial<Record<Action, string>> = {
-  'Redemption options': 'served from the BFF\'s copy of the redemption rules (REDEMPTION_OPTIONS_TTL_SECONDS); refreshed upstream after the answer once stale',
+  'Redemption options': "served from the BFF's copy of the redemption rules (REDEMPTION_OPTIONS_TTL_SECONDS); refreshed upstream after the answer once stale",
 };
 
 /** Where the actions go: a BFF in front of an account that does not check OTPs and one in front of an account that does, same upstream. */
@@ -82,7 +83,21 @@ interface Sample {
 export interface ActionRow {
   action: Action;
   /** Per target: p50 of the till's wall time, and the calls waited for (the most frequent count over the samples). */
-  byTarget: Record<string, { wallP50: number; wallP99: number; calls: number; inSequence: number; chain: string[]; operations: string[]; bffBeforeMs: number; bffAfterMs: number; roundTripMs: number; samples: number }>;
+  byTarget: Record<
+    string,
+    {
+      wallP50: number;
+      wallP99: number;
+      calls: number;
+      inSequence: number;
+      chain: string[];
+      operations: string[];
+      bffBeforeMs: number;
+      bffAfterMs: number;
+      roundTripMs: number;
+      samples: number;
+    }
+  >;
   met: boolean;
   verdict: string;
 }
@@ -90,8 +105,15 @@ export interface ActionRow {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const epochNow = () => performance.timeOrigin + performance.now();
 
-/** One request from the till; rejects unless 2xx. */
-function call(base: string, method: string, path: string, token: string, requestId: string, body?: unknown): Promise<{ status: number; body: any; sentAt: number; answeredAt: number; wallMs: number }> {
+/** One request from the till; rejects unless 2xx. The caller names the fields it reads from the answer (the BFF's OpenAPI promises them). */
+function call<T>(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  requestId: string,
+  body?: unknown,
+): Promise<{ status: number; body: T; sentAt: number; answeredAt: number; wallMs: number }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'X-Request-Id': requestId };
   if (payload !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
@@ -107,7 +129,7 @@ function call(base: string, method: string, path: string, token: string, request
         const wallMs = performance.now() - t0;
         const status = res.statusCode ?? 0;
         if (status < 200 || status >= 300) return reject(new Error(`${method} ${path}: ${status} ${text.slice(0, 300)}`));
-        resolve({ status, body: text ? JSON.parse(text) : undefined, sentAt, answeredAt: epochNow(), wallMs });
+        resolve({ status, body: (text ? JSON.parse(text) : undefined) as T, sentAt, answeredAt: epochNow(), wallMs });
       });
     });
     req.on('error', reject);
@@ -119,19 +141,22 @@ function call(base: string, method: string, path: string, token: string, request
 async function oneRound(t: ActionTarget, tokens: { cashier: string; manager: string }, customerId: string, prefix: string, round: number): Promise<Sample[]> {
   const samples: Sample[] = [];
   let n = 0;
-  const act = async (action: Action | undefined, base: string, method: string, path: string, token: string, body?: unknown) => {
+  const act = async <T = unknown>(action: Action | undefined, base: string, method: string, path: string, token: string, body?: unknown): Promise<T> => {
     const requestId = `${prefix}${t.name}-${round}-${++n}`;
-    const r = await call(base, method, path, token, requestId, body);
+    const r = await call<T>(base, method, path, token, requestId, body);
     if (action) samples.push({ action, target: t.name, requestId, sentAt: r.sentAt, answeredAt: r.answeredAt, wallMs: r.wallMs });
     return r.body;
   };
   const { cashier, manager } = tokens;
   await act('Customer summary', t.bff, 'GET', `/customers/${customerId}`, cashier);
   await act('Redemption options', t.bff, 'GET', '/redemption-options', cashier);
-  const held = await act('Start redemption (QR: hold)', t.bff, 'POST', '/redemptions', cashier, { qr: await t.qr(customerId, 'plain'), points: 100 });
+  const held = await act<{ id: string }>('Start redemption (QR: hold)', t.bff, 'POST', '/redemptions', cashier, {
+    qr: await t.qr(customerId, 'plain'),
+    points: 100,
+  });
   const sale = cashierPayment(customerId, { redemptionId: held.id, totalPaid: 70 });
   await act('Payment with redemption (receipt)', t.bff, 'POST', '/payments', cashier, sale);
-  const other = await act(undefined, t.bff, 'POST', '/redemptions', cashier, { qr: await t.qr(customerId, 'plain'), points: 100 });
+  const other = await act<{ id: string }>(undefined, t.bff, 'POST', '/redemptions', cashier, { qr: await t.qr(customerId, 'plain'), points: 100 });
   await act('Void redemption', t.bff, 'POST', `/redemptions/${other.id}/void`, cashier);
   const plain = cashierPayment(customerId);
   await act('Payment (receipt)', t.bff, 'POST', '/payments', cashier, plain);
@@ -139,15 +164,23 @@ async function oneRound(t: ActionTarget, tokens: { cashier: string; manager: str
   await act('Read a payment back', t.bff, 'GET', `/payments/${plain.paymentId}`, cashier);
   const refundId = `r-${sale.paymentId}`;
   await act('Refund by amount (receipt)', t.bff, 'POST', '/refunds', manager, { customerId, refundId, paymentId: sale.paymentId, amount: 10 });
-  await act('Refund by amount, ?receipt=none', t.bff, 'POST', '/refunds?receipt=none', manager, { customerId, refundId: `r2-${sale.paymentId}`, paymentId: sale.paymentId, amount: 10 });
+  await act('Refund by amount, ?receipt=none', t.bff, 'POST', '/refunds?receipt=none', manager, {
+    customerId,
+    refundId: `r2-${sale.paymentId}`,
+    paymentId: sale.paymentId,
+    amount: 10,
+  });
   await act('Read a refund back', t.bff, 'GET', `/refunds/${refundId}`, cashier);
   const basket = { customerId, codes: ['WELCOME10'], basketTotal: 80 };
   await act('Coupon check (validate)', t.bff, 'POST', '/coupons/validate', cashier, basket);
   await act('Earn preview', t.bff, 'POST', '/earn-preview', cashier, { customerId, totalPaid: 70, lines: BASKET_LINES });
-  const lock = await act('Coupon lock', t.bff, 'POST', '/coupon-locks', cashier, basket);
+  const lock = await act<{ id: string }>('Coupon lock', t.bff, 'POST', '/coupon-locks', cashier, basket);
   await act('Payment with coupon lock (receipt)', t.bff, 'POST', '/payments', cashier, cashierPayment(customerId, { couponLockId: lock.id, totalPaid: 70 }));
   await act('Sale void (receipt)', t.bff, 'POST', `/payments/${plain.paymentId}/void`, manager, { customerId });
-  const waiting = await act('Start redemption, OTP account (QR: sends the code)', t.bffOtp, 'POST', '/redemptions', cashier, { qr: await t.qr(customerId, 'otp'), points: 100 });
+  const waiting = await act<{ id: string; state: string }>('Start redemption, OTP account (QR: sends the code)', t.bffOtp, 'POST', '/redemptions', cashier, {
+    qr: await t.qr(customerId, 'otp'),
+    points: 100,
+  });
   if (waiting.state !== 'otp_required') throw new Error(`the OTP account's redemption is ${waiting.state}, not otp_required`);
   const otp = await t.otpCode(customerId);
   await act('OTP step (places the hold)', t.bffOtp, 'POST', `/redemptions/${waiting.id}/otp`, cashier, { otp });
@@ -241,11 +274,15 @@ function verdict(action: Action, byTarget: ActionRow['byTarget'], latencyMs: num
   const parts: string[] = [];
   const most = Math.max(...figures.map(([, f]) => f.inSequence));
   const local = figures.some(([, f]) => f.inSequence === 0) && MAY_BE_LOCAL[action];
-  if (figures.some(([, f]) => f.inSequence === 0) && !local) parts.push(`no upstream call recorded on ${figures.filter(([, f]) => f.inSequence === 0).map(([n]) => n).join(', ')}`);
+  if (figures.some(([, f]) => f.inSequence === 0) && !local)
+    parts.push(
+      `no upstream call recorded on ${figures
+        .filter(([, f]) => f.inSequence === 0)
+        .map(([n]) => n)
+        .join(', ')}`,
+    );
   if (most > 1) parts.push(`${most} round trips in sequence${WHY_MORE[action] ? `: ${WHY_MORE[action]}` : ''}`);
-  const over = figures
-    .map(([name, f]) => [name, f.wallP50 - (Math.max(latencyMs, f.roundTripMs || latencyMs) + 3)] as const)
-    .filter(([, ms]) => ms > 0);
+  const over = figures.map(([name, f]) => [name, f.wallP50 - (Math.max(latencyMs, f.roundTripMs || latencyMs) + 3)] as const).filter(([, ms]) => ms > 0);
   // Over the time budget only matters as such when the count is right; with more round trips the count says why.
   if (over.length && most <= 1) parts.push(`${over.map(([name, ms]) => `${name} +${fixed(ms, 1)} ms`).join(', ')} over one round trip + 3 ms`);
   if (!parts.length) return { met: true, verdict: local ? `met (${local})` : 'met' };

@@ -76,7 +76,13 @@ function heldRedemption(n: number, now: number, expiresAt: number, random: Buffe
 }
 
 /** Creates `count` holds through store.create, `window` in flight at a time (one pipelined connection). */
-async function createHolds(store: RedisRedemptionStore, from: number, count: number, expiry: (n: number, now: number) => number, ids?: string[]): Promise<void> {
+async function createHolds(
+  store: RedisRedemptionStore,
+  from: number,
+  count: number,
+  expiry: (n: number, now: number) => number,
+  ids?: string[],
+): Promise<void> {
   const window = 2000;
   for (let done = 0; done < count; done += window) {
     const now = Date.now();
@@ -196,7 +202,9 @@ export async function holdTrackerScale(o: HoldScaleOptions & { redisSmallUrl: st
       sweptPerRun.push(swept);
       if (swept !== o.due) throw new Error(`sweep expired ${swept} holds, expected ${o.due}`);
     }
-    o.progress(`sweeps of ${o.due.toLocaleString('en-US')} due among ${o.open.toLocaleString('en-US')} open: ${sweepMs.map((m) => m.toFixed(0)).join(', ')} ms`);
+    o.progress(
+      `sweeps of ${o.due.toLocaleString('en-US')} due among ${o.open.toLocaleString('en-US')} open: ${sweepMs.map((m) => m.toFixed(0)).join(', ')} ms`,
+    );
     return {
       open,
       due: o.due,

@@ -33,7 +33,21 @@ const HOLD_PATH = `${API_PREFIX}/transactions/hold`;
 const HOLD_MINUTES = 10;
 /** The other operations a cashier action calls, answered with the sandbox's documented examples (test/docs/openapi.test.ts checks them against the v4.0 contract). */
 const CANNED: Record<string, string> = Object.fromEntries(
-  (['balance', 'tierProgress', 'coupons', 'otp', 'refund', 'hash', 'couponValidate', 'couponRelease', 'couponBurn', 'rewardPreview', 'redemptionConfig'] as const).map((op) => [op, JSON.stringify(OPERATION_EXAMPLES[op]?.response)]),
+  (
+    [
+      'balance',
+      'tierProgress',
+      'coupons',
+      'otp',
+      'refund',
+      'hash',
+      'couponValidate',
+      'couponRelease',
+      'couponBurn',
+      'rewardPreview',
+      'redemptionConfig',
+    ] as const
+  ).map((op) => [op, JSON.stringify(OPERATION_EXAMPLES[op]?.response)]),
 );
 /**
  * Holds for this API key are refused without an OTP, as an account that
@@ -60,7 +74,14 @@ function orderTransactions(orderId: string): string {
   const at = new Date().toISOString();
   const transactions = [
     { transactionDate: at, gameballTransactionId: 1, transactionType: 'PaymentReward', amount: 80, transactionId: orderId, equivalentPoints: 80 },
-    ...(refundsOf.get(orderId) ?? []).map((r, i) => ({ transactionDate: at, gameballTransactionId: 2 + i, transactionType: 'PartialRefund', amount: r.amount, transactionId: r.id, equivalentPoints: Math.round(r.amount) })),
+    ...(refundsOf.get(orderId) ?? []).map((r, i) => ({
+      transactionDate: at,
+      gameballTransactionId: 2 + i,
+      transactionType: 'PartialRefund',
+      amount: r.amount,
+      transactionId: r.id,
+      equivalentPoints: Math.round(r.amount),
+    })),
   ];
   return JSON.stringify({ transactions, count: transactions.length });
 }
@@ -76,14 +97,22 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse, body: strin
   if (req.method === 'POST' && url === HOLD_PATH) {
     if (req.headers.apikey === OTP_API_KEY && !/"otp"\s*:/.test(body)) return send(res, 422, OTP_REQUIRED);
     holds += 1;
-    return send(res, 200, JSON.stringify({ customerId: 'bench-customer', holdAmount: 10, holdEquivalentPoints: 100, holdReference: `hold_${process.pid}_${holds}` }));
+    return send(
+      res,
+      200,
+      JSON.stringify({ customerId: 'bench-customer', holdAmount: 10, holdEquivalentPoints: 100, holdReference: `hold_${process.pid}_${holds}` }),
+    );
   }
   if (url.startsWith(`${HOLD_PATH}/`)) {
     if (req.method === 'DELETE') return send(res, 200, RELEASED);
     if (req.method === 'GET') {
       const holdReference = decodeURIComponent(url.slice(HOLD_PATH.length + 1));
       const dateToExpire = new Date(Date.now() + HOLD_MINUTES * 60_000).toISOString();
-      return send(res, 200, JSON.stringify({ holdReference, customerId: 'bench-customer', holdAmount: 10, holdEquivalentPoints: 100, state: 'active', dateToExpire }));
+      return send(
+        res,
+        200,
+        JSON.stringify({ holdReference, customerId: 'bench-customer', holdAmount: 10, holdEquivalentPoints: 100, state: 'active', dateToExpire }),
+      );
     }
   }
   const operation = operationOf(req.method ?? '', url) ?? '';

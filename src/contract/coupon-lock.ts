@@ -16,7 +16,12 @@ const ValidateFields = {
   /** Given with `lock`: the lock session to replace (its coupons are freed first). */
   lockReference: LockReference.optional(),
   /** Minutes the lock lasts (default: the account's hold period). */
-  lockDuration: z.number().int().min(1).max(15 * 24 * 60).optional(),
+  lockDuration: z
+    .number()
+    .int()
+    .min(1)
+    .max(15 * 24 * 60)
+    .optional(),
   merchantId: z.string().max(200).optional(),
   collectionId: z.string().max(200).optional(),
   collectionsIds: z.array(z.string().max(200)).max(100).optional(),

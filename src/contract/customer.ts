@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { DateTime } from './common';
 
 /** Published coupon kinds and where a coupon can be used. */
-export const CouponType = z.enum(['Free Shipping', 'Fixed Rate Discount', 'Percentage', 'Free Product', 'Custom', 'Percentage-based Fees Discount', 'Percentage-based Cashback']);
+export const CouponType = z.enum([
+  'Free Shipping',
+  'Fixed Rate Discount',
+  'Percentage',
+  'Free Product',
+  'Custom',
+  'Percentage-based Fees Discount',
+  'Percentage-based Cashback',
+]);
 export const CouponTarget = z.enum(['Online', 'POS', 'Permanent', 'Reward', 'Automation']);
 
 export const Coupon = z.object({
@@ -45,7 +53,10 @@ export const TierProgressQuery = z.strictObject({
     .max(100)
     .optional()
     .transform((v, ctx) => {
-      const parts = (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const parts = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       for (const p of parts) {
         if (!TierExpansion.safeParse(p).success) {
           ctx.addIssue({ code: 'custom', message: `unknown expansion "${p}"; allowed: tier, referrals` });

@@ -8,7 +8,14 @@ export const EventRequest = z.strictObject({
   customerId: CustomerId,
   ...ChannelMergingFields,
   events: z
-    .record(z.string().min(1).max(200).regex(/^[A-Za-z0-9_.:-]+$/, 'event names are letters, digits and _ . : -'), EventMetadata)
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(200)
+        .regex(/^[A-Za-z0-9_.:-]+$/, 'event names are letters, digits and _ . : -'),
+      EventMetadata,
+    )
     .refine((e) => Object.keys(e).length > 0, 'at least one event is required')
     .refine((e) => Object.keys(e).length <= 50, 'at most 50 events per request'),
 });

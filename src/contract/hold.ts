@@ -31,7 +31,10 @@ export const HoldRequest = z
     customerId: CustomerId,
     transactionTime: DateTime,
     ...ChannelMergingFields,
-    otp: z.string().regex(/^[0-9]{4,8}$/, 'must be the digits of the one-time password').optional(),
+    otp: z
+      .string()
+      .regex(/^[0-9]{4,8}$/, 'must be the digits of the one-time password')
+      .optional(),
     ignoreOTP: z.boolean().optional(),
     amountToHold: HoldAmount.optional(),
     pointsToHold: HoldPoints.optional(),

@@ -1,8 +1,19 @@
 import { z } from 'zod';
 
 export const OrderTransactionType = z.enum([
-  'AchievementReward', 'PaymentReward', 'Payment', 'Refund', 'PartialRefund', 'Redemption', 'Expiry', 'Cancel',
-  'Migration', 'ManualAccumulation', 'DiscountCode', 'ManualDeduction', 'ManualReward',
+  'AchievementReward',
+  'PaymentReward',
+  'Payment',
+  'Refund',
+  'PartialRefund',
+  'Redemption',
+  'Expiry',
+  'Cancel',
+  'Migration',
+  'ManualAccumulation',
+  'DiscountCode',
+  'ManualDeduction',
+  'ManualReward',
 ]);
 export type OrderTransactionType = z.infer<typeof OrderTransactionType>;
 

@@ -16,7 +16,11 @@ const SETTINGS = Object.values(FEATURES).flatMap((f: Feature) => settingsIn(f.se
 
 const envSchema = z.object(Object.fromEntries(SETTINGS.map((s) => [s.variable, s.schema])));
 if (Object.keys(envSchema.shape).length !== SETTINGS.length) {
-  throw new Error(`a variable is declared by two features: ${SETTINGS.map((s) => s.variable).filter((v, i, all) => all.indexOf(v) !== i).join(', ')}`);
+  throw new Error(
+    `a variable is declared by two features: ${SETTINGS.map((s) => s.variable)
+      .filter((v, i, all) => all.indexOf(v) !== i)
+      .join(', ')}`,
+  );
 }
 
 export class ConfigError extends Error {
@@ -61,7 +65,7 @@ function shown(key: string, value: unknown): string {
 export function configSummary(config: Config): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (obj: object, prefix: string) => {
-    for (const [k, v] of Object.entries(obj)) {
+    for (const [k, v] of Object.entries(obj) as [string, unknown][]) {
       const name = prefix ? `${prefix}.${k}` : k;
       if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, name);
       else out[name] = shown(k, v);
@@ -123,12 +127,17 @@ function crossFeatureProblems(config: Config, source: NodeJS.ProcessEnv): string
   const problems: string[] = [];
   const production = config.env === 'production';
   if (source.LOYALTY_OTP_ENABLED !== undefined && source.LOYALTY_OTP_ENABLED !== '') {
-    problems.push('LOYALTY_OTP_ENABLED: no longer a setting; the BFF follows the loyalty account (the sandbox account\'s setting, or the real service\'s answers). Remove it');
+    problems.push(
+      "LOYALTY_OTP_ENABLED: no longer a setting; the BFF follows the loyalty account (the sandbox account's setting, or the real service's answers). Remove it",
+    );
   }
-  if (config.pos.demoSetup && config.loyalty.baseUrl) problems.push(`DEMO_SETUP: demo terminals are only for the bundled sandbox; with LOYALTY_BASE_URL ${TERMINAL_ADD}`);
+  if (config.pos.demoSetup && config.loyalty.baseUrl)
+    problems.push(`DEMO_SETUP: demo terminals are only for the bundled sandbox; with LOYALTY_BASE_URL ${TERMINAL_ADD}`);
   if (config.pos.demoSetup && production) problems.push(`DEMO_SETUP: never in production (NODE_ENV=production); ${TERMINAL_ADD}`);
   if (config.log.pretty && production) {
-    problems.push('LOG_PRETTY: readable logs need pino-pretty, a development dependency that production builds leave out; unset LOG_PRETTY (JSON lines) and pipe the output through pino-pretty where you read it');
+    problems.push(
+      'LOG_PRETTY: readable logs need pino-pretty, a development dependency that production builds leave out; unset LOG_PRETTY (JSON lines) and pipe the output through pino-pretty where you read it',
+    );
   }
   if (config.loyalty.allowHttp && production) {
     problems.push('LOYALTY_ALLOW_HTTP: never in production (NODE_ENV=production); the secret key must travel over HTTPS: use an https:// LOYALTY_BASE_URL');

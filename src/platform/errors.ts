@@ -45,21 +45,51 @@ export abstract class AppError extends Error {
   }
 }
 
-export class BadRequestError extends AppError { readonly status = 400; }
-export class AuthenticationError extends AppError { readonly status = 401; }
-export class NotAllowedError extends AppError { readonly status = 403; }
-export class NotFoundError extends AppError { readonly status = 404; }
-export class ConflictError extends AppError { readonly status = 409; }
-export class RequestTimeoutError extends AppError { readonly status = 408; }
-export class PayloadTooLargeError extends AppError { readonly status = 413; }
-export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
-export class UnprocessableError extends AppError { readonly status = 422; }
-export class HeaderFieldsTooLargeError extends AppError { readonly status = 431; }
-export class RateLimitedError extends AppError { readonly status = 429; }
-export class InternalError extends AppError { readonly status = 500; }
-export class UpstreamError extends AppError { readonly status = 502; }
-export class ServiceUnavailableError extends AppError { readonly status = 503; }
-export class UpstreamTimeoutError extends AppError { readonly status = 504; }
+export class BadRequestError extends AppError {
+  readonly status = 400;
+}
+export class AuthenticationError extends AppError {
+  readonly status = 401;
+}
+export class NotAllowedError extends AppError {
+  readonly status = 403;
+}
+export class NotFoundError extends AppError {
+  readonly status = 404;
+}
+export class ConflictError extends AppError {
+  readonly status = 409;
+}
+export class RequestTimeoutError extends AppError {
+  readonly status = 408;
+}
+export class PayloadTooLargeError extends AppError {
+  readonly status = 413;
+}
+export class UnsupportedMediaTypeError extends AppError {
+  readonly status = 415;
+}
+export class UnprocessableError extends AppError {
+  readonly status = 422;
+}
+export class HeaderFieldsTooLargeError extends AppError {
+  readonly status = 431;
+}
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+}
+export class InternalError extends AppError {
+  readonly status = 500;
+}
+export class UpstreamError extends AppError {
+  readonly status = 502;
+}
+export class ServiceUnavailableError extends AppError {
+  readonly status = 503;
+}
+export class UpstreamTimeoutError extends AppError {
+  readonly status = 504;
+}
 
 /** The class of each status an AppError can have: a problem's status picks its class here. */
 export const ERROR_CLASS_OF_STATUS = {

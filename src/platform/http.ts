@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import type { Logger } from 'pino';
+import type { Logger, SerializedRequest, SerializedResponse } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { AppError, isAppError } from './errors';
 import { problem } from './problem';
@@ -29,8 +29,8 @@ export function requestLogger(logger: Logger, extraProps?: (req: Request) => Rec
     },
     // Only what an operator needs; header values are never logged whole.
     serializers: {
-      req: (req) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),
-      res: (res) => ({ statusCode: res.statusCode }),
+      req: (req: SerializedRequest) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),
+      res: (res: SerializedResponse) => ({ statusCode: res.statusCode }),
     },
   }) as unknown as RequestHandler;
 }

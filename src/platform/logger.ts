@@ -98,7 +98,9 @@ export function createLogger(settings: LoggerSettings): Logger {
     try {
       require.resolve('pino-pretty');
     } catch {
-      throw new Error('LOG_PRETTY=true needs pino-pretty, a development dependency that is not installed here (a production install); unset LOG_PRETTY for JSON lines');
+      throw new Error(
+        'LOG_PRETTY=true needs pino-pretty, a development dependency that is not installed here (a production install); unset LOG_PRETTY for JSON lines',
+      );
     }
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
   }

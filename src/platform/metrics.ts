@@ -81,23 +81,73 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       },
     });
 
-  const circuitState = new Gauge({ name: 'loyalty_upstream_circuit_state', help: 'Circuit breaker around the loyalty service: 0 closed, 1 half-open, 2 open', registers });
+  const circuitState = new Gauge({
+    name: 'loyalty_upstream_circuit_state',
+    help: 'Circuit breaker around the loyalty service: 0 closed, 1 half-open, 2 open',
+    registers,
+  });
   circuitState.set(CIRCUIT_STATE_VALUE.closed);
 
   return {
     registry,
-    httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, status and terminal role', labelNames: ['method', 'route', 'status', 'role'], registers }),
-    httpDuration: new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer an HTTP request', labelNames: ['method', 'route', 'status', 'role'], buckets: LATENCY_BUCKETS, registers }),
-    upstreamCalls: new Counter({ name: 'loyalty_upstream_requests_total', help: 'Attempts sent to the loyalty service, by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
-    upstreamDuration: new Histogram({ name: 'loyalty_upstream_request_duration_seconds', help: 'Time of one attempt to the loyalty service', labelNames: ['operation', 'outcome'], buckets: LATENCY_BUCKETS, registers }),
-    redemptionTransitions: new Counter({ name: 'pos_redemption_transitions_total', help: 'Redemption state changes (from "none" when created)', labelNames: ['from', 'to'], registers }),
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern, status and terminal role',
+      labelNames: ['method', 'route', 'status', 'role'],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer an HTTP request',
+      labelNames: ['method', 'route', 'status', 'role'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    upstreamCalls: new Counter({
+      name: 'loyalty_upstream_requests_total',
+      help: 'Attempts sent to the loyalty service, by operation and outcome',
+      labelNames: ['operation', 'outcome'],
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: 'loyalty_upstream_request_duration_seconds',
+      help: 'Time of one attempt to the loyalty service',
+      labelNames: ['operation', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    redemptionTransitions: new Counter({
+      name: 'pos_redemption_transitions_total',
+      help: 'Redemption state changes (from "none" when created)',
+      labelNames: ['from', 'to'],
+      registers,
+    }),
     holdsOpen: sampled('holdsOpen', 'pos_holds_open', 'Held redemptions whose hold has not ended (the expiry index)'),
     holdsExpired: new Counter({ name: 'pos_holds_expired_total', help: 'Holds this instance expired, by how (sweep or read)', labelNames: ['via'], registers }),
-    idempotentReplays: new Counter({ name: 'pos_idempotent_replays_total', help: 'POSTs answered by replaying the stored response of the same Idempotency-Key', registers }),
-    customerRegistrations: new Counter({ name: 'pos_customer_registrations_total', help: 'Customer registrations at the till, by outcome (created, updated, failed)', labelNames: ['outcome'], registers }),
+    idempotentReplays: new Counter({
+      name: 'pos_idempotent_replays_total',
+      help: 'POSTs answered by replaying the stored response of the same Idempotency-Key',
+      registers,
+    }),
+    customerRegistrations: new Counter({
+      name: 'pos_customer_registrations_total',
+      help: 'Customer registrations at the till, by outcome (created, updated, failed)',
+      labelNames: ['outcome'],
+      registers,
+    }),
     outboxDepth: sampled('outboxDepth', 'pos_outbox_depth', 'Entries waiting in the outbox for delivery to the loyalty service'),
-    outboxDeliveries: new Counter({ name: 'pos_outbox_deliveries_total', help: 'Outbox delivery attempts, by operation and outcome', labelNames: ['operation', 'outcome'], registers }),
-    outboxDeadLetters: new Counter({ name: 'pos_outbox_dead_letters_total', help: 'Outbox entries moved to the dead-letter stream', labelNames: ['operation'], registers }),
+    outboxDeliveries: new Counter({
+      name: 'pos_outbox_deliveries_total',
+      help: 'Outbox delivery attempts, by operation and outcome',
+      labelNames: ['operation', 'outcome'],
+      registers,
+    }),
+    outboxDeadLetters: new Counter({
+      name: 'pos_outbox_dead_letters_total',
+      help: 'Outbox entries moved to the dead-letter stream',
+      labelNames: ['operation'],
+      registers,
+    }),
     redisErrors: new Counter({ name: 'redis_errors_total', help: 'Error events of the Redis connection', registers }),
     redisUp: sampled('redisUp', 'redis_up', '1 when the Redis connection is ready, 0 otherwise'),
     circuitState,

@@ -171,7 +171,13 @@ export async function redisReady(client: RedisClient, timeoutMs = 500): Promise<
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
   try {
-    return await Promise.race([client.ping().then((r) => r === 'PONG', () => false), timeout]);
+    return await Promise.race([
+      client.ping().then(
+        (r) => r === 'PONG',
+        () => false,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

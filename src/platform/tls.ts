@@ -98,7 +98,15 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
       : problem('malformed_request', 'The request is not valid HTTP');
   const { status, code } = refusal;
   // No request was parsed, so no request id reached us: make one here; the errorId is the error's own, as the error handler's is.
-  const body = JSON.stringify({ type: `urn:pos-loyalty:problem:${code}`, title: STATUS_CODES[status], status, detail: refusal.message, code, requestId: randomUUID(), errorId: refusal.id });
+  const body = JSON.stringify({
+    type: `urn:pos-loyalty:problem:${code}`,
+    title: STATUS_CODES[status],
+    status,
+    detail: refusal.message,
+    code,
+    requestId: randomUUID(),
+    errorId: refusal.id,
+  });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

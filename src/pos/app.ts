@@ -71,7 +71,9 @@ export function createBffApp(opts: BffAppOptions): Express {
   pos.use(boundedBodyDepth());
   pos.use(enterLogContext);
   // After auth and parsing: a key is scoped to the terminal and bound to the parsed body.
-  const keys = opts.idempotency ?? idempotency({ store: createIdempotencyStore({ prefix: '' }), ttlMs: 24 * 3_600_000, leaseMs: 30_000, clock: opts.deps.clock, logger: opts.logger });
+  const keys =
+    opts.idempotency ??
+    idempotency({ store: createIdempotencyStore({ prefix: '' }), ttlMs: 24 * 3_600_000, leaseMs: 30_000, clock: opts.deps.clock, logger: opts.logger });
   pos.use(keys.handler);
   pos.use(awaitAdmission);
   if (opts.requireRedis) pos.use('/redemptions', opts.requireRedis);

@@ -33,7 +33,12 @@ export type EarnPreviewBody = z.infer<typeof EarnPreviewBody>;
 const CouponCheckSchema = z.strictObject({
   code: z.string(),
   usable: z.boolean(),
-  reason: z.string().nullable().describe('Why not: coupon_not_found, coupon_expired, coupon_not_started, coupon_inactive, coupon_exhausted, coupon_locked, coupon_not_offered, coupon_minimum_not_met'),
+  reason: z
+    .string()
+    .nullable()
+    .describe(
+      'Why not: coupon_not_found, coupon_expired, coupon_not_started, coupon_inactive, coupon_exhausted, coupon_locked, coupon_not_offered, coupon_minimum_not_met',
+    ),
   type: z.string().nullable(),
   value: z.number().nullable(),
   worth: z.number().describe('Money it takes off this basket (0 when refused or not a money coupon)'),
@@ -42,7 +47,11 @@ export const CouponChecksSchema = z.strictObject({ customerId: z.string(), baske
 
 export const CouponLockViewSchema = z.strictObject({
   id: z.string().describe('cpl_...; name it as couponLockId in POST /payments'),
-  state: z.enum(Object.keys(COUPON_LOCK_MACHINE) as [CouponLockState, ...CouponLockState[]]).describe('locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.'),
+  state: z
+    .enum(Object.keys(COUPON_LOCK_MACHINE) as [CouponLockState, ...CouponLockState[]])
+    .describe(
+      'locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
+    ),
   customerId: z.string(),
   basketTotal: z.number(),
   coupons: z.array(z.strictObject({ code: z.string(), type: z.string(), value: z.number(), worth: z.number() })),
@@ -62,7 +71,15 @@ export const EarnPreviewSchema = z.strictObject({
 
 export const RedemptionOptionsSchema = z.strictObject({
   redemptionFactor: z.number().nullable().describe('Money value of one point'),
-  rules: z.array(z.strictObject({ ruleId: z.string().describe('Send as ruleId to POST /redemptions'), name: z.string(), points: z.number(), value: z.number(), type: z.string() })),
+  rules: z.array(
+    z.strictObject({
+      ruleId: z.string().describe('Send as ruleId to POST /redemptions'),
+      name: z.string(),
+      points: z.number(),
+      value: z.number(),
+      type: z.string(),
+    }),
+  ),
   fetchedAt: DateTime.describe('When this instance read them from the loyalty service'),
 });
 
@@ -72,7 +89,7 @@ export const ReceiptSchema = z
     pointsRedeemed: z.number(),
     pointsGivenBack: z.number().nullable().describe('Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown)'),
     pointsTakenBack: z.number(),
-    balanceAfter: z.number().nullable().describe('Points the customer can spend now (the loyalty service\'s available balance); null when it could not be read'),
+    balanceAfter: z.number().nullable().describe("Points the customer can spend now (the loyalty service's available balance); null when it could not be read"),
     pendingPoints: z.number().nullable().describe('Points earned but not spendable yet (a return window); not in balanceAfter'),
     nextExpiring: z.strictObject({ points: z.number(), date: z.string() }).nullable(),
     tier: z.strictObject({ current: z.string(), next: z.string().nullable(), progress: z.number(), nextAt: z.number().nullable() }).nullable(),
@@ -86,7 +103,10 @@ export const ReceiptSchema = z
   .describe('Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded)');
 
 export const SalePaymentSchema = PaymentViewSchema.extend({
-  couponLock: z.strictObject({ id: z.string(), state: z.string(), coupons: z.array(z.string()) }).optional().describe('The coupon lock the payment used, when one was named'),
+  couponLock: z
+    .strictObject({ id: z.string(), state: z.string(), coupons: z.array(z.string()) })
+    .optional()
+    .describe('The coupon lock the payment used, when one was named'),
   receipt: ReceiptSchema,
 });
 const CouponsNotReturned = z
@@ -99,7 +119,13 @@ const CouponsNotReturned = z
 export const SaleRefundSchema = RefundViewSchema.extend({ couponsNotReturned: CouponsNotReturned, receipt: ReceiptSchema });
 export const QueuedSaleRefundSchema = QueuedRefundSchema.extend({ couponsNotReturned: CouponsNotReturned });
 
-const Txn = z.strictObject({ type: z.string(), id: z.string().nullable(), amount: z.number().nullable(), points: z.number().nullable(), at: z.string().nullable() });
+const Txn = z.strictObject({
+  type: z.string(),
+  id: z.string().nullable(),
+  amount: z.number().nullable(),
+  points: z.number().nullable(),
+  at: z.string().nullable(),
+});
 export const PaymentReadbackSchema = z.strictObject({
   paymentId: z.string(),
   customerId: z.string(),
@@ -118,4 +144,3 @@ export const RefundReadbackSchema = z.strictObject({
   pointsGivenBack: z.number(),
   at: z.string().nullable(),
 });
-

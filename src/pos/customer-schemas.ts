@@ -9,7 +9,13 @@ import { NO_CONTROL, PRINTABLE } from './schemas';
  */
 /** No control or invisible characters: names end up in logs and on receipts. */
 const Name = z.string().trim().min(1).max(200).regex(PRINTABLE, NO_CONTROL);
-const Code = (max: number) => z.string().trim().min(1).max(max).regex(/^[A-Za-z0-9 _-]+$/, 'letters, digits, space, _ and - only');
+const Code = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9 _-]+$/, 'letters, digits, space, _ and - only');
 
 export const RegisterCustomerBody = z.strictObject({
   displayName: Name.optional(),
@@ -19,7 +25,10 @@ export const RegisterCustomerBody = z.strictObject({
   mobile: Mobile.optional().describe("The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by"),
   dateOfBirth: z.iso.date().optional().describe('YYYY-MM-DD'),
   gender: Code(20).optional(),
-  preferredLanguage: z.string().regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en or ar-EG').optional(),
+  preferredLanguage: z
+    .string()
+    .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en or ar-EG')
+    .optional(),
   city: Name.optional(),
   country: Name.optional(),
   zip: Code(20).optional(),
@@ -32,8 +41,13 @@ export type RegistrationOutcome = z.infer<typeof RegistrationOutcome>;
 
 export const CustomerRegisteredSchema = z.strictObject({
   customerId: z.string(),
-  outcome: RegistrationOutcome.describe('created: the loyalty service did not know this customer id before the call; updated: the profile existed and was updated (never duplicated)'),
-  loyaltyId: z.string().nullable().describe("The loyalty service's own id of the profile (the same on every call for one customer); null when it did not give one"),
+  outcome: RegistrationOutcome.describe(
+    'created: the loyalty service did not know this customer id before the call; updated: the profile existed and was updated (never duplicated)',
+  ),
+  loyaltyId: z
+    .string()
+    .nullable()
+    .describe("The loyalty service's own id of the profile (the same on every call for one customer); null when it did not give one"),
   profile: RegisterCustomerBody.describe('The fields this call sent (fields not sent keep their earlier values)'),
 });
 export type CustomerRegistered = z.infer<typeof CustomerRegisteredSchema>;

@@ -15,6 +15,8 @@ export const ReceiptQuery = z.strictObject({
   receipt: z
     .enum(['full', 'none'])
     .default(RECEIPT_DEFAULT)
-    .describe('`full` (default): the receipt block, read after the write (one more upstream round trip). `none`: answer right after the write, `receipt: null`.'),
+    .describe(
+      '`full` (default): the receipt block, read after the write (one more upstream round trip). `none`: answer right after the write, `receipt: null`.',
+    ),
 });
 export type ReceiptMode = z.output<typeof ReceiptQuery>['receipt'];

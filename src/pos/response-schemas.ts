@@ -28,7 +28,9 @@ export const RedemptionAskSchema = z.discriminatedUnion('kind', [
 
 export const RedemptionViewSchema = z.strictObject({
   id: z.string().describe('rdm_...; name it in GET/void/otp and in the payment'),
-  state: RedemptionState.describe('otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.'),
+  state: RedemptionState.describe(
+    'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
+  ),
   customerId: z.string(),
   ask: RedemptionAskSchema.describe('What the till asked to redeem'),
   points: z.number().nullable().describe('Points on hold (null until held)'),
@@ -43,7 +45,9 @@ export const RedemptionViewSchema = z.strictObject({
 export const PaymentViewSchema = z.strictObject({
   paymentId: z.string(),
   customerId: z.string(),
-  status: z.enum(['recorded', 'already_recorded']).describe('already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)'),
+  status: z
+    .enum(['recorded', 'already_recorded'])
+    .describe('already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)'),
   pointsEarned: z.number().nullable(),
   pointsRedeemed: z.number().nullable(),
   lines: z.array(z.strictObject({ serviceId: z.string(), points: z.number() })).describe('Points earned per payment line'),
@@ -65,28 +69,34 @@ export const CustomerSummarySchema = z.strictObject({
   customerId: z.string(),
   currency: z.string().nullable().describe(shownIfGiven),
   pointsName: z.string().nullable().describe(shownIfGiven),
-  points: z.strictObject({
-    available: z.number().describe('Always given: what can be redeemed now'),
-    pending: z.number().nullable(),
-    total: z.number().nullable(),
-    held: z.number().nullable(),
-    earnedAllTime: z.number().nullable(),
-  }).describe(`Points; each but available is ${shownIfGiven}`),
-  value: z.strictObject({ available: z.number().nullable(), pending: z.number().nullable(), total: z.number().nullable() }).describe(`Money value of the points; ${shownIfGiven}`),
+  points: z
+    .strictObject({
+      available: z.number().describe('Always given: what can be redeemed now'),
+      pending: z.number().nullable(),
+      total: z.number().nullable(),
+      held: z.number().nullable(),
+      earnedAllTime: z.number().nullable(),
+    })
+    .describe(`Points; each but available is ${shownIfGiven}`),
+  value: z
+    .strictObject({ available: z.number().nullable(), pending: z.number().nullable(), total: z.number().nullable() })
+    .describe(`Money value of the points; ${shownIfGiven}`),
   tier: z
     .strictObject({ current: z.string(), next: z.string().nullable().describe('Null in the top tier'), progress: z.number(), nextAt: z.number().nullable() })
     .nullable()
     .describe('Null when tier progress could not be read (then "tier" is in unavailable)'),
   coupons: z
     .array(
-      z.strictObject({
-        code: z.string(),
-        name: z.string().nullable(),
-        value: z.number().nullable(),
-        currency: z.string().nullable(),
-        expiresAt: DateTime.nullable(),
-        usable: z.boolean().nullable(),
-      }).describe(`Each field but code is ${shownIfGiven}`),
+      z
+        .strictObject({
+          code: z.string(),
+          name: z.string().nullable(),
+          value: z.number().nullable(),
+          currency: z.string().nullable(),
+          expiresAt: DateTime.nullable(),
+          usable: z.boolean().nullable(),
+        })
+        .describe(`Each field but code is ${shownIfGiven}`),
     )
     .nullable()
     .describe('Null when coupons could not be read (then "coupons" is in unavailable)'),
@@ -95,7 +105,7 @@ export const CustomerSummarySchema = z.strictObject({
 
 export const CustomerHashSchema = z.strictObject({
   customerId: z.string(),
-  hash: z.string().describe('The loyalty service\'s hash (six digits from the bundled sandbox); changes after each transaction of the customer'),
+  hash: z.string().describe("The loyalty service's hash (six digits from the bundled sandbox); changes after each transaction of the customer"),
   qr: z.string().describe('What to render as the QR code: customer id, ":", hash'),
 });
 
@@ -113,7 +123,13 @@ export const OrderBatchStatusSchema = z.strictObject({
   succeeded: z.number().int(),
   failed: z.number().int(),
   failures: z
-    .array(z.strictObject({ orderId: z.string().nullable(), customerId: z.string().nullable(), reason: z.string().describe('Our words, by the loyalty service\'s code') }))
+    .array(
+      z.strictObject({
+        orderId: z.string().nullable(),
+        customerId: z.string().nullable(),
+        reason: z.string().describe("Our words, by the loyalty service's code"),
+      }),
+    )
     .describe('Orders that failed; ids are null when the loyalty service did not name them'),
 });
 
@@ -134,7 +150,10 @@ export const ProblemSchema = z
     code: z.string().describe('Stable machine code, e.g. validation_failed, redemption_not_held, upstream_unavailable'),
     requestId: z.string().describe('The X-Request-Id of this request'),
     errorId: z.string().describe('Matches the log line of this error'),
-    errors: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional().describe('Per-field problems of a validation failure'),
+    errors: z
+      .array(z.strictObject({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('Per-field problems of a validation failure'),
     retryAfterSeconds: z.number().int().optional().describe('Also sent as the Retry-After header'),
   })
   .catchall(z.unknown());
@@ -146,7 +165,13 @@ const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_
 /** `GET /readyz` (200 ready, 503 not ready): each check names what is wrong. */
 export const ReadinessSchema = z.strictObject({
   status: z.enum(['ready', 'not_ready']),
-  checks: z.strictObject({ redis: CheckState, upstream: CheckState, sweeper: CheckState, worker: CheckState.optional().describe('The outbox delivery worker'), process: CheckState }),
+  checks: z.strictObject({
+    redis: CheckState,
+    upstream: CheckState,
+    sweeper: CheckState,
+    worker: CheckState.optional().describe('The outbox delivery worker'),
+    process: CheckState,
+  }),
 });
 
 // Compile-time check that each schema describes exactly what its operation returns.

@@ -14,7 +14,12 @@ const MAX_MONEY = 1_000_000_000;
  */
 export const MONEY_UNIT = 0.001;
 const wholeUnits = (v: number) => Math.abs(v / MONEY_UNIT - Math.round(v / MONEY_UNIT)) < 1e-6;
-export const Money = z.number().finite().nonnegative().max(MAX_MONEY).refine(wholeUnits, `must be a whole number of ${MONEY_UNIT} (no currency has a smaller unit)`);
+export const Money = z
+  .number()
+  .finite()
+  .nonnegative()
+  .max(MAX_MONEY)
+  .refine(wholeUnits, `must be a whole number of ${MONEY_UNIT} (no currency has a smaller unit)`);
 const PositiveMoney = z
   .number()
   .finite()
@@ -37,14 +42,24 @@ export const CustomerIdParam = z.strictObject({ id: CustomerId });
 export const CouponLockId = z.string().regex(/^cpl_[A-Za-z0-9_-]{8,64}$/, 'must be a coupon lock id (cpl_...)');
 export const RedemptionIdParam = z.strictObject({ id: z.string().regex(/^rdm_[A-Za-z0-9_-]{8,64}$/, 'must be a redemption id (rdm_...)') });
 export const PaymentIdParam = z.strictObject({ paymentId: Id });
-export const JobIdParam = z.strictObject({ jobId: z.string().regex(/^[0-9]{1,15}$/, 'must be a numeric job id').transform(Number) });
+export const JobIdParam = z.strictObject({
+  jobId: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, 'must be a numeric job id')
+    .transform(Number),
+});
 
 /**
  * The customer's hash as the loyalty service hands it out: our sandbox's are six
  * digits; the published reference types it only as a string. No control
  * characters, and none of the QR separators `:` and `|`.
  */
-export const Hash = z.string().min(1).max(64).regex(/^[^:|]+$/, 'must be the customer\'s hash (no ":" or "|")').regex(PRINTABLE, NO_CONTROL);
+export const Hash = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[^:|]+$/, 'must be the customer\'s hash (no ":" or "|")')
+  .regex(PRINTABLE, NO_CONTROL);
 /** `qr` is the customer id, then the hash (DESIGN.md section 3): `id:hash`, `id|hash`, or the id directly followed by a six-digit hash. */
 export const QrCode = z.string().min(1).max(265).regex(PRINTABLE, NO_CONTROL);
 export const Otp = z.string().regex(/^[0-9]{6}$/, 'must be six digits');
@@ -64,7 +79,11 @@ export const StartRedemptionBody = z
   .superRefine((v, ctx) => {
     const how = (['amount', 'points', 'ruleId'] as const).filter((k) => v[k] !== undefined);
     if (how.length !== 1) {
-      ctx.addIssue({ code: 'custom', path: how.length ? [how[1]] : ['amount'], message: `give exactly one of amount, points, ruleId (got ${how.join(', ') || 'none'})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: how.length ? [how[1]] : ['amount'],
+        message: `give exactly one of amount, points, ruleId (got ${how.join(', ') || 'none'})`,
+      });
     }
     if (v.qr !== undefined && (v.customerId !== undefined || v.hash !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['qr'], message: 'give either qr, or customerId and hash, not both' });
@@ -87,7 +106,7 @@ export const SubmitOtpBody = z.strictObject({ otp: Otp });
  * naming the till's field.
  */
 export const SaleLine = z.strictObject({
-  serviceId: Id.describe('The product or service id; a refund by lines names the sale\'s line by it'),
+  serviceId: Id.describe("The product or service id; a refund by lines names the sale's line by it"),
   sku: Id.optional(),
   name: Label.optional(),
   // A refund sends it as the line's `vendor`, which the loyalty service takes up to 200 (a payment's serviceProvider, 500): the stricter, so a sold line can be refunded as sold.
@@ -150,7 +169,11 @@ export const RefundBody = z
   .refine((v) => !(v.amount !== undefined && v.lines !== undefined), { path: ['lines'], message: 'give amount or lines, not both' });
 export type RefundBody = z.infer<typeof RefundBody>;
 
-const EventName = z.string().min(1).max(200).regex(/^[A-Za-z0-9_.:-]+$/, 'event names are letters, digits and _ . : -');
+const EventName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'event names are letters, digits and _ . : -');
 const MetadataValue = z.union([z.string().max(2000), z.number().finite(), z.boolean(), z.null()]);
 export const EventsBody = z.strictObject({
   customerId: CustomerId,
@@ -175,4 +198,9 @@ export const BatchOrder = z.strictObject({
 export const BatchOrdersBody = z.strictObject({ orders: z.array(BatchOrder).min(1).max(1000) });
 export type BatchOrdersBody = z.infer<typeof BatchOrdersBody>;
 
-export const TierQuery = z.strictObject({ lang: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'must be a language code').optional() });
+export const TierQuery = z.strictObject({
+  lang: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'must be a language code')
+    .optional(),
+});

@@ -60,7 +60,12 @@ export interface RunningBff {
 }
 
 /** Assembles the BFF from configuration and listens. Used by main and by end-to-end tests. */
-export async function startBff(config: Config, upstream: UpstreamTarget, logger: Logger, opts: { clock?: () => number; metrics?: Metrics } = {}): Promise<RunningBff> {
+export async function startBff(
+  config: Config,
+  upstream: UpstreamTarget,
+  logger: Logger,
+  opts: { clock?: () => number; metrics?: Metrics } = {},
+): Promise<RunningBff> {
   const clock = opts.clock ?? Date.now;
   const metrics = opts.metrics ?? createMetrics();
   const redis = config.redis.target ? connectRedis(config.redis.target, logger) : undefined;
@@ -73,7 +78,10 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
   if (config.money.kioskQr && config.env === 'production') {
-    logger.warn({ setting: 'KIOSK_QR' }, 'KIOSK_QR=true: a kiosk can read any customer\'s hash, which is their proof of presence at a till; keep it only where kiosks establish who the customer is');
+    logger.warn(
+      { setting: 'KIOSK_QR' },
+      "KIOSK_QR=true: a kiosk can read any customer's hash, which is their proof of presence at a till; keep it only where kiosks establish who the customer is",
+    );
   }
   const otpTickets = createOtpTickets({ redis, prefix: config.redis.keyPrefix });
   const idempotencyStore = createIdempotencyStore({ redis, prefix: config.redis.keyPrefix });
@@ -86,8 +94,22 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
   const breaker = new CircuitBreaker({ ...config.upstream.breaker, clock, logger, onStateChange: (s) => metrics.setCircuitState(s) });
   const limiter = createRateLimiter({ redis, prefix: config.redis.keyPrefix, limits: config.upstream.rateLimits, logger });
   const policies = [breaker.policy, rateLimitPolicy(limiter, { maxWaitMs: config.upstream.rateMaxWaitMs })];
-  const loyalty = new LoyaltyClient({ baseUrl: upstream.baseUrl, apiKey: upstream.apiKey, secretKey: upstream.secretKey, timeoutMs: config.loyalty.timeoutMs, retries: config.loyalty.retries, logger, onCall: countUpstreamCall(metrics), policies });
-  const outbox = createOutboxStore({ redis, prefix: config.redis.keyPrefix, leaseMs: config.outbox.claimIdleMs, statusTtlSeconds: config.outbox.statusTtlSeconds });
+  const loyalty = new LoyaltyClient({
+    baseUrl: upstream.baseUrl,
+    apiKey: upstream.apiKey,
+    secretKey: upstream.secretKey,
+    timeoutMs: config.loyalty.timeoutMs,
+    retries: config.loyalty.retries,
+    logger,
+    onCall: countUpstreamCall(metrics),
+    policies,
+  });
+  const outbox = createOutboxStore({
+    redis,
+    prefix: config.redis.keyPrefix,
+    leaseMs: config.outbox.claimIdleMs,
+    statusTtlSeconds: config.outbox.statusTtlSeconds,
+  });
   metrics.sample('outboxDepth', async () => (await outbox.counts()).pending);
   if (!redis) logger.warn('REDIS_URL is not set: queued writes (outbox) are kept in this process only and are lost if it stops');
   const batchJobs = createBatchJobStore({ redis, prefix: config.redis.keyPrefix });
@@ -123,16 +145,41 @@ export async function startBff(config: Config, upstream: UpstreamTarget, logger:
     idempotency: idempotency({ store: idempotencyStore, ttlMs: config.idempotency.ttlMs, leaseMs: config.idempotency.leaseMs, clock, logger }),
     requireRedis: redis ? requireRedis(redis) : undefined,
     mountOps: (ops) => {
-      ops.use(healthRoutes({ redis, upstreamBaseUrl: upstream.baseUrl, sweeperRunning: () => sweeperRunning, workerRunning: () => workerRunning, shuttingDown: () => shuttingDown }));
+      ops.use(
+        healthRoutes({
+          redis,
+          upstreamBaseUrl: upstream.baseUrl,
+          sweeperRunning: () => sweeperRunning,
+          workerRunning: () => workerRunning,
+          shuttingDown: () => shuttingDown,
+        }),
+      );
     },
   });
-  const sweeper = new HoldSweeper({ store: redemptions, intervalMs: config.pos.sweeperIntervalMs, logger, clock, onExpired: countExpiredHold(metrics), settle: (r) => settleFromUpstream(deps, r) });
+  const sweeper = new HoldSweeper({
+    store: redemptions,
+    intervalMs: config.pos.sweeperIntervalMs,
+    logger,
+    clock,
+    onExpired: countExpiredHold(metrics),
+    settle: (r) => settleFromUpstream(deps, r),
+  });
   sweeper.start();
   sweeperRunning = true;
   const couponLockSweeper = new CouponLockSweeper({ store: deps.couponLocks, loyalty, intervalMs: config.pos.sweeperIntervalMs, logger, clock });
   couponLockSweeper.start();
   closeHooks.push(() => couponLockSweeper.stop());
-  const outboxWorker = new OutboxWorker({ ...config.outbox, store: outbox, loyalty, batchJobs, sales: deps.sales, logger, clock, leaseMs: config.outbox.claimIdleMs, onOutcome: countOutboxOutcome(metrics) });
+  const outboxWorker = new OutboxWorker({
+    ...config.outbox,
+    store: outbox,
+    loyalty,
+    batchJobs,
+    sales: deps.sales,
+    logger,
+    clock,
+    leaseMs: config.outbox.claimIdleMs,
+    onOutcome: countOutboxOutcome(metrics),
+  });
   outboxWorker.start();
   workerRunning = true;
   closeHooks.push(() => outboxWorker.stop());

@@ -8,7 +8,11 @@ import { CouponTarget, Email, Mobile } from '../contract';
  * and changed through `PUT /_sandbox/accounts/:apikey` (a partial object, merged).
  */
 
-const Key = z.string().min(8, 'must be at least 8 characters').max(200).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+const Key = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(200)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
 const Points = z.number().int().nonnegative();
 const Rate = z.number().finite().nonnegative();
 const Id = z.string().min(1).max(200);
@@ -95,7 +99,12 @@ export const AccountSettings = z
     highSecurityMode: z.boolean().default(false),
     channelMerging: z.enum(['none', 'email', 'mobile']).default('none'),
     /** Spec, Limits: 1 minute to 15 days, default 10 minutes. */
-    holdPeriodMinutes: z.number().int().min(1).max(15 * 24 * 60).default(10),
+    holdPeriodMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(15 * 24 * 60)
+      .default(10),
     earn: z.strictObject({ pointsPerUnit: Rate, minimumSpend: z.number().finite().nonnegative().default(0) }).default({ pointsPerUnit: 1, minimumSpend: 0 }),
     /** Money value of one point. */
     redemptionFactor: z.number().finite().positive().default(0.1),
@@ -135,13 +144,16 @@ export type AccountSettings = z.output<typeof AccountSettings>;
 /** What `GET /_sandbox/accounts/:apikey` shows (and PUT accepts whole or in part): the settings without the secret key. */
 export type PublicAccountSettings = Omit<AccountSettings, 'secretKey'>;
 
-export const AccountsFile = z.array(AccountSettings).min(1, 'at least one account is required').superRefine((accounts, ctx) => {
-  const keys = new Set<string>();
-  accounts.forEach((a, i) => {
-    if (keys.has(a.apiKey)) ctx.addIssue({ code: 'custom', path: [i, 'apiKey'], message: `duplicate apiKey "${a.apiKey}"` });
-    keys.add(a.apiKey);
+export const AccountsFile = z
+  .array(AccountSettings)
+  .min(1, 'at least one account is required')
+  .superRefine((accounts, ctx) => {
+    const keys = new Set<string>();
+    accounts.forEach((a, i) => {
+      if (keys.has(a.apiKey)) ctx.addIssue({ code: 'custom', path: [i, 'apiKey'], message: `duplicate apiKey "${a.apiKey}"` });
+      keys.add(a.apiKey);
+    });
   });
-});
 
 function describe(error: z.ZodError): string {
   return error.issues
@@ -165,13 +177,13 @@ export function loadSandboxAccounts(file: string): AccountSettings[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`Cannot read sandbox accounts file ${file}: ${(err as Error).message}`);
+    throw new Error(`Cannot read sandbox accounts file ${file}: ${(err as Error).message}`, { cause: err });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`Sandbox accounts file ${file} is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`Sandbox accounts file ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   return parseAccounts(json, file);
 }

@@ -37,7 +37,8 @@ export const loyaltyErrors = {
   invalidValue: (message: string, type = 'InvalidValue', opts: Opts = {}) => new UnprocessableError(type, message, { ...opts, loyaltyCode: C.invalidValue }),
   invalidPayload: (message: string) => new BadRequestError('InvalidPayload', message, { loyaltyCode: C.invalidPayload }),
   notFound: (message: string) => new NotFoundError('NotFound', message, { loyaltyCode: C.notFound }),
-  customerNotFound: (customerId: string) => new NotFoundError('CustomerNotFound', `Customer "${customerId}" was not found`, { loyaltyCode: C.customerNotFound }),
+  customerNotFound: (customerId: string) =>
+    new NotFoundError('CustomerNotFound', `Customer "${customerId}" was not found`, { loyaltyCode: C.customerNotFound }),
   alreadyCancelled: (message: string) => new UnprocessableError('AlreadyCancelled', message, { loyaltyCode: C.alreadyCancelled }),
   transactionNotFound: (message: string) => new NotFoundError('TransactionNotFound', message, { loyaltyCode: C.transactionNotFound }),
   duplicateTransaction: (message: string) => new UnprocessableError('DuplicateTransaction', message, { loyaltyCode: C.duplicateTransaction }),
@@ -79,7 +80,7 @@ export function toLoyaltyBody(err: AppError, requestId: string): LoyaltyErrorBod
   const code = err.loyaltyCode ?? known?.code ?? byStatus(err.status);
   // A 500 never shows its internals.
   const message = err.status >= 500 ? 'An internal error occurred' : err.message;
-  const reason = err.loyaltyCode !== undefined ? err.code : known?.type ?? err.code;
+  const reason = err.loyaltyCode !== undefined ? err.code : (known?.type ?? err.code);
   return { code, type: loyaltyErrorCategory(code), message, documentationUrl: ERROR_DOCUMENTATION_URL, requestId, reason };
 }
 
@@ -90,6 +91,6 @@ export function renderLoyaltyError(err: AppError, req: Request, res: Response): 
   const body = toLoyaltyBody(err, requestId);
   // The status follows the v4.0 table when the code is one of its own; 413 and friends keep theirs.
   const tableStatus = LOYALTY_ERROR_STATUS[body.code as LoyaltyErrorCode];
-  const status = err.loyaltyCode !== undefined && tableStatus !== undefined ? tableStatus : PLATFORM_CODES[err.code]?.status ?? err.status;
+  const status = err.loyaltyCode !== undefined && tableStatus !== undefined ? tableStatus : (PLATFORM_CODES[err.code]?.status ?? err.status);
   res.status(status).json(body);
 }

@@ -22,7 +22,6 @@ import type { OperationId } from '../contract';
 
 import { Anything, Count, DateTimeMs, figure, NonEmptyText, Num, optional, Text, writeBody } from './readers';
 
-
 export const HoldAnswer = writeBody({
   /** Without it the hold can be neither used nor released. */
   holdReference: NonEmptyText,
@@ -34,10 +33,14 @@ export const HoldAnswer = writeBody({
 /** What a hold is now. The reference documents Active, Expired, Used; older sandboxes wrote held, redeemed, released. */
 export type HoldStateRead = 'active' | 'used' | 'expired' | 'released' | 'unknown';
 const HOLD_STATES: Record<string, HoldStateRead> = {
-  active: 'active', held: 'active',
-  used: 'used', redeemed: 'used',
+  active: 'active',
+  held: 'active',
+  used: 'used',
+  redeemed: 'used',
   expired: 'expired',
-  released: 'released', cancelled: 'released', canceled: 'released',
+  released: 'released',
+  cancelled: 'released',
+  canceled: 'released',
 };
 
 export const HoldLookupAnswer = z.object({
@@ -103,12 +106,11 @@ const NextTier = z.object({ name: optional(z.string()), order: optional(Num), mi
  * reference's schema wants one). An object without a name, or naming the
  * current tier or one not above it, means there is no next tier: null.
  */
-export const TierProgressAnswer = z
-  .object({ current: CurrentTier, next: optional(NextTier), progress: Num })
-  .transform(({ current, next, progress }) => {
-    const above = next?.name !== undefined && next.name !== current.name && !(next.order !== undefined && current.order !== undefined && next.order <= current.order);
-    return { current, progress, next: above && next?.name !== undefined ? { name: next.name, order: next.order, minProgress: next.minProgress } : null };
-  });
+export const TierProgressAnswer = z.object({ current: CurrentTier, next: optional(NextTier), progress: Num }).transform(({ current, next, progress }) => {
+  const above =
+    next?.name !== undefined && next.name !== current.name && !(next.order !== undefined && current.order !== undefined && next.order <= current.order);
+  return { current, progress, next: above && next?.name !== undefined ? { name: next.name, order: next.order, minProgress: next.minProgress } : null };
+});
 
 export const CouponAnswer = z.object({
   code: NonEmptyText,
@@ -124,7 +126,14 @@ export const CouponAnswer = z.object({
 export const CouponsAnswer = z.object({ coupons: optional(z.array(CouponAnswer)).transform((c) => c ?? []) });
 
 /** The hash goes into a QR code as `customerId:hash`: no control characters, no `:` or `|`. */
-export const HashAnswer = z.object({ hash: NonEmptyText.pipe(z.string().max(64).regex(/^[^\x00-\x1f\x7f:|]+$/, 'not usable in a QR code')) });
+export const HashAnswer = z.object({
+  hash: NonEmptyText.pipe(
+    z
+      .string()
+      .max(64)
+      .regex(/^[^\x00-\x1f\x7f:|]+$/, 'not usable in a QR code'),
+  ),
+});
 
 /**
  * `POST /customers`: the write happened on 2xx, so nothing is required. The
@@ -138,7 +147,14 @@ export const BatchOrdersAnswer = z.object({ jobId: Num.pipe(z.number().int().non
 
 /** Batch job states as the BFF names them; the reference's `pending` and `processing` are `queued` and `running`. */
 export type BatchJobState = 'queued' | 'running' | 'completed' | 'failed';
-const JOB_STATES: Record<string, BatchJobState> = { pending: 'queued', queued: 'queued', processing: 'running', running: 'running', completed: 'completed', failed: 'failed' };
+const JOB_STATES: Record<string, BatchJobState> = {
+  pending: 'queued',
+  queued: 'queued',
+  processing: 'running',
+  running: 'running',
+  completed: 'completed',
+  failed: 'failed',
+};
 
 /** A failed item: which order and the upstream's numeric code. Its text never leaves the client. */
 export interface BatchItemFailure {

@@ -116,11 +116,7 @@ export class LoyaltyCaller {
     this.transport.close();
   }
 
-  private async run<K extends OperationId>(
-    operation: K,
-    request: CallRequest,
-    ctx: LoyaltyCallContext,
-  ): Promise<ResponseOf<K>> {
+  private async run<K extends OperationId>(operation: K, request: CallRequest, ctx: LoyaltyCallContext): Promise<ResponseOf<K>> {
     const op = OPERATIONS[operation];
     const requestId = ctx.requestId && REQUEST_ID.test(ctx.requestId) ? ctx.requestId : randomUUID();
     const path = API_PREFIX + op.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => encodeParam(name, request.params?.[name]));
@@ -145,8 +141,7 @@ export class LoyaltyCaller {
         sleep: this.options.sleep ?? realSleep,
         random: this.options.random ?? Math.random,
         signal: ctx.signal,
-        onRetry: (attempt, delayMs, err) =>
-          this.log.debug({ operation, requestId, attempt, delayMs, code: (err as AppError).code }, 'loyalty call retried'),
+        onRetry: (attempt, delayMs, err) => this.log.debug({ operation, requestId, attempt, delayMs, code: (err as AppError).code }, 'loyalty call retried'),
       },
       async ({ attempt }) => {
         const info: CallInfo = { operation, method: op.method, rateGroup: RATE_GROUP[operation], attempt, requestId, signal: ctx.signal };
@@ -243,7 +238,12 @@ function describeUpstreamError(json: unknown, secrets: string[]): Record<string,
     for (const secret of secrets) s = s.split(secret).join('[redacted]');
     return s.slice(0, 300);
   };
-  return { upstreamCode: typeof b.code === 'number' ? b.code : undefined, upstreamType: clean(b.type), upstreamRequestId: clean(b.requestId), upstreamMessage: clean(b.message) };
+  return {
+    upstreamCode: typeof b.code === 'number' ? b.code : undefined,
+    upstreamType: clean(b.type),
+    upstreamRequestId: clean(b.requestId),
+    upstreamMessage: clean(b.message),
+  };
 }
 
 function outcomeOf(err: unknown): UpstreamOutcome {

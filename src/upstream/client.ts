@@ -82,9 +82,10 @@ export class LoyaltyClient extends LoyaltyCaller {
       }
       headers.lang = options.lang;
     }
-    const expand = typeof options.expand === 'string'
-      ? parseOrThrow(TierProgressQuery, { expand: options.expand }, 'expand').expand
-      : parseOrThrow(TierExpansionSchema.array(), options.expand ?? [], 'expand');
+    const expand =
+      typeof options.expand === 'string'
+        ? parseOrThrow(TierProgressQuery, { expand: options.expand }, 'expand').expand
+        : parseOrThrow(TierExpansionSchema.array(), options.expand ?? [], 'expand');
     const query = expand.length ? { expand: [...new Set(expand)].join(',') } : undefined;
     return this.call('tierProgress', { params: { customerId }, headers, query }, ctx);
   }

@@ -37,7 +37,6 @@ export type CouponsValidateAnswer = z.infer<typeof CouponsValidateAnswer>;
 export const CouponValidateAnswer = writeBody({ coupon: figure(CouponAnswer), lockReference: figure(NonEmptyText), dateToExpire: figure(DateTimeMs) });
 export type CouponValidateAnswer = z.infer<typeof CouponValidateAnswer>;
 
-
 export const RewardPreviewAnswer = z.object({
   totalPoints: optional(Num),
   cashback: optional(z.object({ totalPoints: optional(Num), lineItems: readableItems(z.object({ productId: optional(Text), totalPoints: optional(Num) })) })),
@@ -46,7 +45,13 @@ export type RewardPreviewAnswer = z.infer<typeof RewardPreviewAnswer>;
 
 export const OrderTransactionsAnswer = z.object({
   transactions: readableItems(
-    z.object({ transactionType: z.string(), transactionId: optional(Text), amount: optional(Num), equivalentPoints: optional(Num), transactionDate: optional(DateTimeMs) }),
+    z.object({
+      transactionType: z.string(),
+      transactionId: optional(Text),
+      amount: optional(Num),
+      equivalentPoints: optional(Num),
+      transactionDate: optional(DateTimeMs),
+    }),
   ),
 });
 export type OrderTransactionsAnswer = z.infer<typeof OrderTransactionsAnswer>;
@@ -96,13 +101,15 @@ const VALIDATE: readonly OperationId[] = ['couponsValidate', 'couponValidate'];
 export function couponError(operation: OperationId, body: ErrorBodyRead): AppError | undefined {
   const o = { loyaltyCode: body.code };
   const rule = body.reason || body.type;
-  if (body.code === 3003 && /^couponlocknotactive$/i.test(rule)) return problem('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
+  if (body.code === 3003 && /^couponlocknotactive$/i.test(rule))
+    return problem('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
   if (body.code === 4004 && VALIDATE.includes(operation)) return problem('coupon_not_found', "The coupon code is not one of this programme's coupons", o);
   // A payment's 4004 is left to the general mapping: only a payment that named a lock can mean the lock (completeSale says so).
   if (body.code === 4004 && (operation === 'couponRelease' || operation === 'couponBurn')) {
     return problem('coupon_lock_not_found', 'The coupon lock was not found', o);
   }
-  if (body.code === 9001 && operation === 'couponRelease') return problem('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
+  if (body.code === 9001 && operation === 'couponRelease')
+    return problem('coupon_lock_not_active', 'The coupon lock is no longer active (used, released or expired)', o);
   if (body.code === 3003 && VALIDATE.includes(operation)) {
     const hit = COUPON_REFUSALS.find(([re]) => re.test(rule));
     if (hit) return problem(hit[1], hit[2], o);

@@ -90,9 +90,7 @@ export function timedOut(timeoutMs: number): ServiceUnavailableError {
 }
 
 export function rateLimited(retryAfterSeconds?: number): ServiceUnavailableError {
-  return markNotDelivered(
-    problem('upstream_rate_limited', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }),
-  );
+  return markNotDelivered(problem('upstream_rate_limited', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }));
 }
 
 export function invalidResponse(): UpstreamError {
@@ -100,7 +98,9 @@ export function invalidResponse(): UpstreamError {
 }
 
 export function authFailed(loyaltyCode?: number): UpstreamError {
-  return problem('upstream_auth_failed', 'The loyalty service refused the middleware\'s credentials; this is a configuration problem, not the till\'s', { loyaltyCode });
+  return problem('upstream_auth_failed', "The loyalty service refused the middleware's credentials; this is a configuration problem, not the till's", {
+    loyaltyCode,
+  });
 }
 
 const REJECTION_SUMMARY: Record<number, string> = {
@@ -116,11 +116,26 @@ const REJECTION_SUMMARY: Record<number, string> = {
  * fields are ignored.
  */
 const LoyaltyErrorBody = z.object({
-  code: z.union([z.number().int(), z.string().regex(/^[0-9]{1,6}$/).transform(Number)]),
-  type: z.string().nullish().transform((v) => v ?? ''),
+  code: z.union([
+    z.number().int(),
+    z
+      .string()
+      .regex(/^[0-9]{1,6}$/)
+      .transform(Number),
+  ]),
+  type: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
   /** Our sandbox's name of the rule that refused; the published body has only the category in `type`. */
-  reason: z.string().nullish().transform((v) => v ?? ''),
-  message: z.string().nullish().transform((v) => v ?? ''),
+  reason: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
+  message: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
 });
 type LoyaltyErrorBody = z.output<typeof LoyaltyErrorBody>;
 
@@ -172,8 +187,8 @@ function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyE
 /** What a 3003 is about, by the words it uses: only steers our code. */
 const SUBJECTS: [RegExp, (o: { loyaltyCode: number }) => AppError][] = [
   [/otp/i, (o) => problem('otp_invalid', 'The one-time password is missing, wrong or expired', o)],
-  [/hash/i, (o) => problem('hash_invalid', 'The customer\'s hash is wrong or out of date; scan the customer\'s code again', o)],
-  [/rule/i, (o) => problem('rule_not_found', 'The redemption rule is not one of this loyalty programme\'s rules', o)],
+  [/hash/i, (o) => problem('hash_invalid', "The customer's hash is wrong or out of date; scan the customer's code again", o)],
+  [/rule/i, (o) => problem('rule_not_found', "The redemption rule is not one of this loyalty programme's rules", o)],
   [/refund/i, (o) => problem('refund_exceeds_remaining', 'The refund is more than what is left to refund on that sale', o)],
   [/coupon/i, (o) => problem('coupon_unavailable', 'A coupon code is unknown, not offered to this customer, or not usable now', o)],
 ];
@@ -218,12 +233,7 @@ function channelFieldRequired(field: 'email' | 'mobile'): AppError {
  * A non-2xx answer to our error. `json` is the parsed body, or undefined when
  * the body was not JSON (a proxy's HTML page, an empty 503).
  */
-export function fromUpstreamStatus(
-  operation: OperationId,
-  status: number,
-  json: unknown,
-  retryAfterSeconds: number | undefined,
-): AppError {
+export function fromUpstreamStatus(operation: OperationId, status: number, json: unknown, retryAfterSeconds: number | undefined): AppError {
   const parsed = LoyaltyErrorBody.safeParse(json);
   if (parsed.success) return fromLoyaltyError(operation, status, parsed.data, retryAfterSeconds);
   if (status === 429) return rateLimited(retryAfterSeconds);

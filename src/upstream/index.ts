@@ -19,13 +19,7 @@ export type {
 } from './answers';
 export { upstreamTime } from './date-time';
 export type { CallRequest, LoyaltyCallContext, LoyaltyClientOptions, ResponseOf, UpstreamCallEvent, UpstreamOutcome } from './call';
-export {
-  certainlyNotDelivered,
-  markNotDelivered,
-  parseRetryAfter,
-  rateLimited,
-  upstreamFailureKind,
-} from './errors';
+export { certainlyNotDelivered, markNotDelivered, parseRetryAfter, rateLimited, upstreamFailureKind } from './errors';
 export type { UpstreamFailureKind } from './errors';
 export { composePolicies, RATE_GROUP } from './policy';
 export type { CallInfo, CallPolicy, RateGroup } from './policy';

@@ -11,10 +11,7 @@ import { certainlyNotDelivered } from './errors';
  * - `unknown`: it may have been applied (timeout, 5xx, an answer that could not
  *   be read, any attempt of it that may have landed, a record that could not be read).
  */
-export type WriteOutcome<T> =
-  | { kind: 'applied'; body: T | undefined }
-  | { kind: 'refused'; error: AppError }
-  | { kind: 'unknown'; error: unknown };
+export type WriteOutcome<T> = { kind: 'applied'; body: T | undefined } | { kind: 'refused'; error: AppError } | { kind: 'unknown'; error: unknown };
 
 /**
  * Errors of a call some earlier attempt of which may have been applied. Retries

@@ -41,12 +41,16 @@ export const Anything = z.unknown().transform(() => ({}) as Record<string, never
 
 /** A write's body: a non-object (empty body, `true`) reads as `{}`, since the write happened either way. */
 export const writeBody = <T extends z.ZodRawShape>(shape: T) =>
-  z.unknown().transform((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {})).pipe(z.object(shape));
-
+  z
+    .unknown()
+    .transform((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}))
+    .pipe(z.object(shape));
 
 /** A list whose items are read one by one: an unreadable item is left out instead of failing the whole answer. */
 export const readableItems = <T extends z.ZodType>(item: T) =>
-  optional(z.array(z.unknown())).transform((list) => (list ?? []).flatMap((v) => {
-    const r = item.safeParse(v);
-    return r.success ? [r.data as z.output<T>] : [];
-  }));
+  optional(z.array(z.unknown())).transform((list) =>
+    (list ?? []).flatMap((v) => {
+      const r = item.safeParse(v);
+      return r.success ? [r.data as z.output<T>] : [];
+    }),
+  );

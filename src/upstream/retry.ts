@@ -84,13 +84,7 @@ export function aborted(): ServiceUnavailableError {
  * How long to wait before attempt `attempt + 1`, or null to give up now.
  * `attempt` counts from 1 (the attempt that just failed).
  */
-export function nextDelayMs(
-  err: unknown,
-  operation: OperationId,
-  attempt: number,
-  tuning: RetryTuning,
-  random: () => number,
-): number | null {
+export function nextDelayMs(err: unknown, operation: OperationId, attempt: number, tuning: RetryTuning, random: () => number): number | null {
   if (attempt > tuning.retries) return null;
   const kind = upstreamFailureKind(err);
   if (kind !== 'unavailable' && kind !== 'timeout' && kind !== 'rate_limited') return null;

@@ -75,7 +75,7 @@ export class Transport {
         timeout: x.timeoutMs,
         signal,
       });
-      const retryAfter = res.headers['retry-after'];
+      const retryAfter: unknown = res.headers['retry-after'];
       return { status: res.status, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined, text: typeof res.data === 'string' ? res.data : '' };
     } catch (err) {
       if (x.signal?.aborted) throw aborted();

@@ -9,8 +9,19 @@ import { RedisCluster, startRedisCluster } from '../support/redis-topologies';
 function aLock(n: number): CouponLock {
   const id = `cpl_${randomUUID()}`;
   return {
-    id, storeId: 'store-001', terminalId: 'till-03', customerId: `c-${n}`, lockReference: `LCK-${id}`, basketTotal: 10,
-    coupons: [], state: 'locked', expiresAt: T0 + 30_000, releaseAt: T0 + 1, createdAt: T0, updatedAt: T0, version: 1,
+    id,
+    storeId: 'store-001',
+    terminalId: 'till-03',
+    customerId: `c-${n}`,
+    lockReference: `LCK-${id}`,
+    basketTotal: 10,
+    coupons: [],
+    state: 'locked',
+    expiresAt: T0 + 30_000,
+    releaseAt: T0 + 1,
+    createdAt: T0,
+    updatedAt: T0,
+    version: 1,
   };
 }
 

@@ -77,7 +77,10 @@ describe('payments through a Sentinel failover', () => {
     const promotedAt = Date.now();
     // Run on until every till has had a sale accepted after the promotion, then a little more.
     const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && !customers.every((_, t) => answers.some((a) => a.at > promotedAt && a.status === 201 && a.paymentId.startsWith(`fo-${t}-`)))) {
+    while (
+      Date.now() < deadline &&
+      !customers.every((_, t) => answers.some((a) => a.at > promotedAt && a.status === 201 && a.paymentId.startsWith(`fo-${t}-`)))
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -107,8 +110,12 @@ describe('payments through a Sentinel failover', () => {
     // The BFF found the new master by itself: both instances are ready and serve sales.
     for (const b of s.bffs) {
       await request(b.url).get('/readyz').expect(200);
-      await request(b.url).post('/pos/v1/payments').set('Authorization', `Bearer ${s.tokens.cashier}`).set('Idempotency-Key', `after-${b.port}`)
-        .send({ customerId: customers[0], paymentId: `fo-after-${b.port}`, totalPaid: 5 }).expect(201);
+      await request(b.url)
+        .post('/pos/v1/payments')
+        .set('Authorization', `Bearer ${s.tokens.cashier}`)
+        .set('Idempotency-Key', `after-${b.port}`)
+        .send({ customerId: customers[0], paymentId: `fo-after-${b.port}`, totalPaid: 5 })
+        .expect(201);
     }
 
     const firstRefusal = Math.min(...refused.map((a) => a.at));

@@ -2,8 +2,12 @@ import { startStack, Stack } from '../support/e2e';
 
 describe.each(['memory', 'redis'] as const)('checkout with points (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('looks up, redeems by points, pays with the hold, and refunds', async () => {
     await s.seed('alice', 1000);
@@ -16,7 +20,10 @@ describe.each(['memory', 'redis'] as const)('checkout with points (%s store)', (
     expect(r.body.secondsLeft).toBeGreaterThan(500);
     expect((await s.balance('alice')).availablePointsBalance).toBe(800);
 
-    const pay = await s.pos('cashier').post('/payments', { customerId: 'alice', paymentId: 'sale-1', totalPaid: 80, totalAmount: 100, redemptionId: r.body.id }).expect(201);
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'alice', paymentId: 'sale-1', totalPaid: 80, totalAmount: 100, redemptionId: r.body.id })
+      .expect(201);
     expect(pay.body).toMatchObject({ status: 'recorded', pointsRedeemed: 200, redemption: { id: r.body.id, state: 'redeemed' } });
     expect(pay.body.pointsEarned).toBe(80);
     expect((await s.balance('alice')).availablePointsBalance).toBe(880);

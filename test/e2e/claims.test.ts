@@ -10,7 +10,10 @@ import { heldRedemption } from './helpers';
 describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)', (store) => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store, env: { LOYALTY_RETRIES: '0', LOYALTY_TIMEOUT_MS: '1000', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' } });
+    s = await startStack({
+      store,
+      env: { LOYALTY_RETRIES: '0', LOYALTY_TIMEOUT_MS: '1000', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -68,14 +71,23 @@ describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)',
     expect(first.status).toBeGreaterThanOrEqual(500);
 
     // A different sale on the same redemption: refused, whatever the first one's fate.
-    const other = await s.pos('cashier').post('/payments', { customerId, paymentId: `${customerId}-b`, totalPaid: 10, redemptionId: h.id }).expect(409);
+    const other = await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `${customerId}-b`, totalPaid: 10, redemptionId: h.id })
+      .expect(409);
     expect(other.body).toMatchObject({ code: 'redemption_in_use', paymentId: `${customerId}-a` });
     // A void is refused too: the hold may be used already.
-    expect((await s.pos('cashier').post(`/redemptions/${h.id}/void`).expect(409)).body).toMatchObject({ code: 'payment_in_progress', paymentId: `${customerId}-a` });
+    expect((await s.pos('cashier').post(`/redemptions/${h.id}/void`).expect(409)).body).toMatchObject({
+      code: 'payment_in_progress',
+      paymentId: `${customerId}-a`,
+    });
 
     // The same sale again: recorded once upstream (now, or the first time if the timeout hid its success).
     await new Promise((r) => setTimeout(r, 600));
-    const again = await s.pos('cashier').post('/payments', { customerId, paymentId: `${customerId}-a`, totalPaid: 10, redemptionId: h.id }).expect(201);
+    const again = await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `${customerId}-a`, totalPaid: 10, redemptionId: h.id })
+      .expect(201);
     expect(['recorded', 'already_recorded']).toContain(again.body.status);
     expect((await s.pos('cashier').get(`/redemptions/${h.id}`).expect(200)).body).toMatchObject({ state: 'redeemed', paymentId: `${customerId}-a` });
     expect(await s.balance(customerId)).toMatchObject({ availablePointsBalance: 500 - 100 + 10, heldPoints: 0 });
@@ -88,6 +100,9 @@ describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)',
     const first = await s.pos('cashier').post('/payments', { customerId, paymentId: `${customerId}-a`, totalPaid: 10, redemptionId: h.id });
     expect(first.status).toBeGreaterThanOrEqual(400);
     expect(first.status).toBeLessThan(500);
-    await s.pos('cashier').post('/payments', { customerId, paymentId: `${customerId}-b`, totalPaid: 10, redemptionId: h.id }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `${customerId}-b`, totalPaid: 10, redemptionId: h.id })
+      .expect(201);
   });
 });

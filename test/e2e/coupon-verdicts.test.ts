@@ -2,8 +2,24 @@ import { setFaults } from '../pos/outbox/stack-helpers';
 import { startStack, Stack } from '../support/e2e';
 
 const coupons = [
-  { code: 'WELCOME10', name: 'Welcome 10 EGP', value: 10, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', usageLimit: 0, limitPerCustomer: 1 },
-  { code: 'TWICE5', name: '5 EGP, twice each', value: 5, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', usageLimit: 0, limitPerCustomer: 2 },
+  {
+    code: 'WELCOME10',
+    name: 'Welcome 10 EGP',
+    value: 10,
+    startDate: '2024-01-01T00:00:00Z',
+    expiryDate: '2099-12-31T23:59:59Z',
+    usageLimit: 0,
+    limitPerCustomer: 1,
+  },
+  {
+    code: 'TWICE5',
+    name: '5 EGP, twice each',
+    value: 5,
+    startDate: '2024-01-01T00:00:00Z',
+    expiryDate: '2099-12-31T23:59:59Z',
+    usageLimit: 0,
+    limitPerCustomer: 2,
+  },
   { code: 'FREE5', name: '5 EGP', value: 5, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z' },
 ];
 
@@ -18,9 +34,15 @@ const verdicts = (list: Verdict[]) => list.map((c) => [c.code, c.usable, c.reaso
  */
 describe.each(['memory', 'redis'] as const)('coupon lock verdicts (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store, account: { coupons } }); });
-  afterAll(async () => { await s?.close(); });
-  afterEach(async () => { await setFaults(s, []); });
+  beforeAll(async () => {
+    s = await startStack({ store, account: { coupons } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  afterEach(async () => {
+    await setFaults(s, []);
+  });
 
   const lock = (customerId: string, codes: string[]) => s.pos('cashier').post('/coupon-locks', { customerId, codes, basketTotal: 100 });
 
@@ -52,7 +74,10 @@ describe.each(['memory', 'redis'] as const)('coupon lock verdicts (%s store)', (
 
   it('the check route gives one verdict per code named, duplicates over the limit refused', async () => {
     await s.seed('dup-3', 0);
-    const res = await s.pos('cashier').post('/coupons/validate', { customerId: 'dup-3', codes: ['WELCOME10', 'FREE5', 'WELCOME10'], basketTotal: 100 }).expect(200);
+    const res = await s
+      .pos('cashier')
+      .post('/coupons/validate', { customerId: 'dup-3', codes: ['WELCOME10', 'FREE5', 'WELCOME10'], basketTotal: 100 })
+      .expect(200);
     expect(verdicts(res.body.coupons)).toEqual([
       ['WELCOME10', true, null],
       ['FREE5', true, null],

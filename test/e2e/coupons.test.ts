@@ -3,8 +3,25 @@ import { setFaults } from '../pos/outbox/stack-helpers';
 import { expectNoSecrets, heldRedemption, waitFor } from './helpers';
 
 const coupons = [
-  { code: 'WELCOME10', name: 'Welcome 10 EGP', value: 10, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', usageLimit: 0, limitPerCustomer: 1 },
-  { code: 'SAVE20', name: '20% off', value: 20, type: 'percentage' as const, capping: 15, minOrderValue: 50, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z' },
+  {
+    code: 'WELCOME10',
+    name: 'Welcome 10 EGP',
+    value: 10,
+    startDate: '2024-01-01T00:00:00Z',
+    expiryDate: '2099-12-31T23:59:59Z',
+    usageLimit: 0,
+    limitPerCustomer: 1,
+  },
+  {
+    code: 'SAVE20',
+    name: '20% off',
+    value: 20,
+    type: 'percentage' as const,
+    capping: 15,
+    minOrderValue: 50,
+    startDate: '2024-01-01T00:00:00Z',
+    expiryDate: '2099-12-31T23:59:59Z',
+  },
   { code: 'OLD', name: 'Expired', value: 5, startDate: '2024-01-01T00:00:00Z', expiryDate: '2024-06-01T00:00:00Z' },
   { code: 'VIP', name: 'VIP only', value: 50, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', audience: { customerIds: ['vip-1'] } },
 ];
@@ -14,24 +31,42 @@ const MARGIN_MS = 30_000;
 /** Coupons at the till end to end: check, lock, pay with the lock, release, abandon; alone and with points. */
 describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store, account: { coupons } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store, account: { coupons } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   const couponOf = async (customerId: string, code: string) =>
-    (await s.sandboxAdmin.get(`/api/v4.0/integrations/customers/${customerId}/coupons`).set({ apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' }).expect(200)).body.coupons.find((c: { code: string }) => c.code === code);
-  const lock = (customerId: string, codes: string[], basketTotal = 100, role: 'cashier' | 'otherCashier' = 'cashier') => s.pos(role).post('/coupon-locks', { customerId, codes, basketTotal });
+    (
+      await s.sandboxAdmin
+        .get(`/api/v4.0/integrations/customers/${customerId}/coupons`)
+        .set({ apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' })
+        .expect(200)
+    ).body.coupons.find((c: { code: string }) => c.code === code);
+  const lock = (customerId: string, codes: string[], basketTotal = 100, role: 'cashier' | 'otherCashier' = 'cashier') =>
+    s.pos(role).post('/coupon-locks', { customerId, codes, basketTotal });
 
   it('checks codes for a basket: what each is worth, or why it is refused; nothing is locked', async () => {
     await s.seed('chk-1', 0);
-    const res = await s.pos('cashier').post('/coupons/validate', { customerId: 'chk-1', codes: ['WELCOME10', 'SAVE20', 'OLD', 'NOPE', 'VIP'], basketTotal: 100 }).expect(200);
-    expect(res.body.coupons.map((c: { code: string; usable: boolean; reason: string | null; worth: number }) => [c.code, c.usable, c.reason, c.worth])).toEqual([
-      ['WELCOME10', true, null, 10],
-      ['SAVE20', true, null, 15],
-      ['OLD', false, 'coupon_expired', 0],
-      ['NOPE', false, 'coupon_not_found', 0],
-      ['VIP', false, 'coupon_not_offered', 0],
-    ]);
-    const small = await s.pos('cashier').post('/coupons/validate', { customerId: 'chk-1', codes: ['SAVE20'], basketTotal: 40 }).expect(200);
+    const res = await s
+      .pos('cashier')
+      .post('/coupons/validate', { customerId: 'chk-1', codes: ['WELCOME10', 'SAVE20', 'OLD', 'NOPE', 'VIP'], basketTotal: 100 })
+      .expect(200);
+    expect(res.body.coupons.map((c: { code: string; usable: boolean; reason: string | null; worth: number }) => [c.code, c.usable, c.reason, c.worth])).toEqual(
+      [
+        ['WELCOME10', true, null, 10],
+        ['SAVE20', true, null, 15],
+        ['OLD', false, 'coupon_expired', 0],
+        ['NOPE', false, 'coupon_not_found', 0],
+        ['VIP', false, 'coupon_not_offered', 0],
+      ],
+    );
+    const small = await s
+      .pos('cashier')
+      .post('/coupons/validate', { customerId: 'chk-1', codes: ['SAVE20'], basketTotal: 40 })
+      .expect(200);
     expect(small.body.coupons[0]).toMatchObject({ usable: false, reason: 'coupon_minimum_not_met' });
     expect((await couponOf('chk-1', 'WELCOME10')).isAvailableToUse).toBe(true);
     const bad = await s.pos('cashier').post('/coupons/validate', { customerId: 'chk-1', codes: [], basketTotal: 10 }).expect(400);
@@ -42,7 +77,15 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     await s.seed('pay-1', 0);
     const l = await lock('pay-1', ['WELCOME10', 'SAVE20']).expect(201);
     expect(l.headers.location).toBe(`/pos/v1/coupon-locks/${l.body.id}`);
-    expect(l.body).toMatchObject({ state: 'locked', totalWorth: 25, coupons: [{ code: 'WELCOME10', worth: 10 }, { code: 'SAVE20', worth: 15 }], paymentId: null });
+    expect(l.body).toMatchObject({
+      state: 'locked',
+      totalWorth: 25,
+      coupons: [
+        { code: 'WELCOME10', worth: 10 },
+        { code: 'SAVE20', worth: 15 },
+      ],
+      paymentId: null,
+    });
     expect(l.body.secondsLeft).toBeGreaterThan(500);
     expect((await couponOf('pay-1', 'WELCOME10')).isAvailableToUse).toBe(false);
     await s.pos('otherCashier').get(`/coupon-locks/${l.body.id}`).expect(404);
@@ -57,7 +100,10 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     // The same sale retried: already recorded, nothing burned again.
     const again = await s.pos('cashier').post('/payments', sale).expect(201);
     expect(again.body).toMatchObject({ status: 'already_recorded', receipt: null });
-    const other = await s.pos('cashier').post('/payments', { ...sale, paymentId: 'cpn-sale-2' }).expect(409);
+    const other = await s
+      .pos('cashier')
+      .post('/payments', { ...sale, paymentId: 'cpn-sale-2' })
+      .expect(409);
     expect(other.body.code).toBe('coupon_lock_used');
     expect((await couponOf('pay-1', 'SAVE20')).usedCount).toBe(1);
     expect((await s.pos('cashier').post(`/coupon-locks/${l.body.id}/release`).expect(409)).body.code).toBe('coupon_lock_used');
@@ -86,12 +132,17 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     expect(pay.body.code).toBe('coupon_lock_not_active');
   });
 
-  it('refuses another customer\'s lock and another store\'s lock, changing nothing', async () => {
+  it("refuses another customer's lock and another store's lock, changing nothing", async () => {
     await s.seed('own-1', 0);
     await s.seed('own-2', 0);
     const l = await lock('own-1', ['WELCOME10']).expect(201);
-    expect((await s.pos('cashier').post('/payments', { customerId: 'own-2', paymentId: 'own-sale', totalPaid: 10, couponLockId: l.body.id }).expect(409)).body.code).toBe('coupon_lock_customer_mismatch');
-    expect((await s.pos('otherCashier').post('/payments', { customerId: 'own-1', paymentId: 'own-sale-2', totalPaid: 10, couponLockId: l.body.id }).expect(404)).body.code).toBe('coupon_lock_not_found');
+    expect(
+      (await s.pos('cashier').post('/payments', { customerId: 'own-2', paymentId: 'own-sale', totalPaid: 10, couponLockId: l.body.id }).expect(409)).body.code,
+    ).toBe('coupon_lock_customer_mismatch');
+    expect(
+      (await s.pos('otherCashier').post('/payments', { customerId: 'own-1', paymentId: 'own-sale-2', totalPaid: 10, couponLockId: l.body.id }).expect(404)).body
+        .code,
+    ).toBe('coupon_lock_not_found');
     expect((await s.pos('cashier').get(`/coupon-locks/${l.body.id}`).expect(200)).body).toMatchObject({ state: 'locked', paymentId: null });
     expect((await lock('ghost-customer', ['WELCOME10']).expect(404)).body.code).toBe('customer_not_found');
     await s.pos('cashier').post(`/coupon-locks/${l.body.id}/release`).expect(200);
@@ -101,10 +152,18 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     const r = await heldRedemption(s, 'both-1', 200, { seed: 1000 });
     const before = await s.balance('both-1');
     const l = await lock('both-1', ['WELCOME10'], 150).expect(201);
-    const paid = await s.pos('cashier').post('/payments', {
-      customerId: 'both-1', paymentId: 'both-sale', totalPaid: 120, totalAmount: 150, redemptionId: r.id, couponLockId: l.body.id,
-      lines: [{ serviceId: 'sku-1', name: 'Kettle', amount: 150 }],
-    }).expect(201);
+    const paid = await s
+      .pos('cashier')
+      .post('/payments', {
+        customerId: 'both-1',
+        paymentId: 'both-sale',
+        totalPaid: 120,
+        totalAmount: 150,
+        redemptionId: r.id,
+        couponLockId: l.body.id,
+        lines: [{ serviceId: 'sku-1', name: 'Kettle', amount: 150 }],
+      })
+      .expect(201);
     expect(paid.body).toMatchObject({ pointsRedeemed: 200, redemption: { id: r.id, state: 'redeemed' }, couponLock: { state: 'used' } });
     const after = await s.balance('both-1');
     const rc = paid.body.receipt;
@@ -154,8 +213,21 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     const refund = await s.pos('manager').post('/refunds', { customerId: 'back-1', refundId: 'back-rf', paymentId: 'back-sale', amount: 45 }).expect(201);
     expect(refund.body.receipt).toMatchObject({ pointsTakenBack: 45, pointsGivenBack: 50 });
     const pay = await s.pos('cashier').get('/payments/back-sale').expect(200);
-    expect(pay.body).toMatchObject({ paymentId: 'back-sale', customerId: 'back-1', amountPaid: 90, pointsEarned: 90, pointsRedeemed: 100, refunds: [{ refundId: 'back-rf', amount: 45, pointsTakenBack: 45, pointsGivenBack: 50 }] });
-    expect((await s.pos('cashier').get('/refunds/back-rf').expect(200)).body).toMatchObject({ refundId: 'back-rf', paymentId: 'back-sale', amount: 45, pointsTakenBack: 45, pointsGivenBack: 50 });
+    expect(pay.body).toMatchObject({
+      paymentId: 'back-sale',
+      customerId: 'back-1',
+      amountPaid: 90,
+      pointsEarned: 90,
+      pointsRedeemed: 100,
+      refunds: [{ refundId: 'back-rf', amount: 45, pointsTakenBack: 45, pointsGivenBack: 50 }],
+    });
+    expect((await s.pos('cashier').get('/refunds/back-rf').expect(200)).body).toMatchObject({
+      refundId: 'back-rf',
+      paymentId: 'back-sale',
+      amount: 45,
+      pointsTakenBack: 45,
+      pointsGivenBack: 50,
+    });
     expect((await s.pos('otherCashier').get('/payments/back-sale').expect(404)).body.code).toBe('payment_not_found');
     expect((await s.pos('otherCashier').get('/refunds/back-rf').expect(404)).body.code).toBe('refund_not_found');
     await s.pos('cashier').get('/payments/never-sold').expect(404);
@@ -180,7 +252,10 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
     // Released upstream (its own lock would still run for 29 s): the coupon can be locked again now.
     expect((await couponOf('aban-1', 'WELCOME10')).isAvailableToUse).toBe(true);
     const again = await lock('aban-1', ['WELCOME10']).expect(201);
-    expect((await s.pos('cashier').post('/payments', { customerId: 'aban-1', paymentId: 'aban-sale', totalPaid: 10, couponLockId: l.body.id }).expect(409)).body.code).toBe('coupon_lock_not_active');
+    expect(
+      (await s.pos('cashier').post('/payments', { customerId: 'aban-1', paymentId: 'aban-sale', totalPaid: 10, couponLockId: l.body.id }).expect(409)).body
+        .code,
+    ).toBe('coupon_lock_not_active');
     await s.pos('cashier').post(`/coupon-locks/${again.body.id}/release`).expect(200);
   });
 

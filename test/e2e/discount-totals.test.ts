@@ -2,7 +2,17 @@ import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 
 const coupons = [
   { code: 'FIVE', name: '5 EGP off', value: 5, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', usageLimit: 0, limitPerCustomer: 0 },
-  { code: 'BIG20', name: '20% off 500 or more', value: 20, type: 'percentage' as const, minOrderValue: 500, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', usageLimit: 0, limitPerCustomer: 0 },
+  {
+    code: 'BIG20',
+    name: '20% off 500 or more',
+    value: 20,
+    type: 'percentage' as const,
+    minOrderValue: 500,
+    startDate: '2024-01-01T00:00:00Z',
+    expiryDate: '2099-12-31T23:59:59Z',
+    usageLimit: 0,
+    limitPerCustomer: 0,
+  },
 ];
 
 /**
@@ -21,16 +31,28 @@ describe.each(['memory', 'redis'] as const)('the totals rule covers every discou
     const listed = (await s.pos('cashier').get('/redemption-options').expect(200)).body.rules as { ruleId: string; name: string }[];
     rules = Object.fromEntries(listed.map((r) => [r.name, r.ruleId]));
   });
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   const couponOf = async (customerId: string, code: string) =>
-    (await s.sandboxAdmin.get(`/api/v4.0/integrations/customers/${customerId}/coupons`).set(SANDBOX_KEYS).expect(200)).body.coupons.find((c: { code: string }) => c.code === code);
-  const lock = (customerId: string, codes: string[], basketTotal: number) => s.pos('cashier').post('/coupon-locks', { customerId, codes, basketTotal }).expect(201).then((r) => r.body.id as string);
+    (await s.sandboxAdmin.get(`/api/v4.0/integrations/customers/${customerId}/coupons`).set(SANDBOX_KEYS).expect(200)).body.coupons.find(
+      (c: { code: string }) => c.code === code,
+    );
+  const lock = (customerId: string, codes: string[], basketTotal: number) =>
+    s
+      .pos('cashier')
+      .post('/coupon-locks', { customerId, codes, basketTotal })
+      .expect(201)
+      .then((r) => r.body.id as string);
   const lockOf = async (id: string) => (await s.pos('cashier').get(`/coupon-locks/${id}`).expect(200)).body;
   const pay = (body: object) => s.pos('cashier').post('/payments', body);
   const byRule = async (customerId: string, rule: string, seed = 1000) => {
     await s.seed(customerId, seed);
-    const res = await s.pos('cashier').post('/redemptions', { customerId, hash: await s.hash(customerId), ruleId: rules[rule] }).expect(201);
+    const res = await s
+      .pos('cashier')
+      .post('/redemptions', { customerId, hash: await s.hash(customerId), ruleId: rules[rule] })
+      .expect(201);
     return res.body as { id: string; amount: number; points: number };
   };
   const receiptText = (res: { body: { receipt: { lines: string[] } } }) => res.body.receipt.lines.join('\n');
@@ -71,7 +93,9 @@ describe.each(['memory', 'redis'] as const)('the totals rule covers every discou
     expect(small.body).toMatchObject({ code: 'coupon_lock_basket_changed', errors: [{ path: 'totalAmount' }] });
     expect(small.body.detail).toContain('500');
     // Even paid as if discounted, a 50 sale cannot burn a coupon that needs 500.
-    expect((await pay({ customerId: 'dt-big-1', paymentId: 'dt-big-1-a', totalAmount: 50, totalPaid: 0, couponLockId: id }).expect(422)).body.code).toBe('coupon_lock_basket_changed');
+    expect((await pay({ customerId: 'dt-big-1', paymentId: 'dt-big-1-a', totalAmount: 50, totalPaid: 0, couponLockId: id }).expect(422)).body.code).toBe(
+      'coupon_lock_basket_changed',
+    );
     expect(await lockOf(id)).toMatchObject({ state: 'locked', paymentId: null });
     expect(await couponOf('dt-big-1', 'BIG20')).toMatchObject({ customerUsedCount: 0 });
 
@@ -80,7 +104,9 @@ describe.each(['memory', 'redis'] as const)('the totals rule covers every discou
     expect(receiptText(ok)).toMatch(/Coupon BIG20 +-100\.00 EGP/);
     // A fixed coupon worth the same on a smaller basket is refused too: its minimum was checked for the locked basket only.
     const fixed = await lock('dt-big-1', ['FIVE'], 100);
-    expect((await pay({ customerId: 'dt-big-1', paymentId: 'dt-big-1-b', totalAmount: 90, totalPaid: 85, couponLockId: fixed }).expect(422)).body.code).toBe('coupon_lock_basket_changed');
+    expect((await pay({ customerId: 'dt-big-1', paymentId: 'dt-big-1-b', totalAmount: 90, totalPaid: 85, couponLockId: fixed }).expect(422)).body.code).toBe(
+      'coupon_lock_basket_changed',
+    );
     expect(await lockOf(fixed)).toMatchObject({ state: 'locked', paymentId: null });
   });
 
@@ -94,7 +120,9 @@ describe.each(['memory', 'redis'] as const)('the totals rule covers every discou
     await s.pos('cashier').post(`/coupon-locks/${pct}/release`).expect(200);
 
     const fixed = await lock('dt-big-2', ['FIVE'], 100);
-    expect((await pay({ customerId: 'dt-big-2', paymentId: 'dt-big-2-b', totalAmount: 120, totalPaid: 116, couponLockId: fixed }).expect(422)).body.code).toBe('payment_totals_inconsistent');
+    expect((await pay({ customerId: 'dt-big-2', paymentId: 'dt-big-2-b', totalAmount: 120, totalPaid: 116, couponLockId: fixed }).expect(422)).body.code).toBe(
+      'payment_totals_inconsistent',
+    );
     const ok = await pay({ customerId: 'dt-big-2', paymentId: 'dt-big-2-b', totalAmount: 120, totalPaid: 115, couponLockId: fixed }).expect(201);
     expect(receiptText(ok)).toMatch(/Coupon FIVE +-5\.00 EGP/);
   });
@@ -121,22 +149,34 @@ describe.each(['memory', 'redis'] as const)('the totals rule covers every discou
   });
 
   it("prices a free product at its unit on the sale's lines, or at the money held when the lines do not have it", async () => {
-    const lines = [{ serviceId: 'coffee-small', quantity: 3, amount: 36 }, { serviceId: 'cake', amount: 14 }];
+    const lines = [
+      { serviceId: 'coffee-small', quantity: 3, amount: 36 },
+      { serviceId: 'cake', amount: 14 },
+    ];
     const r = await byRule('dt-free-1', 'Free coffee');
     expect(r.amount).toBe(25);
     // One coffee of 12 off a 50 sale: 38 (the 25 held would allow only 25).
-    expect((await pay({ customerId: 'dt-free-1', paymentId: 'dt-free-1-a', totalAmount: 50, totalPaid: 38.02, redemptionId: r.id, lines }).expect(422)).body.code).toBe('payment_totals_inconsistent');
+    expect(
+      (await pay({ customerId: 'dt-free-1', paymentId: 'dt-free-1-a', totalAmount: 50, totalPaid: 38.02, redemptionId: r.id, lines }).expect(422)).body.code,
+    ).toBe('payment_totals_inconsistent');
     await pay({ customerId: 'dt-free-1', paymentId: 'dt-free-1-a', totalAmount: 50, totalPaid: 38, redemptionId: r.id, lines }).expect(201);
 
     const r2 = await byRule('dt-free-2', 'Free coffee');
     const noCoffee = [{ serviceId: 'cake', amount: 50 }];
-    expect((await pay({ customerId: 'dt-free-2', paymentId: 'dt-free-2-a', totalAmount: 50, totalPaid: 26, redemptionId: r2.id, lines: noCoffee }).expect(422)).body.code).toBe('payment_totals_inconsistent');
+    expect(
+      (await pay({ customerId: 'dt-free-2', paymentId: 'dt-free-2-a', totalAmount: 50, totalPaid: 26, redemptionId: r2.id, lines: noCoffee }).expect(422)).body
+        .code,
+    ).toBe('payment_totals_inconsistent');
     await pay({ customerId: 'dt-free-2', paymentId: 'dt-free-2-a', totalAmount: 50, totalPaid: 25, redemptionId: r2.id, lines: noCoffee }).expect(201);
   });
 
   it('takes no more off than the basket: a 10 off rule on a 6 sale leaves 0 to pay', async () => {
     const r = await byRule('dt-fix-1', '10 EGP off');
-    expect((await pay({ customerId: 'dt-fix-1', paymentId: 'dt-fix-1-a', totalAmount: 6, totalPaid: 0.02, redemptionId: r.id }).expect(422)).body.errors.find((e: { path: string }) => e.path === 'totalPaid').message).toContain('at most 0 ');
+    expect(
+      (await pay({ customerId: 'dt-fix-1', paymentId: 'dt-fix-1-a', totalAmount: 6, totalPaid: 0.02, redemptionId: r.id }).expect(422)).body.errors.find(
+        (e: { path: string }) => e.path === 'totalPaid',
+      ).message,
+    ).toContain('at most 0 ');
     const ok = await pay({ customerId: 'dt-fix-1', paymentId: 'dt-fix-1-a', totalAmount: 6, totalPaid: 0, redemptionId: r.id }).expect(201);
     expect(ok.body).toMatchObject({ pointsEarned: 0, pointsRedeemed: 100 });
   });
@@ -144,7 +184,9 @@ describe.each(['memory', 'redis'] as const)('the totals rule covers every discou
   it('prices free shipping at the money the loyalty service held for it', async () => {
     const r = await byRule('dt-ship-1', 'Free shipping');
     expect(r.amount).toBe(15);
-    expect((await pay({ customerId: 'dt-ship-1', paymentId: 'dt-ship-1-a', totalAmount: 100, totalPaid: 86, redemptionId: r.id }).expect(422)).body.code).toBe('payment_totals_inconsistent');
+    expect((await pay({ customerId: 'dt-ship-1', paymentId: 'dt-ship-1-a', totalAmount: 100, totalPaid: 86, redemptionId: r.id }).expect(422)).body.code).toBe(
+      'payment_totals_inconsistent',
+    );
     await pay({ customerId: 'dt-ship-1', paymentId: 'dt-ship-1-a', totalAmount: 100, totalPaid: 85, redemptionId: r.id }).expect(201);
   });
 

@@ -4,16 +4,29 @@ import { expectNoSecrets, waitFor } from './helpers';
 /** Events, the end-of-day order upload, customer deletion, and the kiosk's hash. */
 describe('events, batch orders, deletion and the hash (redis store)', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis' }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('records events from a till and a kiosk: place_order gives 10 points, an unrewarded event none', async () => {
     await s.seed('ev-1', 100);
-    const kiosk = await s.pos('kiosk').post('/events', { customerId: 'ev-1', events: { store_visit: { floor: 3 } } }).expect(200);
+    const kiosk = await s
+      .pos('kiosk')
+      .post('/events', { customerId: 'ev-1', events: { store_visit: { floor: 3 } } })
+      .expect(200);
     expect(kiosk.body).toEqual({ customerId: 'ev-1', accepted: ['store_visit'] });
-    await s.pos('cashier').post('/events', { customerId: 'ev-1', events: { place_order: { basket: 3 } } }).expect(200);
+    await s
+      .pos('cashier')
+      .post('/events', { customerId: 'ev-1', events: { place_order: { basket: 3 } } })
+      .expect(200);
     expect((await s.balance('ev-1')).availablePointsBalance).toBe(110);
-    const till = await s.pos('cashier').post('/events', { customerId: 'ev-1', events: { place_order: {}, visited_store: { aisle: 'A4' } } }).expect(200);
+    const till = await s
+      .pos('cashier')
+      .post('/events', { customerId: 'ev-1', events: { place_order: {}, visited_store: { aisle: 'A4' } } })
+      .expect(200);
     expect(till.body.accepted).toEqual(['place_order', 'visited_store']);
     expect((await s.balance('ev-1')).availablePointsBalance).toBe(120);
   });
@@ -28,14 +41,17 @@ describe('events, batch orders, deletion and the hash (redis store)', () => {
     await s.seed('batch-1', 0);
     await s.seed('batch-2', 0);
     const orderDate = '2025-01-15T18:00:00.000Z';
-    const up = await s.pos('cashier').post('/orders/batch', {
-      orders: [
-        { customerId: 'batch-1', orderId: 'off-1', orderDate, totalPaid: 100 },
-        { customerId: 'batch-2', orderId: 'off-2', orderDate, totalPaid: 40 },
-        { customerId: 'batch-1', orderId: 'off-1', orderDate, totalPaid: 100 },
-        { customerId: 'batch-new', orderId: 'off-3', orderDate, totalPaid: 25 },
-      ],
-    }).expect(202);
+    const up = await s
+      .pos('cashier')
+      .post('/orders/batch', {
+        orders: [
+          { customerId: 'batch-1', orderId: 'off-1', orderDate, totalPaid: 100 },
+          { customerId: 'batch-2', orderId: 'off-2', orderDate, totalPaid: 40 },
+          { customerId: 'batch-1', orderId: 'off-1', orderDate, totalPaid: 100 },
+          { customerId: 'batch-new', orderId: 'off-3', orderDate, totalPaid: 25 },
+        ],
+      })
+      .expect(202);
     expect(up.body).toEqual({ jobId: expect.any(Number), orders: 4 });
 
     let status: Record<string, unknown> = {};
@@ -52,7 +68,10 @@ describe('events, batch orders, deletion and the hash (redis store)', () => {
   });
 
   it('refuses the batch routes to a kiosk (403) and an unknown job (404)', async () => {
-    const kiosk = await s.pos('kiosk').post('/orders/batch', { orders: [{ customerId: 'x', orderId: 'k-1', orderDate: '2025-01-15T18:00:00.000Z', totalPaid: 1 }] }).expect(403);
+    const kiosk = await s
+      .pos('kiosk')
+      .post('/orders/batch', { orders: [{ customerId: 'x', orderId: 'k-1', orderDate: '2025-01-15T18:00:00.000Z', totalPaid: 1 }] })
+      .expect(403);
     expect(kiosk.body.code).toBe('role_not_allowed');
     const unknown = await s.pos('cashier').get('/orders/batch/987654').expect(404);
     expect(unknown.body.code).toBe('batch_job_not_found');
@@ -127,10 +146,18 @@ describe('events, batch orders, deletion and the hash (redis store)', () => {
     try {
       await faults([{ operation: 'tierProgress', status: 500 }]);
       const partial = await s.pos('cashier').get('/customers/fault-1').expect(200);
-      expect(partial.body).toMatchObject({ customerId: 'fault-1', points: { available: 100 }, tier: null, coupons: [expect.objectContaining({ code: 'WELCOME10' }), expect.anything()] });
+      expect(partial.body).toMatchObject({
+        customerId: 'fault-1',
+        points: { available: 100 },
+        tier: null,
+        coupons: [expect.objectContaining({ code: 'WELCOME10' }), expect.anything()],
+      });
       expect(partial.body.unavailable).toEqual(['tier']);
 
-      await faults([{ operation: 'balance', status: 503 }, { operation: 'hold', drop: true }]);
+      await faults([
+        { operation: 'balance', status: 503 },
+        { operation: 'hold', drop: true },
+      ]);
       const lookup = await s.pos('cashier').get('/customers/fault-1');
       expect(lookup.status).toBe(503);
       // Unavailable, or the circuit breaker already open after the failures: either way a clear 503.

@@ -13,8 +13,12 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}
 
 describe.each(['memory', 'redis'] as const)('go-live checklist (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('registers a new customer with their first sale at the till, and earns them points', async () => {
     await s.pos('cashier').get('/customers/first-timer').expect(404);
@@ -27,16 +31,22 @@ describe.each(['memory', 'redis'] as const)('go-live checklist (%s store)', (sto
     expect((await s.pos('cashier').get('/customers/first-timer').expect(200)).body.points.available).toBe(100);
   });
 
-  it('sends ISO 8601 dates: the till\'s own, or the time of the request when it gives none; refuses any other form', async () => {
+  it("sends ISO 8601 dates: the till's own, or the time of the request when it gives none; refuses any other form", async () => {
     const since = s.sentUpstream().length;
     const r = await heldRedemption(s, 'gl-dates', 100, { seed: 500 });
     await s.pos('cashier').post('/payments', { customerId: 'gl-dates', paymentId: 'gl-d-1', totalPaid: 50, redemptionId: r.id }).expect(201);
-    await s.pos('cashier').post('/payments', { customerId: 'gl-dates', paymentId: 'gl-d-2', totalPaid: 20, paymentDate: '2026-03-01T09:30:00+02:00' }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'gl-dates', paymentId: 'gl-d-2', totalPaid: 20, paymentDate: '2026-03-01T09:30:00+02:00' })
+      .expect(201);
     await s.pos('manager').post('/refunds', { customerId: 'gl-dates', refundId: 'gl-d-r1', paymentId: 'gl-d-1', amount: 10 }).expect(201);
-    const dates = s.sentUpstream().slice(since).flatMap((e) => {
-      const b = (e.body ?? {}) as Record<string, unknown>;
-      return (['paymentDate', 'transactionTime'] as const).filter((k) => k in b).map((k) => [e.path, k, b[k]] as const);
-    });
+    const dates = s
+      .sentUpstream()
+      .slice(since)
+      .flatMap((e) => {
+        const b = (e.body ?? {}) as Record<string, unknown>;
+        return (['paymentDate', 'transactionTime'] as const).filter((k) => k in b).map((k) => [e.path, k, b[k]] as const);
+      });
     const paths = dates.map(([p, k]) => `${p.replace(/^.*integrations/, '')} ${k}`);
     expect(paths).toEqual(expect.arrayContaining(['/transactions/hold transactionTime', '/payments paymentDate', '/transactions/refund transactionTime']));
     for (const [p, k, v] of dates) expect([p, k, String(v)]).toEqual([p, k, expect.stringMatching(ISO_8601)]);
@@ -51,8 +61,12 @@ describe.each(['memory', 'redis'] as const)('go-live checklist (%s store)', (sto
 
 describe('go-live test case 1 on an account with a welcome bonus', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis', account: { welcomeBonusPoints: 100 } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', account: { welcomeBonusPoints: 100 } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('a customer registered at the till has the welcome bonus in their summary, once', async () => {
     await s.pos('cashier').get('/customers/gl-welcome').expect(404);

@@ -19,12 +19,21 @@ describe('input bounds on the money path (redis store)', () => {
 
   it('a kiosk may send only the events its store allows; a till any', async () => {
     await s.seed('ib-ann', 100);
-    const refused = await s.pos('kiosk').post('/events', { customerId: 'ib-ann', events: { store_visit: {}, place_order: { basket: 3 } } }).expect(403);
+    const refused = await s
+      .pos('kiosk')
+      .post('/events', { customerId: 'ib-ann', events: { store_visit: {}, place_order: { basket: 3 } } })
+      .expect(403);
     expect(refused.body).toMatchObject({ code: 'event_not_allowed', errors: [{ path: 'events.place_order' }] });
     expect((await s.balance('ib-ann')).availablePointsBalance).toBe(100);
-    await s.pos('kiosk').post('/events', { customerId: 'ib-ann', events: { store_visit: {}, review_written: { stars: 5 } } }).expect(200);
+    await s
+      .pos('kiosk')
+      .post('/events', { customerId: 'ib-ann', events: { store_visit: {}, review_written: { stars: 5 } } })
+      .expect(200);
     const before = (await s.balance('ib-ann')).availablePointsBalance;
-    await s.pos('cashier').post('/events', { customerId: 'ib-ann', events: { place_order: {} } }).expect(200);
+    await s
+      .pos('cashier')
+      .post('/events', { customerId: 'ib-ann', events: { place_order: {} } })
+      .expect(200);
     expect((await s.balance('ib-ann')).availablePointsBalance).toBe(before + 10);
   });
 
@@ -50,9 +59,15 @@ describe('input bounds on the money path (redis store)', () => {
     expect(refund.body.errors.every((e: { path: string }) => e.path === 'amount')).toBe(true);
     expect((await s.balance('ib-bob')).availablePointsBalance).toBe(1000);
     // The coupon and preview routes take money the same way.
-    const basket = await s.pos('cashier').post('/coupons/validate', { customerId: 'ib-bob', codes: ['WELCOME10'], basketTotal: 1e-7 }).expect(400);
+    const basket = await s
+      .pos('cashier')
+      .post('/coupons/validate', { customerId: 'ib-bob', codes: ['WELCOME10'], basketTotal: 1e-7 })
+      .expect(400);
     expect(basket.body.errors).toEqual([expect.objectContaining({ path: 'basketTotal' })]);
-    const preview = await s.pos('cashier').post('/earn-preview', { customerId: 'ib-bob', totalPaid: 10.0000001, lines: [{ serviceId: 'sku-1', amount: 10 }] }).expect(400);
+    const preview = await s
+      .pos('cashier')
+      .post('/earn-preview', { customerId: 'ib-bob', totalPaid: 10.0000001, lines: [{ serviceId: 'sku-1', amount: 10 }] })
+      .expect(400);
     expect(preview.body.errors).toEqual([expect.objectContaining({ path: 'totalPaid' })]);
     // Three decimals are a real unit somewhere (KWD): accepted.
     await s.pos('cashier').post('/payments', { customerId: 'ib-bob', paymentId: 'ib-2', totalPaid: 10.125 }).expect(201);

@@ -12,13 +12,20 @@ const orderDate = '2026-01-15T18:00:00.000Z';
 
 /** A sale recorded straight in the loyalty service (another system of the retailer's), unknown to this BFF. */
 async function saleElsewhere(s: Stack, customerId: string, paymentId: string, totalPaid: number) {
-  await s.sandboxAdmin.post('/api/v4.0/integrations/payments').set(SANDBOX_KEYS).send({ customerId, paymentId, paymentDate: new Date().toISOString(), totalPaid }).expect(200);
+  await s.sandboxAdmin
+    .post('/api/v4.0/integrations/payments')
+    .set(SANDBOX_KEYS)
+    .send({ customerId, paymentId, paymentDate: new Date().toISOString(), totalPaid })
+    .expect(200);
 }
 
 describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store) => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store, env: { LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0', OUTBOX_POLL_INTERVAL_MS: '50' } });
+    s = await startStack({
+      store,
+      env: { LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0', OUTBOX_POLL_INTERVAL_MS: '50' },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -31,12 +38,21 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
   it('a sale id another store tried and was refused for stays free: the store that rings it up owns it', async () => {
     const P = `sq-${store}`;
     await s.seed(`sq-a-${store}`, 0);
-    const squat = await s.pos('otherCashier').post('/payments', { customerId: `sq-b-${store}`, paymentId: P, totalPaid: 10, redemptionId: 'rdm_doesnotexist' }).expect(404);
+    const squat = await s
+      .pos('otherCashier')
+      .post('/payments', { customerId: `sq-b-${store}`, paymentId: P, totalPaid: 10, redemptionId: 'rdm_doesnotexist' })
+      .expect(404);
     expect(squat.body.code).toBe('redemption_not_found');
-    await s.pos('cashier').post('/payments', { customerId: `sq-a-${store}`, paymentId: P, totalPaid: 100 }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: `sq-a-${store}`, paymentId: P, totalPaid: 100 })
+      .expect(201);
     expect((await s.pos('cashier').get(`/payments/${P}`).expect(200)).body).toMatchObject({ paymentId: P, customerId: `sq-a-${store}`, pointsEarned: 100 });
     await s.pos('otherCashier').get(`/payments/${P}`).expect(404);
-    const refund = await s.pos('otherManager').post('/refunds', { customerId: `sq-a-${store}`, refundId: `sq-r-${store}`, paymentId: P }).expect(404);
+    const refund = await s
+      .pos('otherManager')
+      .post('/refunds', { customerId: `sq-a-${store}`, refundId: `sq-r-${store}`, paymentId: P })
+      .expect(404);
     expect(refund.body.code).toBe('sale_not_found');
     expect((await s.balance(`sq-a-${store}`)).availablePointsBalance).toBe(100);
     // A sale id another store's payment was refused for upstream is free too.
@@ -44,11 +60,17 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     await setFaults(s, [{ operation: 'payment', status: 422, times: 1 }]);
     expect((await s.pos('otherCashier').post('/payments', { customerId: `sq-b-${store}`, paymentId: Q, totalPaid: 10 })).status).toBe(422);
     await setFaults(s, []);
-    await s.pos('cashier').post('/payments', { customerId: `sq-a-${store}`, paymentId: Q, totalPaid: 20 }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: `sq-a-${store}`, paymentId: Q, totalPaid: 20 })
+      .expect(201);
     await s.pos('cashier').get(`/payments/${Q}`).expect(200);
     await s.pos('otherCashier').get(`/payments/${Q}`).expect(404);
     // A refused refund leaves its id free too: the owning store can use it.
-    await s.pos('manager').post('/refunds', { customerId: `sq-a-${store}`, refundId: `sq-r-${store}`, paymentId: P, amount: 10 }).expect(201);
+    await s
+      .pos('manager')
+      .post('/refunds', { customerId: `sq-a-${store}`, refundId: `sq-r-${store}`, paymentId: P, amount: 10 })
+      .expect(201);
   });
 
   it('"duplicate" is not "done": a payment reusing another sale\'s id is refused, the redemption is free again, and its hold can be voided', async () => {
@@ -74,11 +96,22 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     await saleElsewhere(s, other, `cdup-sale-${store}`, 70);
     const customerId = `cdup-${store}`;
     await s.seed(customerId, 0);
-    const lock = (await s.pos('cashier').post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
-    const res = await s.pos('cashier').post('/payments', { customerId, paymentId: `cdup-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: lock.id }).expect(409);
+    const lock = (
+      await s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 })
+        .expect(201)
+    ).body;
+    const res = await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `cdup-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: lock.id })
+      .expect(409);
     expect(res.body.code).toBe('payment_id_taken');
     expect((await s.pos('cashier').get(`/coupon-locks/${lock.id}`).expect(200)).body).toMatchObject({ state: 'locked', paymentId: null });
-    const paid = await s.pos('cashier').post('/payments', { customerId, paymentId: `cdup-sale2-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: lock.id }).expect(201);
+    const paid = await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `cdup-sale2-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: lock.id })
+      .expect(201);
     expect(paid.body.couponLock).toMatchObject({ id: lock.id, state: 'used' });
   });
 
@@ -89,7 +122,10 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     const customerId = `qdup-${store}`;
     await s.seed(customerId, 0);
     await setFaults(s, [{ operation: 'payment', status: 503, times: 1 }]);
-    const queued = await s.pos('cashier').post('/payments', { customerId, paymentId: `qdup-sale-${store}`, totalPaid: 20 }).expect(202);
+    const queued = await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `qdup-sale-${store}`, totalPaid: 20 })
+      .expect(202);
     const entry = await eventually('the delivery to end', async () => {
       const body = (await s.pos('cashier').get(`/outbox/${queued.body.outboxId}`).expect(200)).body;
       return body.state === 'dead' || body.state === 'delivered' ? body : undefined;
@@ -102,7 +138,10 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
   it('a batch-uploaded order belongs to the store that uploaded it: another store cannot void it, its own can', async () => {
     const customerId = `bo-${store}`;
     await s.seed(customerId, 0);
-    const up = await s.pos('cashier').post('/orders/batch', { orders: [{ customerId, orderId: `bo-1-${store}`, orderDate, totalPaid: 50 }] }).expect(202);
+    const up = await s
+      .pos('cashier')
+      .post('/orders/batch', { orders: [{ customerId, orderId: `bo-1-${store}`, orderDate, totalPaid: 50 }] })
+      .expect(202);
     await waitFor('the job to complete', async () => (await s.pos('cashier').get(`/orders/batch/${up.body.jobId}`).expect(200)).body.status === 'completed');
     expect((await s.balance(customerId)).availablePointsBalance).toBe(50);
     const theirs = await s.pos('otherManager').post(`/payments/bo-1-${store}/void`, { customerId }).expect(404);
@@ -113,18 +152,30 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     await s.pos('manager').post(`/payments/bo-1-${store}/void`, { customerId }).expect(200);
     expect((await s.balance(customerId)).availablePointsBalance).toBe(0);
     // Another store uploading the same order id is refused before anything is sent.
-    const clash = await s.pos('otherCashier').post('/orders/batch', { orders: [{ customerId, orderId: `bo-1-${store}`, orderDate, totalPaid: 50 }] }).expect(409);
+    const clash = await s
+      .pos('otherCashier')
+      .post('/orders/batch', { orders: [{ customerId, orderId: `bo-1-${store}`, orderDate, totalPaid: 50 }] })
+      .expect(409);
     expect(clash.body.code).toBe('payment_id_taken');
   });
 
-  it('a refund id of the form void-<sale> is refused at the till, so no store can make another\'s sale impossible to void', async () => {
+  it("a refund id of the form void-<sale> is refused at the till, so no store can make another's sale impossible to void", async () => {
     const a = `vd-a-${store}`;
     const b = `vd-b-${store}`;
     await s.seed(a, 0);
     await s.seed(b, 0);
-    await s.pos('cashier').post('/payments', { customerId: a, paymentId: `vd-pa-${store}`, totalPaid: 60 }).expect(201);
-    await s.pos('otherCashier').post('/payments', { customerId: b, paymentId: `vd-pb-${store}`, totalPaid: 60 }).expect(201);
-    const trick = await s.pos('otherManager').post('/refunds', { customerId: b, refundId: `void-vd-pa-${store}`, paymentId: `vd-pb-${store}` }).expect(400);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: a, paymentId: `vd-pa-${store}`, totalPaid: 60 })
+      .expect(201);
+    await s
+      .pos('otherCashier')
+      .post('/payments', { customerId: b, paymentId: `vd-pb-${store}`, totalPaid: 60 })
+      .expect(201);
+    const trick = await s
+      .pos('otherManager')
+      .post('/refunds', { customerId: b, refundId: `void-vd-pa-${store}`, paymentId: `vd-pb-${store}` })
+      .expect(400);
     expect(trick.body.errors.map((e: { path: string }) => e.path)).toContain('refundId');
     const voided = await s.pos('manager').post(`/payments/vd-pa-${store}/void`, { customerId: a }).expect(200);
     expect(voided.body).toMatchObject({ status: 'refunded', refundId: `void-vd-pa-${store}` });
@@ -141,7 +192,10 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     expect(first.body.code).toBe('retry_same_request');
     expect((await redemption(r.id)).state).toBe('voiding');
     // A payment cannot take it meanwhile.
-    const pay = await s.pos('cashier').post('/payments', { customerId, paymentId: `v5-sale-${store}`, totalPaid: 5, redemptionId: r.id }).expect(409);
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `v5-sale-${store}`, totalPaid: 5, redemptionId: r.id })
+      .expect(409);
     expect(pay.body).toMatchObject({ code: 'redemption_not_held', state: 'voided' });
     await setFaults(s, []);
     expect((await s.pos('cashier').post(`/redemptions/${r.id}/void`).expect(200)).body.state).toBe('voided');
@@ -151,9 +205,17 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
   it('a release cannot take a coupon lock a payment holds (coupon_lock_in_use), and the payment burns it once', async () => {
     const customerId = `cl-${store}`;
     await s.seed(customerId, 0);
-    const lock = (await s.pos('cashier').post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
+    const lock = (
+      await s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 })
+        .expect(201)
+    ).body;
     await setFaults(s, [{ operation: 'payment', latencyMs: 700, times: 1 }]);
-    const paying = s.pos('cashier').post('/payments', { customerId, paymentId: `cl-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: lock.id }).then((r) => r);
+    const paying = s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `cl-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: lock.id })
+      .then((r) => r);
     await eventually('the payment to claim the lock', async () => (await s.pos('cashier').get(`/coupon-locks/${lock.id}`)).body.state === 'paying');
     const release = await s.pos('cashier').post(`/coupon-locks/${lock.id}/release`).expect(409);
     expect(release.body).toMatchObject({ code: 'coupon_lock_in_use', state: 'paying' });
@@ -165,7 +227,16 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
 describe('a payment whose first attempt landed while the breaker opened (redis store)', () => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store: 'redis', env: { LOYALTY_TIMEOUT_MS: '600', LOYALTY_RETRIES: '1', BREAKER_FAILURE_THRESHOLD: '1', BREAKER_HALF_OPEN_AFTER_MS: '300', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' } });
+    s = await startStack({
+      store: 'redis',
+      env: {
+        LOYALTY_TIMEOUT_MS: '600',
+        LOYALTY_RETRIES: '1',
+        BREAKER_FAILURE_THRESHOLD: '1',
+        BREAKER_HALF_OPEN_AFTER_MS: '300',
+        MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0',
+      },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -205,11 +276,19 @@ describe('a coupon lock past its release point (memory store, no sweeper in the 
 
   it('cannot be claimed by a payment once its release time has come, though the upstream lock has not ended', async () => {
     await s.seed('late-1', 0);
-    const lock = (await s.pos('cashier').post('/coupon-locks', { customerId: 'late-1', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
+    const lock = (
+      await s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId: 'late-1', codes: ['WELCOME10'], basketTotal: 50 })
+        .expect(201)
+    ).body;
     // 30 s (HOLD_SAFETY_MARGIN_SECONDS) before the upstream lock ends is the release time: go 15 s before its end.
     await s.advance(Date.parse(lock.expiresAt) - Date.now() + 30_000 - 15_000);
     expect((await s.pos('cashier').get(`/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('locked');
-    const res = await s.pos('cashier').post('/payments', { customerId: 'late-1', paymentId: 'late-sale-1', totalPaid: 40, totalAmount: 50, couponLockId: lock.id }).expect(409);
+    const res = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'late-1', paymentId: 'late-sale-1', totalPaid: 40, totalAmount: 50, couponLockId: lock.id })
+      .expect(409);
     expect(res.body).toMatchObject({ code: 'coupon_lock_not_active', state: 'locked' });
   });
 });
@@ -217,7 +296,10 @@ describe('a coupon lock past its release point (memory store, no sweeper in the 
 describe('a retried payment refused while its first attempt is still in flight (redis store)', () => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store: 'redis', env: { LOYALTY_TIMEOUT_MS: '500', LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' } });
+    s = await startStack({
+      store: 'redis',
+      env: { LOYALTY_TIMEOUT_MS: '500', LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' },
+    });
   });
   afterAll(async () => {
     await s?.close();

@@ -10,7 +10,10 @@ import { heldRedemption, waitFor } from './helpers';
  */
 const slow = { LOYALTY_TIMEOUT_MS: '500', LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' };
 const redeemed = (s: Stack, id: string) =>
-  eventually('the redemption to be settled redeemed', async () => (await s.pos('cashier').get(`/redemptions/${id}`).expect(200)).body.state === 'redeemed' || undefined);
+  eventually(
+    'the redemption to be settled redeemed',
+    async () => (await s.pos('cashier').get(`/redemptions/${id}`).expect(200)).body.state === 'redeemed' || undefined,
+  );
 
 describe('a sale whose payment is still in flight when it is first settled (redis store)', () => {
   let s: Stack;
@@ -21,11 +24,13 @@ describe('a sale whose payment is still in flight when it is first settled (redi
     await s?.close();
   });
 
-  it('stays the store\'s once the payment lands: read back by it, not refundable by another store', async () => {
+  it("stays the store's once the payment lands: read back by it, not refundable by another store", async () => {
     const r = await heldRedemption(s, 'fly-1', 100, { seed: 500 });
     // Lands 3 s after it was sent: the first looks at the record find nothing.
     await setFaults(s, [{ operation: 'payment', latencyMs: 3000, times: 1 }]);
-    expect((await s.pos('cashier').post('/payments', { customerId: 'fly-1', paymentId: 'fly-sale-1', totalPaid: 20, redemptionId: r.id })).body.code).toBe('retry_same_request');
+    expect((await s.pos('cashier').post('/payments', { customerId: 'fly-1', paymentId: 'fly-sale-1', totalPaid: 20, redemptionId: r.id })).body.code).toBe(
+      'retry_same_request',
+    );
     await setFaults(s, []);
     await redeemed(s, r.id);
     await eventually('the sale to be read back', async () => (await s.pos('cashier').get('/payments/fly-sale-1')).status === 200 || undefined);
@@ -66,8 +71,17 @@ describe('a payment with points retried on an account that merges channels (redi
 
   it('answers already_recorded for the very same sale, though the hold names the merged profile', async () => {
     const email = 'mx@example.com';
-    await s.sandboxAdmin.post('/_sandbox/customers').set(SANDBOX_KEYS).send({ customerId: 'web-mx', points: 1000, email }).expect((res) => expect(res.status).toBeLessThan(300));
-    const r = (await s.pos('cashier').post('/redemptions', { customerId: 'pos-mx', hash: await s.hash('web-mx'), points: 100, email }).expect(201)).body;
+    await s.sandboxAdmin
+      .post('/_sandbox/customers')
+      .set(SANDBOX_KEYS)
+      .send({ customerId: 'web-mx', points: 1000, email })
+      .expect((res) => expect(res.status).toBeLessThan(300));
+    const r = (
+      await s
+        .pos('cashier')
+        .post('/redemptions', { customerId: 'pos-mx', hash: await s.hash('web-mx'), points: 100, email })
+        .expect(201)
+    ).body;
     await setFaults(s, [{ operation: 'payment', latencyMs: 1200, times: 1 }]);
     const sale = { customerId: 'pos-mx', paymentId: 'mx-sale-1', totalPaid: 20, redemptionId: r.id, email };
     expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
@@ -109,12 +123,27 @@ describe('queued sales and batch orders whose outcome is not known (redis store)
   });
 
   it('reading an old batch job again does not free an order id a later job of the store accepted', async () => {
-    await s.sandboxAdmin.post('/_sandbox/customers').set(SANDBOX_KEYS).send({ customerId: 'bf-1', points: 0, email: 'bf1@example.com' }).expect((r) => expect(r.status).toBeLessThan(300));
-    const done = async (jobId: number) => waitFor('the job', async () => (await s.pos('manager').get(`/orders/batch/${jobId}`).expect(200)).body.status === 'completed');
+    await s.sandboxAdmin
+      .post('/_sandbox/customers')
+      .set(SANDBOX_KEYS)
+      .send({ customerId: 'bf-1', points: 0, email: 'bf1@example.com' })
+      .expect((r) => expect(r.status).toBeLessThan(300));
+    const done = async (jobId: number) =>
+      waitFor('the job', async () => (await s.pos('manager').get(`/orders/batch/${jobId}`).expect(200)).body.status === 'completed');
     // Refused: the account merges channels by email and the order has none.
-    const j1 = (await s.pos('cashier').post('/orders/batch', { orders: [{ customerId: 'bf-1', orderId: 'bf-o1', orderDate, totalPaid: 50 }] }).expect(202)).body.jobId;
+    const j1 = (
+      await s
+        .pos('cashier')
+        .post('/orders/batch', { orders: [{ customerId: 'bf-1', orderId: 'bf-o1', orderDate, totalPaid: 50 }] })
+        .expect(202)
+    ).body.jobId;
     await done(j1);
-    const j2 = (await s.pos('cashier').post('/orders/batch', { orders: [{ customerId: 'bf-1', orderId: 'bf-o1', orderDate, totalPaid: 50, email: 'bf1@example.com' }] }).expect(202)).body.jobId;
+    const j2 = (
+      await s
+        .pos('cashier')
+        .post('/orders/batch', { orders: [{ customerId: 'bf-1', orderId: 'bf-o1', orderDate, totalPaid: 50, email: 'bf1@example.com' }] })
+        .expect(202)
+    ).body.jobId;
     await done(j2);
     await s.pos('cashier').get('/payments/bf-o1').expect(200);
     await done(j1);

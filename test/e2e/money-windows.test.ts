@@ -11,7 +11,10 @@ import { heldRedemption } from './helpers';
 describe.each(['memory', 'redis'] as const)('money actions refused or unknown upstream (%s store)', (store) => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store, env: { LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0', REDEMPTION_PROOF: 'none' } });
+    s = await startStack({
+      store,
+      env: { LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0', REDEMPTION_PROOF: 'none' },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -21,7 +24,13 @@ describe.each(['memory', 'redis'] as const)('money actions refused or unknown up
   });
   const refusedOnce = (operation: string) => setFaults(s, [{ operation, status: 422, times: 1 }]);
   const failsOnce = (operation: string) => setFaults(s, [{ operation, status: 500, times: 1 }]);
-  const lockFor = async (customerId: string) => (await s.pos('cashier').post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body.id as string;
+  const lockFor = async (customerId: string) =>
+    (
+      await s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 })
+        .expect(201)
+    ).body.id as string;
   const lockState = async (id: string) => (await s.pos('cashier').get(`/coupon-locks/${id}`).expect(200)).body.state;
 
   it('void of a redemption, refused: the redemption is held again and the void goes through after', async () => {
@@ -44,7 +53,10 @@ describe.each(['memory', 'redis'] as const)('money actions refused or unknown up
     expect(unknown.body.code).toBe('retry_same_request');
     expect(await lockState(id)).toBe('releasing');
     // A payment cannot take a lock being released.
-    const pay = await s.pos('cashier').post('/payments', { customerId, paymentId: `wc-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: id }).expect(409);
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `wc-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: id })
+      .expect(409);
     expect(pay.body.code).toBe('coupon_lock_not_active');
     expect((await s.pos('cashier').post(`/coupon-locks/${id}/release`).expect(200)).body.state).toBe('released');
   });
@@ -63,12 +75,18 @@ describe.each(['memory', 'redis'] as const)('money actions refused or unknown up
   it('sale void, refused: the sale is recorded again and can be voided after; refund, refused: its id stays free', async () => {
     const customerId = `ws-${store}`;
     await s.seed(customerId, 0);
-    await s.pos('cashier').post('/payments', { customerId, paymentId: `ws-sale-${store}`, totalPaid: 80 }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `ws-sale-${store}`, totalPaid: 80 })
+      .expect(201);
     await refusedOnce('refund');
     expect((await s.pos('manager').post(`/payments/ws-sale-${store}/void`, { customerId })).status).toBe(422);
     await refusedOnce('refund');
     expect((await s.pos('manager').post('/refunds', { customerId, refundId: `ws-r-${store}`, paymentId: `ws-sale-${store}`, amount: 10 })).status).toBe(422);
-    await s.pos('manager').post('/refunds', { customerId, refundId: `ws-r-${store}`, paymentId: `ws-sale-${store}`, amount: 10 }).expect(201);
+    await s
+      .pos('manager')
+      .post('/refunds', { customerId, refundId: `ws-r-${store}`, paymentId: `ws-sale-${store}`, amount: 10 })
+      .expect(201);
     await s.pos('manager').post(`/payments/ws-sale-${store}/void`, { customerId }).expect(200);
     expect((await s.balance(customerId)).availablePointsBalance).toBe(0);
   });
@@ -78,13 +96,19 @@ describe.each(['memory', 'redis'] as const)('money actions refused or unknown up
     try {
       const customerId = `wo-${store}`;
       await s.seed(customerId, 500);
-      const start = await s.pos('cashier').post('/redemptions', { customerId, hash: await s.hash(customerId), points: 100 }).expect(201);
+      const start = await s
+        .pos('cashier')
+        .post('/redemptions', { customerId, hash: await s.hash(customerId), points: 100 })
+        .expect(201);
       expect(start.body.state).toBe('otp_required');
       const wrong = await s.pos('cashier').post(`/redemptions/${start.body.id}/otp`, { otp: '000000' });
       expect(wrong.body.code).toBe('otp_invalid');
       expect((await s.pos('cashier').get(`/redemptions/${start.body.id}`).expect(200)).body.state).toBe('otp_required');
       await failsOnce('hold');
-      const unknown = await s.pos('cashier').post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp(customerId) }).expect(503);
+      const unknown = await s
+        .pos('cashier')
+        .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp(customerId) })
+        .expect(503);
       expect(unknown.body.code).toBe('retry_same_request');
       const ended = await eventually('the unknown OTP step to be given up', async () => {
         const state = (await s.pos('cashier').get(`/redemptions/${start.body.id}`).expect(200)).body.state;

@@ -4,8 +4,12 @@ import { expectNoSecrets } from './helpers';
 /** An account with OTP on (sandbox account and BFF setting): otp_required -> OTP -> held -> redeemed. */
 describe.each(['memory', 'redis'] as const)('redemption with an OTP (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store, account: { otpEnabled: true } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store, account: { otpEnabled: true } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   const wrongOf = (otp: string) => String((Number(otp) + 1) % 1_000_000).padStart(6, '0');
 
@@ -21,7 +25,10 @@ describe.each(['memory', 'redis'] as const)('redemption with an OTP (%s store)',
 
     const otp = await s.otp('otp-1');
     expect(otp).toMatch(/^\d{6}$/);
-    const wrong = await s.pos('cashier').post(`/redemptions/${id}/otp`, { otp: wrongOf(otp) }).expect(422);
+    const wrong = await s
+      .pos('cashier')
+      .post(`/redemptions/${id}/otp`, { otp: wrongOf(otp) })
+      .expect(422);
     expect(wrong.body).toMatchObject({ status: 422, code: 'otp_invalid' });
     expect((await s.pos('cashier').get(`/redemptions/${id}`).expect(200)).body.state).toBe('otp_required');
     expect((await s.balance('otp-1')).availablePointsBalance).toBe(500);
@@ -37,7 +44,10 @@ describe.each(['memory', 'redis'] as const)('redemption with an OTP (%s store)',
     expect(late.body).toMatchObject({ code: 'redemption_not_awaiting_otp', state: 'held' });
     expect((await s.balance('otp-1')).availablePointsBalance).toBe(350);
 
-    const pay = await s.pos('cashier').post('/payments', { customerId: 'otp-1', paymentId: 'otp-pay-1', totalPaid: 85, totalAmount: 100, redemptionId: id }).expect(201);
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'otp-1', paymentId: 'otp-pay-1', totalPaid: 85, totalAmount: 100, redemptionId: id })
+      .expect(201);
     expect(pay.body).toMatchObject({ status: 'recorded', pointsRedeemed: 150, pointsEarned: 85, redemption: { id, state: 'redeemed' } });
     expect(await s.balance('otp-1')).toMatchObject({ availablePointsBalance: 435, totalPointsBalance: 435, heldPoints: 0 });
   });
@@ -46,16 +56,28 @@ describe.each(['memory', 'redis'] as const)('redemption with an OTP (%s store)',
     await s.seed('otp-2', 300);
     const oldHash = await s.hash('otp-2');
     // (By points: the published OTP request takes an integer rule id, and the sandbox's rule ids are names.)
-    const start = await s.pos('cashier').post('/redemptions', { qr: `otp-2:${oldHash}`, points: 100 }).expect(201);
+    const start = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `otp-2:${oldHash}`, points: 100 })
+      .expect(201);
     expect(start.body.state).toBe('otp_required');
-    const held = await s.pos('cashier').post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('otp-2') }).expect(200);
+    const held = await s
+      .pos('cashier')
+      .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('otp-2') })
+      .expect(200);
     expect(held.body).toMatchObject({ state: 'held', points: 100, amount: 10, ask: { kind: 'points', points: 100 } });
     expect((await s.balance('otp-2')).availablePointsBalance).toBe(200);
 
     // The hold rotated the hash: the old QR gets an OTP, and is refused when the hold is placed.
-    const stale = await s.pos('cashier').post('/redemptions', { qr: `otp-2:${oldHash}`, points: 10 }).expect(201);
+    const stale = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `otp-2:${oldHash}`, points: 10 })
+      .expect(201);
     expect(stale.body.state).toBe('otp_required');
-    const refused = await s.pos('cashier').post(`/redemptions/${stale.body.id}/otp`, { otp: await s.otp('otp-2') }).expect(422);
+    const refused = await s
+      .pos('cashier')
+      .post(`/redemptions/${stale.body.id}/otp`, { otp: await s.otp('otp-2') })
+      .expect(422);
     expect(refused.body.code).toBe('hash_invalid');
     expect((await s.pos('cashier').get(`/redemptions/${stale.body.id}`).expect(200)).body.state).toBe('otp_required');
     expect((await s.balance('otp-2')).availablePointsBalance).toBe(200);
@@ -78,7 +100,10 @@ describe.each(['memory', 'redis'] as const)('redemption with an OTP (%s store)',
   it("hides an OTP redemption from another store's till (404)", async () => {
     await s.seed('otp-4', 300);
     const start = await s.pos('cashier').post('/redemptions', { customerId: 'otp-4', points: 100 }).expect(201);
-    const res = await s.pos('otherCashier').post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('otp-4') }).expect(404);
+    const res = await s
+      .pos('otherCashier')
+      .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('otp-4') })
+      .expect(404);
     expect(res.body.code).toBe('redemption_not_found');
     expect((await s.balance('otp-4')).availablePointsBalance).toBe(300);
   });

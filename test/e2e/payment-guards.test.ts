@@ -8,8 +8,12 @@ import { expectNoSecrets, expiredCount, heldRedemption, HOLD_MS, PAST_HOLD_MS, w
  */
 describe.each(['memory', 'redis'] as const)('payments naming a redemption (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   /** The refused payment id was never sent upstream: the same id pays fine without a redemption. */
   async function expectPaymentIdUnused(customerId: string, paymentId: string) {
@@ -19,8 +23,20 @@ describe.each(['memory', 'redis'] as const)('payments naming a redemption (%s st
 
   it('pays with a held redemption and marks it redeemed', async () => {
     const r = await heldRedemption(s, 'pay-1', 300, { seed: 500 });
-    const pay = await s.pos('cashier').post('/payments', { customerId: 'pay-1', paymentId: 'g-pay-1', totalAmount: 130, totalPaid: 100, redemptionId: r.id }).expect(201);
-    expect(pay.body).toEqual({ paymentId: 'g-pay-1', customerId: 'pay-1', status: 'recorded', pointsEarned: 100, pointsRedeemed: 300, lines: [], redemption: { id: r.id, state: 'redeemed' }, receipt: expect.objectContaining({ pointsEarned: 100, pointsRedeemed: 300 }) });
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'pay-1', paymentId: 'g-pay-1', totalAmount: 130, totalPaid: 100, redemptionId: r.id })
+      .expect(201);
+    expect(pay.body).toEqual({
+      paymentId: 'g-pay-1',
+      customerId: 'pay-1',
+      status: 'recorded',
+      pointsEarned: 100,
+      pointsRedeemed: 300,
+      lines: [],
+      redemption: { id: r.id, state: 'redeemed' },
+      receipt: expect.objectContaining({ pointsEarned: 100, pointsRedeemed: 300 }),
+    });
     expect(await s.balance('pay-1')).toMatchObject({ availablePointsBalance: 300, totalPointsBalance: 300, heldPoints: 0 });
     const read = await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200);
     expect(read.body).toMatchObject({ state: 'redeemed', paymentId: 'g-pay-1', secondsLeft: 0 });
@@ -44,7 +60,16 @@ describe.each(['memory', 'redis'] as const)('payments naming a redemption (%s st
     expect(after).toMatchObject({ availablePointsBalance: 250, heldPoints: 0 });
     // The till never saw the first answer and sends the same sale again.
     const retry = await s.pos('cashier').post('/payments', body).expect(201);
-    expect(retry.body).toEqual({ paymentId: 'g-pay-12', customerId: 'pay-12', status: 'already_recorded', pointsEarned: null, pointsRedeemed: null, lines: [], redemption: { id: r.id, state: 'redeemed' }, receipt: null });
+    expect(retry.body).toEqual({
+      paymentId: 'g-pay-12',
+      customerId: 'pay-12',
+      status: 'already_recorded',
+      pointsEarned: null,
+      pointsRedeemed: null,
+      lines: [],
+      redemption: { id: r.id, state: 'redeemed' },
+      receipt: null,
+    });
     expect(await s.balance('pay-12')).toEqual(after);
     expect((await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200)).body).toMatchObject({ state: 'redeemed', paymentId: 'g-pay-12' });
   });
@@ -81,7 +106,10 @@ describe.each(['memory', 'redis'] as const)('payments naming a redemption (%s st
 
   it('frees the redemption when the loyalty service refuses the payment, so the till can pay again', async () => {
     const r = await heldRedemption(s, 'pay-9', 100, { seed: 300 });
-    const refused = await s.pos('cashier').post('/payments', { customerId: 'pay-9', paymentId: 'g-pay-9', totalPaid: 50, redemptionId: r.id, couponCodes: ['NO_SUCH_COUPON'] }).expect(422);
+    const refused = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'pay-9', paymentId: 'g-pay-9', totalPaid: 50, redemptionId: r.id, couponCodes: ['NO_SUCH_COUPON'] })
+      .expect(422);
     expect(refused.body.status).toBe(422);
     expect((await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200)).body).toMatchObject({ state: 'held', paymentId: null });
     expect(await s.balance('pay-9')).toMatchObject({ availablePointsBalance: 200, heldPoints: 100 });

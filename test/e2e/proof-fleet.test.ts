@@ -9,17 +9,24 @@ const PROOF = { REDEMPTION_PROOF: 'hash_or_otp' };
 
 /** Upstream calls of one kind the stack sent after `from` (an index into sentUpstream()). */
 function sent(s: Stack, from: number, kind: 'hold' | 'otp' | 'holdCancel'): number {
-  return s.sentUpstream().slice(from).filter((e) => {
-    if (kind === 'hold') return e.method === 'POST' && /\/transactions\/hold$/.test(e.path);
-    if (kind === 'otp') return e.method === 'POST' && /\/transactions\/otp$/.test(e.path);
-    return e.method === 'DELETE' && /\/transactions\/hold\/[^/]+$/.test(e.path);
-  }).length;
+  return s
+    .sentUpstream()
+    .slice(from)
+    .filter((e) => {
+      if (kind === 'hold') return e.method === 'POST' && /\/transactions\/hold$/.test(e.path);
+      if (kind === 'otp') return e.method === 'POST' && /\/transactions\/otp$/.test(e.path);
+      return e.method === 'DELETE' && /\/transactions\/hold\/[^/]+$/.test(e.path);
+    }).length;
 }
 
 describe('the first typed-id redemption on an OTP account, fresh fleet (learnt from answers, Redis)', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis', instances: 2, otpFromAnswers: true, account: { otpEnabled: true }, env: PROOF }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', instances: 2, otpFromAnswers: true, account: { otpEnabled: true }, env: PROOF });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('asks for a code (no till has scanned a QR code yet), and the code holds the points', async () => {
     await s.seed('pf-first', 500);
@@ -27,7 +34,10 @@ describe('the first typed-id redemption on an OTP account, fresh fleet (learnt f
     const start = await s.pos('cashier').post('/redemptions', { customerId: 'pf-first', points: 100 }).expect(201);
     expect(start.body.state).toBe('otp_required');
     expect((await s.balance('pf-first')).availablePointsBalance).toBe(500);
-    const held = await s.pos('cashier', 1).post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('pf-first') }).expect(200);
+    const held = await s
+      .pos('cashier', 1)
+      .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('pf-first') })
+      .expect(200);
     expect(held.body).toMatchObject({ state: 'held', points: 100 });
     expect((await s.balance('pf-first')).availablePointsBalance).toBe(400);
     // A hold placed WITH a code shows nothing about codes: the fleet still knows the account checks them.
@@ -39,29 +49,51 @@ describe('the first typed-id redemption on an OTP account, fresh fleet (learnt f
 
 describe('whether the account checks OTPs is known fleet-wide and survives a restart (Redis)', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis', instances: 2, otpFromAnswers: true, account: { otpEnabled: true }, env: PROOF }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', instances: 2, otpFromAnswers: true, account: { otpEnabled: true }, env: PROOF });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it("one instance's refused hold teaches the others and a restarted one: a QR start asks for the code at once", async () => {
     await s.seed('pf-learn', 1000);
     let from = s.sentUpstream().length;
-    const first = await s.pos('cashier', 0).post('/redemptions', { qr: `pf-learn:${await s.hash('pf-learn')}`, points: 100 }).expect(201);
+    const first = await s
+      .pos('cashier', 0)
+      .post('/redemptions', { qr: `pf-learn:${await s.hash('pf-learn')}`, points: 100 })
+      .expect(201);
     expect(first.body.state).toBe('otp_required');
     expect(sent(s, from, 'hold')).toBe(1);
-    await s.pos('cashier', 0).post(`/redemptions/${first.body.id}/otp`, { otp: await s.otp('pf-learn') }).expect(200);
+    await s
+      .pos('cashier', 0)
+      .post(`/redemptions/${first.body.id}/otp`, { otp: await s.otp('pf-learn') })
+      .expect(200);
 
     from = s.sentUpstream().length;
-    const other = await s.pos('cashier', 1).post('/redemptions', { qr: `pf-learn:${await s.hash('pf-learn')}`, points: 100 }).expect(201);
+    const other = await s
+      .pos('cashier', 1)
+      .post('/redemptions', { qr: `pf-learn:${await s.hash('pf-learn')}`, points: 100 })
+      .expect(201);
     expect(other.body.state).toBe('otp_required');
     expect({ holds: sent(s, from, 'hold'), codes: sent(s, from, 'otp') }).toEqual({ holds: 0, codes: 1 });
-    await s.pos('cashier', 1).post(`/redemptions/${other.body.id}/otp`, { otp: await s.otp('pf-learn') }).expect(200);
+    await s
+      .pos('cashier', 1)
+      .post(`/redemptions/${other.body.id}/otp`, { otp: await s.otp('pf-learn') })
+      .expect(200);
 
     await s.restart(1);
     from = s.sentUpstream().length;
-    const restarted = await s.pos('cashier', 1).post('/redemptions', { qr: `pf-learn:${await s.hash('pf-learn')}`, points: 100 }).expect(201);
+    const restarted = await s
+      .pos('cashier', 1)
+      .post('/redemptions', { qr: `pf-learn:${await s.hash('pf-learn')}`, points: 100 })
+      .expect(201);
     expect(restarted.body.state).toBe('otp_required');
     expect({ holds: sent(s, from, 'hold'), codes: sent(s, from, 'otp') }).toEqual({ holds: 0, codes: 1 });
-    await s.pos('cashier', 1).post(`/redemptions/${restarted.body.id}/otp`, { otp: await s.otp('pf-learn') }).expect(200);
+    await s
+      .pos('cashier', 1)
+      .post(`/redemptions/${restarted.body.id}/otp`, { otp: await s.otp('pf-learn') })
+      .expect(200);
     expect((await s.balance('pf-learn')).availablePointsBalance).toBe(700);
   });
 
@@ -77,7 +109,10 @@ describe('whether the account checks OTPs is known fleet-wide and survives a res
 
       // Known everywhere: a QR code holds at once, no code asked for; a typed id is refused before anything is sent.
       from = s.sentUpstream().length;
-      const qr = await s.pos('cashier', 1).post('/redemptions', { qr: `pf-unlearn:${await s.hash('pf-unlearn')}`, points: 100 }).expect(201);
+      const qr = await s
+        .pos('cashier', 1)
+        .post('/redemptions', { qr: `pf-unlearn:${await s.hash('pf-unlearn')}`, points: 100 })
+        .expect(201);
       expect(qr.body.state).toBe('held');
       expect({ holds: sent(s, from, 'hold'), codes: sent(s, from, 'otp') }).toEqual({ holds: 1, codes: 0 });
       from = s.sentUpstream().length;
@@ -96,15 +131,25 @@ describe('whether the account checks OTPs is known fleet-wide and survives a res
 
 describe('six invented digits are no proof once the account stops checking OTPs (learnt from answers, Redis)', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis', instances: 2, otpFromAnswers: true, account: { otpEnabled: true }, env: PROOF }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', instances: 2, otpFromAnswers: true, account: { otpEnabled: true }, env: PROOF });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   /** The fleet has seen the account check OTPs: a QR start was refused for want of a code, then confirmed. */
   async function fleetHasSeenOtps(): Promise<void> {
     await s.seed('pf-regular', 500);
-    const start = await s.pos('cashier').post('/redemptions', { qr: `pf-regular:${await s.hash('pf-regular')}`, points: 10 }).expect(201);
+    const start = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `pf-regular:${await s.hash('pf-regular')}`, points: 10 })
+      .expect(201);
     expect(start.body.state).toBe('otp_required');
-    await s.pos('cashier').post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('pf-regular') }).expect(200);
+    await s
+      .pos('cashier')
+      .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('pf-regular') })
+      .expect(200);
     expect(await s.bff.deps.upstreamOtp.required()).toBe(true);
   }
 
@@ -138,7 +183,14 @@ describe('six invented digits are no proof once the account stops checking OTPs 
     // The fleet last saw "not checked", so typed ids are refused until an answer shows otherwise: a QR start does.
     await s.seed('pf-qr', 100);
     expect((await s.pos('cashier', 0).post('/redemptions', { customerId: 'pf-qr', points: 10 }).expect(422)).body.code).toBe('proof_required');
-    expect((await s.pos('cashier', 0).post('/redemptions', { qr: `pf-qr:${await s.hash('pf-qr')}`, points: 10 }).expect(201)).body.state).toBe('otp_required');
+    expect(
+      (
+        await s
+          .pos('cashier', 0)
+          .post('/redemptions', { qr: `pf-qr:${await s.hash('pf-qr')}`, points: 10 })
+          .expect(201)
+      ).body.state,
+    ).toBe('otp_required');
     await s.seed('pf-waiting', 800);
     const start = await s.pos('cashier', 0).post('/redemptions', { customerId: 'pf-waiting', points: 800 }).expect(201);
     expect(start.body.state).toBe('otp_required');
@@ -150,6 +202,9 @@ describe('six invented digits are no proof once the account stops checking OTPs 
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 422, code: 'proof_required' });
     expect(await s.balance('pf-waiting')).toMatchObject({ availablePointsBalance: 800, heldPoints: 0 });
     // The code is given up with it: the customer can start again with the QR code.
-    await s.pos('cashier', 0).post('/redemptions', { qr: `pf-waiting:${await s.hash('pf-waiting')}`, points: 800 }).expect(201);
+    await s
+      .pos('cashier', 0)
+      .post('/redemptions', { qr: `pf-waiting:${await s.hash('pf-waiting')}`, points: 800 })
+      .expect(201);
   });
 });

@@ -8,8 +8,12 @@ import { startStack, Stack } from '../support/e2e';
  */
 describe('a kiosk cannot mint proof of presence in production (default settings, Redis)', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis', env: { NODE_ENV: 'production', REDEMPTION_PROOF: 'hash_or_otp' } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', env: { NODE_ENV: 'production', REDEMPTION_PROOF: 'hash_or_otp' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it("refuses the customer's hash to a kiosk, so a till cannot spend the customer's points with it", async () => {
     await s.seed('pk-victim', 800);
@@ -24,8 +28,12 @@ describe('a kiosk cannot mint proof of presence in production (default settings,
 
 describe('KIOSK_QR=true: the store vouches for its kiosks (Redis)', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis', env: { NODE_ENV: 'production', REDEMPTION_PROOF: 'hash_or_otp', KIOSK_QR: 'true' } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', env: { NODE_ENV: 'production', REDEMPTION_PROOF: 'hash_or_otp', KIOSK_QR: 'true' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('a kiosk shows the QR code, and a till holds points with it', async () => {
     await s.seed('pk-member', 800);

@@ -8,7 +8,9 @@ async function slowAndCounted(s: Stack, latencyMs: number, counted: string[]): P
 
 async function callsSeen(s: Stack): Promise<Record<string, number>> {
   const res = await s.sandboxAdmin.get('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
-  return Object.fromEntries((res.body.rules as { operation: string; applied: number }[]).filter((r) => r.operation !== '*').map((r) => [r.operation, r.applied]));
+  return Object.fromEntries(
+    (res.body.rules as { operation: string; applied: number }[]).filter((r) => r.operation !== '*').map((r) => [r.operation, r.applied]),
+  );
 }
 
 /**
@@ -18,8 +20,12 @@ async function callsSeen(s: Stack): Promise<Record<string, number>> {
  */
 describe.each(['memory', 'redis'] as const)('proof of presence, default policy hash_or_otp (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store, env: { REDEMPTION_PROOF: 'hash_or_otp' } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store, env: { REDEMPTION_PROOF: 'hash_or_otp' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('refuses a typed customer id with no hash: 422 proof_required, nothing held', async () => {
     await s.seed('pp-alice', 500);
@@ -51,7 +57,9 @@ describe.each(['memory', 'redis'] as const)('proof of presence, default policy h
     const res = await s.pos('cashier').post('/redemptions', { customerId: 'pp-nobody', hash: '123456', points: 10 }).expect(404);
     expect(res.body.code).toBe('customer_not_found');
     // The sandbox's balance read would answer for a customer the hold had created.
-    const look = await s.sandboxAdmin.get('/api/v4.0/integrations/customers/pp-nobody/balance').set({ apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' });
+    const look = await s.sandboxAdmin
+      .get('/api/v4.0/integrations/customers/pp-nobody/balance')
+      .set({ apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' });
     expect(look.status).toBe(404);
     expect(await s.bff.deps.redemptions.countOpen()).toBe(openBefore);
   });
@@ -87,9 +95,15 @@ describe.each(['memory', 'redis'] as const)('proof of presence, default policy h
     try {
       const start = await s.pos('cashier').post('/redemptions', { customerId: 'pp-erin', points: 100 }).expect(201);
       expect(start.body.state).toBe('otp_required');
-      const wrong = await s.pos('cashier').post(`/redemptions/${start.body.id}/otp`, { otp: '000000' === (await s.otp('pp-erin')) ? '111111' : '000000' }).expect(422);
+      const wrong = await s
+        .pos('cashier')
+        .post(`/redemptions/${start.body.id}/otp`, { otp: '000000' === (await s.otp('pp-erin')) ? '111111' : '000000' })
+        .expect(422);
       expect(wrong.body.code).toBe('otp_invalid');
-      const held = await s.pos('cashier').post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('pp-erin') }).expect(200);
+      const held = await s
+        .pos('cashier')
+        .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('pp-erin') })
+        .expect(200);
       expect(held.body).toMatchObject({ state: 'held', points: 100 });
       expect((await s.balance('pp-erin')).availablePointsBalance).toBe(400);
     } finally {
@@ -99,8 +113,10 @@ describe.each(['memory', 'redis'] as const)('proof of presence, default policy h
 });
 
 describe('proof of presence, other policies', () => {
-  let stacks: Stack[] = [];
-  afterAll(async () => { await Promise.all(stacks.map((s) => s.close())); });
+  const stacks: Stack[] = [];
+  afterAll(async () => {
+    await Promise.all(stacks.map((s) => s.close()));
+  });
   const stack = async (env: Record<string, string>, account = {}) => {
     const s = await startStack({ store: 'memory', env, account });
     stacks.push(s);
@@ -111,14 +127,20 @@ describe('proof of presence, other policies', () => {
     const s = await stack({ REDEMPTION_PROOF: 'hash' }, { otpEnabled: true });
     await s.seed('ph-1', 500);
     expect((await s.pos('cashier').post('/redemptions', { customerId: 'ph-1', points: 100 }).expect(422)).body.code).toBe('proof_required');
-    const start = await s.pos('cashier').post('/redemptions', { customerId: 'ph-1', hash: await s.hash('ph-1'), points: 100 }).expect(201);
+    const start = await s
+      .pos('cashier')
+      .post('/redemptions', { customerId: 'ph-1', hash: await s.hash('ph-1'), points: 100 })
+      .expect(201);
     expect(start.body.state).toBe('otp_required');
   });
 
   it('otp: a QR code alone is not enough, the customer confirms a code', async () => {
     const s = await stack({ REDEMPTION_PROOF: 'otp' }, { otpEnabled: true });
     await s.seed('po-1', 500);
-    const start = await s.pos('cashier').post('/redemptions', { qr: `po-1:${await s.hash('po-1')}`, points: 100 }).expect(201);
+    const start = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `po-1:${await s.hash('po-1')}`, points: 100 })
+      .expect(201);
     expect(start.body.state).toBe('otp_required');
     expect((await s.balance('po-1')).availablePointsBalance).toBe(500);
   });
@@ -126,7 +148,10 @@ describe('proof of presence, other policies', () => {
   it('otp: refused clearly (502 otp_not_checked) when the account does not check OTPs', async () => {
     const s = await stack({ REDEMPTION_PROOF: 'otp' });
     await s.seed('po-2', 500);
-    const res = await s.pos('cashier').post('/redemptions', { qr: `po-2:${await s.hash('po-2')}`, points: 100 }).expect(502);
+    const res = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `po-2:${await s.hash('po-2')}`, points: 100 })
+      .expect(502);
     expect(res.body.code).toBe('otp_not_checked');
   });
 

@@ -7,8 +7,12 @@ import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 /** An OTP is bound to the redemption it was asked for, and to its points. */
 describe.each(['memory', 'redis'] as const)('an OTP confirms only its own redemption (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store, account: { otpEnabled: true }, env: { REDEMPTION_PROOF: 'hash_or_otp' } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store, account: { otpEnabled: true }, env: { REDEMPTION_PROOF: 'hash_or_otp' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it("while R1's code is out no other redemption asks for one; R1's code holds R1's points only", async () => {
     await s.seed('ob-1', 1000);
@@ -26,7 +30,10 @@ describe.each(['memory', 'redis'] as const)('an OTP confirms only its own redemp
     // R1's code is used: the next redemption has its own code sent, and only that code confirms it.
     const r3 = await s.pos('cashier').post('/redemptions', { customerId: 'ob-1', points: 900 }).expect(201);
     expect((await s.pos('cashier').post(`/redemptions/${r3.body.id}/otp`, { otp: code1 }).expect(422)).body.code).toBe('otp_invalid');
-    await s.pos('cashier').post(`/redemptions/${r3.body.id}/otp`, { otp: await s.otp('ob-1') }).expect(200);
+    await s
+      .pos('cashier')
+      .post(`/redemptions/${r3.body.id}/otp`, { otp: await s.otp('ob-1') })
+      .expect(200);
     expect(await s.balance('ob-1')).toMatchObject({ availablePointsBalance: 50, heldPoints: 950 });
   });
 
@@ -73,15 +80,21 @@ describe('OTP learnt from the upstream (as against a real service)', () => {
     const start = await till().post('/redemptions', { customerId: 'ol-1', points: 100 }).expect(201);
     expect(start.body.state).toBe('otp_required');
     expect(await bff.deps.upstreamOtp.required()).toBe(true);
-    const held = await till().post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('ol-1') }).expect(200);
+    const held = await till()
+      .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('ol-1') })
+      .expect(200);
     expect(held.body).toMatchObject({ state: 'held', points: 100 });
     expect((await s.balance('ol-1')).availablePointsBalance).toBe(400);
 
     const typed = await till().post('/redemptions', { customerId: 'ol-1', points: 50 }).expect(201);
     expect(typed.body.state).toBe('otp_required');
-    await till().post(`/redemptions/${typed.body.id}/otp`, { otp: await s.otp('ol-1') }).expect(200);
+    await till()
+      .post(`/redemptions/${typed.body.id}/otp`, { otp: await s.otp('ol-1') })
+      .expect(200);
     // A QR code proves presence itself: once the account is known to check OTPs, its code is sent straight away.
-    const scanned = await till().post('/redemptions', { qr: `ol-1:${await s.hash('ol-1')}`, points: 50 }).expect(201);
+    const scanned = await till()
+      .post('/redemptions', { qr: `ol-1:${await s.hash('ol-1')}`, points: 50 })
+      .expect(201);
     expect(scanned.body.state).toBe('otp_required');
   });
 });

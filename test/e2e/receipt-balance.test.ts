@@ -7,13 +7,20 @@ import { startStack, Stack } from '../support/e2e';
  */
 describe.each(['memory', 'redis'] as const)('receipt balance with a return window (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('Balance is the spendable points; the points still in their return window are Pending', async () => {
     const id = `pend-${store}`;
     await s.seed(id, 1000);
-    const paid = await s.pos('cashier').post('/payments', { customerId: id, paymentId: `${id}-sale`, totalPaid: 50, returnWindowDays: 14 }).expect(201);
+    const paid = await s
+      .pos('cashier')
+      .post('/payments', { customerId: id, paymentId: `${id}-sale`, totalPaid: 50, returnWindowDays: 14 })
+      .expect(201);
     expect(await s.balance(id)).toMatchObject({ availablePointsBalance: 1000, pendingPoints: 50, totalPointsBalance: 1050 });
     const rc = paid.body.receipt;
     expect(rc).toMatchObject({ pointsEarned: 50, balanceAfter: 1000, pendingPoints: 50 });

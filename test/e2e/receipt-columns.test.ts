@@ -11,13 +11,23 @@ const columns = (line: string) => [...line].reduce((n, ch) => n + (/[\u3000-\u30
 
 describe.each(['memory', 'redis'] as const)('receipt columns with a double-width points name (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store, account: { pointsName: 'ポイント' } }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store, account: { pointsName: 'ポイント' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('every line of a sale and of its refund is exactly 40 columns, values whole and right-aligned', async () => {
     const r = await heldRedemption(s, `wide-${store}`, 100, { seed: 1000 });
-    const paid = await s.pos('cashier').post('/payments', { customerId: `wide-${store}`, paymentId: `wide-sale-${store}`, totalPaid: 90, redemptionId: r.id }).expect(201);
-    const refund = await s.pos('manager').post('/refunds', { customerId: `wide-${store}`, refundId: `wide-rf-${store}`, paymentId: `wide-sale-${store}`, amount: 45 }).expect(201);
+    const paid = await s
+      .pos('cashier')
+      .post('/payments', { customerId: `wide-${store}`, paymentId: `wide-sale-${store}`, totalPaid: 90, redemptionId: r.id })
+      .expect(201);
+    const refund = await s
+      .pos('manager')
+      .post('/refunds', { customerId: `wide-${store}`, refundId: `wide-rf-${store}`, paymentId: `wide-sale-${store}`, amount: 45 })
+      .expect(201);
     for (const rc of [paid.body.receipt, refund.body.receipt]) {
       expect(rc.pointsName).toBe('ポイント');
       expect(rc.lines.map(columns)).toEqual(rc.lines.map(() => 40));

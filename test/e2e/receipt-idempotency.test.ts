@@ -9,12 +9,22 @@ import { startStack, Stack } from '../support/e2e';
  */
 describe.each(['memory', 'redis'] as const)('Idempotency-Key and ?receipt= (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
-  const pay = (path: string, key: string, paymentId: string) => s.pos('cashier').post(path, { customerId: `idem-${store}`, paymentId, totalPaid: 30 }).set('Idempotency-Key', key);
+  const pay = (path: string, key: string, paymentId: string) =>
+    s
+      .pos('cashier')
+      .post(path, { customerId: `idem-${store}`, paymentId, totalPaid: 30 })
+      .set('Idempotency-Key', key);
 
-  beforeAll(async () => { await s.seed(`idem-${store}`, 100); });
+  beforeAll(async () => {
+    await s.seed(`idem-${store}`, 100);
+  });
 
   it('full receipt first, then the same key with ?receipt=none: 422 idempotency_key_reused', async () => {
     const first = await pay('/payments', `k1-${store}`, `idem-sale-1-${store}`).expect(201);
@@ -37,7 +47,11 @@ describe.each(['memory', 'redis'] as const)('Idempotency-Key and ?receipt= (%s s
 
   it('the same on a refund', async () => {
     await pay('/payments?receipt=none', `k3-${store}`, `idem-sale-3-${store}`).expect(201);
-    const refund = (path: string) => s.pos('manager').post(path, { customerId: `idem-${store}`, refundId: `idem-rf-3-${store}`, paymentId: `idem-sale-3-${store}` }).set('Idempotency-Key', `k4-${store}`);
+    const refund = (path: string) =>
+      s
+        .pos('manager')
+        .post(path, { customerId: `idem-${store}`, refundId: `idem-rf-3-${store}`, paymentId: `idem-sale-3-${store}` })
+        .set('Idempotency-Key', `k4-${store}`);
     await refund('/refunds?receipt=none').expect(201);
     expect((await refund('/refunds').expect(422)).body.code).toBe('idempotency_key_reused');
   });

@@ -17,16 +17,24 @@ async function slowAndCounted(s: Stack): Promise<void> {
 
 async function callsSeen(s: Stack): Promise<Record<string, number>> {
   const res = await s.sandboxAdmin.get('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
-  return Object.fromEntries((res.body.rules as { operation: string; applied: number }[]).filter((r) => r.operation !== '*').map((r) => [r.operation, r.applied]));
+  return Object.fromEntries(
+    (res.body.rules as { operation: string; applied: number }[]).filter((r) => r.operation !== '*').map((r) => [r.operation, r.applied]),
+  );
 }
 
 const none = { payment: 0, refund: 0, balance: 0, tierProgress: 0, orderTransactions: 0 };
 
 describe(`receipt round trips (sandbox ${LATENCY} ms away)`, () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis' }); });
-  afterAll(async () => { await s?.close(); });
-  afterEach(async () => { await s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules: [] }).expect(200); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  afterEach(async () => {
+    await s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules: [] }).expect(200);
+  });
 
   const timed = async <T>(f: () => Promise<T>) => {
     const t0 = Date.now();
@@ -37,7 +45,9 @@ describe(`receipt round trips (sandbox ${LATENCY} ms away)`, () => {
   it('?receipt=none: the payment answers after the payment alone, with its own figures and receipt null', async () => {
     await s.seed('rc-1', 100);
     await slowAndCounted(s);
-    const { r, ms } = await timed(() => s.pos('cashier').post('/payments?receipt=none', { customerId: 'rc-1', paymentId: 'rc-pay-1', totalPaid: 50 }).expect(201));
+    const { r, ms } = await timed(() =>
+      s.pos('cashier').post('/payments?receipt=none', { customerId: 'rc-1', paymentId: 'rc-pay-1', totalPaid: 50 }).expect(201),
+    );
     expect(r.body).toMatchObject({ status: 'recorded', pointsEarned: 50, receipt: null });
     expect(await callsSeen(s)).toEqual({ ...none, payment: 1 });
     expect(ms).toBeGreaterThanOrEqual(LATENCY);
@@ -54,11 +64,13 @@ describe(`receipt round trips (sandbox ${LATENCY} ms away)`, () => {
     expect(ms).toBeLessThan(3 * LATENCY);
   });
 
-  it('a refund\'s receipt reads the points given back and the balance side by side: two round trips, not three', async () => {
+  it("a refund's receipt reads the points given back and the balance side by side: two round trips, not three", async () => {
     await s.seed('rc-3', 100);
     await s.pos('cashier').post('/payments?receipt=none', { customerId: 'rc-3', paymentId: 'rc-pay-3', totalPaid: 80 }).expect(201);
     await slowAndCounted(s);
-    const { r, ms } = await timed(() => s.pos('manager').post('/refunds', { customerId: 'rc-3', refundId: 'rc-ref-3', paymentId: 'rc-pay-3', amount: 40 }).expect(201));
+    const { r, ms } = await timed(() =>
+      s.pos('manager').post('/refunds', { customerId: 'rc-3', refundId: 'rc-ref-3', paymentId: 'rc-pay-3', amount: 40 }).expect(201),
+    );
     expect(r.body.receipt).toMatchObject({ pointsTakenBack: 40, balanceAfter: 140 });
     expect(await callsSeen(s)).toEqual({ ...none, refund: 1, orderTransactions: 1, balance: 1, tierProgress: 1 });
     expect(ms).toBeGreaterThanOrEqual(2 * LATENCY);

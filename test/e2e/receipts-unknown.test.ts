@@ -9,9 +9,15 @@ import { heldRedemption } from './helpers';
  */
 describe.each(['memory', 'redis'] as const)('receipt figures that could not be read (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
-  afterEach(async () => { await setFaults(s, []); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  afterEach(async () => {
+    await setFaults(s, []);
+  });
 
   /** 1000 points, 100 of them paying part of a 90.00 sale that earns 90: 990 after. */
   async function saleWithPoints(customerId: string, paymentId: string) {
@@ -26,7 +32,10 @@ describe.each(['memory', 'redis'] as const)('receipt figures that could not be r
     const id = `gb-${store}-${fault.status}`;
     await saleWithPoints(id, `${id}-sale`);
     await setFaults(s, [fault]);
-    const res = await s.pos('manager').post('/refunds', { customerId: id, refundId: `${id}-rf`, paymentId: `${id}-sale`, amount: 45 }).expect(201);
+    const res = await s
+      .pos('manager')
+      .post('/refunds', { customerId: id, refundId: `${id}-rf`, paymentId: `${id}-sale`, amount: 45 })
+      .expect(201);
     const rc = res.body.receipt;
     // 45 taken back, 50 given back: 995, read after the refund.
     expect(rc).toMatchObject({ pointsTakenBack: 45, pointsGivenBack: null, balanceAfter: 995 });
@@ -38,7 +47,12 @@ describe.each(['memory', 'redis'] as const)('receipt figures that could not be r
     const id = `gb-${store}-ok`;
     await saleWithPoints(id, `${id}-sale`);
     const before = await s.balance(id);
-    const rc = (await s.pos('manager').post('/refunds', { customerId: id, refundId: `${id}-rf`, paymentId: `${id}-sale`, amount: 45 }).expect(201)).body.receipt;
+    const rc = (
+      await s
+        .pos('manager')
+        .post('/refunds', { customerId: id, refundId: `${id}-rf`, paymentId: `${id}-sale`, amount: 45 })
+        .expect(201)
+    ).body.receipt;
     expect(rc).toMatchObject({ pointsTakenBack: 45, pointsGivenBack: 50, balanceAfter: 995 });
     expect(before.availablePointsBalance + rc.pointsGivenBack - rc.pointsTakenBack).toBe(rc.balanceAfter);
     expect(rc.lines.join('\n')).toMatch(/Given back +\+50 Stars/);

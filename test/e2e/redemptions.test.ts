@@ -4,8 +4,12 @@ import { expectNoSecrets, heldRedemption } from './helpers';
 /** Lookup, the ways to start a redemption, and the refusals that must leave the points alone. */
 describe.each(['memory', 'redis'] as const)('lookup and redemptions (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('looks a customer up: balance, tier progress and coupons in one summary', async () => {
     await s.seed('lookup-1', 500);
@@ -71,14 +75,20 @@ describe.each(['memory', 'redis'] as const)('lookup and redemptions (%s store)',
 
   it('redeems by QR: customer id, a colon, the hash', async () => {
     await s.seed('qr-1', 400);
-    const res = await s.pos('cashier').post('/redemptions', { qr: `qr-1:${await s.hash('qr-1')}`, points: 100 }).expect(201);
+    const res = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `qr-1:${await s.hash('qr-1')}`, points: 100 })
+      .expect(201);
     expect(res.body).toMatchObject({ state: 'held', customerId: 'qr-1', points: 100 });
     expect((await s.balance('qr-1')).availablePointsBalance).toBe(300);
   });
 
   it('redeems by QR with no separator between the customer id and the hash', async () => {
     await s.seed('qr-2', 400);
-    const res = await s.pos('cashier').post('/redemptions', { qr: `qr-2${await s.hash('qr-2')}`, points: 50 }).expect(201);
+    const res = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `qr-2${await s.hash('qr-2')}`, points: 50 })
+      .expect(201);
     expect(res.body).toMatchObject({ state: 'held', customerId: 'qr-2', points: 50 });
     expect((await s.balance('qr-2')).availablePointsBalance).toBe(350);
   });
@@ -87,7 +97,10 @@ describe.each(['memory', 'redis'] as const)('lookup and redemptions (%s store)',
     await s.seed('qr-3', 400);
     const hash = await s.hash('qr-3');
     const wrong = String((Number(hash) + 1) % 1_000_000).padStart(6, '0');
-    const byQr = await s.pos('cashier').post('/redemptions', { qr: `qr-3:${wrong}`, points: 100 }).expect(422);
+    const byQr = await s
+      .pos('cashier')
+      .post('/redemptions', { qr: `qr-3:${wrong}`, points: 100 })
+      .expect(422);
     expect(byQr.body.code).toBe('hash_invalid');
     const byId = await s.pos('cashier').post('/redemptions', { customerId: 'qr-3', hash: wrong, points: 100 }).expect(422);
     expect(byId.body.code).toBe('hash_invalid');
@@ -102,7 +115,10 @@ describe.each(['memory', 'redis'] as const)('lookup and redemptions (%s store)',
   it('refuses more points than the customer has (422 insufficient_points) and holds nothing', async () => {
     await s.seed('poor-1', 90);
     const openBefore = await s.bff.deps.redemptions.countOpen();
-    const byPoints = await s.pos('cashier').post('/redemptions', { customerId: 'poor-1', hash: await s.hash('poor-1'), points: 91 }).expect(422);
+    const byPoints = await s
+      .pos('cashier')
+      .post('/redemptions', { customerId: 'poor-1', hash: await s.hash('poor-1'), points: 91 })
+      .expect(422);
     expect(byPoints.body).toMatchObject({ status: 422, code: 'insufficient_points' });
     const byRule = await s.pos('cashier').post('/redemptions', { customerId: 'poor-1', ruleId: 'rule_10_off' }).expect(422);
     expect(byRule.body.code).toBe('insufficient_points');

@@ -9,17 +9,36 @@ import { startStack, Stack } from '../support/e2e';
  */
 describe.each(['memory', 'redis'] as const)('refund line limits (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
-  afterEach(async () => { await setFaults(s, []); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  afterEach(async () => {
+    await setFaults(s, []);
+  });
 
   const customerId = `rll-${store}`;
-  const atLimits = { serviceId: 's'.repeat(200), sku: 'k'.repeat(200), name: 'n'.repeat(500), provider: 'p'.repeat(200), quantity: 2, amount: 40, category: ['c'.repeat(200)], tags: ['t'.repeat(200)] };
-  const refund = (refundId: string, line: object) => s.pos('manager').post('/refunds', { customerId, refundId, paymentId: `${customerId}-sale`, lines: [line] });
+  const atLimits = {
+    serviceId: 's'.repeat(200),
+    sku: 'k'.repeat(200),
+    name: 'n'.repeat(500),
+    provider: 'p'.repeat(200),
+    quantity: 2,
+    amount: 40,
+    category: ['c'.repeat(200)],
+    tags: ['t'.repeat(200)],
+  };
+  const refund = (refundId: string, line: object) =>
+    s.pos('manager').post('/refunds', { customerId, refundId, paymentId: `${customerId}-sale`, lines: [line] });
 
   beforeAll(async () => {
     await s.seed(customerId, 0);
-    await s.pos('cashier').post('/payments?receipt=none', { customerId, paymentId: `${customerId}-sale`, totalPaid: 40, lines: [atLimits] }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments?receipt=none', { customerId, paymentId: `${customerId}-sale`, totalPaid: 40, lines: [atLimits] })
+      .expect(201);
   });
 
   it.each([
@@ -32,7 +51,7 @@ describe.each(['memory', 'redis'] as const)('refund line limits (%s store)', (st
     expect(await pending(s)).toBe(0);
   });
 
-  it('the same refund with the service up: 400 naming the till\'s field, not the loyalty service\'s', async () => {
+  it("the same refund with the service up: 400 naming the till's field, not the loyalty service's", async () => {
     const res = await refund(`${customerId}-bad-up`, { ...atLimits, provider: 'p'.repeat(201) }).expect(400);
     expect(res.body.errors).toEqual([expect.objectContaining({ path: 'lines.0.provider' })]);
   });

@@ -9,11 +9,18 @@ import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
  */
 describe.each(['memory', 'redis'] as const)('customer registration at the till (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   const activity = async (customerId: string) =>
-    (await s.sandboxAdmin.get(`/_sandbox/customers/${customerId}/activity`).set(SANDBOX_KEYS).expect(200)).body.activity as { type: string; properties: Record<string, unknown> }[];
+    (await s.sandboxAdmin.get(`/_sandbox/customers/${customerId}/activity`).set(SANDBOX_KEYS).expect(200)).body.activity as {
+      type: string;
+      properties: Record<string, unknown>;
+    }[];
 
   it('creates the profile of a new customer: visible in the loyalty service and in the customer summary', async () => {
     await s.pos('cashier').get('/customers/reg-nour').expect(404);
@@ -42,7 +49,11 @@ describe.each(['memory', 'redis'] as const)('customer registration at the till (
     expect(other.body.loyaltyId).not.toBe(first.body.loyaltyId);
 
     const profileChanges = (await activity('reg-omar')).filter((a) => a.type.startsWith('Profile'));
-    expect(profileChanges.map((a) => [a.type, a.properties.lastName ?? null])).toEqual([['Profile Created', null], ['Profile Updated', 'Farouk'], ['Profile Updated', 'Farouk']]);
+    expect(profileChanges.map((a) => [a.type, a.properties.lastName ?? null])).toEqual([
+      ['Profile Created', null],
+      ['Profile Updated', 'Farouk'],
+      ['Profile Updated', 'Farouk'],
+    ]);
     expect((await s.pos('cashier').get('/customers/reg-omar').expect(200)).body.points.available).toBe(70);
   });
 

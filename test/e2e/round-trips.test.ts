@@ -37,7 +37,9 @@ describe.each(['redis', 'memory'] as const)('a redemption waits for one upstream
   beforeAll(async () => {
     s = await startStack({ store, account: { holdPeriodMinutes: ACCOUNT_HOLD_MIN }, env: { HOLD_PERIOD_MINUTES: '10' } });
   });
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('answers without waiting for a 2 s hold lookup, then corrects the tracked expiry and learns the hold period', async () => {
     await setFaults(s, [{ operation: 'holdLookup', latencyMs: 2000 }]);
@@ -77,7 +79,11 @@ describe.each(['redis', 'memory'] as const)('a redemption waits for one upstream
 
 describe('HOLD_EXPIRY_LOOKUP', () => {
   it('before_answer: the answer waits for the lookup and carries the exact expiry', async () => {
-    const s = await startStack({ store: 'redis', account: { holdPeriodMinutes: ACCOUNT_HOLD_MIN }, env: { HOLD_PERIOD_MINUTES: '10', HOLD_EXPIRY_LOOKUP: 'before_answer' } });
+    const s = await startStack({
+      store: 'redis',
+      account: { holdPeriodMinutes: ACCOUNT_HOLD_MIN },
+      env: { HOLD_PERIOD_MINUTES: '10', HOLD_EXPIRY_LOOKUP: 'before_answer' },
+    });
     try {
       await setFaults(s, [{ operation: 'holdLookup', latencyMs: 600 }]);
       const r = await redeem(s, 'rt-before');

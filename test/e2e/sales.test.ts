@@ -8,27 +8,37 @@ import { expectNoSecrets, heldRedemption } from './helpers';
  */
 describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s store)', (store) => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('records a payment without a redemption: points earned per line', async () => {
     await s.seed('sale-1', 100);
-    const pay = await s.pos('cashier').post('/payments', {
-      customerId: 'sale-1',
-      paymentId: 's-pay-1',
-      totalPaid: 250,
-      lines: [
-        { serviceId: 'sku-tv', name: 'TV stand', amount: 200, category: ['furniture'] },
-        { serviceId: 'sku-cable', amount: 50, tags: ['double-points'] },
-      ],
-    }).expect(201);
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', {
+        customerId: 'sale-1',
+        paymentId: 's-pay-1',
+        totalPaid: 250,
+        lines: [
+          { serviceId: 'sku-tv', name: 'TV stand', amount: 200, category: ['furniture'] },
+          { serviceId: 'sku-cable', amount: 50, tags: ['double-points'] },
+        ],
+      })
+      .expect(201);
     expect(pay.body).toEqual({
       paymentId: 's-pay-1',
       customerId: 'sale-1',
       status: 'recorded',
       pointsEarned: 300,
       pointsRedeemed: 0,
-      lines: [{ serviceId: 'sku-tv', points: 200 }, { serviceId: 'sku-cable', points: 100 }],
+      lines: [
+        { serviceId: 'sku-tv', points: 200 },
+        { serviceId: 'sku-cable', points: 100 },
+      ],
       receipt: expect.objectContaining({ pointsEarned: 300, balanceAfter: 400 }),
     });
     expect(await s.balance('sale-1')).toMatchObject({ availablePointsBalance: 400, totalPointsBalance: 400, pendingPoints: 0 });
@@ -36,12 +46,15 @@ describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s sto
 
   it('records a payment with a redemption: points redeemed and earned on what was paid', async () => {
     const r = await heldRedemption(s, 'sale-2', 200, { seed: 500 });
-    const pay = await s.pos('cashier').post('/payments', { customerId: 'sale-2', paymentId: 's-pay-2', totalAmount: 120, totalPaid: 100, redemptionId: r.id }).expect(201);
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'sale-2', paymentId: 's-pay-2', totalAmount: 120, totalPaid: 100, redemptionId: r.id })
+      .expect(201);
     expect(pay.body).toMatchObject({ status: 'recorded', pointsRedeemed: 200, pointsEarned: 100, redemption: { id: r.id, state: 'redeemed' } });
     expect(await s.balance('sale-2')).toMatchObject({ availablePointsBalance: 400, totalPointsBalance: 400, heldPoints: 0 });
   });
 
-  it('a payment id sent again by its store for the same sale answers already_recorded from the upstream\'s record, without earning twice', async () => {
+  it("a payment id sent again by its store for the same sale answers already_recorded from the upstream's record, without earning twice", async () => {
     await s.seed('sale-3', 0);
     await s.pos('cashier').post('/payments', { customerId: 'sale-3', paymentId: 's-pay-3', totalPaid: 40 }).expect(201);
     const again = await s.pos('cashier').post('/payments', { customerId: 'sale-3', paymentId: 's-pay-3', totalPaid: 40 }).expect(201);
@@ -62,7 +75,14 @@ describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s sto
     expect((await s.balance('sale-4')).availablePointsBalance).toBe(260);
 
     const v = await s.pos('manager').post('/payments/s-pay-4/void', { customerId: 'sale-4' }).expect(200);
-    expect(v.body).toMatchObject({ refundId: 'void-s-pay-4', paymentId: 's-pay-4', customerId: 'sale-4', status: 'refunded', amountRefunded: 60, pointsReversed: 60 });
+    expect(v.body).toMatchObject({
+      refundId: 'void-s-pay-4',
+      paymentId: 's-pay-4',
+      customerId: 'sale-4',
+      status: 'refunded',
+      amountRefunded: 60,
+      pointsReversed: 60,
+    });
     expect(v.body.loyaltyTransactionId).toEqual(expect.any(String));
     expect(await s.balance('sale-4')).toMatchObject({ availablePointsBalance: 300, totalPointsBalance: 300 });
 
@@ -85,7 +105,10 @@ describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s sto
     await s.seed('sale-10', 0);
     const res = await s.pos('cashier').post('/payments', { customerId: 'sale-10', paymentId: 's-pay-10', totalPaid: 1e300 }).expect(400);
     expect(res.body.errors).toEqual([{ path: 'totalPaid', message: expect.any(String) }]);
-    const line = await s.pos('cashier').post('/payments', { customerId: 'sale-10', paymentId: 's-pay-10', totalPaid: 5, lines: [{ serviceId: 'x', amount: 2e9 }] }).expect(400);
+    const line = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'sale-10', paymentId: 's-pay-10', totalPaid: 5, lines: [{ serviceId: 'x', amount: 2e9 }] })
+      .expect(400);
     expect(line.body.errors).toEqual([{ path: 'lines.0.amount', message: expect.any(String) }]);
     expect((await s.balance('sale-10')).availablePointsBalance).toBe(0);
   });
@@ -116,17 +139,29 @@ describe.each(['memory', 'redis'] as const)('payments, voids and refunds (%s sto
 
   it("refunds line items by the payment line's serviceId", async () => {
     await s.seed('sale-8', 0);
-    await s.pos('cashier').post('/payments', {
-      customerId: 'sale-8',
-      paymentId: 's-pay-8',
-      totalPaid: 150,
-      lines: [{ serviceId: 'sku-a', amount: 100 }, { serviceId: 'sku-b', amount: 50, category: ['electronics'] }],
-    }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', {
+        customerId: 'sale-8',
+        paymentId: 's-pay-8',
+        totalPaid: 150,
+        lines: [
+          { serviceId: 'sku-a', amount: 100 },
+          { serviceId: 'sku-b', amount: 50, category: ['electronics'] },
+        ],
+      })
+      .expect(201);
     expect((await s.balance('sale-8')).availablePointsBalance).toBe(200);
-    const res = await s.pos('manager').post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-b', amount: 50 }] }).expect(201);
+    const res = await s
+      .pos('manager')
+      .post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-b', amount: 50 }] })
+      .expect(201);
     expect(res.body).toMatchObject({ status: 'refunded', amountRefunded: 50, pointsReversed: 100 });
     expect((await s.balance('sale-8')).availablePointsBalance).toBe(100);
-    const unknownLine = await s.pos('manager').post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8b', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-zzz', amount: 1 }] }).expect(422);
+    const unknownLine = await s
+      .pos('manager')
+      .post('/refunds', { customerId: 'sale-8', refundId: 's-ref-8b', paymentId: 's-pay-8', lines: [{ serviceId: 'sku-zzz', amount: 1 }] })
+      .expect(422);
     expect(unknownLine.body.code).toBe('upstream_rejected');
     expect((await s.balance('sale-8')).availablePointsBalance).toBe(100);
   });

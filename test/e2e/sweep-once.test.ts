@@ -7,8 +7,12 @@ import { expectNoSecrets, expiredCount, heldRedemption, PAST_HOLD_MS, waitFor } 
  */
 describe('hold expiry with two BFF instances on one Redis', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'redis', instances: 2 }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', instances: 2 });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('sees one redemption from both instances (shared store)', async () => {
     const r = await heldRedemption(s, 'shared-1', 100, { seed: 200, instance: 0 });
@@ -41,9 +45,15 @@ describe('hold expiry with two BFF instances on one Redis', () => {
     for (const l of expiredLines) expect(JSON.parse(l).via).toBe('sweep');
 
     for (const [i, id] of ids.entries()) {
-      const res = await s.pos('cashier', (i + 1) % 2).get(`/redemptions/${id}`).expect(200);
+      const res = await s
+        .pos('cashier', (i + 1) % 2)
+        .get(`/redemptions/${id}`)
+        .expect(200);
       expect(res.body).toMatchObject({ id, state: 'expired', secondsLeft: 0 });
-      const pay = await s.pos('cashier', i % 2).post('/payments', { customerId: `sweep-${i}`, paymentId: `sweep-pay-${i}`, totalPaid: 20, redemptionId: id }).expect(409);
+      const pay = await s
+        .pos('cashier', i % 2)
+        .post('/payments', { customerId: `sweep-${i}`, paymentId: `sweep-pay-${i}`, totalPaid: 20, redemptionId: id })
+        .expect(409);
       expect(pay.body.code).toBe('redemption_not_held');
       expect(await s.balance(`sweep-${i}`)).toMatchObject({ availablePointsBalance: 100, heldPoints: 0 });
     }

@@ -76,7 +76,11 @@ describe('Idempotency-Key with two BFF processes on one Redis', () => {
     await stack.seed('ben', 0);
     const key = 'till-sale-0002';
     await a.pos(stack.tokens.cashier).post('/payments', { customerId: 'ben', paymentId: 'pay-ben-1', totalPaid: 20 }).set('Idempotency-Key', key).expect(201);
-    const reused = await b.pos(stack.tokens.cashier).post('/payments', { customerId: 'ben', paymentId: 'pay-ben-1', totalPaid: 99 }).set('Idempotency-Key', key).expect(422);
+    const reused = await b
+      .pos(stack.tokens.cashier)
+      .post('/payments', { customerId: 'ben', paymentId: 'pay-ben-1', totalPaid: 99 })
+      .set('Idempotency-Key', key)
+      .expect(422);
     expect(reused.body.code).toBe('idempotency_key_reused');
     expect(reused.headers['content-type']).toMatch(/application\/problem\+json/);
     expect((await stack.balance('ben')).totalPointsBalance).toBe(20);
@@ -88,7 +92,11 @@ describe('Idempotency-Key with two BFF processes on one Redis', () => {
     const key = 'till-sale-0003';
     const bad = await a.pos(stack.tokens.cashier).post('/payments', { customerId: 'cat', paymentId: 'pay-cat-1' }).set('Idempotency-Key', key).expect(400);
     expect(bad.body.code).toBe('validation_failed');
-    const fixed = await b.pos(stack.tokens.cashier).post('/payments', { customerId: 'cat', paymentId: 'pay-cat-1', totalPaid: 30 }).set('Idempotency-Key', key).expect(201);
+    const fixed = await b
+      .pos(stack.tokens.cashier)
+      .post('/payments', { customerId: 'cat', paymentId: 'pay-cat-1', totalPaid: 30 })
+      .set('Idempotency-Key', key)
+      .expect(201);
     expect(fixed.headers['idempotent-replayed']).toBeUndefined();
     expect(fixed.body.status).toBe('recorded');
     expect((await stack.balance('cat')).totalPointsBalance).toBe(30);
@@ -119,12 +127,16 @@ describe('Idempotency-Key with two BFF processes on one Redis', () => {
   });
 
   it('rejects a malformed key with 400 before anything runs', async () => {
-    const res = await a.pos(stack.tokens.cashier).post('/payments', { customerId: 'ana', paymentId: 'pay-x', totalPaid: 1 }).set('Idempotency-Key', 'has space').expect(400);
+    const res = await a
+      .pos(stack.tokens.cashier)
+      .post('/payments', { customerId: 'ana', paymentId: 'pay-x', totalPaid: 1 })
+      .set('Idempotency-Key', 'has space')
+      .expect(400);
     expect(res.body.code).toBe('idempotency_key_invalid');
     expect(await paymentsProcessed('ana', 'pay-x')).toBe(0);
   });
 
-  it('keeps secrets out of both processes\' logs', () => {
+  it("keeps secrets out of both processes' logs", () => {
     const all = [...a.logs, ...b.logs].join('\n');
     expect(all).toContain('POS BFF listening');
     expect(all).not.toContain('e2e_secret_key_do_not_leak_7f3a');

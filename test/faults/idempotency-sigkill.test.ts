@@ -13,7 +13,10 @@ describe('a BFF killed with SIGKILL mid-checkout', () => {
   let second: BffProcess;
   beforeAll(async () => {
     stack = await startProcessStack({ redisUrl: process.env.TEST_REDIS_URL! });
-    [first, second] = await Promise.all([stack.spawnBff({ IDEMPOTENCY_LEASE_MS: String(LEASE_MS) }), stack.spawnBff({ IDEMPOTENCY_LEASE_MS: String(LEASE_MS) })]);
+    [first, second] = await Promise.all([
+      stack.spawnBff({ IDEMPOTENCY_LEASE_MS: String(LEASE_MS) }),
+      stack.spawnBff({ IDEMPOTENCY_LEASE_MS: String(LEASE_MS) }),
+    ]);
   }, 30_000);
   afterAll(async () => {
     await stack?.close();
@@ -33,10 +36,13 @@ describe('a BFF killed with SIGKILL mid-checkout', () => {
     // A payment in flight (the upstream takes 2 s) when instance 1 is killed.
     await stack.faults([{ operation: 'payment', latencyMs: 2000 }]);
     const sale1Body = { customerId: 'bo', paymentId: 'pay-bo-1', totalPaid: 40 };
-    const inFlight = till(first).post('/payments', sale1Body).set('Idempotency-Key', 'pay-bo-1').then(
-      (r) => r.status,
-      () => 'connection lost',
-    );
+    const inFlight = till(first)
+      .post('/payments', sale1Body)
+      .set('Idempotency-Key', 'pay-bo-1')
+      .then(
+        (r) => r.status,
+        () => 'connection lost',
+      );
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'payment reached the sandbox');
     first.child.kill('SIGKILL');
     const killedAt = Date.now();
@@ -47,10 +53,14 @@ describe('a BFF killed with SIGKILL mid-checkout', () => {
     // Instance 2: the running key is still held (409) until its lease lapses, then usable again.
     const busy = await till(second).post('/payments', sale1Body).set('Idempotency-Key', 'pay-bo-1').expect(409);
     expect(busy.body.code).toBe('idempotency_request_in_progress');
-    const retried = await eventually(async () => {
-      const r = await till(second).post('/payments', sale1Body).set('Idempotency-Key', 'pay-bo-1');
-      return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
-    }, LEASE_MS + 5000, 'the crashed key to free');
+    const retried = await eventually(
+      async () => {
+        const r = await till(second).post('/payments', sale1Body).set('Idempotency-Key', 'pay-bo-1');
+        return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
+      },
+      LEASE_MS + 5000,
+      'the crashed key to free',
+    );
     const freedAfterMs = Date.now() - killedAt;
     // The upstream got the first attempt after all (its 2 s ended before the lease did): the retry's
     // duplicate answer is checked against the upstream's record of that id, and answered as recorded, not applied twice.
@@ -68,7 +78,10 @@ describe('a BFF killed with SIGKILL mid-checkout', () => {
 
     // The hold made on instance 1 is paid on instance 2.
     expect((await till(second).get(`/redemptions/${held.body.id}`).expect(200)).body.state).toBe('held');
-    const pay = await till(second).post('/payments', { customerId: 'bo', paymentId: 'pay-bo-2', totalPaid: 80, totalAmount: 100, redemptionId: held.body.id }).set('Idempotency-Key', 'pay-bo-2').expect(201);
+    const pay = await till(second)
+      .post('/payments', { customerId: 'bo', paymentId: 'pay-bo-2', totalPaid: 80, totalAmount: 100, redemptionId: held.body.id })
+      .set('Idempotency-Key', 'pay-bo-2')
+      .expect(201);
     expect(pay.body).toMatchObject({ status: 'recorded', pointsRedeemed: 200, redemption: { id: held.body.id, state: 'redeemed' } });
 
     // Every sale is in the ledger exactly once; points: 1000 - 200 + 10 + 40 + 80.
@@ -77,7 +90,9 @@ describe('a BFF killed with SIGKILL mid-checkout', () => {
       expect(activity.filter((x) => x.type === 'Payment Processed' && JSON.stringify(x.properties ?? {}).includes(id))).toHaveLength(1);
     }
     expect((await stack.balance('bo')).availablePointsBalance).toBe(930);
-    console.log(`SIGKILL: crashed key usable again on the other instance after ${freedAfterMs} ms (lease ${LEASE_MS} ms); retry answered ${retried.status} ${retried.body.code}`);
+    console.log(
+      `SIGKILL: crashed key usable again on the other instance after ${freedAfterMs} ms (lease ${LEASE_MS} ms); retry answered ${retried.status} ${retried.body.code}`,
+    );
   });
 
   it('keeps the records in Redis with their TTLs (the proof that nothing lived only in the dead process)', async () => {

@@ -14,7 +14,14 @@ describe('circuit breaker', () => {
   beforeAll(async () => {
     s = await startStack({
       store: 'memory',
-      env: { LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '3', BREAKER_HALF_OPEN_AFTER_MS: String(HALF_OPEN_MS), OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50', OUTBOX_BACKOFF_MAX_MS: '200' },
+      env: {
+        LOYALTY_RETRIES: '0',
+        BREAKER_FAILURE_THRESHOLD: '3',
+        BREAKER_HALF_OPEN_AFTER_MS: String(HALF_OPEN_MS),
+        OUTBOX_POLL_INTERVAL_MS: '50',
+        OUTBOX_BACKOFF_BASE_MS: '50',
+        OUTBOX_BACKOFF_MAX_MS: '200',
+      },
     });
     await s.seed('br-ana', 0);
   });
@@ -24,7 +31,10 @@ describe('circuit breaker', () => {
 
   const hash = () => s.pos('kiosk').get('/customers/br-ana/hash');
   // Rule 1 fails hash calls; rule 2 (a no-op) counts every call that reaches the sandbox.
-  const failing = [{ operation: 'hash', status: 503 }, { operation: '*', latencyMs: 0 }];
+  const failing = [
+    { operation: 'hash', status: 503 },
+    { operation: '*', latencyMs: 0 },
+  ];
   const sent = async () => (await faultsApplied(s))[1];
 
   it('opens after 3 failures, fails fast without sending, half-opens, re-opens on a failed probe, closes on a good one', async () => {
@@ -70,7 +80,10 @@ describe('circuit breaker', () => {
     await hash().expect(200);
     await eventually('the queued payment', async () => (await pending(s)) === 0);
     expect(await paymentsOf(s, 'br-ana')).toEqual(['br-sale-1']);
-    expect((await s.pos('cashier').get(`/outbox/${queued.body.outboxId}`).expect(200)).body).toMatchObject({ state: 'delivered', result: { pointsEarned: 25 } });
+    expect((await s.pos('cashier').get(`/outbox/${queued.body.outboxId}`).expect(200)).body).toMatchObject({
+      state: 'delivered',
+      result: { pointsEarned: 25 },
+    });
 
     const logs = s.logs.join('\n');
     expect(logs).toContain('circuit to the loyalty service opened');

@@ -28,11 +28,14 @@ describe.each(['redis', 'memory'] as const)('outbox dead letters (%s store)', (s
   };
   const stateOf = async (id: string) => (await s.pos('cashier').get(`/outbox/${id}`).expect(200)).body;
 
-  it('a refused entry becomes a dead letter; the store\'s manager lists it and retries it once the sale exists', async () => {
+  it("a refused entry becomes a dead letter; the store's manager lists it and retries it once the sale exists", async () => {
     const id = await queuedRefund('dl-ref-1', 'dl-sale-1');
     const dead = await eventually('the dead letter', async () => ((await stateOf(id)).state === 'dead' ? stateOf(id) : false));
     expect(dead).toMatchObject({
-      outboxId: id, kind: 'refund', state: 'dead', reason: 'upstream_unavailable',
+      outboxId: id,
+      kind: 'refund',
+      state: 'dead',
+      reason: 'upstream_unavailable',
       lastError: { code: 'original_transaction_not_found', status: 404 },
       subject: { customerId: 'dl-ana', refundId: 'dl-ref-1', paymentId: 'dl-sale-1', amount: 10 },
     });

@@ -31,67 +31,68 @@ function sales(phase: string, customers: number, perCustomer: number): Sale[] {
   return out;
 }
 
-describe.each([
-  ['redis', 2, 1] as const,
-  ['memory', 1, 0.3] as const,
-])('payments during an outage are queued and delivered exactly once (%s store)', (store, instances, scale) => {
-  let s: Stack;
-  beforeAll(async () => {
-    s = await startStack({ store, instances, env: FAST_OUTBOX });
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
+describe.each([['redis', 2, 1] as const, ['memory', 1, 0.3] as const])(
+  'payments during an outage are queued and delivered exactly once (%s store)',
+  (store, instances, scale) => {
+    let s: Stack;
+    beforeAll(async () => {
+      s = await startStack({ store, instances, env: FAST_OUTBOX });
+    });
+    afterAll(async () => {
+      await s?.close();
+    });
 
-  const perCustomer = Math.round(8 * scale);
-  it(`${25 * perCustomer} payments through 503s, dropped connections and lost answers`, async () => {
-    const phases: [string, object[], Sale[]][] = [
-      ['unavailable', [{ operation: 'payment', status: 503 }], sales(`${store}-u`, 10, perCustomer)],
-      ['dropped', [{ operation: 'payment', drop: true }], sales(`${store}-d`, 10, perCustomer)],
-      // Applied by the sandbox after 700 ms, but the BFF gave up at 400 ms: the answer is lost.
-      ['answer lost', [{ operation: 'payment', latencyMs: 700 }], sales(`${store}-t`, 5, perCustomer)],
-    ];
-    const all = phases.flatMap(([, , list]) => list);
-    for (const customer of new Set(all.map((x) => x.customerId))) await s.seed(customer, 0);
+    const perCustomer = Math.round(8 * scale);
+    it(`${25 * perCustomer} payments through 503s, dropped connections and lost answers`, async () => {
+      const phases: [string, object[], Sale[]][] = [
+        ['unavailable', [{ operation: 'payment', status: 503 }], sales(`${store}-u`, 10, perCustomer)],
+        ['dropped', [{ operation: 'payment', drop: true }], sales(`${store}-d`, 10, perCustomer)],
+        // Applied by the sandbox after 700 ms, but the BFF gave up at 400 ms: the answer is lost.
+        ['answer lost', [{ operation: 'payment', latencyMs: 700 }], sales(`${store}-t`, 5, perCustomer)],
+      ];
+      const all = phases.flatMap(([, , list]) => list);
+      for (const customer of new Set(all.map((x) => x.customerId))) await s.seed(customer, 0);
 
-    const answers: { status: number; body: { queued?: boolean; outboxId?: string; reason?: string; paymentId?: string } }[] = [];
-    for (const [, rules, list] of phases) {
-      await setFaults(s, rules);
-      // Spread over the instances, 20 tills at a time.
-      answers.push(...(await inBatches(list, 20, (sale, i) => s.pos('cashier', i % instances).post('/payments', sale))));
-    }
-    // Let the slow calls still inside the sandbox finish (700 ms latency) before it "recovers": a lost answer then
-    // means the payment was applied (unless the call timed out before it was even sent, waiting for a socket).
-    await new Promise((r) => setTimeout(r, 800));
-    await setFaults(s, []);
+      const answers: { status: number; body: { queued?: boolean; outboxId?: string; reason?: string; paymentId?: string } }[] = [];
+      for (const [, rules, list] of phases) {
+        await setFaults(s, rules);
+        // Spread over the instances, 20 tills at a time.
+        answers.push(...(await inBatches(list, 20, (sale, i) => s.pos('cashier', i % instances).post('/payments', sale))));
+      }
+      // Let the slow calls still inside the sandbox finish (700 ms latency) before it "recovers": a lost answer then
+      // means the payment was applied (unless the call timed out before it was even sent, waiting for a socket).
+      await new Promise((r) => setTimeout(r, 800));
+      await setFaults(s, []);
 
-    expect(answers.map((a) => a.status)).toEqual(all.map(() => 202));
-    expect(answers.every((a) => a.body.queued === true && /^obx_/.test(a.body.outboxId ?? ''))).toBe(true);
-    expect(answers.map((a) => a.body.paymentId)).toEqual(all.map((x) => x.paymentId));
-    const reasons = new Set(answers.map((a) => a.body.reason));
-    expect(reasons).toEqual(new Set(['upstream_unavailable', 'upstream_timeout', 'behind_queued']));
+      expect(answers.map((a) => a.status)).toEqual(all.map(() => 202));
+      expect(answers.every((a) => a.body.queued === true && /^obx_/.test(a.body.outboxId ?? ''))).toBe(true);
+      expect(answers.map((a) => a.body.paymentId)).toEqual(all.map((x) => x.paymentId));
+      const reasons = new Set(answers.map((a) => a.body.reason));
+      expect(reasons).toEqual(new Set(['upstream_unavailable', 'upstream_timeout', 'behind_queued']));
 
-    await eventually('the outbox to drain', async () => (await pending(s)) === 0, 30_000);
+      await eventually('the outbox to drain', async () => (await pending(s)) === 0, 30_000);
 
-    // Every entry delivered, seen from the till's side too.
-    const states = await inBatches(answers, 25, async (a) => (await s.pos('cashier').get(`/outbox/${a.body.outboxId}`).expect(200)).body);
-    expect(states.map((x) => x.state)).toEqual(all.map(() => 'delivered'));
-    const alreadyThere = states.filter((x) => x.result?.alreadyRecorded === true).length;
+      // Every entry delivered, seen from the till's side too.
+      const states = await inBatches(answers, 25, async (a) => (await s.pos('cashier').get(`/outbox/${a.body.outboxId}`).expect(200)).body);
+      expect(states.map((x) => x.state)).toEqual(all.map(() => 'delivered'));
+      const alreadyThere = states.filter((x) => x.result?.alreadyRecorded === true).length;
 
-    // Exactly once in the sandbox, and the points once each.
-    for (const customer of new Set(all.map((x) => x.customerId))) {
-      const mine = all.filter((x) => x.customerId === customer);
-      const recorded = await paymentsOf(s, customer);
-      expect(recorded.slice().sort()).toEqual(mine.map((x) => x.paymentId).sort());
-      const balance = await s.balance(customer);
-      expect(balance.availablePointsBalance).toBe(mine.reduce((sum, x) => sum + x.totalPaid, 0));
-    }
-    // A lost answer was applied the first time: its redelivery was refused as a duplicate and counted as delivered.
-    expect(states.filter((_x, i) => answers[i].body.reason === 'upstream_timeout').length).toBeGreaterThanOrEqual(5);
-    expect(alreadyThere).toBeGreaterThanOrEqual(1);
-    // No 5xx from any BFF instance (the sandbox's own injected 503s are in the log too, without an instance).
-    expect(s.logs.filter((l) => l.includes('"instance":') && /"statusCode":5\d\d/.test(l))).toEqual([]);
-    // eslint-disable-next-line no-console
-    console.log(`${store}: ${all.length} payments queued (${[...reasons].join(', ')}), all delivered once; ${alreadyThere} found already recorded on redelivery`);
-  }, 60_000);
-});
+      // Exactly once in the sandbox, and the points once each.
+      for (const customer of new Set(all.map((x) => x.customerId))) {
+        const mine = all.filter((x) => x.customerId === customer);
+        const recorded = await paymentsOf(s, customer);
+        expect(recorded.slice().sort()).toEqual(mine.map((x) => x.paymentId).sort());
+        const balance = await s.balance(customer);
+        expect(balance.availablePointsBalance).toBe(mine.reduce((sum, x) => sum + x.totalPaid, 0));
+      }
+      // A lost answer was applied the first time: its redelivery was refused as a duplicate and counted as delivered.
+      expect(states.filter((_x, i) => answers[i].body.reason === 'upstream_timeout').length).toBeGreaterThanOrEqual(5);
+      expect(alreadyThere).toBeGreaterThanOrEqual(1);
+      // No 5xx from any BFF instance (the sandbox's own injected 503s are in the log too, without an instance).
+      expect(s.logs.filter((l) => l.includes('"instance":') && /"statusCode":5\d\d/.test(l))).toEqual([]);
+      console.log(
+        `${store}: ${all.length} payments queued (${[...reasons].join(', ')}), all delivered once; ${alreadyThere} found already recorded on redelivery`,
+      );
+    }, 60_000);
+  },
+);

@@ -73,7 +73,8 @@ describe('fleet rate limiter (2 instances, Redis)', () => {
     const gaps = times.slice(1).map((t, i) => t - times[i]);
     const busiestSecond = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
     expect(busiestSecond).toBeLessThanOrEqual(14);
-    // eslint-disable-next-line no-console
-    console.log(`rate limit: ${statuses.filter((x) => x === 201).length} sent at once, ${queued.length} queued; sandbox gaps ${Math.min(...gaps)}..${Math.max(...gaps)} ms, at most ${busiestSecond} in any second`);
+    console.log(
+      `rate limit: ${statuses.filter((x) => x === 201).length} sent at once, ${queued.length} queued; sandbox gaps ${Math.min(...gaps)}..${Math.max(...gaps)} ms, at most ${busiestSecond} in any second`,
+    );
   });
 });

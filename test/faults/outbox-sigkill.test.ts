@@ -80,7 +80,6 @@ describe('outbox entries of a killed instance', () => {
     expect(delivered).toHaveLength(40);
     expect(states.filter((x) => x.result?.alreadyRecorded).length).toBe(inFlight);
     expect(await redis.xpending(stream, 'delivery')).toEqual([0, null, null, null]);
-    // eslint-disable-next-line no-console
     console.log(`SIGKILL: ${inFlight} deliveries were in flight; B delivered 40 (${states.filter((x) => x.result?.alreadyRecorded).length} already recorded)`);
     b.child.kill('SIGTERM');
     expect((await b.exited).code).toBe(0);

@@ -10,7 +10,17 @@ import { activity, eventually, paymentsOf, pending, setFaults } from '../pos/out
 describe('which writes wait in the outbox (Redis store)', () => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store: 'redis', env: { KIOSK_EVENTS: 'store_visit,review_written', LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50', OUTBOX_BACKOFF_MAX_MS: '200', BREAKER_FAILURE_THRESHOLD: '10000' } });
+    s = await startStack({
+      store: 'redis',
+      env: {
+        KIOSK_EVENTS: 'store_visit,review_written',
+        LOYALTY_RETRIES: '0',
+        OUTBOX_POLL_INTERVAL_MS: '50',
+        OUTBOX_BACKOFF_BASE_MS: '50',
+        OUTBOX_BACKOFF_MAX_MS: '200',
+        BREAKER_FAILURE_THRESHOLD: '10000',
+      },
+    });
   });
   afterAll(async () => {
     await s?.close();
@@ -25,7 +35,10 @@ describe('which writes wait in the outbox (Redis store)', () => {
     const held = await s.pos('cashier').post('/redemptions', { customerId: 'wr-ana', hash, points: 100 }).expect(201);
     await setFaults(s, [{ operation: '*', status: 503 }]);
 
-    const pay = await s.pos('cashier').post('/payments', { customerId: 'wr-ana', paymentId: 'wr-sale-1', totalPaid: 50, redemptionId: held.body.id }).expect(503);
+    const pay = await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'wr-ana', paymentId: 'wr-sale-1', totalPaid: 50, redemptionId: held.body.id })
+      .expect(503);
     // A 5xx may have been applied: never "nothing was done".
     expect(pay.body.code).toBe('retry_same_request');
     expect(pay.body.queued).toBeUndefined();
@@ -48,10 +61,19 @@ describe('which writes wait in the outbox (Redis store)', () => {
 
     const voided = await s.pos('manager').post('/payments/wr-sale-2/void', { customerId: 'wr-bob' }).expect(202);
     expect(voided.body).toMatchObject({ queued: true, kind: 'refund', refundId: 'void-wr-sale-2', paymentId: 'wr-sale-2', customerId: 'wr-bob' });
-    const events = await s.pos('kiosk').post('/events', { customerId: 'wr-cy', events: { store_visit: { aisle: 4 }, review_written: { stars: 5 } } }).expect(202);
+    const events = await s
+      .pos('kiosk')
+      .post('/events', { customerId: 'wr-cy', events: { store_visit: { aisle: 4 }, review_written: { stars: 5 } } })
+      .expect(202);
     expect(events.body).toMatchObject({ queued: true, kind: 'events', customerId: 'wr-cy', accepted: ['store_visit', 'review_written'] });
-    const tagged = await s.pos('kiosk').post('/events', { customerId: 'wr-dee', eventId: 'kiosk-ev-77', events: { store_visit: {} } }).expect(202);
-    const batch = await s.pos('cashier').post('/orders/batch', { orders: [{ customerId: 'wr-eve', orderId: 'wr-order-1', orderDate: new Date().toISOString(), totalPaid: 20 }] }).expect(202);
+    const tagged = await s
+      .pos('kiosk')
+      .post('/events', { customerId: 'wr-dee', eventId: 'kiosk-ev-77', events: { store_visit: {} } })
+      .expect(202);
+    const batch = await s
+      .pos('cashier')
+      .post('/orders/batch', { orders: [{ customerId: 'wr-eve', orderId: 'wr-order-1', orderDate: new Date().toISOString(), totalPaid: 20 }] })
+      .expect(202);
     expect(batch.body).toMatchObject({ queued: true, kind: 'batchOrders', orders: 1 });
     expect(batch.body.jobId).toBeUndefined();
     // The kiosk may look up what it queued.
@@ -67,7 +89,10 @@ describe('which writes wait in the outbox (Redis store)', () => {
     expect((await s.balance('wr-bob')).availablePointsBalance).toBe(0);
     // Each queued event carries a stable id in its metadata: the till's eventId, else the outbox id.
     const cy = (await activity(s, 'wr-cy')).filter((a) => a.type === 'store_visit' || a.type === 'review_written');
-    expect(cy.map((a) => [a.type, a.properties.eventId])).toEqual([['store_visit', events.body.outboxId], ['review_written', events.body.outboxId]]);
+    expect(cy.map((a) => [a.type, a.properties.eventId])).toEqual([
+      ['store_visit', events.body.outboxId],
+      ['review_written', events.body.outboxId],
+    ]);
     expect((await activity(s, 'wr-dee')).find((a) => a.type === 'store_visit')?.properties.eventId).toBe('kiosk-ev-77');
     expect((await state(tagged.body.outboxId)).state).toBe('delivered');
     // The batch got its job id on delivery; the till can follow it from there.
@@ -85,7 +110,10 @@ describe('which writes wait in the outbox (Redis store)', () => {
     const refund = await s.pos('manager').post('/refunds', { customerId: 'wr-fay', refundId: 'wr-ref-3', paymentId: 'wr-sale-3', amount: 20 }).expect(202);
     expect(refund.body.reason).toBe('behind_queued');
     // So do the customer's events and another payment, though the upstream would take them now.
-    const events = await s.pos('kiosk').post('/events', { customerId: 'wr-fay', events: { store_visit: {} } }).expect(202);
+    const events = await s
+      .pos('kiosk')
+      .post('/events', { customerId: 'wr-fay', events: { store_visit: {} } })
+      .expect(202);
     expect(events.body.reason).toBe('behind_queued');
     // Another customer is not held up.
     await s.seed('wr-gus', 0);

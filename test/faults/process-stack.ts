@@ -71,23 +71,26 @@ export async function startProcessStack(opts: { redisUrl: string }): Promise<Pro
     redisPrefix,
     async spawnBff(env = {}) {
       const port = await freePort();
-      const bff = launch({
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-        LOG_PRETTY: 'false',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOYALTY_BASE_URL: sandbox.url,
-        LOYALTY_API_KEY: SANDBOX_KEYS.apikey,
-        LOYALTY_SECRET_KEY: SANDBOX_KEYS.secretkey,
-        LOYALTY_TIMEOUT_MS: '5000',
-        REDIS_URL: opts.redisUrl,
-        REDIS_KEY_PREFIX: redisPrefix,
-        TERMINALS_FILE: terminalsFile,
-        DEMO_SETUP: 'false',
-        SWEEPER_INTERVAL_MS: '200',
-        ...env,
-      }, port);
+      const bff = launch(
+        {
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'info',
+          LOG_PRETTY: 'false',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          LOYALTY_BASE_URL: sandbox.url,
+          LOYALTY_API_KEY: SANDBOX_KEYS.apikey,
+          LOYALTY_SECRET_KEY: SANDBOX_KEYS.secretkey,
+          LOYALTY_TIMEOUT_MS: '5000',
+          REDIS_URL: opts.redisUrl,
+          REDIS_KEY_PREFIX: redisPrefix,
+          TERMINALS_FILE: terminalsFile,
+          DEMO_SETUP: 'false',
+          SWEEPER_INTERVAL_MS: '200',
+          ...env,
+        },
+        port,
+      );
       children.push(bff);
       await untilHealthy(bff);
       return bff;
@@ -139,7 +142,9 @@ function launch(env: Record<string, string>, port: number): BffProcess {
   const collect = (chunk: Buffer) => logs.push(...String(chunk).split('\n').filter(Boolean));
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   const http = request(url);
   return {

@@ -53,19 +53,27 @@ describe('Redis stopped while an upstream write is in flight', () => {
 
     await redis.start();
     // Repaired from the upstream (the hold is used) without any till asking.
-    const repaired = await eventually(async () => {
-      const r = await till.get(`/redemptions/${held.body.id}`);
-      return r.status === 200 && !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
-    }, 10_000, 'the redemption to be repaired');
+    const repaired = await eventually(
+      async () => {
+        const r = await till.get(`/redemptions/${held.body.id}`);
+        return r.status === 200 && !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
+      },
+      10_000,
+      'the redemption to be repaired',
+    );
     expect(repaired).toMatchObject({ state: 'redeemed', paymentId: 'sale-fay-1' });
     // The log line may reach us through the child's stdout just after the record changed.
     await eventually(async () => bff.logs.join('\n').includes('outcome settled from the upstream') || undefined, 5000, 'the repair to be logged');
 
     // The same request again: the key was not freed for a new sale, and the answer says recorded.
-    const retry = await eventually(async () => {
-      const r = await till.post('/payments', sale).set('Idempotency-Key', 'sale-fay-1');
-      return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
-    }, 5000, 'the key lease to lapse');
+    const retry = await eventually(
+      async () => {
+        const r = await till.post('/payments', sale).set('Idempotency-Key', 'sale-fay-1');
+        return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
+      },
+      5000,
+      'the key lease to lapse',
+    );
     expect(retry.status).toBe(201);
     expect(retry.body).toMatchObject({ status: 'already_recorded', redemption: { id: held.body.id, state: 'redeemed' } });
     // A new sale on the same redemption is refused: it was used.
@@ -82,7 +90,10 @@ describe('Redis stopped while an upstream write is in flight', () => {
     expect((await stack.balance('vic')).availablePointsBalance).toBe(700);
 
     await stack.faults([{ operation: 'holdCancel', latencyMs: 1500 }]);
-    const pending = till.post(`/redemptions/${held.body.id}/void`).set('Idempotency-Key', 'void-vic-1').then((r) => r);
+    const pending = till
+      .post(`/redemptions/${held.body.id}/void`)
+      .set('Idempotency-Key', 'void-vic-1')
+      .then((r) => r);
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'the release to reach the sandbox');
     await redis.kill();
     const first = await pending;
@@ -93,17 +104,25 @@ describe('Redis stopped while an upstream write is in flight', () => {
     expect((await stack.balance('vic')).availablePointsBalance).toBe(1000);
 
     await redis.start();
-    const repaired = await eventually(async () => {
-      const r = await till.get(`/redemptions/${held.body.id}`);
-      return r.status === 200 && !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
-    }, 10_000, 'the redemption to be repaired');
+    const repaired = await eventually(
+      async () => {
+        const r = await till.get(`/redemptions/${held.body.id}`);
+        return r.status === 200 && !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
+      },
+      10_000,
+      'the redemption to be repaired',
+    );
     expect(repaired.state).toBe('voided');
 
     // The same void again: it names the outcome, and a payment cannot take the released points.
-    const retry = await eventually(async () => {
-      const r = await till.post(`/redemptions/${held.body.id}/void`).set('Idempotency-Key', 'void-vic-1');
-      return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
-    }, 5000, 'the key lease to lapse');
+    const retry = await eventually(
+      async () => {
+        const r = await till.post(`/redemptions/${held.body.id}/void`).set('Idempotency-Key', 'void-vic-1');
+        return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
+      },
+      5000,
+      'the key lease to lapse',
+    );
     expect([retry.status, retry.body.code, retry.body.state]).toEqual([409, 'redemption_not_held', 'voided']);
     const sale = await till.post('/payments', { customerId: 'vic', paymentId: 'sale-vic-1', totalPaid: 30, redemptionId: held.body.id }).expect(409);
     expect(sale.body).toMatchObject({ code: 'redemption_not_held', state: 'voided' });
@@ -115,7 +134,10 @@ describe('Redis stopped while an upstream write is in flight', () => {
     await stack.seed('cora', 0);
     const lock = (await till.post('/coupon-locks', { customerId: 'cora', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
     await stack.faults([{ operation: 'couponRelease', latencyMs: 1500 }]);
-    const pending = till.post(`/coupon-locks/${lock.id}/release`).set('Idempotency-Key', 'release-cora-1').then((r) => r);
+    const pending = till
+      .post(`/coupon-locks/${lock.id}/release`)
+      .set('Idempotency-Key', 'release-cora-1')
+      .then((r) => r);
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'the release to reach the sandbox');
     await redis.kill();
     const first = await pending;
@@ -124,20 +146,27 @@ describe('Redis stopped while an upstream write is in flight', () => {
     expect([first.status, first.body.code]).toEqual([503, 'retry_same_request']);
 
     await redis.start();
-    const settled = await eventually(async () => {
-      const r = await till.get(`/coupon-locks/${lock.id}`);
-      return r.status === 200 && r.body.state !== 'releasing' ? r.body : undefined;
-    }, 10_000, 'the coupon lock to be settled');
+    const settled = await eventually(
+      async () => {
+        const r = await till.get(`/coupon-locks/${lock.id}`);
+        return r.status === 200 && r.body.state !== 'releasing' ? r.body : undefined;
+      },
+      10_000,
+      'the coupon lock to be settled',
+    );
     expect(settled.state).toBe('released');
     // The coupon is the customer's again: it can be locked for another sale.
     await till.post('/coupon-locks', { customerId: 'cora', codes: ['WELCOME10'], basketTotal: 50 }).expect(201);
   });
 
-  it('a hold placed while Redis stopped is released, not left holding the customer\'s points', async () => {
+  it("a hold placed while Redis stopped is released, not left holding the customer's points", async () => {
     const till = bff.pos(stack.tokens.cashier);
     await stack.seed('hal', 1000);
     await stack.faults([{ operation: 'hold', latencyMs: 1500 }]);
-    const pending = till.post('/redemptions', { customerId: 'hal', hash: await stack.hash('hal'), points: 300 }).set('Idempotency-Key', 'hold-hal-1').then((r) => r);
+    const pending = till
+      .post('/redemptions', { customerId: 'hal', hash: await stack.hash('hal'), points: 300 })
+      .set('Idempotency-Key', 'hold-hal-1')
+      .then((r) => r);
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'the hold to reach the sandbox');
     await redis.kill();
     const first = await pending;
@@ -164,47 +193,83 @@ describe('Redis stopped while an upstream write is in flight', () => {
   /** The BFF has its Redis connection back (a test before may have just restarted it). */
   const redisBack = () => eventually(async () => ((await fetch(`${bff.url}/readyz`)).status === 200 ? true : undefined), 10_000, 'Redis to be back');
 
-  it('a payment with a coupon lock: 503 retry_same_request, and the lock is settled used from the upstream\'s record', async () => {
+  it("a payment with a coupon lock: 503 retry_same_request, and the lock is settled used from the upstream's record", async () => {
     await redisBack();
     const till = bff.pos(stack.tokens.cashier);
     await stack.seed('lou', 0);
     const lock = (await till.post('/coupon-locks', { customerId: 'lou', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
     const sale = { customerId: 'lou', paymentId: 'sale-lou-1', totalPaid: 40, totalAmount: 50, couponLockId: lock.id };
-    const first = await redisStopsDuring('payment', () => till.post('/payments', sale).set('Idempotency-Key', 'sale-lou-1').then((r) => r));
+    const first = await redisStopsDuring('payment', () =>
+      till
+        .post('/payments', sale)
+        .set('Idempotency-Key', 'sale-lou-1')
+        .then((r) => r),
+    );
     expect([first.status, first.body.code]).toEqual([503, 'retry_same_request']);
-    const settled = await eventually(async () => {
-      const r = await till.get(`/coupon-locks/${lock.id}`);
-      return r.status === 200 && r.body.state !== 'paying' ? r.body : undefined;
-    }, 10_000, 'the lock to be settled');
+    const settled = await eventually(
+      async () => {
+        const r = await till.get(`/coupon-locks/${lock.id}`);
+        return r.status === 200 && r.body.state !== 'paying' ? r.body : undefined;
+      },
+      10_000,
+      'the lock to be settled',
+    );
     expect(settled).toMatchObject({ state: 'used', paymentId: 'sale-lou-1' });
     expect(await payments('lou')).toHaveLength(1);
   });
 
-  it('a plain sale and a refund: 503 retry_same_request, and each id is settled as this store\'s from the upstream\'s record', async () => {
+  it("a plain sale and a refund: 503 retry_same_request, and each id is settled as this store's from the upstream's record", async () => {
     const till = bff.pos(stack.tokens.cashier);
     const manager = bff.pos(stack.tokens.manager);
     await stack.seed('pam', 0);
-    const sale = await redisStopsDuring('payment', () => till.post('/payments', { customerId: 'pam', paymentId: 'sale-pam-1', totalPaid: 60 }).set('Idempotency-Key', 'sale-pam-1').then((r) => r));
+    const sale = await redisStopsDuring('payment', () =>
+      till
+        .post('/payments', { customerId: 'pam', paymentId: 'sale-pam-1', totalPaid: 60 })
+        .set('Idempotency-Key', 'sale-pam-1')
+        .then((r) => r),
+    );
     expect([sale.status, sale.body.code]).toEqual([503, 'retry_same_request']);
-    await eventually(async () => ((await till.get('/payments/sale-pam-1')).status === 200 ? true : undefined), 10_000, 'the sale to be settled as this store\'s');
-    const refund = await redisStopsDuring('refund', () => manager.post('/refunds', { customerId: 'pam', refundId: 'ref-pam-1', paymentId: 'sale-pam-1', amount: 20 }).set('Idempotency-Key', 'ref-pam-1').then((r) => r));
+    await eventually(
+      async () => ((await till.get('/payments/sale-pam-1')).status === 200 ? true : undefined),
+      10_000,
+      "the sale to be settled as this store's",
+    );
+    const refund = await redisStopsDuring('refund', () =>
+      manager
+        .post('/refunds', { customerId: 'pam', refundId: 'ref-pam-1', paymentId: 'sale-pam-1', amount: 20 })
+        .set('Idempotency-Key', 'ref-pam-1')
+        .then((r) => r),
+    );
     expect([refund.status, refund.body.code]).toEqual([503, 'retry_same_request']);
-    await eventually(async () => ((await till.get('/refunds/ref-pam-1')).status === 200 ? true : undefined), 10_000, 'the refund to be settled as this store\'s');
+    await eventually(
+      async () => ((await till.get('/refunds/ref-pam-1')).status === 200 ? true : undefined),
+      10_000,
+      "the refund to be settled as this store's",
+    );
     expect((await stack.balance('pam')).availablePointsBalance).toBe(40);
   });
 
-  it('a sale void: 503 retry_same_request, and the sale is settled voided from the refund\'s record', async () => {
+  it("a sale void: 503 retry_same_request, and the sale is settled voided from the refund's record", async () => {
     const till = bff.pos(stack.tokens.cashier);
     const manager = bff.pos(stack.tokens.manager);
     await stack.seed('val', 0);
     await till.post('/payments', { customerId: 'val', paymentId: 'sale-val-1', totalPaid: 70 }).expect(201);
-    const voided = await redisStopsDuring('refund', () => manager.post('/payments/sale-val-1/void', { customerId: 'val' }).set('Idempotency-Key', 'void-val-1').then((r) => r));
+    const voided = await redisStopsDuring('refund', () =>
+      manager
+        .post('/payments/sale-val-1/void', { customerId: 'val' })
+        .set('Idempotency-Key', 'void-val-1')
+        .then((r) => r),
+    );
     expect([voided.status, voided.body.code]).toEqual([503, 'retry_same_request']);
     // Settled from the upstream: the sale is voided, so a second void is refused from its record, and nothing is refunded twice.
-    const again = await eventually(async () => {
-      const r = await manager.post('/payments/sale-val-1/void', { customerId: 'val' });
-      return r.status === 409 && r.body.code === 'sale_already_voided' ? r : undefined;
-    }, 10_000, 'the void to be settled');
+    const again = await eventually(
+      async () => {
+        const r = await manager.post('/payments/sale-val-1/void', { customerId: 'val' });
+        return r.status === 409 && r.body.code === 'sale_already_voided' ? r : undefined;
+      },
+      10_000,
+      'the void to be settled',
+    );
     expect(again.body.code).toBe('sale_already_voided');
     expect((await stack.balance('val')).availablePointsBalance).toBe(0);
   });

@@ -29,7 +29,9 @@ describe('/healthz and /readyz', () => {
   };
 
   it('/healthz answers 200 {status: ok} whatever the dependencies', async () => {
-    const res = await appWith({ upstreamBaseUrl: `http://127.0.0.1:${await freePort()}`, sweeperRunning: () => false }).get('/healthz').expect(200);
+    const res = await appWith({ upstreamBaseUrl: `http://127.0.0.1:${await freePort()}`, sweeperRunning: () => false })
+      .get('/healthz')
+      .expect(200);
     expect(res.body).toEqual({ status: 'ok' });
     expect(res.headers['cache-control']).toBe('no-store');
   });
@@ -54,7 +56,9 @@ describe('/healthz and /readyz', () => {
     const redis = connectRedis(process.env.TEST_REDIS_URL!, silentLogger);
     await waitForRedis(redis, 5000);
     redis.disconnect();
-    const res = await appWith({ redis, upstreamBaseUrl: `http://127.0.0.1:${await freePort()}`, sweeperRunning: () => false, shuttingDown: () => true }).get('/readyz').expect(503);
+    const res = await appWith({ redis, upstreamBaseUrl: `http://127.0.0.1:${await freePort()}`, sweeperRunning: () => false, shuttingDown: () => true })
+      .get('/readyz')
+      .expect(503);
     expect(res.body).toEqual({ status: 'not_ready', checks: { redis: 'down', upstream: 'down', sweeper: 'stopped', process: 'shutting_down' } });
   });
 
@@ -63,7 +67,9 @@ describe('/healthz and /readyz', () => {
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       const started = Date.now();
-      const res = await appWith({ upstreamBaseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, upstreamTimeoutMs: 200 }).get('/readyz').expect(503);
+      const res = await appWith({ upstreamBaseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, upstreamTimeoutMs: 200 })
+        .get('/readyz')
+        .expect(503);
       expect(res.body.checks.upstream).toBe('down');
       expect(Date.now() - started).toBeLessThan(2500);
     } finally {

@@ -26,10 +26,14 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     const held = await till.post('/redemptions', { customerId: 'cy', hash: await stack.hash('cy'), points: 100 }).expect(201);
 
     await redis.kill();
-    const down = await eventually(async () => {
-      const r = await fetch(`${bff.url}/readyz`);
-      return r.status === 503 ? ((await r.json()) as { status: string; checks: Record<string, string> }) : undefined;
-    }, 5000, '/readyz to report Redis down');
+    const down = await eventually(
+      async () => {
+        const r = await fetch(`${bff.url}/readyz`);
+        return r.status === 503 ? ((await r.json()) as { status: string; checks: Record<string, string> }) : undefined;
+      },
+      5000,
+      '/readyz to report Redis down',
+    );
     expect(down).toEqual({ status: 'not_ready', checks: { redis: 'down', upstream: 'ok', sweeper: 'ok', worker: 'ok', process: 'ok' } });
     expect((await fetch(`${bff.url}/healthz`)).status).toBe(200);
 
@@ -81,6 +85,8 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     const logs = bff.logs.join('\n');
     expect(logs).toContain('redis reconnected');
     expect(logs).not.toMatch(/"statusCode":500/);
-    console.log(`Redis down: redemption 503 in ${rdm.ms} ms, read ${read.ms} ms, keyed POST ${keyed.ms} ms; ready again ${recoveredMs} ms after Redis restarted`);
+    console.log(
+      `Redis down: redemption 503 in ${rdm.ms} ms, read ${read.ms} ms, keyed POST ${keyed.ms} ms; ready again ${recoveredMs} ms after Redis restarted`,
+    );
   });
 });

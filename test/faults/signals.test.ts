@@ -20,11 +20,15 @@ describe('SIGTERM', () => {
   /** A POST over a plain keep-alive agent, so the connection stays open as a till's would. */
   function post(url: string, token: string, path: string, body: object, headers: Record<string, string>, agent: http.Agent) {
     return new Promise<{ status: number; body: Record<string, unknown>; connection?: string }>((resolve, reject) => {
-      const req = http.request(`${url}/pos/v1${path}`, { method: 'POST', agent, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}'), connection: res.headers.connection }));
-      });
+      const req = http.request(
+        `${url}/pos/v1${path}`,
+        { method: 'POST', agent, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}'), connection: res.headers.connection }));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
@@ -39,13 +43,28 @@ describe('SIGTERM', () => {
     expect((await post(bff.url, stack.tokens.cashier, '/payments', { customerId: 'sig', paymentId: 'pay-sig-0', totalPaid: 10 }, {}, agent)).status).toBe(201);
 
     await stack.faults([{ operation: 'payment', latencyMs: 1500 }]);
-    const slow = post(bff.url, stack.tokens.cashier, '/payments', { customerId: 'sig', paymentId: 'pay-sig-1', totalPaid: 25 }, { 'Idempotency-Key': 'sig-1' }, agent);
+    const slow = post(
+      bff.url,
+      stack.tokens.cashier,
+      '/payments',
+      { customerId: 'sig', paymentId: 'pay-sig-1', totalPaid: 25 },
+      { 'Idempotency-Key': 'sig-1' },
+      agent,
+    );
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'payment reached the sandbox');
     const signalledAt = Date.now();
     bff.child.kill('SIGTERM');
 
     // New connections are refused at once, while the slow one is still running.
-    await eventually(async () => (await fetch(`${bff.url}/healthz`).then(() => false, () => true)), 2000, 'listener closed');
+    await eventually(
+      async () =>
+        await fetch(`${bff.url}/healthz`).then(
+          () => false,
+          () => true,
+        ),
+      2000,
+      'listener closed',
+    );
     const answer = await slow;
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ paymentId: 'pay-sig-1', status: 'recorded', pointsEarned: 25 });
@@ -84,7 +103,13 @@ describe('SIGTERM', () => {
     const bff = await stack.spawnBff({ SHUTDOWN_TIMEOUT_MS: '800' });
     await stack.seed('late', 0);
     await stack.faults([{ operation: 'payment', latencyMs: 4000 }]);
-    const stuck = bff.pos(stack.tokens.cashier).post('/payments', { customerId: 'late', paymentId: 'pay-late-1', totalPaid: 5 }).then((r) => r.status, () => 'cut off');
+    const stuck = bff
+      .pos(stack.tokens.cashier)
+      .post('/payments', { customerId: 'late', paymentId: 'pay-late-1', totalPaid: 5 })
+      .then(
+        (r) => r.status,
+        () => 'cut off',
+      );
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'payment reached the sandbox');
     const signalledAt = Date.now();
     bff.child.kill('SIGTERM');
@@ -97,4 +122,3 @@ describe('SIGTERM', () => {
     expect(bff.logs.join('\n')).toContain('shutdown took too long');
   });
 });
-

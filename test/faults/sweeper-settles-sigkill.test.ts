@@ -38,11 +38,20 @@ describe('a claimed hold found due after a crash', () => {
   it('records the redemption as the sale the upstream says used it, and the retry of that sale answers recorded', async () => {
     await stack.seed('dana', 1000);
     const till = (b: BffProcess) => b.pos(stack.tokens.cashier);
-    const held = await till(first).post('/redemptions', { customerId: 'dana', hash: await stack.hash('dana'), points: 300 }).set('Idempotency-Key', 'rdm-dana').expect(201);
+    const held = await till(first)
+      .post('/redemptions', { customerId: 'dana', hash: await stack.hash('dana'), points: 300 })
+      .set('Idempotency-Key', 'rdm-dana')
+      .expect(201);
 
     await stack.faults([{ operation: 'payment', latencyMs: 1500 }]);
     const sale = { customerId: 'dana', paymentId: 'sale-dana-1', totalPaid: 50, redemptionId: held.body.id };
-    const inFlight = till(first).post('/payments', sale).set('Idempotency-Key', 'sale-dana-1').then((r) => r.status, () => 'connection lost');
+    const inFlight = till(first)
+      .post('/payments', sale)
+      .set('Idempotency-Key', 'sale-dana-1')
+      .then(
+        (r) => r.status,
+        () => 'connection lost',
+      );
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 5000, 'payment reached the sandbox');
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
@@ -53,23 +62,35 @@ describe('a claimed hold found due after a crash', () => {
     expect((await till(second).get(`/redemptions/${held.body.id}`).expect(200)).body).toMatchObject({ state: 'paying', paymentId: 'sale-dana-1' });
 
     // The hold period ends on both sides.
-    await request(stack.sandbox.url).post('/_sandbox/clock/advance').set(SANDBOX_KEYS).send({ ms: 11 * 60_000 }).expect(200);
+    await request(stack.sandbox.url)
+      .post('/_sandbox/clock/advance')
+      .set(SANDBOX_KEYS)
+      .send({ ms: 11 * 60_000 })
+      .expect(200);
     await hostClockPastExpiry(held.body.id);
 
-    const settled = await eventually(async () => {
-      const r = await till(second).get(`/redemptions/${held.body.id}`).expect(200);
-      return !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
-    }, 5000, 'the sweeper to settle the hold');
+    const settled = await eventually(
+      async () => {
+        const r = await till(second).get(`/redemptions/${held.body.id}`).expect(200);
+        return !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
+      },
+      5000,
+      'the sweeper to settle the hold',
+    );
     expect(settled).toMatchObject({ state: 'redeemed', paymentId: 'sale-dana-1' });
     // The log line may reach us through the child's stdout just after the record changed.
     await eventually(async () => second.logs.join('\n').includes('hold outcome settled from the upstream') || undefined, 5000, 'the settlement to be logged');
     expect(second.logs.join('\n')).not.toMatch(/"msg":"hold expired"/);
 
     // The till finally retries the same sale with the same key: answered as recorded, applied once.
-    const retry = await eventually(async () => {
-      const r = await till(second).post('/payments', sale).set('Idempotency-Key', 'sale-dana-1');
-      return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
-    }, 5000, 'the crashed key to lapse');
+    const retry = await eventually(
+      async () => {
+        const r = await till(second).post('/payments', sale).set('Idempotency-Key', 'sale-dana-1');
+        return r.body.code === 'idempotency_request_in_progress' ? undefined : r;
+      },
+      5000,
+      'the crashed key to lapse',
+    );
     expect(retry.status).toBe(201);
     expect(retry.body).toMatchObject({ paymentId: 'sale-dana-1', status: 'already_recorded', redemption: { id: held.body.id, state: 'redeemed' } });
     expect(await payments('dana')).toHaveLength(1);
@@ -86,12 +107,20 @@ describe('a claimed hold found due after a crash', () => {
     expect((await till.post('/payments', sale)).status).toBeGreaterThanOrEqual(500);
     await stack.faults([]);
 
-    await request(stack.sandbox.url).post('/_sandbox/clock/advance').set(SANDBOX_KEYS).send({ ms: 11 * 60_000 }).expect(200);
+    await request(stack.sandbox.url)
+      .post('/_sandbox/clock/advance')
+      .set(SANDBOX_KEYS)
+      .send({ ms: 11 * 60_000 })
+      .expect(200);
     await hostClockPastExpiry(held.body.id);
-    const settled = await eventually(async () => {
-      const r = await till.get(`/redemptions/${held.body.id}`).expect(200);
-      return !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
-    }, 5000, 'the sweeper to settle the hold');
+    const settled = await eventually(
+      async () => {
+        const r = await till.get(`/redemptions/${held.body.id}`).expect(200);
+        return !['held', 'paying', 'voiding'].includes(r.body.state) ? r.body : undefined;
+      },
+      5000,
+      'the sweeper to settle the hold',
+    );
     expect(settled.state).toBe('expired');
     expect((await till.post('/payments', sale).expect(409)).body).toMatchObject({ code: 'redemption_not_held', state: 'expired' });
     expect(await payments('eli')).toHaveLength(0);

@@ -14,11 +14,23 @@ export class ThrowawayRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir], { stdio: 'ignore' });
-    await eventually(() => new Promise<boolean>((resolve) => {
-      const s = net.connect(this.port, '127.0.0.1', () => { s.end(); resolve(true); });
-      s.on('error', () => resolve(false));
-    }), 10_000, 'redis-server listening');
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir],
+      { stdio: 'ignore' },
+    );
+    await eventually(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const s = net.connect(this.port, '127.0.0.1', () => {
+            s.end();
+            resolve(true);
+          });
+          s.on('error', () => resolve(false));
+        }),
+      10_000,
+      'redis-server listening',
+    );
   }
   async kill(): Promise<void> {
     const child = this.child;
@@ -33,4 +45,3 @@ export class ThrowawayRedis {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-

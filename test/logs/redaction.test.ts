@@ -3,7 +3,12 @@ import { addLogContext, createLogger, currentLogContext, runWithLogContext } fro
 
 function capture() {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
   return { lines, logger: createLogger({ level: 'debug', pretty: false, destination }) };
 }
 
@@ -13,7 +18,10 @@ describe('logger', () => {
     logger.info({ req: { headers: { authorization: 'Bearer pos_tok_1', apikey: 'ak_1', secretkey: 'sk_1', 'user-agent': 'till/1.0' } } }, 'incoming');
     logger.info({ headers: { apikey: 'ak_2', secretkey: 'sk_2', authorization: 'Bearer pos_tok_2' } }, 'outgoing');
     logger.warn({ err: { config: { headers: { apikey: 'ak_3', secretkey: 'sk_3' } } } }, 'axios error');
-    logger.info({ terminal: { id: 't1', token: 'pos_tok_3' }, token: 'pos_tok_4', secretKey: 'sk_4', loyalty: { secretKey: 'sk_5', apiKey: 'ak_5' } }, 'objects');
+    logger.info(
+      { terminal: { id: 't1', token: 'pos_tok_3' }, token: 'pos_tok_4', secretKey: 'sk_4', loyalty: { secretKey: 'sk_5', apiKey: 'ak_5' } },
+      'objects',
+    );
     const all = lines.join('\n');
     for (const secret of ['pos_tok_1', 'pos_tok_2', 'pos_tok_3', 'pos_tok_4', 'ak_1', 'ak_2', 'ak_3', 'ak_5', 'sk_1', 'sk_2', 'sk_3', 'sk_4', 'sk_5']) {
       expect(all).not.toContain(secret);

@@ -27,8 +27,13 @@ describe('logs of an end-to-end checkout (redis store)', () => {
     await call('kiosk', s.pos('kiosk').get('/customers/log-alice/hash')).expect(200);
     const r = await heldRedemption(s, 'log-alice', 200);
     await call('cashier', s.pos('cashier').get(`/redemptions/${r.id}`)).expect(200);
-    await call('cashier', s.pos('cashier').post('/payments', { customerId: 'log-alice', paymentId: 'log-sale-1', totalPaid: 80, totalAmount: 100, redemptionId: r.id })).expect(201);
-    await call('cashier', s.pos('cashier').post('/payments', { customerId: 'log-alice', paymentId: 'log-sale-2', totalPaid: 10, redemptionId: r.id })).expect(409);
+    await call(
+      'cashier',
+      s.pos('cashier').post('/payments', { customerId: 'log-alice', paymentId: 'log-sale-1', totalPaid: 80, totalAmount: 100, redemptionId: r.id }),
+    ).expect(201);
+    await call('cashier', s.pos('cashier').post('/payments', { customerId: 'log-alice', paymentId: 'log-sale-2', totalPaid: 10, redemptionId: r.id })).expect(
+      409,
+    );
     await call('manager', s.pos('manager').post('/refunds', { customerId: 'log-alice', refundId: 'log-ref-1', paymentId: 'log-sale-1' })).expect(201);
     await call('kiosk', s.pos('kiosk').post('/events', { customerId: 'log-alice', events: { store_visit: { floor: 2 } } })).expect(200);
     await call('otherCashier', s.pos('otherCashier').get(`/redemptions/${r.id}`)).expect(404);
@@ -36,7 +41,9 @@ describe('logs of an end-to-end checkout (redis store)', () => {
     await request(s.bff.url).get('/pos/v1/customers/log-alice').set('Authorization', `Bearer ${s.tokens.revoked}`).expect(401);
     await request(s.bff.url).get('/pos/v1/customers/log-alice').set('Authorization', `Bearer ${s.tokens.cashier}x`).expect(401);
   });
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   const parsed = (): Line[] => s.logs.map((l) => JSON.parse(l) as Line);
 
@@ -79,7 +86,10 @@ describe('logs of an end-to-end checkout (redis store)', () => {
   });
 
   it('writes JSON lines with the request, its status and duration', () => {
-    const done = parsed().find((l) => l.instance === 0 && l.msg === 'request completed' && l.req?.id === 'logs-test-1') as Line & { res: { statusCode: number }; responseTime: number };
+    const done = parsed().find((l) => l.instance === 0 && l.msg === 'request completed' && l.req?.id === 'logs-test-1') as Line & {
+      res: { statusCode: number };
+      responseTime: number;
+    };
     expect(done).toMatchObject({ level: 30, terminalId: s.terminalIds.cashier, storeId: 'store-001', role: 'cashier', res: { statusCode: 200 } });
     expect(done.responseTime).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(done.req)).not.toMatch(/authorization|headers/i);

@@ -56,7 +56,15 @@ async function runMain(env: Record<string, string>, args: string[]): Promise<{ o
   addTerminal(path.join(dir, 'terminals.json'), { storeId: 'store-001', role: 'cashier' });
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts', ...args], {
     cwd: path.join(__dirname, '../..'),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', TERMINALS_FILE: path.join(dir, 'terminals.json'), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      TERMINALS_FILE: path.join(dir, 'terminals.json'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -94,7 +102,12 @@ describe('start-up output', () => {
     const lines = output.split('\n').filter((l) => l.startsWith('{'));
     expect(lines.length).toBeGreaterThan(2);
     const summary = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'effective configuration');
-    expect(summary.config).toMatchObject({ 'loyalty.secretKey': '(set)', 'loyalty.apiKey': 'live****', 'loyalty.baseUrl': 'http://127.0.0.1:9', env: 'production' });
+    expect(summary.config).toMatchObject({
+      'loyalty.secretKey': '(set)',
+      'loyalty.apiKey': 'live****',
+      'loyalty.baseUrl': 'http://127.0.0.1:9',
+      env: 'production',
+    });
   }, 30_000);
 
   it('prints a readable block and pretty log lines in development', async () => {

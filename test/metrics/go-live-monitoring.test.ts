@@ -13,8 +13,12 @@ describe('GET /metrics for registrations and duplicate sales (memory store)', ()
   let s: Stack;
   const text = async () => (await request(s.bff.url).get('/metrics').expect(200)).text;
   const registrations = async (outcome: string) => total(await text(), 'pos_customer_registrations_total', { outcome }) ?? 0;
-  beforeAll(async () => { s = await startStack({ store: 'memory' }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'memory' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('counts registrations by outcome: created, updated, failed (an invalid body is not a registration)', async () => {
     expect(await registrations('created')).toBe(0);

@@ -33,9 +33,17 @@ describe('GET /metrics after a checkout (redis store)', () => {
   let text: () => Promise<string>;
   beforeAll(async () => {
     s = await startStack({ store: 'redis' });
-    text = async () => (await request(s.bff.url).get('/metrics').expect(200).expect('Content-Type', /^text\/plain; version=0\.0\.4/)).text;
+    text = async () =>
+      (
+        await request(s.bff.url)
+          .get('/metrics')
+          .expect(200)
+          .expect('Content-Type', /^text\/plain; version=0\.0\.4/)
+      ).text;
   });
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('counts requests by route pattern, status and terminal role, with latency', async () => {
     await s.seed('m-alice', 1000);
@@ -119,7 +127,9 @@ function faultyStack(env: Record<string, string>) {
   beforeAll(async () => {
     ctx.s = await startStack({ store: 'memory', env: { LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50', ...env } });
   });
-  afterAll(async () => { await ctx.s?.close(); });
+  afterAll(async () => {
+    await ctx.s?.close();
+  });
   return ctx;
 }
 
@@ -129,16 +139,23 @@ describe('outbox metrics', () => {
   it('shows the outbox filling while the loyalty service is away, then its deliveries and dead letters', async () => {
     const { s } = f;
     await s.seed('mo-alice', 100);
-    await f.faults([{ operation: 'payment', status: 503 }, { operation: 'refund', status: 503 }]);
+    await f.faults([
+      { operation: 'payment', status: 503 },
+      { operation: 'refund', status: 503 },
+    ]);
     await s.pos('cashier').post('/payments', { customerId: 'mo-alice', paymentId: 'mo-sale-1', totalPaid: 30 }).expect(202);
     await s.pos('manager').post('/refunds', { customerId: 'mo-bob', refundId: 'mo-ref-1', paymentId: 'mo-no-such-sale' }).expect(202);
     let t = await f.scrape();
     expect(total(t, 'pos_outbox_depth')).toBe(2);
     await f.clearFaults();
-    await waitFor('the outbox to drain', async () => {
-      t = await f.scrape();
-      return total(t, 'pos_outbox_depth') === 0 && total(t, 'pos_outbox_dead_letters_total') === 1;
-    }, 5_000);
+    await waitFor(
+      'the outbox to drain',
+      async () => {
+        t = await f.scrape();
+        return total(t, 'pos_outbox_depth') === 0 && total(t, 'pos_outbox_dead_letters_total') === 1;
+      },
+      5_000,
+    );
     expect(total(t, 'pos_outbox_deliveries_total', { operation: 'payment', outcome: 'delivered' })).toBe(1);
     expect(total(t, 'pos_outbox_deliveries_total', { operation: 'refund', outcome: 'dead' })).toBe(1);
     expect(total(t, 'pos_outbox_dead_letters_total', { operation: 'refund' })).toBe(1);

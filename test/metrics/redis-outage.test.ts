@@ -43,17 +43,25 @@ describe('Redis metrics through an outage', () => {
     const errorsBefore = total(t, 'redis_errors_total') ?? 0;
 
     redis.kill('SIGKILL');
-    await waitFor('redis_up to drop', async () => {
-      t = await scrape();
-      return total(t, 'redis_up') === 0 && (total(t, 'redis_errors_total') ?? 0) > errorsBefore;
-    }, 5_000);
+    await waitFor(
+      'redis_up to drop',
+      async () => {
+        t = await scrape();
+        return total(t, 'redis_up') === 0 && (total(t, 'redis_errors_total') ?? 0) > errorsBefore;
+      },
+      5_000,
+    );
     expect(total(t, 'pos_holds_open')).toBeNaN();
 
     redis = await startRedis(port, dir);
-    await waitFor('redis_up to come back', async () => {
-      t = await scrape();
-      return total(t, 'redis_up') === 1;
-    }, 8_000);
+    await waitFor(
+      'redis_up to come back',
+      async () => {
+        t = await scrape();
+        return total(t, 'redis_up') === 1;
+      },
+      8_000,
+    );
     expect(total(t, 'pos_holds_open')).toBe(0);
   }, 20_000);
 });

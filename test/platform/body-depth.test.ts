@@ -25,11 +25,16 @@ describe('boundedBodyDepth over HTTP', () => {
   const app = express();
   app.use(express.json({ limit: '1mb' }));
   app.use(boundedBodyDepth(32));
-  app.post('/echo', (req, res) => { res.json({ ok: true, keys: Object.keys(req.body) }); });
+  app.post('/echo', (req, res) => {
+    res.json({ ok: true, keys: Object.keys(req.body) });
+  });
   app.use(errorHandler(silentLogger, renderProblem));
 
   it('lets an ordinary body through', async () => {
-    const res = await request(app).post('/echo').send({ a: { b: [1, 2] } }).expect(200);
+    const res = await request(app)
+      .post('/echo')
+      .send({ a: { b: [1, 2] } })
+      .expect(200);
     expect(res.body.ok).toBe(true);
   });
 

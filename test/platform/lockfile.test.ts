@@ -8,7 +8,16 @@ it('package-lock.json lists every optional dependency (npm run lockfile:platform
 });
 
 it('a missing platform package is added with its os, cpu and libc', () => {
-  const added = missingPlatformEntries({ 'node_modules/x': { version: '1.0.0', dev: true, optionalDependencies: { '@x/core-linux-arm-gnueabihf': '1.0.0', '@x/core-darwin-arm64': '^1.0.0' } } });
-  expect(added['node_modules/@x/core-linux-arm-gnueabihf']).toEqual({ version: '1.0.0', os: ['linux'], cpu: ['arm'], libc: ['glibc'], optional: true, dev: true });
+  const added = missingPlatformEntries({
+    'node_modules/x': { version: '1.0.0', dev: true, optionalDependencies: { '@x/core-linux-arm-gnueabihf': '1.0.0', '@x/core-darwin-arm64': '^1.0.0' } },
+  });
+  expect(added['node_modules/@x/core-linux-arm-gnueabihf']).toEqual({
+    version: '1.0.0',
+    os: ['linux'],
+    cpu: ['arm'],
+    libc: ['glibc'],
+    optional: true,
+    dev: true,
+  });
   expect(added['node_modules/@x/core-darwin-arm64']).toEqual({ version: '1.0.0', os: ['darwin'], cpu: ['arm64'], optional: true, dev: true });
 });

@@ -54,10 +54,17 @@ describe('LOYALTY_BASE_URL must be HTTPS', () => {
   });
 
   it('LOYALTY_ALLOW_HTTP=true allows another host outside production, and is refused in production', () => {
-    expect(loadConfig({ ...KEYS, LOYALTY_BASE_URL: 'http://sandbox:8081', LOYALTY_ALLOW_HTTP: 'true' }).loyalty).toMatchObject({ baseUrl: 'http://sandbox:8081', allowHttp: true });
-    expect(problems({ NODE_ENV: 'production', LOYALTY_BASE_URL: 'http://sandbox:8081', LOYALTY_ALLOW_HTTP: 'true' })).toMatch(/LOYALTY_ALLOW_HTTP: never in production/);
+    expect(loadConfig({ ...KEYS, LOYALTY_BASE_URL: 'http://sandbox:8081', LOYALTY_ALLOW_HTTP: 'true' }).loyalty).toMatchObject({
+      baseUrl: 'http://sandbox:8081',
+      allowHttp: true,
+    });
+    expect(problems({ NODE_ENV: 'production', LOYALTY_BASE_URL: 'http://sandbox:8081', LOYALTY_ALLOW_HTTP: 'true' })).toMatch(
+      /LOYALTY_ALLOW_HTTP: never in production/,
+    );
     // Refused in production even where it would change nothing: a setting that is dangerous there is not left lying around.
-    expect(problems({ NODE_ENV: 'production', LOYALTY_BASE_URL: 'https://loyalty.example.com', LOYALTY_ALLOW_HTTP: 'true' })).toMatch(/LOYALTY_ALLOW_HTTP: never in production/);
+    expect(problems({ NODE_ENV: 'production', LOYALTY_BASE_URL: 'https://loyalty.example.com', LOYALTY_ALLOW_HTTP: 'true' })).toMatch(
+      /LOYALTY_ALLOW_HTTP: never in production/,
+    );
     expect(loadConfig({}).loyalty.allowHttp).toBe(false);
     expect(problems({ LOYALTY_ALLOW_HTTP: 'maybe' })).toMatch(/LOYALTY_ALLOW_HTTP/);
   });
@@ -71,11 +78,24 @@ describe('start-up with a plain-HTTP loyalty service', () => {
   addTerminal(terminals, { storeId: 'store-001', role: 'cashier' });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const start = (env: Record<string, string>) =>
-    spawn(process.execPath, ['--import', pathToFileURL(path.join(REPO, 'node_modules/tsx/dist/loader.mjs')).href, path.join(REPO, 'src/main.ts'), '--bff-only'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', LOG_PRETTY: 'false', TERMINALS_FILE: terminals, ...KEYS, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    spawn(
+      process.execPath,
+      ['--import', pathToFileURL(path.join(REPO, 'node_modules/tsx/dist/loader.mjs')).href, path.join(REPO, 'src/main.ts'), '--bff-only'],
+      {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          LOG_PRETTY: 'false',
+          TERMINALS_FILE: terminals,
+          ...KEYS,
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
 
   it('refuses to run (exit 2), names LOYALTY_BASE_URL, and never prints the secret key', async () => {
     const { code, output } = await exited(start({ NODE_ENV: 'production', LOYALTY_BASE_URL: 'http://loyalty.example.com' }), 20_000);
@@ -86,7 +106,10 @@ describe('start-up with a plain-HTTP loyalty service', () => {
   }, 30_000);
 
   it('refuses LOYALTY_ALLOW_HTTP in production (exit 2)', async () => {
-    const { code, output } = await exited(start({ NODE_ENV: 'production', LOYALTY_BASE_URL: 'http://loyalty.example.com', LOYALTY_ALLOW_HTTP: 'true' }), 20_000);
+    const { code, output } = await exited(
+      start({ NODE_ENV: 'production', LOYALTY_BASE_URL: 'http://loyalty.example.com', LOYALTY_ALLOW_HTTP: 'true' }),
+      20_000,
+    );
     expect(code).toBe(2);
     expect(output).toContain('LOYALTY_ALLOW_HTTP: never in production');
   }, 30_000);
@@ -95,7 +118,11 @@ describe('start-up with a plain-HTTP loyalty service', () => {
     const child = start({ NODE_ENV: 'development', LOYALTY_BASE_URL: 'http://loyalty.example.invalid', LOYALTY_ALLOW_HTTP: 'true' });
     try {
       const out = await waitForOutput(child, /POS BFF listening.*\n/, 20_000);
-      const summary = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'effective configuration');
+      const summary = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'effective configuration');
       expect(summary.config['loyalty.allowHttp']).toBe('true');
     } finally {
       child.kill('SIGKILL');

@@ -5,7 +5,12 @@ describe('problem()', () => {
   it('builds the error class of the status the catalogue gives the code', () => {
     const err = problem('payment_id_taken', 'Payment id p-1 is already used by another sale', { extra: { paymentId: 'p-1' } });
     expect(err).toBeInstanceOf(ConflictError);
-    expect(err).toMatchObject({ status: 409, code: 'payment_id_taken', message: 'Payment id p-1 is already used by another sale', extra: { paymentId: 'p-1' } });
+    expect(err).toMatchObject({
+      status: 409,
+      code: 'payment_id_taken',
+      message: 'Payment id p-1 is already used by another sale',
+      extra: { paymentId: 'p-1' },
+    });
     expect(problem('redemption_not_found', 'Redemption r-1 was not found')).toBeInstanceOf(NotFoundError);
   });
 

@@ -7,8 +7,12 @@ import { startStack, Stack } from '../support/e2e';
  */
 describe('an unexpected error in a route', () => {
   let s: Stack;
-  beforeAll(async () => { s = await startStack({ store: 'memory' }); });
-  afterAll(async () => { await s?.close(); });
+  beforeAll(async () => {
+    s = await startStack({ store: 'memory' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('answers a generic 500 whose errorId is on the log line that carries the real message', async () => {
     await s.seed('bug-1', 100);

@@ -10,7 +10,14 @@ function sources(dir: string): string[] {
 }
 
 it('every Lua command defined without numberOfKeys is kept out of auto-pipelining, and only those', () => {
-  const defined = sources('src').flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/defineCommand\('(\w+)',\s*\{([^}]*)\}/g)].map((m) => ({ name: m[1], fixed: /numberOfKeys/.test(m[2]) })));
+  const defined = sources('src').flatMap((f) =>
+    [...readFileSync(f, 'utf8').matchAll(/defineCommand\('(\w+)',\s*\{([^}]*)\}/g)].map((m) => ({ name: m[1], fixed: /numberOfKeys/.test(m[2]) })),
+  );
   expect(defined.length).toBeGreaterThan(10);
-  expect(defined.filter((d) => !d.fixed).map((d) => d.name).sort()).toEqual([...VARIABLE_KEY_SCRIPTS].sort());
+  expect(
+    defined
+      .filter((d) => !d.fixed)
+      .map((d) => d.name)
+      .sort(),
+  ).toEqual([...VARIABLE_KEY_SCRIPTS].sort());
 });

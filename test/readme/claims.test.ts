@@ -29,7 +29,16 @@ it('the Guarantees table covers every money action in every window, each cell na
   const section = readme.slice(readme.indexOf('### Guarantees'), readme.indexOf('### Store scoping'));
   const rows = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Action') && !l.startsWith('|---'));
   const actions = rows.map((r) => r.split('|')[1].trim());
-  const MONEY_ACTIONS = ['Payment with a redemption', 'Payment with a coupon lock', 'Plain sale', 'Refund', 'Sale void', 'Void of a redemption', 'Coupon release', 'OTP step'];
+  const MONEY_ACTIONS = [
+    'Payment with a redemption',
+    'Payment with a coupon lock',
+    'Plain sale',
+    'Refund',
+    'Sale void',
+    'Void of a redemption',
+    'Coupon release',
+    'OTP step',
+  ];
   for (const row of rows.filter((r) => MONEY_ACTIONS.some((a) => r.startsWith(`| ${a}`)))) {
     const cells = row.split('|').slice(2, 5);
     expect(cells).toHaveLength(3);

@@ -19,7 +19,9 @@ function readmeScript(heading: string): string {
 
 function runBash(script: string): Promise<string> {
   return new Promise<string>((resolve, reject) =>
-    execFile('bash', ['-c', `set -euo pipefail\n${script}`], { timeout: 30_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout))),
+    execFile('bash', ['-c', `set -euo pipefail\n${script}`], { timeout: 30_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+    ),
   );
 }
 
@@ -29,11 +31,17 @@ async function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: nu
     const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`)), timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
-      if (pattern.test(out)) { clearTimeout(timer); resolve(out); }
+      if (pattern.test(out)) {
+        clearTimeout(timer);
+        resolve(out);
+      }
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}:\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}:\n${out}`));
+    });
   });
 }
 
@@ -49,7 +57,16 @@ describe('README walkthrough', () => {
     const [port, sandboxPort] = [await freePort(), await freePort()];
     const terminals = path.join(dir, 'terminals.json');
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, PORT: String(port), SANDBOX_PORT: String(sandboxPort), TERMINALS_FILE: terminals, LOG_LEVEL: 'info', REDIS_URL: '', NODE_ENV: 'development', LOG_PRETTY: 'false' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        SANDBOX_PORT: String(sandboxPort),
+        TERMINALS_FILE: terminals,
+        LOG_LEVEL: 'info',
+        REDIS_URL: '',
+        NODE_ENV: 'development',
+        LOG_PRETTY: 'false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const started = await waitForOutput(child, /POS BFF listening/, 30_000);
@@ -96,12 +113,26 @@ describe('README walkthrough', () => {
 
     // The coupon sale: its output is what the README says it prints (ids aside).
     const couponHeading = '### A coupon sale and its printed receipt';
-    const coupon = (await runBash(readmeScript(couponHeading).replaceAll('localhost:8080', `localhost:${port}`).replaceAll('localhost:8081', `localhost:${sandboxPort}`)
-      .replaceAll('config/terminals.demo-tokens.env', path.join(dir, 'terminals.demo-tokens.env')))).trim().split('\n');
+    const coupon = (
+      await runBash(
+        readmeScript(couponHeading)
+          .replaceAll('localhost:8080', `localhost:${port}`)
+          .replaceAll('localhost:8081', `localhost:${sandboxPort}`)
+          .replaceAll('config/terminals.demo-tokens.env', path.join(dir, 'terminals.demo-tokens.env')),
+      )
+    )
+      .trim()
+      .split('\n');
     const printed = /It prints:\n\n```\n([\s\S]*?)```/.exec(readFileSync('README.md', 'utf8').split(couponHeading)[1])![1].trim().split('\n');
     expect(coupon).toHaveLength(printed.length);
     // "..." in the README stands for an id that changes every run.
-    const pattern = (l: string) => new RegExp(`^${l.split('...').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[A-Za-z0-9_-]+')}$`);
+    const pattern = (l: string) =>
+      new RegExp(
+        `^${l
+          .split('...')
+          .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('[A-Za-z0-9_-]+')}$`,
+      );
     coupon.forEach((line, i) => expect(line).toMatch(pattern(printed[i])));
     expect(coupon.join('\n')).toContain('Coupon WELCOME10');
   }, 60_000);

@@ -34,11 +34,23 @@ it('the committed fixture is an OpenAPI 3.1 document prism can serve: every resp
 it('buildFixture keeps structure and examples, drops prose, and pulls in referenced schemas', () => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [m, p] of USED_OPERATIONS) {
-    (paths[`/api/v4.0/integrations${p}`] ??= {})[m] = { description: 'prose', responses: { 200: { description: 'prose', content: { 'application/json': { schema: { $ref: '#/components/schemas/A' }, example: { x: 1 } } } } } };
+    (paths[`/api/v4.0/integrations${p}`] ??= {})[m] = {
+      description: 'prose',
+      responses: { 200: { description: 'prose', content: { 'application/json': { schema: { $ref: '#/components/schemas/A' }, example: { x: 1 } } } } },
+    };
   }
   const doc = {
-    openapi: '3.1.0', info: { version: '4.0' }, paths,
-    components: { schemas: { A: { type: 'object', description: 'prose', properties: { description: { type: 'string' }, b: { $ref: '#/components/schemas/B' } } }, B: { type: 'number' }, Unused: {} }, securitySchemes: {} },
+    openapi: '3.1.0',
+    info: { version: '4.0' },
+    paths,
+    components: {
+      schemas: {
+        A: { type: 'object', description: 'prose', properties: { description: { type: 'string' }, b: { $ref: '#/components/schemas/B' } } },
+        B: { type: 'number' },
+        Unused: {},
+      },
+      securitySchemes: {},
+    },
   };
   const out = buildFixture(doc, 'doc.json') as any;
   const op = out.paths['/api/v4.0/integrations/payments'].post;

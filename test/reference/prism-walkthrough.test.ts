@@ -24,10 +24,17 @@ const STEPS: Step[] = [
   [
     'POST /payments (with the redemption)',
     (s, c) =>
-      s.pos('cashier').post('/payments', {
-        customerId: CUSTOMER, paymentId: 'sale-1001', totalPaid: 130, totalAmount: 150, redemptionId: c.redemptionId,
-        lines: [{ serviceId: 'sku-espresso', name: 'Espresso machine', amount: 150, category: ['electronics'] }],
-      }).set('Idempotency-Key', 'sale-1001'),
+      s
+        .pos('cashier')
+        .post('/payments', {
+          customerId: CUSTOMER,
+          paymentId: 'sale-1001',
+          totalPaid: 130,
+          totalAmount: 150,
+          redemptionId: c.redemptionId,
+          lines: [{ serviceId: 'sku-espresso', name: 'Espresso machine', amount: 150, category: ['electronics'] }],
+        })
+        .set('Idempotency-Key', 'sale-1001'),
   ],
   ['POST /refunds', (s) => s.pos('manager').post('/refunds', { customerId: CUSTOMER, refundId: 'refund-1001', paymentId: 'sale-1001', amount: 65 })],
   ['POST /payments (no redemption)', (s) => s.pos('cashier').post('/payments', { customerId: CUSTOMER, paymentId: 'sale-1002', totalPaid: 40 })],
@@ -35,16 +42,33 @@ const STEPS: Step[] = [
   ['POST /redemptions (to void)', (s, c) => s.pos('cashier').post('/redemptions', { qr: c.qr, amount: 5 }).set('Idempotency-Key', 'prism-rdm-2')],
   ['POST /redemptions/:id/void', (s, c) => s.pos('cashier').post(`/redemptions/${c.voidId}/void`)],
   ['POST /events', (s) => s.pos('cashier').post('/events', { customerId: CUSTOMER, events: { place_order: { total: 150, store: 'branch-001' } } })],
-  ['POST /orders/batch', (s) => s.pos('cashier').post('/orders/batch', { orders: [{ customerId: CUSTOMER, orderId: 'offline-1', orderDate: '2026-01-15T18:00:00.000Z', totalPaid: 20 }] })],
+  [
+    'POST /orders/batch',
+    (s) =>
+      s
+        .pos('cashier')
+        .post('/orders/batch', { orders: [{ customerId: CUSTOMER, orderId: 'offline-1', orderDate: '2026-01-15T18:00:00.000Z', totalPaid: 20 }] }),
+  ],
   ['GET /orders/batch/:jobId', (s, c) => s.pos('cashier').get(`/orders/batch/${c.jobId}`)],
   // The README's coupon sale.
   ['GET /redemption-options', (s) => s.pos('cashier').get('/redemption-options')],
   ['POST /coupons/validate', (s) => s.pos('cashier').post('/coupons/validate', { customerId: CUSTOMER, codes: ['WELCOME10'], basketTotal: 50 })],
   ['POST /earn-preview', (s) => s.pos('cashier').post('/earn-preview', { customerId: CUSTOMER, totalPaid: 40, lines: MUG })],
-  ['POST /coupon-locks', (s) => s.pos('cashier').post('/coupon-locks', { customerId: CUSTOMER, codes: ['WELCOME10'], basketTotal: 50 }).set('Idempotency-Key', 'prism-lock-1')],
+  [
+    'POST /coupon-locks',
+    (s) =>
+      s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId: CUSTOMER, codes: ['WELCOME10'], basketTotal: 50 })
+        .set('Idempotency-Key', 'prism-lock-1'),
+  ],
   [
     'POST /payments (with the coupon lock)',
-    (s, c) => s.pos('cashier').post('/payments', { customerId: CUSTOMER, paymentId: 'sale-1003', totalPaid: 40, totalAmount: 50, couponLockId: c.lockId, lines: MUG }).set('Idempotency-Key', 'sale-1003'),
+    (s, c) =>
+      s
+        .pos('cashier')
+        .post('/payments', { customerId: CUSTOMER, paymentId: 'sale-1003', totalPaid: 40, totalAmount: 50, couponLockId: c.lockId, lines: MUG })
+        .set('Idempotency-Key', 'sale-1003'),
   ],
   ['GET /payments/:paymentId', (s) => s.pos('cashier').get('/payments/sale-1003')],
   ['DELETE /customers/:id', (s) => s.pos('manager').delete(`/customers/${CUSTOMER}`)],
@@ -72,7 +96,10 @@ async function walk(s: Stack): Promise<Map<string, request.Response>> {
 
 /** Prism's complaints about what we sent (request violations, missing keys); its own answers' violations are the reference's business. */
 const requestFindings = (prism: RunningPrism) =>
-  prism.output().split('\n').filter((l) => /Request did not pass|Violation: request|Invalid security|UNPROCESSABLE_ENTITY|UNAUTHORIZED/.test(l));
+  prism
+    .output()
+    .split('\n')
+    .filter((l) => /Request did not pass|Violation: request|Invalid security|UNPROCESSABLE_ENTITY|UNAUTHORIZED/.test(l));
 
 describe.each([
   ['static examples', { dynamic: false }],

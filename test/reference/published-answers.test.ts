@@ -25,7 +25,8 @@ type Call = (c: LoyaltyClient) => Promise<unknown>;
  * checked.
  */
 const NOT_CALLED: Partial<Record<OperationId, string>> = {
-  deleteCustomerPost: 'the client deletes with DELETE /customers/{customerId}; the POST form is only for callers that cannot send DELETE (and the reference does not publish it)',
+  deleteCustomerPost:
+    'the client deletes with DELETE /customers/{customerId}; the POST form is only for callers that cannot send DELETE (and the reference does not publish it)',
   couponBurn: 'the client has no method for it: the BFF never burns coupons itself',
 };
 
@@ -75,7 +76,17 @@ const cases = ids.flatMap((id) => {
  * schema, or for OTP not even that); prism-walkthrough.test.ts serves
  * prism's samples of some of them.
  */
-const WITHOUT_EXAMPLES: OperationId[] = ['otp', 'coupons', 'hash', 'batchOrders', 'batchStatus', 'upsertCustomer', 'couponsValidate', 'couponValidate', 'couponRelease'];
+const WITHOUT_EXAMPLES: OperationId[] = [
+  'otp',
+  'coupons',
+  'hash',
+  'batchOrders',
+  'batchStatus',
+  'upsertCustomer',
+  'couponsValidate',
+  'couponValidate',
+  'couponRelease',
+];
 
 describe('coverage', () => {
   it('has a call for every operation of OPERATIONS but those listed, with a reason, as not called', () => {
@@ -109,7 +120,11 @@ describe('what the published examples mean to the BFF', () => {
 
   it('a hold of "5" is 5', async () => {
     serve('post', '/transactions/hold');
-    await expect(client.hold(holdRequest)).resolves.toMatchObject({ holdAmount: 5, holdEquivalentPoints: 50, holdReference: 'a2a199ad-86f3-45c4-8253-7aaee50e4798' });
+    await expect(client.hold(holdRequest)).resolves.toMatchObject({
+      holdAmount: 5,
+      holdEquivalentPoints: 50,
+      holdReference: 'a2a199ad-86f3-45c4-8253-7aaee50e4798',
+    });
   });
 
   it('a hold look-up expiry without an offset is UTC, and "2" is 2', async () => {
@@ -126,17 +141,25 @@ describe('what the published examples mean to the BFF', () => {
 
   it('a reward preview is read with its points', async () => {
     serve('post', '/orders/reward-preview', 'examples.sample');
-    await expect(client.rewardPreview({ customerId: 'c-1', totalPaid: 20 })).resolves.toMatchObject({ totalPoints: 270, cashback: { totalPoints: 120, lineItems: [{ productId: 'P-100', totalPoints: 120 }] } });
+    await expect(client.rewardPreview({ customerId: 'c-1', totalPaid: 20 })).resolves.toMatchObject({
+      totalPoints: 270,
+      cashback: { totalPoints: 120, lineItems: [{ productId: 'P-100', totalPoints: 120 }] },
+    });
   });
 
   it("an order's transactions are read", async () => {
     serve('get', '/orders/{orderId}/transactions');
-    await expect(client.orderTransactions('o-1')).resolves.toMatchObject({ transactions: [{ transactionType: 'PaymentReward', transactionId: 'ORD12345', amount: 250.75, equivalentPoints: 192 }] });
+    await expect(client.orderTransactions('o-1')).resolves.toMatchObject({
+      transactions: [{ transactionType: 'PaymentReward', transactionId: 'ORD12345', amount: 250.75, equivalentPoints: 192 }],
+    });
   });
 
   it('a redemption configuration is read with its rule', async () => {
     serve('get', '/configurations/redemption');
-    await expect(client.redemptionConfig()).resolves.toMatchObject({ redemptionFactor: 0.1, redemptionRules: [{ id: '2138', pointsToRedeem: 100, valueOfPoint: 25, isActive: true }] });
+    await expect(client.redemptionConfig()).resolves.toMatchObject({
+      redemptionFactor: 0.1,
+      redemptionRules: [{ id: '2138', pointsToRedeem: 100, valueOfPoint: 25, isActive: true }],
+    });
   });
 
   it('a delete answered 200 with no body, or {}, is done', async () => {

@@ -54,7 +54,9 @@ function build(): Route[] {
         method: method.toUpperCase(),
         template: p,
         pattern: new RegExp(`^${p.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-        security: (op.security ?? []).map((req: Record<string, unknown>) => Object.keys(req).map((name) => (schemes[name].name ?? 'authorization').toLowerCase())),
+        security: (op.security ?? []).map((req: Record<string, unknown>) =>
+          Object.keys(req).map((name) => (schemes[name].name ?? 'authorization').toLowerCase()),
+        ),
         body: media?.schema ? ajv.compile(rewriteRefs(media.schema) as object) : undefined,
         bodyRequired: Boolean(op.requestBody?.required),
       });

@@ -23,7 +23,10 @@ function account(overrides: Partial<AccountSettingsInput> = {}): AccountSettings
     // A rule with a numeric id, as the reference numbers them (the OTP request types ruleId as an integer).
     redemptionRules: [...demo.redemptionRules!, { id: '2138', type: 'fixed_discount', name: '5 off', pointsCost: 50, value: 5 }],
     // The coupon the published payment example names.
-    coupons: [...(demo.coupons ?? []), { code: 'DISCOUNT10', name: '10 off', value: 10, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-01-01T00:00:00Z' }],
+    coupons: [
+      ...(demo.coupons ?? []),
+      { code: 'DISCOUNT10', name: '10 off', value: 10, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-01-01T00:00:00Z' },
+    ],
     ...overrides,
   } as AccountSettingsInput;
 }
@@ -50,7 +53,11 @@ interface Answer {
 async function call(method: string, p: string, body?: unknown, prefix = PREFIX, headers: Record<string, string> = KEYS): Promise<Answer> {
   const res = await fetch(sbx.url + prefix + p, {
     method,
-    headers: { ...headers, ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}), ...(typeof body === 'string' ? { 'content-type': 'text/plain' } : {}) },
+    headers: {
+      ...headers,
+      ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+      ...(typeof body === 'string' ? { 'content-type': 'text/plain' } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -63,7 +70,8 @@ async function call(method: string, p: string, body?: unknown, prefix = PREFIX, 
   return { status: res.status, body: parsed, text, requestId: res.headers.get('x-request-id') };
 }
 
-const seed = async (customerId: string, points: number) => expect((await call('POST', '/_sandbox/customers', { customerId, points }, '')).status).toBeLessThan(300);
+const seed = async (customerId: string, points: number) =>
+  expect((await call('POST', '/_sandbox/customers', { customerId, points }, '')).status).toBeLessThan(300);
 const hashOf = async (customerId: string) => (await call('GET', `/customers/${customerId}/hash`)).body.hash as string;
 
 /** A 2xx answer that conforms to the published schema of `method path` (the fixture's templated path). */
@@ -89,7 +97,20 @@ function expectPublishedError(answer: Answer, code: number) {
 
 describe('sandbox 2xx answers validate against the published response schemas, every documented field present', () => {
   it('the check itself refuses an answer missing a documented field or of the wrong type', () => {
-    const balance = { totalPointsBalance: 1, totalPointsValue: 1, availablePointsBalance: 1, availablePointsValue: 1, pendingPoints: 0, pendingPointsValue: 0, currency: 'EGP', pointsName: 'P', nextExpiringPointsAmount: 0, nextExpiringPointsValue: 0, nextExpiringPointsDate: '', totalEarnedPoints: 1 };
+    const balance = {
+      totalPointsBalance: 1,
+      totalPointsValue: 1,
+      availablePointsBalance: 1,
+      availablePointsValue: 1,
+      pendingPoints: 0,
+      pendingPointsValue: 0,
+      currency: 'EGP',
+      pointsName: 'P',
+      nextExpiringPointsAmount: 0,
+      nextExpiringPointsValue: 0,
+      nextExpiringPointsDate: '',
+      totalEarnedPoints: 1,
+    };
     expect(conformance('get', '/customers/{customerId}/balance', balance)).toEqual([]);
     const { nextExpiringPointsDate: _absent, ...without } = balance;
     expect(conformance('get', '/customers/{customerId}/balance', without)).toEqual(['nextExpiringPointsDate is documented but absent']);
@@ -116,7 +137,13 @@ describe('sandbox 2xx answers validate against the published response schemas, e
 
     const second = await call('POST', '/transactions/hold', { customerId: 'h-1', transactionTime: T, amountToHold: 5 });
     expectPublished(second, 'post', '/transactions/hold');
-    await call('POST', '/payments', { customerId: 'h-1', paymentId: 'h-pay', paymentDate: T, totalPaid: 50, redemption: { pointsHoldReference: second.body.holdReference } });
+    await call('POST', '/payments', {
+      customerId: 'h-1',
+      paymentId: 'h-pay',
+      paymentDate: T,
+      totalPaid: 50,
+      redemption: { pointsHoldReference: second.body.holdReference },
+    });
     const used = await call('GET', `/transactions/hold/${second.body.holdReference}`);
     expectPublished(used, 'get', '/transactions/hold/{holdReferenceId}');
     expect(used.body.state).toBe('used');
@@ -125,21 +152,37 @@ describe('sandbox 2xx answers validate against the published response schemas, e
   it('payment (itemised and not) and refund', async () => {
     await seed('p-1', 0);
     const itemised = await call('POST', '/payments', {
-      customerId: 'p-1', paymentId: 'p-1-sale', paymentDate: T, totalPaid: 150,
-      paymentDetails: [{ serviceId: 'sku-1', amount: 100, category: ['electronics'] }, { serviceId: 'sku-2', amount: 50 }],
+      customerId: 'p-1',
+      paymentId: 'p-1-sale',
+      paymentDate: T,
+      totalPaid: 150,
+      paymentDetails: [
+        { serviceId: 'sku-1', amount: 100, category: ['electronics'] },
+        { serviceId: 'sku-2', amount: 50 },
+      ],
     });
     expectPublished(itemised, 'post', '/payments');
     expect(itemised.body.paymentDetails).toHaveLength(2);
     expectPublished(await call('POST', '/payments', { customerId: 'p-1', paymentId: 'p-1-plain', paymentDate: T, totalPaid: 20 }), 'post', '/payments');
     expectPublished(
-      await call('POST', '/transactions/refund', { customerId: 'p-1', refundTransactionId: 'p-1-ref', reverseTransactionId: 'p-1-sale', transactionTime: T, refundAmount: 50 }),
+      await call('POST', '/transactions/refund', {
+        customerId: 'p-1',
+        refundTransactionId: 'p-1-ref',
+        reverseTransactionId: 'p-1-sale',
+        transactionTime: T,
+        refundAmount: 50,
+      }),
       'post',
       '/transactions/refund',
     );
   });
 
   it('customer create and update, balance, hash, coupons, tier progress (below the top and at it), delete', async () => {
-    const created = await call('POST', '/customers', { customerId: 'c-new', email: 'c-new@example.com', customerAttributes: { displayName: 'C New', mobile: '+201000000009', channel: 'pos' } });
+    const created = await call('POST', '/customers', {
+      customerId: 'c-new',
+      email: 'c-new@example.com',
+      customerAttributes: { displayName: 'C New', mobile: '+201000000009', channel: 'pos' },
+    });
     expectPublished(created, 'post', '/customers');
     const updated = await call('POST', '/customers', { customerId: 'c-new', customerAttributes: { city: 'Alexandria' } });
     expectPublished(updated, 'post', '/customers');
@@ -167,7 +210,10 @@ describe('sandbox 2xx answers validate against the published response schemas, e
   });
 
   it('events (nested metadata), batch orders and batch status while pending and when completed', async () => {
-    const ev = await call('POST', '/events', { customerId: 'e-1', events: { place_order: { order: { id: 'o-1', lines: [{ sku: 'a', qty: 2 }] }, total: 10 } } });
+    const ev = await call('POST', '/events', {
+      customerId: 'e-1',
+      events: { place_order: { order: { id: 'o-1', lines: [{ sku: 'a', qty: 2 }] }, total: 10 } },
+    });
     expectPublished(ev, 'post', '/events');
 
     const orders = Array.from({ length: 120 }, (_, i) => ({ customerId: `b-${i % 3}`, orderId: `b-o${i}`, orderDate: T, totalPaid: 10 }));
@@ -183,7 +229,14 @@ describe('sandbox 2xx answers validate against the published response schemas, e
       done = await call('GET', `/batches/${batch.body.jobId}/status`);
     }
     expectPublished(done, 'get', '/batches/{batchId}/status');
-    expect(done.body).toMatchObject({ batchId: String(batch.body.jobId), status: 'completed', progress: 100, totalItems: 121, processedItems: 121, failedItems: 1 });
+    expect(done.body).toMatchObject({
+      batchId: String(batch.body.jobId),
+      status: 'completed',
+      progress: 100,
+      totalItems: 121,
+      processedItems: 121,
+      failedItems: 1,
+    });
     expect(done.body.errors).toEqual([expect.objectContaining({ orderId: 'b-o0', code: 9004 })]);
   });
 });
@@ -207,7 +260,10 @@ describe('sandbox error answers carry the published body, status, code and categ
     expectPublishedError(await call('GET', '/customers/nobody/balance'), 7000);
     expectPublishedError(await call('GET', '/transactions/hold/no-such-hold'), 9006);
     await seed('r-1', 0);
-    expectPublishedError(await call('POST', '/transactions/refund', { customerId: 'r-1', refundTransactionId: 'r', reverseTransactionId: 'nope', transactionTime: T }), 9005);
+    expectPublishedError(
+      await call('POST', '/transactions/refund', { customerId: 'r-1', refundTransactionId: 'r', reverseTransactionId: 'nope', transactionTime: T }),
+      9005,
+    );
     expectPublishedError(await call('GET', '/batches/424242/status'), 4004);
   });
 
@@ -257,7 +313,9 @@ describe('every published request example is accepted, nulls included', () => {
 
   it('refund (of a payment made first under the example ids)', async () => {
     const example = publishedRequest('post', '/transactions/refund') as any;
-    expect((await call('POST', '/payments', { customerId: example.customerId, paymentId: example.reverseTransactionId, paymentDate: T, totalPaid: 100 })).status).toBe(200);
+    expect(
+      (await call('POST', '/payments', { customerId: example.customerId, paymentId: example.reverseTransactionId, paymentDate: T, totalPaid: 100 })).status,
+    ).toBe(200);
     expectPublished(await call('POST', '/transactions/refund', example), 'post', '/transactions/refund');
   });
 

@@ -123,12 +123,37 @@ export function fromPropertyExamples(schema: Schema): unknown {
 
 /** The published error table (status per code), as the reference's status-and-error-codes page lists it. */
 export const PUBLISHED_STATUS: Record<number, number> = {
-  1000: 401, 1001: 401, 1002: 403, 2000: 412, 2001: 422, 3000: 400, 3001: 422, 3003: 422, 3016: 400,
-  4000: 400, 4004: 404, 5000: 500, 5003: 503, 7000: 404, 9001: 422, 9002: 404, 9004: 422, 9005: 404, 9006: 404, 9008: 422,
+  1000: 401,
+  1001: 401,
+  1002: 403,
+  2000: 412,
+  2001: 422,
+  3000: 400,
+  3001: 422,
+  3003: 422,
+  3016: 400,
+  4000: 400,
+  4004: 404,
+  5000: 500,
+  5003: 503,
+  7000: 404,
+  9001: 422,
+  9002: 404,
+  9004: 422,
+  9005: 404,
+  9006: 404,
+  9008: 422,
 };
 
 /** The published categories by the thousands digit of the code. */
 export const PUBLISHED_CATEGORY: Record<number, string> = {
-  1: 'AUTHENTICATION_ERROR', 2: 'REQUEST_ERROR', 3: 'PAYLOAD_ERROR', 4: 'GENERAL_ERROR', 5: 'SERVER_ERROR',
-  6: 'CONFIGURATIONS_ERROR', 7: 'CUSTOMER_ERROR', 8: 'SUBSCRIPTION_ERROR', 9: 'TRANSACTIONS_ERROR',
+  1: 'AUTHENTICATION_ERROR',
+  2: 'REQUEST_ERROR',
+  3: 'PAYLOAD_ERROR',
+  4: 'GENERAL_ERROR',
+  5: 'SERVER_ERROR',
+  6: 'CONFIGURATIONS_ERROR',
+  7: 'CUSTOMER_ERROR',
+  8: 'SUBSCRIPTION_ERROR',
+  9: 'TRANSACTIONS_ERROR',
 };

@@ -14,13 +14,42 @@ const KEYS = { apikey: 'k', secretkey: 's' };
 
 describe('the reference request check', () => {
   it('passes a request as the reference describes it', () => {
-    expect(referenceViolations({ method: 'POST', url: `${P}/transactions/hold`, headers: KEYS, body: JSON.stringify({ customerId: 'c', transactionTime: '2026-01-01T10:00:00Z', pointsToHold: 5 }) })).toEqual([]);
+    expect(
+      referenceViolations({
+        method: 'POST',
+        url: `${P}/transactions/hold`,
+        headers: KEYS,
+        body: JSON.stringify({ customerId: 'c', transactionTime: '2026-01-01T10:00:00Z', pointsToHold: 5 }),
+      }),
+    ).toEqual([]);
   });
 
   it.each([
-    ['a null for a number', { method: 'POST', url: `${P}/transactions/hold`, headers: KEYS, body: JSON.stringify({ customerId: 'c', transactionTime: '2026-01-01T10:00:00Z', amountToHold: null }) }, 'amountToHold'],
-    ['an OTP rule id as text', { method: 'POST', url: `${P}/transactions/otp`, headers: KEYS, body: JSON.stringify({ customerId: 'c', ruleId: 'gold' }) }, 'ruleId'],
-    ['a date-time that is not one', { method: 'POST', url: `${P}/payments`, headers: KEYS, body: JSON.stringify({ customerId: 'c', paymentId: 'p', paymentDate: 'yesterday', totalPaid: 1 }) }, 'paymentDate'],
+    [
+      'a null for a number',
+      {
+        method: 'POST',
+        url: `${P}/transactions/hold`,
+        headers: KEYS,
+        body: JSON.stringify({ customerId: 'c', transactionTime: '2026-01-01T10:00:00Z', amountToHold: null }),
+      },
+      'amountToHold',
+    ],
+    [
+      'an OTP rule id as text',
+      { method: 'POST', url: `${P}/transactions/otp`, headers: KEYS, body: JSON.stringify({ customerId: 'c', ruleId: 'gold' }) },
+      'ruleId',
+    ],
+    [
+      'a date-time that is not one',
+      {
+        method: 'POST',
+        url: `${P}/payments`,
+        headers: KEYS,
+        body: JSON.stringify({ customerId: 'c', paymentId: 'p', paymentDate: 'yesterday', totalPaid: 1 }),
+      },
+      'paymentDate',
+    ],
     ['no secret key', { method: 'GET', url: `${P}/customers/c/balance`, headers: { apikey: 'k' }, body: '' }, 'missing keys'],
     ['an operation the reference lacks', { method: 'GET', url: `${P}/customers/c/points`, headers: KEYS, body: '' }, 'not an operation'],
   ])('flags %s', (_what, req, expected) => {
@@ -45,18 +74,64 @@ describe('what the BFF sends, with OTP on', () => {
     expect(asked.state).toBe('otp_required');
     const held = (await c.post(`/redemptions/${asked.id}/otp`, { otp: await s.otp('sr-alice') }).expect(200)).body;
     expect(held.state).toBe('held');
-    await c.post('/payments', {
-      customerId: 'sr-alice', paymentId: 'sr-sale-1', totalPaid: 90, totalAmount: 100, redemptionId: held.id, returnWindowDays: 0,
-      lines: [{ serviceId: 'sku-1', sku: 'KET-1', name: 'Kettle', provider: 'Acme', quantity: 2, amount: 100, tax: 0, discount: 5, category: ['kitchen'], tags: ['gift'], extra: { colour: 'red' } }],
-    }).expect(201);
-    await m.post('/refunds', { customerId: 'sr-alice', refundId: 'sr-ref-1', paymentId: 'sr-sale-1', lines: [{ serviceId: 'sku-1', sku: 'KET-1', name: 'Kettle', provider: 'Acme', quantity: 1, amount: 20, tax: 1, discount: 0, category: ['kitchen'], tags: ['gift'], extra: { colour: 'red' } }] }).expect(201);
+    await c
+      .post('/payments', {
+        customerId: 'sr-alice',
+        paymentId: 'sr-sale-1',
+        totalPaid: 90,
+        totalAmount: 100,
+        redemptionId: held.id,
+        returnWindowDays: 0,
+        lines: [
+          {
+            serviceId: 'sku-1',
+            sku: 'KET-1',
+            name: 'Kettle',
+            provider: 'Acme',
+            quantity: 2,
+            amount: 100,
+            tax: 0,
+            discount: 5,
+            category: ['kitchen'],
+            tags: ['gift'],
+            extra: { colour: 'red' },
+          },
+        ],
+      })
+      .expect(201);
+    await m
+      .post('/refunds', {
+        customerId: 'sr-alice',
+        refundId: 'sr-ref-1',
+        paymentId: 'sr-sale-1',
+        lines: [
+          {
+            serviceId: 'sku-1',
+            sku: 'KET-1',
+            name: 'Kettle',
+            provider: 'Acme',
+            quantity: 1,
+            amount: 20,
+            tax: 1,
+            discount: 0,
+            category: ['kitchen'],
+            tags: ['gift'],
+            extra: { colour: 'red' },
+          },
+        ],
+      })
+      .expect(201);
     await c.post('/payments', { customerId: 'sr-alice', paymentId: 'sr-sale-2', totalPaid: 10 }).expect(201);
     await m.post('/payments/sr-sale-2/void', { customerId: 'sr-alice' }).expect(200);
     const other = (await c.post('/redemptions', { customerId: 'sr-alice', amount: 2 }).expect(201)).body;
     const otherHeld = (await c.post(`/redemptions/${other.id}/otp`, { otp: await s.otp('sr-alice') }).expect(200)).body;
     await c.post(`/redemptions/${otherHeld.id}/void`).expect(200);
     await c.post('/events', { customerId: 'sr-alice', events: { place_order: { total: 5, note: null } } }).expect(200);
-    const job = (await c.post('/orders/batch', { orders: [{ customerId: 'sr-alice', orderId: 'sr-o-1', orderDate: '2026-01-15T18:00:00.000Z', totalPaid: 20 }] }).expect(202)).body;
+    const job = (
+      await c
+        .post('/orders/batch', { orders: [{ customerId: 'sr-alice', orderId: 'sr-o-1', orderDate: '2026-01-15T18:00:00.000Z', totalPaid: 20 }] })
+        .expect(202)
+    ).body;
     await c.get(`/orders/batch/${job.jobId}`).expect(200);
     // An OTP for a rule: the reference types its rule id as an integer (the sandbox's rules are names, so it refuses this one).
     const byRule = await c.post('/redemptions', { customerId: 'sr-alice', ruleId: '10' });

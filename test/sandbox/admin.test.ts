@@ -16,7 +16,7 @@ describe('sandbox admin API', () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
   });
 
-  it('takes one rule on every admin route: the apikey of an account and that account\'s secretkey', async () => {
+  it("takes one rule on every admin route: the apikey of an account and that account's secretkey", async () => {
     const secretOnly = { secretkey: SECRET };
     const routes: [string, string, object?][] = [
       ['post', '/_sandbox/reset'],
@@ -33,7 +33,8 @@ describe('sandbox admin API', () => {
       ['delete', '/_sandbox/faults'],
     ];
     for (const [method, path, body] of routes) {
-      const call = (headers: Record<string, string>) => (h.http as unknown as Record<string, (p: string) => request.Test>)[method](path).set(headers).send(body);
+      const call = (headers: Record<string, string>) =>
+        (h.http as unknown as Record<string, (p: string) => request.Test>)[method](path).set(headers).send(body);
       expectLoyaltyError(await call({}), 401, 1000);
       expectLoyaltyError(await call(secretOnly), 401, 1000);
       expectLoyaltyError(await call({ apikey: API_KEY }), 401, 1001);
@@ -51,7 +52,11 @@ describe('sandbox admin API', () => {
     const h2 = createSandbox({ accounts: [testAccount(), testAccount({ name: 'Other', apiKey: other.apikey, secretKey: other.secretkey })] });
     const http = request(h2.app);
     expectLoyaltyError(await http.post('/_sandbox/reset').set({ apikey: API_KEY, secretkey: other.secretkey }), 401, 1001);
-    expectLoyaltyError(await http.post('/_sandbox/customers').set({ apikey: API_KEY, secretkey: other.secretkey }).send({ customerId: 'x', points: 1 }), 401, 1001);
+    expectLoyaltyError(
+      await http.post('/_sandbox/customers').set({ apikey: API_KEY, secretkey: other.secretkey }).send({ customerId: 'x', points: 1 }),
+      401,
+      1001,
+    );
     expectLoyaltyError(await http.get(`/_sandbox/accounts/${API_KEY}`).set(other), 401, 1000);
     expectLoyaltyError(await http.put(`/_sandbox/accounts/${API_KEY}`).set(other).send({ otpEnabled: true }), 401, 1000);
     expect((await http.get(`/_sandbox/accounts/${API_KEY}`).set({ apikey: API_KEY, secretkey: SECRET }).expect(200)).body.otpEnabled).toBe(false);
@@ -93,8 +98,18 @@ describe('sandbox admin API', () => {
     const got = await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys);
     expect(got.status).toBe(200);
     expect(got.body).not.toHaveProperty('secretKey');
-    expect(got.body).toMatchObject({ apiKey: API_KEY, otpEnabled: false, highSecurityMode: false, channelMerging: 'none', holdPeriodMinutes: 10, redemptionFactor: 0.1 });
-    const put = await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...got.body, redemptionFactor: 0.25, tiers: [] });
+    expect(got.body).toMatchObject({
+      apiKey: API_KEY,
+      otpEnabled: false,
+      highSecurityMode: false,
+      channelMerging: 'none',
+      holdPeriodMinutes: 10,
+      redemptionFactor: 0.1,
+    });
+    const put = await h.http
+      .put(`/_sandbox/accounts/${API_KEY}`)
+      .set(h.keys)
+      .send({ ...got.body, redemptionFactor: 0.25, tiers: [] });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ ...got.body, redemptionFactor: 0.25, tiers: [] });
     expect((await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys)).body).toEqual(put.body);
@@ -110,12 +125,23 @@ describe('sandbox admin API', () => {
     expect(badMode.message).toContain('channelMerging');
     const unknown = expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ otpEnabld: true }), 422, 3003);
     expect(unknown.message).toContain('otpEnabld');
-    const proto = await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).set('Content-Type', 'application/json').send('{"__proto__":{"otpEnabled":true}}');
+    const proto = await h.http
+      .put(`/_sandbox/accounts/${API_KEY}`)
+      .set(h.keys)
+      .set('Content-Type', 'application/json')
+      .send('{"__proto__":{"otpEnabled":true}}');
     // Dropped by the JSON parser or refused as an unknown key: either way it changes nothing.
     expect(proto.status).toBeLessThan(500);
     expect((await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys)).body.otpEnabled).toBe(false);
     expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ apiKey: 'another_key_99' }), 422, 3003);
-    expectLoyaltyError(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send([{ otpEnabled: true }]), 400, 3016);
+    expectLoyaltyError(
+      await h.http
+        .put(`/_sandbox/accounts/${API_KEY}`)
+        .set(h.keys)
+        .send([{ otpEnabled: true }]),
+      400,
+      3016,
+    );
     expectLoyaltyError(await h.http.get('/_sandbox/accounts/unknown_key_1').set(h.keys), 401, 1000);
 
     await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ secretKey: 'rotated_secret_9' }).expect(200);
@@ -132,8 +158,18 @@ describe('sandbox admin API', () => {
   it('PUT takes a partial object: given fields replace, objects merge one level, arrays are replaced', async () => {
     const before = (await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys).expect(200)).body;
     expect(before.earn.minimumSpend).toBeDefined();
-    const put = await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ otpEnabled: true, earn: { pointsPerUnit: 3 }, eventRewards: { signup: 7 }, tiers: [] }).expect(200);
-    expect(put.body).toEqual({ ...before, otpEnabled: true, earn: { ...before.earn, pointsPerUnit: 3 }, eventRewards: { ...before.eventRewards, signup: 7 }, tiers: [] });
+    const put = await h.http
+      .put(`/_sandbox/accounts/${API_KEY}`)
+      .set(h.keys)
+      .send({ otpEnabled: true, earn: { pointsPerUnit: 3 }, eventRewards: { signup: 7 }, tiers: [] })
+      .expect(200);
+    expect(put.body).toEqual({
+      ...before,
+      otpEnabled: true,
+      earn: { ...before.earn, pointsPerUnit: 3 },
+      eventRewards: { ...before.eventRewards, signup: 7 },
+      tiers: [],
+    });
     expect((await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys)).body).toEqual(put.body);
     // An empty object changes nothing.
     expect((await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({}).expect(200)).body).toEqual(put.body);
@@ -158,7 +194,14 @@ describe('loadSandboxAccounts', () => {
 
   it('loads the demo account from config/', () => {
     const [demo] = loadSandboxAccounts(path.join(__dirname, '../../config/sandbox-accounts.json'));
-    expect(demo).toMatchObject({ apiKey: 'sbx_demo_api_key', secretKey: 'sbx_demo_secret', otpEnabled: false, highSecurityMode: false, channelMerging: 'none', eventRewards: { place_order: 10 } });
+    expect(demo).toMatchObject({
+      apiKey: 'sbx_demo_api_key',
+      secretKey: 'sbx_demo_secret',
+      otpEnabled: false,
+      highSecurityMode: false,
+      channelMerging: 'none',
+      eventRewards: { place_order: 10 },
+    });
     expect(demo.tiers.length).toBeGreaterThan(1);
     expect(demo.redemptionRules.length).toBeGreaterThan(0);
   });
@@ -177,7 +220,12 @@ describe('loadSandboxAccounts', () => {
 describe('startSandbox', () => {
   it('listens on a free port and serves real HTTP; logs never carry the secret', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     const logger = pino({ level: 'info' }, sink);
     const s = await startSandbox({ accounts: [testAccount()], port: 0, logger });
     try {

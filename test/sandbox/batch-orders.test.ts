@@ -3,7 +3,13 @@ import { submitBatch } from '../../src/sandbox/operations/batch-orders';
 import { API, expectLoyaltyError, harness, testAccount } from './helpers';
 
 const T = '2025-03-01T10:00:00Z';
-const order = (customerId: string, orderId: string, totalPaid: number, extra: Record<string, unknown> = {}) => ({ customerId, orderId, orderDate: T, totalPaid, ...extra });
+const order = (customerId: string, orderId: string, totalPaid: number, extra: Record<string, unknown> = {}) => ({
+  customerId,
+  orderId,
+  orderDate: T,
+  totalPaid,
+  ...extra,
+});
 
 describe('sandbox batch orders', () => {
   const other = { apikey: 'other_api_key', secretkey: 'other_secret_key' };
@@ -66,7 +72,9 @@ describe('sandbox batch orders', () => {
     await h.seed('c1', 500);
     const hold = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 200 }).expect(200);
     const ref = hold.body.holdReference;
-    const done = await finished(await submit([order('c1', 'o1', 30, { redemption: { pointsHoldReference: ref } }), order('c1', 'o2', 30, { redemption: { pointsHoldReference: ref } })]));
+    const done = await finished(
+      await submit([order('c1', 'o1', 30, { redemption: { pointsHoldReference: ref } }), order('c1', 'o2', 30, { redemption: { pointsHoldReference: ref } })]),
+    );
     expect(done.results.map((r) => r.orderId)).toEqual(['o1']);
     expect(done.errors.map((e) => [e.orderId, e.code])).toEqual([['o2', 9006]]);
     expect((await h.http.get(`${API}/transactions/hold/${ref}`).set(h.keys)).body.state).toBe('used');
@@ -133,7 +141,18 @@ describe('sandbox batch orders', () => {
       totalDiscount: 20,
       totalShipping: 5,
       totalTax: 7,
-      lineItems: [{ productId: 'p1', quantity: 2, price: 50, sku: 'SKU1', tags: ['a'], category: ['electronics'], discount: 20, extra: { subClass: 'X', nested: { a: 1 } } }],
+      lineItems: [
+        {
+          productId: 'p1',
+          quantity: 2,
+          price: 50,
+          sku: 'SKU1',
+          tags: ['a'],
+          category: ['electronics'],
+          discount: 20,
+          extra: { subClass: 'X', nested: { a: 1 } },
+        },
+      ],
       extra: { paymentMethod: 'CREDIT CARD', meta: { till: 4 } },
       merchant: { uniqueId: 'm1', name: 'Shop', branch: { uniqueId: 'b1', name: 'Main' } },
       guest: false,
@@ -150,9 +169,23 @@ describe('sandbox batch orders', () => {
   it('validates the whole request with the contract before queueing anything', async () => {
     expectLoyaltyError(await h.http.post(`${API}/batch/orders`).set(h.keys).send({}), 400, 3000);
     expectLoyaltyError(await h.http.post(`${API}/batch/orders`).set(h.keys).send({ body: [] }), 422, 3003);
-    const bad = expectLoyaltyError(await h.http.post(`${API}/batch/orders`).set(h.keys).send({ body: [order('c1', 'o1', 1), order('c1', 'o2', -5)] }), 422, 3003);
+    const bad = expectLoyaltyError(
+      await h.http
+        .post(`${API}/batch/orders`)
+        .set(h.keys)
+        .send({ body: [order('c1', 'o1', 1), order('c1', 'o2', -5)] }),
+      422,
+      3003,
+    );
     expect(bad.message).toContain('body.1.totalPaid');
-    expectLoyaltyError(await h.http.post(`${API}/batch/orders`).set(h.keys).send([order('c1', 'o1', 1)]), 400, 3016);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/batch/orders`)
+        .set(h.keys)
+        .send([order('c1', 'o1', 1)]),
+      400,
+      3016,
+    );
     // Nothing was processed: o1 is still free.
     expect((await finished(await submit([order('c1', 'o1', 1)]))).results).toHaveLength(1);
   });

@@ -12,8 +12,12 @@ const T = new Date(START).toISOString();
 describe('sandbox channel merging joins a new channel id to the profile with its email or mobile', () => {
   const h = harness();
   const pay = (customerId: string, paymentId: string, totalPaid: number, contact: object) =>
-    h.http.post(`${API}/payments`).set(h.keys).send({ customerId, paymentId, paymentDate: T, totalPaid, ...contact });
-  const activity = async (id: string) => (await h.http.get(`/_sandbox/customers/${id}/activity`).set(h.keys).expect(200)).body.activity as { type: string; properties: Record<string, unknown> }[];
+    h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ customerId, paymentId, paymentDate: T, totalPaid, ...contact });
+  const activity = async (id: string) =>
+    (await h.http.get(`/_sandbox/customers/${id}/activity`).set(h.keys).expect(200)).body.activity as { type: string; properties: Record<string, unknown> }[];
 
   it('email: a sale under a new id with a known email (any case) lands on that profile; the other id sees it too', async () => {
     await h.setAccount({ channelMerging: 'email' });
@@ -25,10 +29,16 @@ describe('sandbox channel merging joins a new channel id to the profile with its
     expect((await activity('web-lina')).filter((a) => a.type === 'Payment Processed').map((a) => a.properties.customerId)).toEqual(['pos-lina']);
     expect(await activity('pos-lina')).toEqual(await activity('web-lina'));
     // The till's id spends the shared points (a hold, then a refund of the sale, by that id).
-    const hold = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'pos-lina', email: 'lina@example.com', transactionTime: T, pointsToHold: 240 });
+    const hold = await h.http
+      .post(`${API}/transactions/hold`)
+      .set(h.keys)
+      .send({ customerId: 'pos-lina', email: 'lina@example.com', transactionTime: T, pointsToHold: 240 });
     expect(hold.status).toBe(200);
     expect((await h.balance('web-lina')).availablePointsBalance).toBe(10);
-    const refund = await h.http.post(`${API}/transactions/refund`).set(h.keys).send({ customerId: 'pos-lina', email: 'lina@example.com', refundTransactionId: 'cm-r1', reverseTransactionId: 'cm-1', transactionTime: T });
+    const refund = await h.http
+      .post(`${API}/transactions/refund`)
+      .set(h.keys)
+      .send({ customerId: 'pos-lina', email: 'lina@example.com', refundTransactionId: 'cm-r1', reverseTransactionId: 'cm-1', transactionTime: T });
     expect(refund.status).toBe(200);
     expect((await h.balance('web-lina')).totalPointsBalance).toBe(200);
   });
@@ -36,12 +46,19 @@ describe('sandbox channel merging joins a new channel id to the profile with its
   it('email: a hold or a registration may be the first request of the new id', async () => {
     await h.setAccount({ channelMerging: 'email' });
     await h.seed('web-hadi', 300, { email: 'hadi@example.com' });
-    const hold = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'kiosk-hadi', email: 'hadi@example.com', transactionTime: T, pointsToHold: 100 });
+    const hold = await h.http
+      .post(`${API}/transactions/hold`)
+      .set(h.keys)
+      .send({ customerId: 'kiosk-hadi', email: 'hadi@example.com', transactionTime: T, pointsToHold: 100 });
     expect([hold.status, hold.body.customerId]).toEqual([200, 'kiosk-hadi']);
     expect((await h.balance('kiosk-hadi')).availablePointsBalance).toBe(200);
 
     const first = await h.http.post(`${API}/customers`).set(h.keys).send({ customerId: 'web-hadi', email: 'hadi@example.com' }).expect(200);
-    const joined = await h.http.post(`${API}/customers`).set(h.keys).send({ customerId: 'app-hadi', email: 'hadi@example.com', customerAttributes: { displayName: 'Hadi' } }).expect(200);
+    const joined = await h.http
+      .post(`${API}/customers`)
+      .set(h.keys)
+      .send({ customerId: 'app-hadi', email: 'hadi@example.com', customerAttributes: { displayName: 'Hadi' } })
+      .expect(200);
     expect(joined.body.gameballId).toBe(first.body.gameballId);
     expect((await h.balance('app-hadi')).availablePointsBalance).toBe(200);
   });
@@ -75,7 +92,14 @@ describe('sandbox channel merging joins a new channel id to the profile with its
 
   it('a hold for a new id with an unknown email is still 7000, and joins nothing', async () => {
     await h.setAccount({ channelMerging: 'email' });
-    expectLoyaltyError(await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'pos-ghost', email: 'ghost@example.com', transactionTime: T, pointsToHold: 1 }), 404, 7000);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/transactions/hold`)
+        .set(h.keys)
+        .send({ customerId: 'pos-ghost', email: 'ghost@example.com', transactionTime: T, pointsToHold: 1 }),
+      404,
+      7000,
+    );
     expectLoyaltyError(await h.http.get(`${API}/customers/pos-ghost/balance`).set(h.keys), 404, 7000);
   });
 

@@ -20,15 +20,38 @@ describe('sandbox responses follow the contract', () => {
     check('holdLookup', (await h.http.get(`${API}/transactions/hold/${hold.body.holdReference}`).set(h.keys)).body);
     const other = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, ruleId: 'rship' });
     check('holdCancel', (await h.http.delete(`${API}/transactions/hold/${other.body.holdReference}`).set(h.keys)).body);
-    const pay = await h.http.post(`${API}/payments`).set(h.keys).send({
-      customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 90,
-      paymentDetails: [{ serviceId: 'a', amount: 100 }], redemption: { pointsHoldReference: hold.body.holdReference },
-    });
+    const pay = await h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({
+        customerId: 'c1',
+        paymentId: 'p1',
+        paymentDate: T,
+        totalPaid: 90,
+        paymentDetails: [{ serviceId: 'a', amount: 100 }],
+        redemption: { pointsHoldReference: hold.body.holdReference },
+      });
     check('payment', pay.body);
-    check('refund', (await h.http.post(`${API}/transactions/refund`).set(h.keys).send({ customerId: 'c1', refundTransactionId: 'r1', reverseTransactionId: 'p1', transactionTime: T, lineItems: [{ productId: 'a', price: 50 }] })).body);
+    check(
+      'refund',
+      (
+        await h.http
+          .post(`${API}/transactions/refund`)
+          .set(h.keys)
+          .send({ customerId: 'c1', refundTransactionId: 'r1', reverseTransactionId: 'p1', transactionTime: T, lineItems: [{ productId: 'a', price: 50 }] })
+      ).body,
+    );
     check('balance', (await h.http.get(`${API}/customers/c1/balance`).set(h.keys)).body);
     check('hash', (await h.http.get(`${API}/customers/c1/hash`).set(h.keys)).body);
-    check('events', (await h.http.post(`${API}/events`).set(h.keys).send({ customerId: 'c1', events: { place_order: {} } })).body);
+    check(
+      'events',
+      (
+        await h.http
+          .post(`${API}/events`)
+          .set(h.keys)
+          .send({ customerId: 'c1', events: { place_order: {} } })
+      ).body,
+    );
     check('deleteCustomer', (await h.http.delete(`${API}/customers/c1`).set(h.keys)).body);
     const err = await h.http.get(`${API}/customers/c1/hash`).set(h.keys);
     expect(LoyaltyErrorBody.strict().safeParse(err.body).success).toBe(true);

@@ -4,7 +4,16 @@ import { expectReferenceShape } from './reference-schema';
 const T = '2025-03-01T10:00:00Z';
 const coupons = [
   { code: 'ONCE', name: 'Ten off, once', value: 10, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', limitPerCustomer: 1 },
-  { code: 'PCT', name: 'Twenty percent', value: 20, type: 'percentage' as const, capping: 15, minOrderValue: 50, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z' },
+  {
+    code: 'PCT',
+    name: 'Twenty percent',
+    value: 20,
+    type: 'percentage' as const,
+    capping: 15,
+    minOrderValue: 50,
+    startDate: '2025-01-01T00:00:00Z',
+    expiryDate: '2026-01-01T00:00:00Z',
+  },
   { code: 'OLD', name: 'Expired', value: 5, startDate: '2024-01-01T00:00:00Z', expiryDate: '2024-12-31T00:00:00Z' },
   { code: 'TWO', name: 'Two in all', value: 5, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', usageLimit: 2 },
   { code: 'VIP', name: 'VIP only', value: 50, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', audience: { customerIds: ['vip'] } },
@@ -16,7 +25,10 @@ describe('sandbox coupon locks', () => {
   const validateOne = (code: string, body: object) => h.http.post(`${API}/coupons/${code}/validate`).set(h.keys).send(body);
   const release = (ref: string) => h.http.delete(`${API}/coupons/${ref}`).set(h.keys);
   const pay = (customerId: string, paymentId: string, redemption?: object) =>
-    h.http.post(`${API}/payments`).set(h.keys).send({ customerId, paymentId, paymentDate: T, totalPaid: 60, ...(redemption ? { redemption } : {}) });
+    h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ customerId, paymentId, paymentDate: T, totalPaid: 60, ...(redemption ? { redemption } : {}) });
   const lock = async (customerId: string, codes: string[], extra: object = {}) => {
     const res = await validate({ customerId, coupons: codes, lock: true, totalPurchaseAmount: 60, ...extra });
     if (res.status !== 200) throw new Error(`lock: ${res.status} ${JSON.stringify(res.body)}`);
@@ -77,7 +89,9 @@ describe('sandbox coupon locks', () => {
     expect((await couponOf('c1', 'TWO')).usedCount).toBe(1);
     // A code beside the lock is still checked and counted on its own.
     const second = await lock('c2', ['TWO']);
-    expect(expectLoyaltyError(await pay('c2', 'p-more', { couponsLockReference: second.lockReference, couponCodes: ['TWO', 'TWO'] }), 422, 3003).reason).toBe('CouponNotAvailable');
+    expect(expectLoyaltyError(await pay('c2', 'p-more', { couponsLockReference: second.lockReference, couponCodes: ['TWO', 'TWO'] }), 422, 3003).reason).toBe(
+      'CouponNotAvailable',
+    );
   });
 
   it('releases a lock once; its coupons are free again', async () => {
@@ -98,11 +112,13 @@ describe('sandbox coupon locks', () => {
     expectLoyaltyError(await pay('c3', 'p3', { couponCodes: ['TWO'] }), 422, 3003);
   });
 
-  it('refuses unknown, expired, exhausted, other customers\', too-small-basket and unknown-customer requests, changing nothing', async () => {
+  it("refuses unknown, expired, exhausted, other customers', too-small-basket and unknown-customer requests, changing nothing", async () => {
     expect(expectLoyaltyError(await validate({ customerId: 'c1', coupons: ['ONCE', 'NOPE'], lock: true }), 404, 4004).message).toContain('NOPE');
     expect(expectLoyaltyError(await validate({ customerId: 'c1', coupons: ['OLD'] }), 422, 3003).reason).toBe('CouponExpired');
     expect(expectLoyaltyError(await validate({ customerId: 'c1', coupons: ['VIP'] }), 422, 3003).reason).toBe('CouponNotOffered');
-    expect(expectLoyaltyError(await validate({ customerId: 'c1', coupons: ['PCT'], totalPurchaseAmount: 49.99 }), 422, 3003).reason).toBe('CouponMinimumOrderValue');
+    expect(expectLoyaltyError(await validate({ customerId: 'c1', coupons: ['PCT'], totalPurchaseAmount: 49.99 }), 422, 3003).reason).toBe(
+      'CouponMinimumOrderValue',
+    );
     expectLoyaltyError(await validate({ customerId: 'ghost', coupons: ['ONCE'] }), 404, 7000);
     await pay('c1', 'u1', { couponCodes: ['TWO'] }).expect(200);
     await pay('c2', 'u2', { couponCodes: ['TWO'] }).expect(200);
@@ -115,7 +131,7 @@ describe('sandbox coupon locks', () => {
     expectLoyaltyError(await pay('c1', 'p-other', { couponsLockReference: lockReference }), 404, 4004);
   });
 
-  it('replaces a session\'s codes when validate names its lockReference', async () => {
+  it("replaces a session's codes when validate names its lockReference", async () => {
     const first = await lock('c1', ['ONCE']);
     const second = await lock('c1', ['ONCE', 'TWO'], { lockReference: first.lockReference });
     expect(second.lockReference).not.toBe(first.lockReference);
@@ -125,7 +141,11 @@ describe('sandbox coupon locks', () => {
 
   it('burns by lock or by code in the published shape', async () => {
     const { lockReference } = await lock('c1', ['ONCE']);
-    const res = await h.http.post(`${API}/coupons/burn`).set(h.keys).send({ customerId: 'c1', lockReference, transactionId: 'b1', coupons: ['TWO'] }).expect(200);
+    const res = await h.http
+      .post(`${API}/coupons/burn`)
+      .set(h.keys)
+      .send({ customerId: 'c1', lockReference, transactionId: 'b1', coupons: ['TWO'] })
+      .expect(200);
     expectReferenceShape('post', '/coupons/burn', res.body);
     expect(res.body).toEqual({ success: true, burnedAt: new Date(START).toISOString() });
     expect(await couponOf('c1', 'ONCE')).toMatchObject({ customerUsedCount: 1 });
@@ -135,7 +155,11 @@ describe('sandbox coupon locks', () => {
 
   it('burns a lock together with the codes it holds (as the published burn body names both) once, not twice', async () => {
     const { lockReference } = await lock('c1', ['TWO']);
-    await h.http.post(`${API}/coupons/burn`).set(h.keys).send({ customerId: 'c1', lockReference, transactionId: 'b2', coupons: ['TWO'] }).expect(200);
+    await h.http
+      .post(`${API}/coupons/burn`)
+      .set(h.keys)
+      .send({ customerId: 'c1', lockReference, transactionId: 'b2', coupons: ['TWO'] })
+      .expect(200);
     expect(await couponOf('c1', 'TWO')).toMatchObject({ usedCount: 1, customerUsedCount: 1 });
   });
 });

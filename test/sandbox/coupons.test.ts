@@ -6,10 +6,37 @@ const DAY = 24 * 3600 * 1000;
 
 const coupons = [
   // Started before START, ends exactly one day after it; 3 uses in all, 2 per customer.
-  { code: 'SPRING', name: 'Spring 15', value: 15, type: 'percentage' as const, target: 'Online' as const, startDate: '2025-03-01T00:00:00Z', expiryDate: '2025-03-02T10:00:00Z', usageLimit: 3, limitPerCustomer: 2, iconPath: 'spring.png' },
-  { code: 'LATER', name: 'Later 5', value: 5, currency: 'USD', startDate: '2025-03-05T00:00:00+02:00', expiryDate: '2025-04-01T00:00:00Z', usageLimit: 0, limitPerCustomer: 0 },
+  {
+    code: 'SPRING',
+    name: 'Spring 15',
+    value: 15,
+    type: 'percentage' as const,
+    target: 'Online' as const,
+    startDate: '2025-03-01T00:00:00Z',
+    expiryDate: '2025-03-02T10:00:00Z',
+    usageLimit: 3,
+    limitPerCustomer: 2,
+    iconPath: 'spring.png',
+  },
+  {
+    code: 'LATER',
+    name: 'Later 5',
+    value: 5,
+    currency: 'USD',
+    startDate: '2025-03-05T00:00:00+02:00',
+    expiryDate: '2025-04-01T00:00:00Z',
+    usageLimit: 0,
+    limitPerCustomer: 0,
+  },
   { code: 'OFF', name: 'Switched off', value: 1, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', isActive: false },
-  { code: 'SILVER', name: 'Silver only', value: 50, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', audience: { tiers: [2], customerIds: ['vip'] } },
+  {
+    code: 'SILVER',
+    name: 'Silver only',
+    value: 50,
+    startDate: '2025-01-01T00:00:00Z',
+    expiryDate: '2026-01-01T00:00:00Z',
+    audience: { tiers: [2], customerIds: ['vip'] },
+  },
 ];
 
 describe('sandbox coupons', () => {
@@ -21,7 +48,10 @@ describe('sandbox coupons', () => {
     return Object.fromEntries(body.coupons.map((c) => [c.code, c]));
   };
   const pay = (customerId: string, paymentId: string, couponCodes?: string[], totalPaid = 10) =>
-    h.http.post(`${API}/payments`).set(h.keys).send({ customerId, paymentId, paymentDate: T, totalPaid, ...(couponCodes ? { redemption: { couponCodes } } : {}) });
+    h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ customerId, paymentId, paymentDate: T, totalPaid, ...(couponCodes ? { redemption: { couponCodes } } : {}) });
 
   beforeEach(async () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);

@@ -29,9 +29,17 @@ describe('sandbox errors: v4.0 shape, bad input, request ids', () => {
   it('missing fields are 400/3000 naming them; wrong types and unknown fields 422/3003 naming them', async () => {
     const missing = expectLoyaltyError(await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1' }), 400, 3000);
     expect(missing.message).toMatch(/paymentId.*paymentDate.*totalPaid/);
-    const wrong = expectLoyaltyError(await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 7, paymentDate: T, totalPaid: 1 }), 422, 3003);
+    const wrong = expectLoyaltyError(
+      await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 7, paymentDate: T, totalPaid: 1 }),
+      422,
+      3003,
+    );
     expect(wrong.message).toContain('paymentId');
-    const extra = expectLoyaltyError(await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p', paymentDate: T, totalPaid: 1, colour: 'red' }), 422, 3003);
+    const extra = expectLoyaltyError(
+      await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p', paymentDate: T, totalPaid: 1, colour: 'red' }),
+      422,
+      3003,
+    );
     expect(extra.message).toContain('colour');
   });
 
@@ -46,7 +54,14 @@ describe('sandbox errors: v4.0 shape, bad input, request ids', () => {
     const big = { customerId: 'c1', events: { a: { blob: 'x'.repeat(2000) } } };
     const res = await request(small.app).post(`${API}/events`).set(h.keys).send(big);
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ code: 3016, type: 'PAYLOAD_ERROR', message: expect.stringContaining('1024'), documentationUrl: expect.stringMatching(/^https:/), requestId: res.headers['x-request-id'], reason: 'PayloadTooLarge' });
+    expect(res.body).toEqual({
+      code: 3016,
+      type: 'PAYLOAD_ERROR',
+      message: expect.stringContaining('1024'),
+      documentationUrl: expect.stringMatching(/^https:/),
+      requestId: res.headers['x-request-id'],
+      reason: 'PayloadTooLarge',
+    });
     await small.close();
   });
 
@@ -56,7 +71,10 @@ describe('sandbox errors: v4.0 shape, bad input, request ids', () => {
     expect(mine.body.requestId).toBe('till-42.req-7');
     const made = await h.http.get(`${API}/customers/none/hash`).set(h.keys).set('X-Request-Id', 'bad id with spaces');
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const ok = await h.http.post(`${API}/events`).set(h.keys).send({ customerId: 'c1', events: { a: {} } });
+    const ok = await h.http
+      .post(`${API}/events`)
+      .set(h.keys)
+      .send({ customerId: 'c1', events: { a: {} } });
     expect(ok.headers['x-request-id']).toBeTruthy();
   });
 
@@ -71,13 +89,18 @@ describe('sandbox errors: v4.0 shape, bad input, request ids', () => {
     );
     await fc.assert(
       fc.asyncProperty(
-        fc.record({
-          customerId: fc.oneof(fc.string(), fc.integer()),
-          paymentId: fc.string(),
-          paymentDate: fc.oneof(fc.constant(T), fc.string()),
-          totalPaid: fc.oneof(fc.double(), fc.integer(), fc.constant(0)),
-          paymentDetails: fc.array(fc.record({ serviceId: fc.string(), amount: fc.double(), discount: fc.double(), category: fc.array(fc.string()) }, { requiredKeys: [] })),
-        }, { requiredKeys: [] }),
+        fc.record(
+          {
+            customerId: fc.oneof(fc.string(), fc.integer()),
+            paymentId: fc.string(),
+            paymentDate: fc.oneof(fc.constant(T), fc.string()),
+            totalPaid: fc.oneof(fc.double(), fc.integer(), fc.constant(0)),
+            paymentDetails: fc.array(
+              fc.record({ serviceId: fc.string(), amount: fc.double(), discount: fc.double(), category: fc.array(fc.string()) }, { requiredKeys: [] }),
+            ),
+          },
+          { requiredKeys: [] },
+        ),
         async (body) => {
           const res = await h.http.post(`${API}/payments`).set(h.keys).send(body);
           expect(res.status).toBeLessThan(500);
@@ -91,13 +114,28 @@ describe('sandbox errors: v4.0 shape, bad input, request ids', () => {
     const bodies: string[] = [];
     const grab = (res: request.Response) => bodies.push(res.text);
     grab(await h.http.get(`/_sandbox/accounts/${API_KEY}`).set(h.keys));
-    grab(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...testAccount(), secretKey: undefined }));
+    grab(
+      await h.http
+        .put(`/_sandbox/accounts/${API_KEY}`)
+        .set(h.keys)
+        .send({ ...testAccount(), secretKey: undefined }),
+    );
     grab(await h.http.get(`${API}/customers/c1/hash`).set({ apikey: API_KEY, secretkey: 'wrong_secret_1' }));
     grab(await h.http.get(`${API}/customers/c1/hash`).set(h.keys));
-    grab(await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'sx', paymentDate: T, totalPaid: 5, extra: { k: 'v' } }));
+    grab(
+      await h.http
+        .post(`${API}/payments`)
+        .set(h.keys)
+        .send({ customerId: 'c1', paymentId: 'sx', paymentDate: T, totalPaid: 5, extra: { k: 'v' } }),
+    );
     grab(await h.http.get('/_sandbox/customers/c1/activity').set(h.keys));
     grab(await h.http.post('/_sandbox/reset').set(h.keys));
-    grab(await h.http.put(`/_sandbox/accounts/${API_KEY}`).set(h.keys).send({ ...testAccount(), holdPeriodMinutes: 0 }));
+    grab(
+      await h.http
+        .put(`/_sandbox/accounts/${API_KEY}`)
+        .set(h.keys)
+        .send({ ...testAccount(), holdPeriodMinutes: 0 }),
+    );
     expect(bodies.length).toBe(8);
     for (const b of bodies) expect(b).not.toContain(SECRET);
   });

@@ -31,14 +31,24 @@ describe('sandbox fault injection', () => {
       [{}, 'rules'],
     ];
     for (const [body, naming] of cases) {
-      const err = expectLoyaltyError(await h.http.put('/_sandbox/faults').set(h.keys).send(body as object), 400, 3016);
+      const err = expectLoyaltyError(
+        await h.http
+          .put('/_sandbox/faults')
+          .set(h.keys)
+          .send(body as object),
+        400,
+        3016,
+      );
       expect(err.message).toContain(naming);
     }
     expect((await h.http.get('/_sandbox/faults').set(h.keys)).body.rules).toHaveLength(1);
   });
 
   it('shows the rules with their defaults and counters', async () => {
-    const put = await setFaults([{ operation: 'payment', status: 503, times: 2 }, { operation: '*', latencyMs: 5, probability: 0 }]);
+    const put = await setFaults([
+      { operation: 'payment', status: 503, times: 2 },
+      { operation: '*', latencyMs: 5, probability: 0 },
+    ]);
     expect(put.status).toBe(200);
     const shown = await h.http.get('/_sandbox/faults').set(h.keys);
     expect(shown.body).toEqual({

@@ -63,7 +63,10 @@ export function harness(accounts: AccountSettingsInput[] = [testAccount()]): Har
     http,
     keys,
     async seed(customerId, points, extra = {}) {
-      const res = await http.post('/_sandbox/customers').set(keys).send({ customerId, points, ...extra });
+      const res = await http
+        .post('/_sandbox/customers')
+        .set(keys)
+        .send({ customerId, points, ...extra });
       if (res.status >= 300) throw new Error(`seed failed: ${res.status} ${JSON.stringify(res.body)}`);
     },
     async advance(ms) {
@@ -72,7 +75,10 @@ export function harness(accounts: AccountSettingsInput[] = [testAccount()]): Har
     },
     async setAccount(patch) {
       const current = await http.get(`/_sandbox/accounts/${API_KEY}`).set(keys);
-      const res = await http.put(`/_sandbox/accounts/${API_KEY}`).set(keys).send({ ...current.body, ...patch });
+      const res = await http
+        .put(`/_sandbox/accounts/${API_KEY}`)
+        .set(keys)
+        .send({ ...current.body, ...patch });
       if (res.status !== 200) throw new Error(`setAccount failed: ${res.status} ${JSON.stringify(res.body)}`);
     },
     async balance(customerId) {
@@ -90,12 +96,26 @@ export function harness(accounts: AccountSettingsInput[] = [testAccount()]): Har
 
 /** The published error categories by the thousands digit of the code (429, which has no published code, is a request error). */
 export const PUBLISHED_CATEGORY: Record<number, string> = {
-  1: 'AUTHENTICATION_ERROR', 2: 'REQUEST_ERROR', 3: 'PAYLOAD_ERROR', 4: 'GENERAL_ERROR', 5: 'SERVER_ERROR',
-  6: 'CONFIGURATIONS_ERROR', 7: 'CUSTOMER_ERROR', 8: 'SUBSCRIPTION_ERROR', 9: 'TRANSACTIONS_ERROR',
+  1: 'AUTHENTICATION_ERROR',
+  2: 'REQUEST_ERROR',
+  3: 'PAYLOAD_ERROR',
+  4: 'GENERAL_ERROR',
+  5: 'SERVER_ERROR',
+  6: 'CONFIGURATIONS_ERROR',
+  7: 'CUSTOMER_ERROR',
+  8: 'SUBSCRIPTION_ERROR',
+  9: 'TRANSACTIONS_ERROR',
 };
 export const categoryOf = (code: number) => (code === 429 ? 'REQUEST_ERROR' : PUBLISHED_CATEGORY[Math.floor(code / 1000)]);
 
-export interface LoyaltyErrorReply { code: number; type: string; message: string; documentationUrl: string; requestId: string; reason: string }
+export interface LoyaltyErrorReply {
+  code: number;
+  type: string;
+  message: string;
+  documentationUrl: string;
+  requestId: string;
+  reason: string;
+}
 
 /** Asserts the published v4.0 error shape (plus the sandbox's `reason`) and returns the body. */
 export function expectLoyaltyError(res: request.Response, status: number, code: number): LoyaltyErrorReply {

@@ -4,8 +4,16 @@ const T = '2025-03-01T10:00:00Z';
 
 describe('sandbox holds', () => {
   const h = harness();
-  const hold = (body: Record<string, unknown>) => h.http.post(`${API}/transactions/hold`).set(h.keys).send({ transactionTime: T, ...body });
-  const pay = (body: Record<string, unknown>) => h.http.post(`${API}/payments`).set(h.keys).send({ paymentDate: T, ...body });
+  const hold = (body: Record<string, unknown>) =>
+    h.http
+      .post(`${API}/transactions/hold`)
+      .set(h.keys)
+      .send({ transactionTime: T, ...body });
+  const pay = (body: Record<string, unknown>) =>
+    h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ paymentDate: T, ...body });
 
   beforeEach(async () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
@@ -142,7 +150,11 @@ describe('sandbox holds', () => {
     await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 50 }).expect(200);
     const b = await h.hash('c1');
     expect(b).not.toBe(a);
-    await h.http.post(`${API}/transactions/refund`).set(h.keys).send({ customerId: 'c1', refundTransactionId: 'r1', reverseTransactionId: 'p1', transactionTime: T }).expect(200);
+    await h.http
+      .post(`${API}/transactions/refund`)
+      .set(h.keys)
+      .send({ customerId: 'c1', refundTransactionId: 'r1', reverseTransactionId: 'p1', transactionTime: T })
+      .expect(200);
     expect(await h.hash('c1')).not.toBe(b);
   });
 });

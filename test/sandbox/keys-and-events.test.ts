@@ -58,7 +58,11 @@ describe('sandbox keys, accounts and events', () => {
   });
 
   it('events create the customer, are recorded, and configured ones give points', async () => {
-    await h.http.post(`${API}/events`).set({ apikey: API_KEY }).send({ customerId: 'e1', events: { place_order: { orderId: 'o1' }, viewed_item: { sku: 'x' } } }).expect(200);
+    await h.http
+      .post(`${API}/events`)
+      .set({ apikey: API_KEY })
+      .send({ customerId: 'e1', events: { place_order: { orderId: 'o1' }, viewed_item: { sku: 'x' } } })
+      .expect(200);
     expect(await h.balance('e1')).toMatchObject({ availablePointsBalance: 10, totalEarnedPoints: 10 });
     const act = await h.http.get('/_sandbox/customers/e1/activity').set(h.keys).expect(200);
     expect(act.body.activity.map((a: { type: string }) => a.type)).toEqual(['place_order', 'viewed_item']);
@@ -69,8 +73,22 @@ describe('sandbox keys, accounts and events', () => {
     const k = { apikey: API_KEY };
     expectLoyaltyError(await h.http.post(`${API}/events`).set(k).send({ customerId: 'c1' }), 400, 3000);
     expectLoyaltyError(await h.http.post(`${API}/events`).set(k).send({ customerId: 'c1', events: {} }), 422, 3003);
-    expectLoyaltyError(await h.http.post(`${API}/events`).set(k).send({ customerId: 'c1', events: { 'bad name!': {} } }), 422, 3003);
-    expectLoyaltyError(await h.http.post(`${API}/events`).set(k).send({ customerId: 'c1', events: { a: 'not-an-object' } }), 422, 3003);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/events`)
+        .set(k)
+        .send({ customerId: 'c1', events: { 'bad name!': {} } }),
+      422,
+      3003,
+    );
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/events`)
+        .set(k)
+        .send({ customerId: 'c1', events: { a: 'not-an-object' } }),
+      422,
+      3003,
+    );
   });
 
   it('keeps each account separate: the apikey selects the account and its settings', async () => {
@@ -86,28 +104,63 @@ describe('sandbox keys, accounts and events', () => {
 
   it('channel merging: the field the account needs is required, by name', async () => {
     await h.setAccount({ channelMerging: 'email' });
-    const missing = expectLoyaltyError(await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 10 }), 400, 3000);
+    const missing = expectLoyaltyError(
+      await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 10 }),
+      400,
+      3000,
+    );
     expect(missing.message).toContain('email');
-    expect((await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 10, email: 'a@b.co' })).status).toBe(200);
-    expectLoyaltyError(await h.http.post(`${API}/events`).set(h.keys).send({ customerId: 'c1', events: { a: {} } }), 400, 3000);
+    expect(
+      (await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 10, email: 'a@b.co' })).status,
+    ).toBe(200);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/events`)
+        .set(h.keys)
+        .send({ customerId: 'c1', events: { a: {} } }),
+      400,
+      3000,
+    );
 
     await h.setAccount({ channelMerging: 'mobile' });
     const hold = { customerId: 'c1', transactionTime: T, pointsToHold: 1, email: 'a@b.co' };
     const noMobile = expectLoyaltyError(await h.http.post(`${API}/transactions/hold`).set(h.keys).send(hold), 400, 3000);
     expect(noMobile.message).toContain('mobile');
-    expect((await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ ...hold, mobile: '+20 100 000 0000' })).status).toBe(200);
-    expectLoyaltyError(await h.http.post(`${API}/transactions/refund`).set(h.keys).send({ customerId: 'c1', refundTransactionId: 'r', reverseTransactionId: 'p1', transactionTime: T }), 400, 3000);
+    expect(
+      (
+        await h.http
+          .post(`${API}/transactions/hold`)
+          .set(h.keys)
+          .send({ ...hold, mobile: '+20 100 000 0000' })
+      ).status,
+    ).toBe(200);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/transactions/refund`)
+        .set(h.keys)
+        .send({ customerId: 'c1', refundTransactionId: 'r', reverseTransactionId: 'p1', transactionTime: T }),
+      400,
+      3000,
+    );
   });
 
   it('deleting a customer removes the profile and all its data', async () => {
     await h.seed('c1', 500);
-    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 100 })).body.holdReference;
+    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 100 })).body
+      .holdReference;
     await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 10 }).expect(200);
     await h.http.delete(`${API}/customers/c1`).set(h.keys).expect(200);
     expectLoyaltyError(await h.http.get(`${API}/customers/c1/balance`).set(h.keys), 404, 7000);
     expectLoyaltyError(await h.http.get(`${API}/transactions/hold/${ref}`).set(h.keys), 404, 9006);
     expectLoyaltyError(await h.http.get('/_sandbox/customers/c1/activity').set(h.keys), 404, 7000);
-    expectLoyaltyError(await h.http.post(`${API}/transactions/refund`).set(h.keys).send({ customerId: 'c1', refundTransactionId: 'r', reverseTransactionId: 'p1', transactionTime: T }), 404, 7000);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/transactions/refund`)
+        .set(h.keys)
+        .send({ customerId: 'c1', refundTransactionId: 'r', reverseTransactionId: 'p1', transactionTime: T }),
+      404,
+      7000,
+    );
     // A customer of the same id starts from nothing.
     await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 10 }).expect(200);
     expect(await h.balance('c1')).toMatchObject({ totalPointsBalance: 10, heldPoints: 0 });

@@ -25,12 +25,21 @@ describe('sandbox reward preview, order transactions and redemption configuratio
     const res = await preview({ customerId: 'c1', totalPaid: 100, lineItems: lines }).expect(200);
     expectReferenceShape('post', '/orders/reward-preview', res.body);
     expect(res.body).toMatchObject({ customerId: 'c1', customerFound: true, totalCoupons: 0, eventRewards: null });
-    expect(res.body.cashback.lineItems.map((l: { productId: string; rewardWalletFactor: number }) => [l.productId, l.rewardWalletFactor])).toEqual([['tv', 2], ['socks', 3]]);
+    expect(res.body.cashback.lineItems.map((l: { productId: string; rewardWalletFactor: number }) => [l.productId, l.rewardWalletFactor])).toEqual([
+      ['tv', 2],
+      ['socks', 3],
+    ]);
     expect(await h.balance('c1')).toMatchObject({ totalPointsBalance: 500, totalEarnedPoints: 0 });
 
-    const pay = await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 100, paymentDetails: details }).expect(200);
+    const pay = await h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 100, paymentDetails: details })
+      .expect(200);
     expect(res.body.totalPoints).toBe(pay.body.rewardedPoints);
-    expect(res.body.cashback.lineItems.map((l: { totalPoints: number }) => l.totalPoints)).toEqual(pay.body.paymentDetails.map((l: { points: number }) => l.points));
+    expect(res.body.cashback.lineItems.map((l: { totalPoints: number }) => l.totalPoints)).toEqual(
+      pay.body.paymentDetails.map((l: { points: number }) => l.points),
+    );
     expect(res.body.totalPoints).toBeGreaterThan(0);
   });
 
@@ -41,15 +50,30 @@ describe('sandbox reward preview, order transactions and redemption configuratio
     expectLoyaltyError(await preview({ customerId: 'c1' }), 400, 3000);
   });
 
-  it('lists an order\'s transactions: reward, redemption, partial refund and points given back', async () => {
+  it("lists an order's transactions: reward, redemption, partial refund and points given back", async () => {
     const hash = await h.hash('c1');
     const hold = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 100, hash }).expect(200);
-    await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 90, redemption: { pointsHoldReference: hold.body.holdReference } }).expect(200);
-    await h.http.post(`${API}/transactions/refund`).set(h.keys).send({ customerId: 'c1', refundTransactionId: 'r1', reverseTransactionId: 'p1', transactionTime: T, refundAmount: 45 }).expect(200);
+    await h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 90, redemption: { pointsHoldReference: hold.body.holdReference } })
+      .expect(200);
+    await h.http
+      .post(`${API}/transactions/refund`)
+      .set(h.keys)
+      .send({ customerId: 'c1', refundTransactionId: 'r1', reverseTransactionId: 'p1', transactionTime: T, refundAmount: 45 })
+      .expect(200);
     const res = await h.http.get(`${API}/orders/p1/transactions`).set(h.keys).expect(200);
     expectReferenceShape('get', '/orders/{orderId}/transactions', res.body);
     expect(res.body.count).toBe(4);
-    expect(res.body.transactions.map((t: { transactionType: string; transactionId: string; equivalentPoints: number; amount: number }) => [t.transactionType, t.transactionId, t.equivalentPoints, t.amount])).toEqual([
+    expect(
+      res.body.transactions.map((t: { transactionType: string; transactionId: string; equivalentPoints: number; amount: number }) => [
+        t.transactionType,
+        t.transactionId,
+        t.equivalentPoints,
+        t.amount,
+      ]),
+    ).toEqual([
       ['PaymentReward', 'p1', 90, 90],
       ['Redemption', 'p1', 100, 10],
       ['PartialRefund', 'r1', 45, 45],
@@ -69,7 +93,11 @@ describe('sandbox reward preview, order transactions and redemption configuratio
     expect(ship).toMatchObject({ pointsToRedeem: 150, valueOfPoint: 15, ruleType: 'free_shipping_settings' });
     expect(r10.id).not.toBe(ship.id);
     const hash = await h.hash('c1');
-    const hold = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, ruleId: String(r10.id), hash }).expect(200);
+    const hold = await h.http
+      .post(`${API}/transactions/hold`)
+      .set(h.keys)
+      .send({ customerId: 'c1', transactionTime: T, ruleId: String(r10.id), hash })
+      .expect(200);
     expect(hold.body).toMatchObject({ holdEquivalentPoints: 100, holdAmount: 10 });
   });
 });

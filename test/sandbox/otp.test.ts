@@ -4,7 +4,11 @@ const T = '2025-03-01T10:00:00Z';
 
 describe('sandbox OTP', () => {
   const h = harness();
-  const hold = (body: Record<string, unknown>) => h.http.post(`${API}/transactions/hold`).set(h.keys).send({ transactionTime: T, ...body });
+  const hold = (body: Record<string, unknown>) =>
+    h.http
+      .post(`${API}/transactions/hold`)
+      .set(h.keys)
+      .send({ transactionTime: T, ...body });
   const sendOtp = (body: Record<string, unknown>) => h.http.post(`${API}/transactions/otp`).set(h.keys).send(body);
   const lastOtp = async (customerId: string) => (await h.http.get(`/_sandbox/otp/${customerId}`).set(h.keys).expect(200)).body;
 

@@ -5,7 +5,11 @@ const DAY = 24 * 3600 * 1000;
 
 describe('sandbox payments and the points ledger', () => {
   const h = harness();
-  const pay = (body: Record<string, unknown>) => h.http.post(`${API}/payments`).set(h.keys).send({ paymentDate: T, ...body });
+  const pay = (body: Record<string, unknown>) =>
+    h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ paymentDate: T, ...body });
 
   beforeEach(async () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
@@ -43,7 +47,15 @@ describe('sandbox payments and the points ledger', () => {
   it("uses the customer's tier rate when it is the highest", async () => {
     // 1000 spent reaches Silver (earnRate 1.5).
     await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 1000 }).expect(200);
-    const res = await pay({ customerId: 'c1', paymentId: 'p2', totalPaid: 100, paymentDetails: [{ serviceId: 'a', amount: 50 }, { serviceId: 'b', amount: 50, category: ['electronics'] }] });
+    const res = await pay({
+      customerId: 'c1',
+      paymentId: 'p2',
+      totalPaid: 100,
+      paymentDetails: [
+        { serviceId: 'a', amount: 50 },
+        { serviceId: 'b', amount: 50, category: ['electronics'] },
+      ],
+    });
     expect(res.body.paymentDetails).toEqual([
       { serviceId: 'a', decimalPoints: 75, points: 75, score: 0 },
       { serviceId: 'b', decimalPoints: 100, points: 100, score: 0 },
@@ -58,7 +70,13 @@ describe('sandbox payments and the points ledger', () => {
 
     await h.seed('c2', 1000);
     const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c2', transactionTime: T, amountToHold: 60 })).body.holdReference;
-    const all = await pay({ customerId: 'c2', paymentId: 'p4', totalPaid: 0, paymentDetails: [{ serviceId: 'x', amount: 60 }], redemption: { pointsHoldReference: ref } });
+    const all = await pay({
+      customerId: 'c2',
+      paymentId: 'p4',
+      totalPaid: 0,
+      paymentDetails: [{ serviceId: 'x', amount: 60 }],
+      redemption: { pointsHoldReference: ref },
+    });
     expect(all.body).toMatchObject({ redeemedPoints: 600, rewardedPoints: 0 });
     expect((await h.balance('c2')).availablePointsBalance).toBe(400);
   });
@@ -66,7 +84,16 @@ describe('sandbox payments and the points ledger', () => {
   it('earns on what was actually paid when points paid part of the lines', async () => {
     await h.seed('c1', 1000);
     const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, amountToHold: 25 })).body.holdReference;
-    const res = await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 75, paymentDetails: [{ serviceId: 'a', amount: 50 }, { serviceId: 'b', amount: 50 }], redemption: { pointsHoldReference: ref } });
+    const res = await pay({
+      customerId: 'c1',
+      paymentId: 'p1',
+      totalPaid: 75,
+      paymentDetails: [
+        { serviceId: 'a', amount: 50 },
+        { serviceId: 'b', amount: 50 },
+      ],
+      redemption: { pointsHoldReference: ref },
+    });
     expect(res.body).toMatchObject({ redeemedPoints: 250, rewardedPoints: 74 });
     expect(res.body.paymentDetails).toEqual([
       { serviceId: 'a', decimalPoints: 37.5, points: 37, score: 0 },

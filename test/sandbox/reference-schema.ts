@@ -8,5 +8,6 @@ import { schemaProblems } from '../reference/sandbox-published';
  */
 export function expectReferenceShape(method: string, path: string, body: unknown): void {
   const problems = schemaProblems(method, path, body);
-  if (problems.length) throw new Error(`${method.toUpperCase()} ${path}: answer does not match the published schema:\n  ${problems.join('\n  ')}\n${JSON.stringify(body)}`);
+  if (problems.length)
+    throw new Error(`${method.toUpperCase()} ${path}: answer does not match the published schema:\n  ${problems.join('\n  ')}\n${JSON.stringify(body)}`);
 }

@@ -4,8 +4,16 @@ const T = '2025-03-01T10:00:00Z';
 
 describe('sandbox refunds', () => {
   const h = harness();
-  const pay = (body: Record<string, unknown>) => h.http.post(`${API}/payments`).set(h.keys).send({ paymentDate: T, ...body });
-  const refund = (body: Record<string, unknown>) => h.http.post(`${API}/transactions/refund`).set(h.keys).send({ customerId: 'c1', transactionTime: T, ...body });
+  const pay = (body: Record<string, unknown>) =>
+    h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ paymentDate: T, ...body });
+  const refund = (body: Record<string, unknown>) =>
+    h.http
+      .post(`${API}/transactions/refund`)
+      .set(h.keys)
+      .send({ customerId: 'c1', transactionTime: T, ...body });
 
   beforeEach(async () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
@@ -57,24 +65,44 @@ describe('sandbox refunds', () => {
     const r2 = await refund({ refundTransactionId: 'r2', reverseTransactionId: 'p1', lineItems: [{ productId: 'tv', price: 60 }] });
     expect(r2.body).toMatchObject({ refundAmount: 60, refundEquivalentPoints: 120 });
     expect((await h.balance('c1')).totalPointsBalance).toBe(20);
-    const over = expectLoyaltyError(await refund({ refundTransactionId: 'r3', reverseTransactionId: 'p1', lineItems: [{ productId: 'soap', price: 25 }] }), 422, 3003);
+    const over = expectLoyaltyError(
+      await refund({ refundTransactionId: 'r3', reverseTransactionId: 'p1', lineItems: [{ productId: 'soap', price: 25 }] }),
+      422,
+      3003,
+    );
     expect(over.message).toContain('soap');
-    const unknown = expectLoyaltyError(await refund({ refundTransactionId: 'r4', reverseTransactionId: 'p1', lineItems: [{ productId: 'radio', price: 1 }] }), 422, 3003);
+    const unknown = expectLoyaltyError(
+      await refund({ refundTransactionId: 'r4', reverseTransactionId: 'p1', lineItems: [{ productId: 'radio', price: 1 }] }),
+      422,
+      3003,
+    );
     expect(unknown.message).toContain('radio');
   });
 
   it('mixing amount and line-item refunds never takes back more than was earned', async () => {
-    await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 100, paymentDetails: [{ serviceId: 'a', amount: 60 }, { serviceId: 'b', amount: 40 }] }).expect(200);
+    await pay({
+      customerId: 'c1',
+      paymentId: 'p1',
+      totalPaid: 100,
+      paymentDetails: [
+        { serviceId: 'a', amount: 60 },
+        { serviceId: 'b', amount: 40 },
+      ],
+    }).expect(200);
     await h.seed('c1', 500); // settled balance is now 500, earned 100 of it came from p1
     expect((await refund({ refundTransactionId: 'r1', reverseTransactionId: 'p1', refundAmount: 50 })).body.refundEquivalentPoints).toBe(50);
-    expect((await refund({ refundTransactionId: 'r2', reverseTransactionId: 'p1', lineItems: [{ productId: 'a', price: 60 }] })).body).toMatchObject({ refundAmount: 50, refundEquivalentPoints: 50 });
+    expect((await refund({ refundTransactionId: 'r2', reverseTransactionId: 'p1', lineItems: [{ productId: 'a', price: 60 }] })).body).toMatchObject({
+      refundAmount: 50,
+      refundEquivalentPoints: 50,
+    });
     expect((await h.balance('c1')).totalPointsBalance).toBe(400);
     expectLoyaltyError(await refund({ refundTransactionId: 'r3', reverseTransactionId: 'p1', lineItems: [{ productId: 'b', price: 1 }] }), 422, 3003);
   });
 
   it('gives redeemed points back in proportion', async () => {
     await h.seed('c1', 1000);
-    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 500 })).body.holdReference;
+    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 500 })).body
+      .holdReference;
     await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 50, redemption: { pointsHoldReference: ref } }).expect(200); // -500, +50
     expect((await h.balance('c1')).availablePointsBalance).toBe(550);
     const half = await refund({ refundTransactionId: 'r1', reverseTransactionId: 'p1', refundAmount: 25 });
@@ -86,7 +114,8 @@ describe('sandbox refunds', () => {
 
   it('a payment paid entirely with points can be fully refunded, returning the points', async () => {
     await h.seed('c1', 300);
-    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 300 })).body.holdReference;
+    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 300 })).body
+      .holdReference;
     await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 0, redemption: { pointsHoldReference: ref } }).expect(200);
     expectLoyaltyError(await refund({ refundTransactionId: 'r0', reverseTransactionId: 'p1', refundAmount: 5 }), 422, 3003);
     const res = await refund({ refundTransactionId: 'r1', reverseTransactionId: 'p1' });
@@ -101,7 +130,7 @@ describe('sandbox refunds', () => {
     expect(await h.balance('c1')).toMatchObject({ pendingPoints: 60, availablePointsBalance: 0, totalPointsBalance: 60 });
   });
 
-  it('refuses an unknown reverseTransactionId (9005), another customer\'s payment (9005), a duplicate refundTransactionId (9004)', async () => {
+  it("refuses an unknown reverseTransactionId (9005), another customer's payment (9005), a duplicate refundTransactionId (9004)", async () => {
     await pay({ customerId: 'c1', paymentId: 'p1', totalPaid: 100 }).expect(200);
     await pay({ customerId: 'c2', paymentId: 'p2', totalPaid: 100 }).expect(200);
     expectLoyaltyError(await refund({ refundTransactionId: 'r1', reverseTransactionId: 'nope' }), 404, 9005);

@@ -12,7 +12,10 @@ async function medianRound(h: ReturnType<typeof harness>, prefix: string, spread
     const start = performance.now();
     const hold = await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: id, transactionTime: T, pointsToHold: 10 });
     expect(hold.status).toBe(200);
-    const paid = await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: id, paymentId: `${tag}-${i}`, paymentDate: T, totalPaid: 20, redemption: { pointsHoldReference: hold.body.holdReference } });
+    const paid = await h.http
+      .post(`${API}/payments`)
+      .set(h.keys)
+      .send({ customerId: id, paymentId: `${tag}-${i}`, paymentDate: T, totalPaid: 20, redemption: { pointsHoldReference: hold.body.holdReference } });
     expect(paid.body.redeemedPoints).toBe(10);
     const bal = await h.http.get(`${API}/customers/${id}/balance`).set(h.keys);
     expect(bal.status).toBe(200);
@@ -44,7 +47,9 @@ describe('sandbox at scale', () => {
     const del = performance.now();
     await h.http.delete(`${API}/customers/m-123`).set(h.keys).expect(200);
     expect(performance.now() - del).toBeLessThan(200);
-    process.stdout.write(`sandbox scale: seeded 1e6 customers in ${seedMs.toFixed(0)} ms; median hold+payment+balance ${small.toFixed(2)} ms (10 customers) vs ${large.toFixed(2)} ms (1e6)\n`);
+    process.stdout.write(
+      `sandbox scale: seeded 1e6 customers in ${seedMs.toFixed(0)} ms; median hold+payment+balance ${small.toFixed(2)} ms (10 customers) vs ${large.toFixed(2)} ms (1e6)\n`,
+    );
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
   }, 60_000);
 });

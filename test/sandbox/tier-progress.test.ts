@@ -51,7 +51,11 @@ describe('sandbox tier progress', () => {
     await pay('c1', 'p1', 95);
     expect(await progress('c1')).toMatchObject({ current: { name: 'Bronze' }, progress: 95 });
     // place_order gives 10 points in the test account.
-    await h.http.post(`${API}/events`).set(h.keys).send({ customerId: 'c1', events: { place_order: {} } }).expect(200);
+    await h.http
+      .post(`${API}/events`)
+      .set(h.keys)
+      .send({ customerId: 'c1', events: { place_order: {} } })
+      .expect(200);
     expect(await progress('c1')).toMatchObject({ current: { name: 'Silver' }, next: { name: 'Gold', minProgress: 500 }, progress: 105 });
   });
 
@@ -61,7 +65,13 @@ describe('sandbox tier progress', () => {
     expect(await progress('c1')).toMatchObject({ current: { name: 'Bronze' }, progress: 1 });
     await pay('c1', 'p2', 5);
     expect(await progress('c1')).toMatchObject({ current: { name: 'Silver' }, progress: 2 });
-    const { jobId } = (await h.http.post(`${API}/batch/orders`).set(h.keys).send({ body: [{ customerId: 'c1', orderId: 'o1', orderDate: T, totalPaid: 5 }] }).expect(200)).body;
+    const { jobId } = (
+      await h.http
+        .post(`${API}/batch/orders`)
+        .set(h.keys)
+        .send({ body: [{ customerId: 'c1', orderId: 'o1', orderDate: T, totalPaid: 5 }] })
+        .expect(200)
+    ).body;
     for (let i = 0; i < 100; i++) {
       if ((await h.http.get(`${API}/batches/${jobId}/status`).set(h.keys)).body.status === 'completed') break;
     }

@@ -108,7 +108,10 @@ describe.each(['memory', 'redis'] as const)('open redemptions per terminal (%s s
 
     await s.pos('cashier').post(`/redemptions/${first.body.id}/void`).expect(200);
     const again = await start().expect(201);
-    await s.pos('cashier').post('/payments', { customerId: 'cap-alice', paymentId: `cap-sale-${store}`, totalPaid: 10, redemptionId: second.body.id }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'cap-alice', paymentId: `cap-sale-${store}`, totalPaid: 10, redemptionId: second.body.id })
+      .expect(201);
     await start().expect(201);
     await start().expect(409);
     // Past the hold period every open hold has expired: places free again.

@@ -65,7 +65,12 @@ const sale = async () => {
 const couponLock = async () => {
   const customerId = uniq('am-cpn');
   await s.seed(customerId, 0);
-  return (await s.pos('cashier').post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 100 }).expect(201)).body.id as string;
+  return (
+    await s
+      .pos('cashier')
+      .post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 100 })
+      .expect(201)
+  ).body.id as string;
 };
 
 type Layer = { route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: Layer[] }; rawPath?: string };
@@ -101,12 +106,28 @@ beforeAll(async () => {
   refundedId = uniq('am-ref');
   await s.pos('manager').post('/refunds', { customerId: 'am-alice', refundId: refundedId, paymentId: paidId, amount: 5 }).expect(201);
   lockId = await couponLock();
-  jobId = (await s.pos('cashier').post('/orders/batch', { orders: [{ customerId: 'am-alice', orderId: 'am-o-1', orderDate: new Date().toISOString(), totalPaid: 5 }] }).expect(202)).body.jobId;
+  jobId = (
+    await s
+      .pos('cashier')
+      .post('/orders/batch', { orders: [{ customerId: 'am-alice', orderId: 'am-o-1', orderDate: new Date().toISOString(), totalPaid: 5 }] })
+      .expect(202)
+  ).body.jobId;
   // A queued payment (store-001), and three dead letters: refunds of sales the service never saw, queued during an outage.
-  await faults([{ operation: 'payment', status: 503 }, { operation: 'refund', status: 503 }]);
+  await faults([
+    { operation: 'payment', status: 503 },
+    { operation: 'refund', status: 503 },
+  ]);
   queuedId = (await s.pos('cashier').post('/payments', { customerId: 'am-alice', paymentId: 'am-queued', totalPaid: 5 }).expect(202)).body.outboxId;
   deadIds = [];
-  for (const i of [1, 2, 3]) deadIds.push((await s.pos('manager').post('/refunds', { customerId: 'am-alice', refundId: `am-dl-${i}`, paymentId: `am-no-sale-${i}`, amount: 1 }).expect(202)).body.outboxId);
+  for (const i of [1, 2, 3])
+    deadIds.push(
+      (
+        await s
+          .pos('manager')
+          .post('/refunds', { customerId: 'am-alice', refundId: `am-dl-${i}`, paymentId: `am-no-sale-${i}`, amount: 1 })
+          .expect(202)
+      ).body.outboxId,
+    );
   await faults([]);
   await eventually('three dead letters', async () => (await s.pos('manager').get('/outbox/dead').expect(200)).body.deadLetters.length === 3);
 }, 30_000);
@@ -116,7 +137,12 @@ afterAll(async () => {
 
 const ROUTES: RouteRule[] = [
   { name: 'GET /customers/:id', roles: ['cashier', 'manager'], ok: 200, call: async () => ({ method: 'get', path: '/customers/am-alice' }) },
-  { name: 'PUT /customers/:id', roles: ['cashier', 'manager'], ok: 200, call: async () => ({ method: 'put', path: `/customers/${uniq('am-signup')}`, body: { displayName: 'Am Signup' } }) },
+  {
+    name: 'PUT /customers/:id',
+    roles: ['cashier', 'manager'],
+    ok: 200,
+    call: async () => ({ method: 'put', path: `/customers/${uniq('am-signup')}`, body: { displayName: 'Am Signup' } }),
+  },
   { name: 'GET /customers/:id/hash', roles: ['kiosk'], ok: 200, call: async () => ({ method: 'get', path: '/customers/am-alice/hash' }) },
   {
     name: 'DELETE /customers/:id',
@@ -138,17 +164,69 @@ const ROUTES: RouteRule[] = [
       return { method: 'post', path: `/customers/${id}/delete` };
     },
   },
-  { name: 'POST /redemptions', roles: ['cashier', 'manager'], ok: 201, call: async () => ({ method: 'post', path: '/redemptions', body: { customerId: 'am-alice', points: 1 } }) },
-  { name: 'POST /redemptions/:id/otp', roles: ['cashier', 'manager'], scoped: true, ok: 409, okCode: 'redemption_not_awaiting_otp', call: async () => ({ method: 'post', path: `/redemptions/${heldId}/otp`, body: { otp: '123456' } }) },
+  {
+    name: 'POST /redemptions',
+    roles: ['cashier', 'manager'],
+    ok: 201,
+    call: async () => ({ method: 'post', path: '/redemptions', body: { customerId: 'am-alice', points: 1 } }),
+  },
+  {
+    name: 'POST /redemptions/:id/otp',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 409,
+    okCode: 'redemption_not_awaiting_otp',
+    call: async () => ({ method: 'post', path: `/redemptions/${heldId}/otp`, body: { otp: '123456' } }),
+  },
   { name: 'GET /redemptions/:id', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/redemptions/${heldId}` }) },
-  { name: 'POST /redemptions/:id/void', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/redemptions/${await held()}/void` }) },
-  { name: 'POST /payments', roles: ['cashier', 'manager'], ok: 201, call: async () => ({ method: 'post', path: '/payments', body: { customerId: 'am-alice', paymentId: uniq('am-pay'), totalPaid: 10 } }) },
+  {
+    name: 'POST /redemptions/:id/void',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'post', path: `/redemptions/${await held()}/void` }),
+  },
+  {
+    name: 'POST /payments',
+    roles: ['cashier', 'manager'],
+    ok: 201,
+    call: async () => ({ method: 'post', path: '/payments', body: { customerId: 'am-alice', paymentId: uniq('am-pay'), totalPaid: 10 } }),
+  },
   // A sale is voided, refunded and read back only by the store that made it: another store's sale answers 404.
-  { name: 'POST /payments/:paymentId/void', roles: ['manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/payments/${await sale()}/void`, body: { customerId: 'am-alice' } }) },
-  { name: 'POST /refunds', roles: ['manager'], scoped: true, ok: 201, call: async () => ({ method: 'post', path: '/refunds', body: { customerId: 'am-alice', refundId: uniq('am-ref'), paymentId: await sale(), amount: 5 } }) },
-  { name: 'GET /payments/:paymentId', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/payments/${paidId}` }) },
-  { name: 'GET /refunds/:refundId', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/refunds/${refundedId}` }) },
-  { name: 'POST /coupons/validate', roles: ['cashier', 'manager'], ok: 200, call: async () => ({ method: 'post', path: '/coupons/validate', body: { customerId: 'am-alice', codes: ['WELCOME10'], basketTotal: 100 } }) },
+  {
+    name: 'POST /payments/:paymentId/void',
+    roles: ['manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'post', path: `/payments/${await sale()}/void`, body: { customerId: 'am-alice' } }),
+  },
+  {
+    name: 'POST /refunds',
+    roles: ['manager'],
+    scoped: true,
+    ok: 201,
+    call: async () => ({ method: 'post', path: '/refunds', body: { customerId: 'am-alice', refundId: uniq('am-ref'), paymentId: await sale(), amount: 5 } }),
+  },
+  {
+    name: 'GET /payments/:paymentId',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'get', path: `/payments/${paidId}` }),
+  },
+  {
+    name: 'GET /refunds/:refundId',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'get', path: `/refunds/${refundedId}` }),
+  },
+  {
+    name: 'POST /coupons/validate',
+    roles: ['cashier', 'manager'],
+    ok: 200,
+    call: async () => ({ method: 'post', path: '/coupons/validate', body: { customerId: 'am-alice', codes: ['WELCOME10'], basketTotal: 100 } }),
+  },
   {
     name: 'POST /coupon-locks',
     roles: ['cashier', 'manager'],
@@ -159,23 +237,77 @@ const ROUTES: RouteRule[] = [
       return { method: 'post', path: '/coupon-locks', body: { customerId, codes: ['WELCOME10'], basketTotal: 100 } };
     },
   },
-  { name: 'GET /coupon-locks/:id', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/coupon-locks/${lockId}` }) },
-  { name: 'POST /coupon-locks/:id/release', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/coupon-locks/${await couponLock()}/release` }) },
-  { name: 'POST /earn-preview', roles: ['cashier', 'manager'], ok: 200, call: async () => ({ method: 'post', path: '/earn-preview', body: { customerId: 'am-alice', totalPaid: 10, lines: [{ serviceId: 'am-sku', amount: 10 }] } }) },
+  {
+    name: 'GET /coupon-locks/:id',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'get', path: `/coupon-locks/${lockId}` }),
+  },
+  {
+    name: 'POST /coupon-locks/:id/release',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'post', path: `/coupon-locks/${await couponLock()}/release` }),
+  },
+  {
+    name: 'POST /earn-preview',
+    roles: ['cashier', 'manager'],
+    ok: 200,
+    call: async () => ({
+      method: 'post',
+      path: '/earn-preview',
+      body: { customerId: 'am-alice', totalPaid: 10, lines: [{ serviceId: 'am-sku', amount: 10 }] },
+    }),
+  },
   { name: 'GET /redemption-options', roles: ['cashier', 'manager'], ok: 200, call: async () => ({ method: 'get', path: '/redemption-options' }) },
-  { name: 'POST /events', roles: ['cashier', 'manager', 'kiosk'], ok: 200, call: async () => ({ method: 'post', path: '/events', body: { customerId: 'am-alice', events: { store_visit: { aisle: 'A4' } } } }) },
+  {
+    name: 'POST /events',
+    roles: ['cashier', 'manager', 'kiosk'],
+    ok: 200,
+    call: async () => ({ method: 'post', path: '/events', body: { customerId: 'am-alice', events: { store_visit: { aisle: 'A4' } } } }),
+  },
   {
     name: 'POST /orders/batch',
     roles: ['cashier', 'manager'],
     ok: 202,
-    call: async () => ({ method: 'post', path: '/orders/batch', body: { orders: [{ customerId: 'am-alice', orderId: uniq('am-o'), orderDate: new Date().toISOString(), totalPaid: 5 }] } }),
+    call: async () => ({
+      method: 'post',
+      path: '/orders/batch',
+      body: { orders: [{ customerId: 'am-alice', orderId: uniq('am-o'), orderDate: new Date().toISOString(), totalPaid: 5 }] },
+    }),
   },
-  { name: 'GET /orders/batch/:jobId', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/orders/batch/${jobId}` }) },
-  { name: 'GET /outbox/:id', roles: ['cashier', 'manager', 'kiosk'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/outbox/${queuedId}` }) },
+  {
+    name: 'GET /orders/batch/:jobId',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'get', path: `/orders/batch/${jobId}` }),
+  },
+  {
+    name: 'GET /outbox/:id',
+    roles: ['cashier', 'manager', 'kiosk'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'get', path: `/outbox/${queuedId}` }),
+  },
   // Every store may list its own dead letters (store-002 has none): not a 404.
   { name: 'GET /outbox/dead', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/outbox/dead' }) },
-  { name: 'POST /outbox/dead/:id/retry', roles: ['manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/outbox/dead/${deadIds[0]}/retry` }) },
-  { name: 'POST /outbox/dead/:id/discard', roles: ['manager'], scoped: true, ok: 200, call: async () => ({ method: 'post', path: `/outbox/dead/${deadIds[1]}/discard` }) },
+  {
+    name: 'POST /outbox/dead/:id/retry',
+    roles: ['manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'post', path: `/outbox/dead/${deadIds[0]}/retry` }),
+  },
+  {
+    name: 'POST /outbox/dead/:id/discard',
+    roles: ['manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'post', path: `/outbox/dead/${deadIds[1]}/discard` }),
+  },
   { name: 'DELETE /outbox/dead/:id', roles: ['manager'], scoped: true, ok: 200, call: async () => ({ method: 'delete', path: `/outbox/dead/${deadIds[2]}` }) },
 ];
 

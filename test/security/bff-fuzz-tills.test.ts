@@ -8,4 +8,8 @@ import { runsFor } from './support/fuzz';
  * bff-fuzz-sales, so the two files run side by side). On a failure fast-check
  * prints the seed and path; rerun with FUZZ_SEED=<seed>, or FUZZ_SCALE=10.
  */
-describeBffFuzz('memory', runsFor(500), BFF_ROUTE_NAMES.filter((n) => /customers|redemptions/.test(n)));
+describeBffFuzz(
+  'memory',
+  runsFor(500),
+  BFF_ROUTE_NAMES.filter((n) => /customers|redemptions/.test(n)),
+);

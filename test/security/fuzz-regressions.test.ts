@@ -36,31 +36,44 @@ describe('path parameters that are not valid percent-encoding', () => {
 
 describe('bodies that are not what their Content-Encoding says', () => {
   it.each(['gzip', 'deflate', 'br'])('BFF: %s is 400 malformed_body_encoding naming the encoding', async (encoding) => {
-    const res = await bff.send({ method: 'POST', path: '/pos/v1/payments', headers: { ...cashier(), 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body: '{"customerId":"rg-alice"}' });
+    const res = await bff.send({
+      method: 'POST',
+      path: '/pos/v1/payments',
+      headers: { ...cashier(), 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      body: '{"customerId":"rg-alice"}',
+    });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 'malformed_body_encoding', detail: `The request body is not valid ${encoding} data` });
   });
 
   it('sandbox: 400/3016 naming the encoding', async () => {
-    const res = await sandbox.send({ method: 'POST', path: `${API_PREFIX}/events`, headers: { ...SANDBOX_KEYS, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: '{}' });
+    const res = await sandbox.send({
+      method: 'POST',
+      path: `${API_PREFIX}/events`,
+      headers: { ...SANDBOX_KEYS, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      body: '{}',
+    });
     expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ code: 3016, message: 'The request body is not valid gzip data' });
   });
 });
 
 describe('event names that are Object.prototype properties', () => {
-  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'])('an event named %s rewards nothing and leaves the balance a number', async (name) => {
-    const before = await s.balance('rg-alice');
-    const res = await bff.send({
-      method: 'POST',
-      path: '/pos/v1/events',
-      // A till: a kiosk may send only its store's allowed events, and these are none of them.
-      headers: { Authorization: `Bearer ${s.tokens.cashier}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ customerId: 'rg-alice', events: { [name]: { note: 'x' } } }),
-    });
-    expect(res.status).toBe(200);
-    expect(await s.balance('rg-alice')).toEqual(before);
-    // The summary still reads (it answered 502 once the balance had become NaN).
-    expect((await bff.send({ method: 'GET', path: '/pos/v1/customers/rg-alice', headers: cashier() })).status).toBe(200);
-  });
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'])(
+    'an event named %s rewards nothing and leaves the balance a number',
+    async (name) => {
+      const before = await s.balance('rg-alice');
+      const res = await bff.send({
+        method: 'POST',
+        path: '/pos/v1/events',
+        // A till: a kiosk may send only its store's allowed events, and these are none of them.
+        headers: { Authorization: `Bearer ${s.tokens.cashier}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ customerId: 'rg-alice', events: { [name]: { note: 'x' } } }),
+      });
+      expect(res.status).toBe(200);
+      expect(await s.balance('rg-alice')).toEqual(before);
+      // The summary still reads (it answered 502 once the balance had become NaN).
+      expect((await bff.send({ method: 'GET', path: '/pos/v1/customers/rg-alice', headers: cashier() })).status).toBe(200);
+    },
+  );
 });

@@ -38,7 +38,13 @@ describe('what a till is told when the loyalty service errs', () => {
     ['POST', 'manager', '/pos/v1/payments/lk-sale/void', '', { customerId: 'lk-alice', refundId: `lk-v-${++n}` }],
     ['POST', 'manager', '/pos/v1/refunds', '', { customerId: 'lk-alice', refundId: `lk-r-${++n}`, paymentId: 'lk-sale', amount: 1 }],
     ['POST', 'kiosk', '/pos/v1/events', '', { customerId: 'lk-alice', events: { store_visit: { aisle: 'A' } } }],
-    ['POST', 'cashier', '/pos/v1/orders/batch', '', { orders: [{ customerId: 'lk-alice', orderId: `lk-o-${++n}`, orderDate: new Date().toISOString(), totalPaid: 1 }] }],
+    [
+      'POST',
+      'cashier',
+      '/pos/v1/orders/batch',
+      '',
+      { orders: [{ customerId: 'lk-alice', orderId: `lk-o-${++n}`, orderDate: new Date().toISOString(), totalPaid: 1 }] },
+    ],
     ['GET', 'cashier', '/pos/v1/orders/batch/1', ''],
     ['DELETE', 'manager', '/pos/v1/customers/lk-nobody', ''],
   ];
@@ -53,7 +59,11 @@ describe('what a till is told when the loyalty service errs', () => {
   }
 
   it.each(STATUSES)('upstream answering %i: the till gets our own code and words, never the upstream text', async (status) => {
-    await s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules: [{ operation: '*', status }] }).expect(200);
+    await s.sandboxAdmin
+      .put('/_sandbox/faults')
+      .set(SANDBOX_KEYS)
+      .send({ rules: [{ operation: '*', status }] })
+      .expect(200);
     const seen: string[] = [];
     for (const [method, role, path, , body] of calls()) {
       const res = await c.send({
@@ -130,7 +140,11 @@ describe('security headers and CORS', () => {
   });
 
   const preflight = (c: RawClient, origin: string) =>
-    c.send({ method: 'OPTIONS', path: '/pos/v1/payments', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key' } });
+    c.send({
+      method: 'OPTIONS',
+      path: '/pos/v1/payments',
+      headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key' },
+    });
 
   it('is off by default: a browser preflight is refused with 403 and no origin is ever allowed', async () => {
     const c = rawClient(off.bff.url);
@@ -156,7 +170,11 @@ describe('security headers and CORS', () => {
     expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
     expect(pre.headers.vary).toContain('Origin');
 
-    const get = await c.send({ method: 'GET', path: '/pos/v1/customers/hd-alice', headers: { Origin: 'http://10.0.0.5:3000', Authorization: `Bearer ${on.tokens.cashier}` } });
+    const get = await c.send({
+      method: 'GET',
+      path: '/pos/v1/customers/hd-alice',
+      headers: { Origin: 'http://10.0.0.5:3000', Authorization: `Bearer ${on.tokens.cashier}` },
+    });
     expect(get.status).toBe(200);
     expect(get.headers['access-control-allow-origin']).toBe('http://10.0.0.5:3000');
     expect(get.headers['access-control-expose-headers']).toContain('Retry-After');
@@ -166,7 +184,11 @@ describe('security headers and CORS', () => {
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
     const lookalike = await preflight(c, 'https://tablet.store.example.evil.example');
     expect(lookalike.status).toBe(403);
-    const foreignGet = await c.send({ method: 'GET', path: '/pos/v1/customers/hd-alice', headers: { Origin: 'https://evil.example', Authorization: `Bearer ${on.tokens.cashier}` } });
+    const foreignGet = await c.send({
+      method: 'GET',
+      path: '/pos/v1/customers/hd-alice',
+      headers: { Origin: 'https://evil.example', Authorization: `Bearer ${on.tokens.cashier}` },
+    });
     expect(foreignGet.headers['access-control-allow-origin']).toBeUndefined();
     c.close();
   });

@@ -49,7 +49,11 @@ describe.each([
   it('counts held and otp_required records and reservations still in their grace period; prunes the rest', async () => {
     const store = new MemoryRedemptionStore();
     const cap = openRedemptionCap({ limit: 3, store, sets: makeSets(), pendingGraceMs: GRACE });
-    for (const [id, state] of [['r1', 'held'], ['r2', 'otp_required'], ['r3', 'voided']] as const) {
+    for (const [id, state] of [
+      ['r1', 'held'],
+      ['r2', 'otp_required'],
+      ['r3', 'voided'],
+    ] as const) {
       await cap.admit('till-1', id, T0);
       await store.create(record(id, state));
     }

@@ -46,9 +46,18 @@ async function api(method: 'post' | 'get', path: string, body?: object) {
 
 /** The customer exists and High Security Mode is as the case wants (a reset in an earlier case undoes both). */
 async function prepare(hsm: boolean) {
-  await admin().post('/_sandbox/customers').set(both).send({ customerId: 'sa-alice', points: 1_000_000 }).expect((r) => expect([200, 201]).toContain(r.status));
+  await admin()
+    .post('/_sandbox/customers')
+    .set(both)
+    .send({ customerId: 'sa-alice', points: 1_000_000 })
+    .expect((r) => expect([200, 201]).toContain(r.status));
   const account = (await admin().get(`/_sandbox/accounts/${apikey}`).set(both).expect(200)).body;
-  if (account.highSecurityMode !== hsm) await admin().put(`/_sandbox/accounts/${apikey}`).set(both).send({ ...account, highSecurityMode: hsm }).expect(200);
+  if (account.highSecurityMode !== hsm)
+    await admin()
+      .put(`/_sandbox/accounts/${apikey}`)
+      .set(both)
+      .send({ ...account, highSecurityMode: hsm })
+      .expect(200);
 }
 
 const hold = async () => (await api('post', '/transactions/hold', { customerId: 'sa-alice', transactionTime: now(), pointsToHold: 1 })).holdReference as string;
@@ -64,29 +73,81 @@ const freshCustomer = async () => {
 };
 
 const ROUTES: SandboxRoute[] = [
-  { name: 'POST /transactions/hold', guard: 'both', ok: 200, call: async () => ({ method: 'post', path: `${API_PREFIX}/transactions/hold`, body: { customerId: 'sa-alice', transactionTime: now(), pointsToHold: 1 } }) },
-  { name: 'GET /transactions/hold/:ref', guard: 'both', ok: 200, call: async () => ({ method: 'get', path: `${API_PREFIX}/transactions/hold/${await hold()}` }) },
-  { name: 'DELETE /transactions/hold/:ref', guard: 'both', ok: 200, call: async () => ({ method: 'delete', path: `${API_PREFIX}/transactions/hold/${await hold()}` }) },
-  { name: 'POST /transactions/otp', guard: 'both', ok: 200, call: async () => ({ method: 'post', path: `${API_PREFIX}/transactions/otp`, body: { customerId: 'sa-alice', points: 10 } }) },
-  { name: 'POST /payments', guard: 'both', ok: 200, call: async () => ({ method: 'post', path: `${API_PREFIX}/payments`, body: { customerId: 'sa-alice', paymentId: uniq('sa-pay'), paymentDate: now(), totalPaid: 10 } }) },
+  {
+    name: 'POST /transactions/hold',
+    guard: 'both',
+    ok: 200,
+    call: async () => ({ method: 'post', path: `${API_PREFIX}/transactions/hold`, body: { customerId: 'sa-alice', transactionTime: now(), pointsToHold: 1 } }),
+  },
+  {
+    name: 'GET /transactions/hold/:ref',
+    guard: 'both',
+    ok: 200,
+    call: async () => ({ method: 'get', path: `${API_PREFIX}/transactions/hold/${await hold()}` }),
+  },
+  {
+    name: 'DELETE /transactions/hold/:ref',
+    guard: 'both',
+    ok: 200,
+    call: async () => ({ method: 'delete', path: `${API_PREFIX}/transactions/hold/${await hold()}` }),
+  },
+  {
+    name: 'POST /transactions/otp',
+    guard: 'both',
+    ok: 200,
+    call: async () => ({ method: 'post', path: `${API_PREFIX}/transactions/otp`, body: { customerId: 'sa-alice', points: 10 } }),
+  },
+  {
+    name: 'POST /payments',
+    guard: 'both',
+    ok: 200,
+    call: async () => ({
+      method: 'post',
+      path: `${API_PREFIX}/payments`,
+      body: { customerId: 'sa-alice', paymentId: uniq('sa-pay'), paymentDate: now(), totalPaid: 10 },
+    }),
+  },
   {
     name: 'POST /transactions/refund',
     guard: 'both',
     ok: 200,
-    call: async () => ({ method: 'post', path: `${API_PREFIX}/transactions/refund`, body: { customerId: 'sa-alice', refundTransactionId: uniq('sa-ref'), reverseTransactionId: await sale(), transactionTime: now() } }),
+    call: async () => ({
+      method: 'post',
+      path: `${API_PREFIX}/transactions/refund`,
+      body: { customerId: 'sa-alice', refundTransactionId: uniq('sa-ref'), reverseTransactionId: await sale(), transactionTime: now() },
+    }),
   },
   { name: 'GET /customers/:id/balance', guard: 'both', ok: 200, call: async () => ({ method: 'get', path: `${API_PREFIX}/customers/sa-alice/balance` }) },
   { name: 'GET /customers/:id/hash', guard: 'both', ok: 200, call: async () => ({ method: 'get', path: `${API_PREFIX}/customers/sa-alice/hash` }) },
   { name: 'GET /customers/:id/coupons', guard: 'both', ok: 200, call: async () => ({ method: 'get', path: `${API_PREFIX}/customers/sa-alice/coupons` }) },
-  { name: 'GET /customers/:id/tier-progress', guard: 'both', ok: 200, call: async () => ({ method: 'get', path: `${API_PREFIX}/customers/sa-alice/tier-progress` }) },
+  {
+    name: 'GET /customers/:id/tier-progress',
+    guard: 'both',
+    ok: 200,
+    call: async () => ({ method: 'get', path: `${API_PREFIX}/customers/sa-alice/tier-progress` }),
+  },
   { name: 'DELETE /customers/:id', guard: 'both', ok: 200, call: async () => ({ method: 'delete', path: `${API_PREFIX}/customers/${await freshCustomer()}` }) },
-  { name: 'POST /customers/:id/delete', guard: 'both', ok: 200, call: async () => ({ method: 'post', path: `${API_PREFIX}/customers/${await freshCustomer()}/delete` }) },
-  { name: 'POST /events', guard: 'apikey', ok: 200, call: async () => ({ method: 'post', path: `${API_PREFIX}/events`, body: { customerId: 'sa-alice', events: { visited: { aisle: 'A4' } } } }) },
+  {
+    name: 'POST /customers/:id/delete',
+    guard: 'both',
+    ok: 200,
+    call: async () => ({ method: 'post', path: `${API_PREFIX}/customers/${await freshCustomer()}/delete` }),
+  },
+  {
+    name: 'POST /events',
+    guard: 'apikey',
+    ok: 200,
+    call: async () => ({ method: 'post', path: `${API_PREFIX}/events`, body: { customerId: 'sa-alice', events: { visited: { aisle: 'A4' } } } }),
+  },
   {
     name: 'POST /batch/orders',
     guard: 'both',
     ok: 200,
-    call: async () => ({ method: 'post', path: `${API_PREFIX}/batch/orders`, body: { body: [{ customerId: 'sa-alice', orderId: uniq('sa-o'), orderDate: now(), totalPaid: 5 }] } }),
+    call: async () => ({
+      method: 'post',
+      path: `${API_PREFIX}/batch/orders`,
+      body: { body: [{ customerId: 'sa-alice', orderId: uniq('sa-o'), orderDate: now(), totalPaid: 5 }] },
+    }),
   },
   {
     name: 'GET /batches/:jobId/status',
@@ -98,9 +159,24 @@ const ROUTES: SandboxRoute[] = [
     },
   },
   { name: 'POST /_sandbox/reset', guard: 'admin', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/reset' }) },
-  { name: 'POST /_sandbox/customers', guard: 'admin', ok: 201, call: async () => ({ method: 'post', path: '/_sandbox/customers', body: { customerId: uniq('sa-new'), points: 5 } }) },
-  { name: 'POST /_sandbox/customers/bulk', guard: 'admin', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/customers/bulk', body: { prefix: 'sa-bulk-', count: 2, points: 1 } }) },
-  { name: 'GET /_sandbox/customers/:id/activity', guard: 'admin', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/customers/sa-alice/activity' }) },
+  {
+    name: 'POST /_sandbox/customers',
+    guard: 'admin',
+    ok: 201,
+    call: async () => ({ method: 'post', path: '/_sandbox/customers', body: { customerId: uniq('sa-new'), points: 5 } }),
+  },
+  {
+    name: 'POST /_sandbox/customers/bulk',
+    guard: 'admin',
+    ok: 200,
+    call: async () => ({ method: 'post', path: '/_sandbox/customers/bulk', body: { prefix: 'sa-bulk-', count: 2, points: 1 } }),
+  },
+  {
+    name: 'GET /_sandbox/customers/:id/activity',
+    guard: 'admin',
+    ok: 200,
+    call: async () => ({ method: 'get', path: '/_sandbox/customers/sa-alice/activity' }),
+  },
   {
     name: 'GET /_sandbox/otp/:id',
     guard: 'admin',
@@ -183,7 +259,15 @@ describe('access matrix of the sandbox', () => {
     const res = await admin()[method](path).set(headersFor(keys)).send(body);
     const want = expected(route, keys, hsm);
     expect({ status: res.status, code: res.status >= 400 ? res.body.code : undefined }).toEqual({ status: want.status, code: want.code });
-    if (res.status >= 400) expect(res.body).toEqual({ code: want.code, type: expect.any(String), message: expect.any(String), documentationUrl: expect.any(String), requestId: expect.any(String), reason: expect.any(String) });
+    if (res.status >= 400)
+      expect(res.body).toEqual({
+        code: want.code,
+        type: expect.any(String),
+        message: expect.any(String),
+        documentationUrl: expect.any(String),
+        requestId: expect.any(String),
+        reason: expect.any(String),
+      });
     expect(res.text).not.toContain(secretkey);
   });
 });

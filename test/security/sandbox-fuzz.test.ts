@@ -14,8 +14,9 @@ beforeAll(async () => {
   f = await sandboxFuzz();
 });
 afterAll(async () => {
-  // eslint-disable-next-line no-console
-  console.log(`Sandbox fuzz: ${f?.tally.cases} cases over ${f?.routes.length} routes, seed ${FUZZ_SEED ?? 'random'}\n${JSON.stringify(f?.tally.statuses, null, 1)}`);
+  console.log(
+    `Sandbox fuzz: ${f?.tally.cases} cases over ${f?.routes.length} routes, seed ${FUZZ_SEED ?? 'random'}\n${JSON.stringify(f?.tally.statuses, null, 1)}`,
+  );
   await f?.close();
 });
 
@@ -52,13 +53,17 @@ const NAMES = [
 ];
 
 describe('fuzzing every sandbox route', () => {
-  it.each(NAMES)('%s: only v4.0 error answers or allowed successes', async (name) => {
-    const route = f.routes.find((r) => r.name === name);
-    expect(route).toBeDefined();
-    const before = f.tally.cases;
-    await fuzzRoute(f.target, route!, RUNS_PER_ROUTE, f.tally, FUZZ_SEED);
-    expect(f.tally.cases - before).toBe(RUNS_PER_ROUTE);
-  }, Math.max(120_000, RUNS_PER_ROUTE * 100));
+  it.each(NAMES)(
+    '%s: only v4.0 error answers or allowed successes',
+    async (name) => {
+      const route = f.routes.find((r) => r.name === name);
+      expect(route).toBeDefined();
+      const before = f.tally.cases;
+      await fuzzRoute(f.target, route!, RUNS_PER_ROUTE, f.tally, FUZZ_SEED);
+      expect(f.tally.cases - before).toBe(RUNS_PER_ROUTE);
+    },
+    Math.max(120_000, RUNS_PER_ROUTE * 100),
+  );
 
   it('covers every route in the table', () => {
     expect(f.routes.map((r) => r.name).sort()).toEqual([...NAMES].sort());

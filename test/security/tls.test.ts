@@ -70,7 +70,12 @@ describe('client certificates required (TLS_CLIENT_CA_FILE)', () => {
   beforeAll(async () => {
     s = await startStack({
       store: 'memory',
-      env: { TLS_CERT_FILE: certs.server.certFile, TLS_KEY_FILE: certs.server.keyFile, TLS_CLIENT_CA_FILE: certs.ca.certFile, AUTH_FAILURE_LIMIT_PER_MINUTE: '0' },
+      env: {
+        TLS_CERT_FILE: certs.server.certFile,
+        TLS_KEY_FILE: certs.server.keyFile,
+        TLS_CLIENT_CA_FILE: certs.ca.certFile,
+        AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+      },
     });
     await s.seed('tls-alice', 5);
   });
@@ -78,7 +83,7 @@ describe('client certificates required (TLS_CLIENT_CA_FILE)', () => {
     await s?.close();
   });
 
-  it('authenticates the terminal named by the subject CN, with that terminal\'s role and store', async () => {
+  it("authenticates the terminal named by the subject CN, with that terminal's role and store", async () => {
     const cashier = certs.client('till-cashier');
     const asCashier = { cert: cashier.cert, key: cashier.key };
     expect((await get(s, '/pos/v1/customers/tls-alice', asCashier)).status).toBe(200);
@@ -101,7 +106,7 @@ describe('client certificates required (TLS_CLIENT_CA_FILE)', () => {
     }
   });
 
-  it('lets a bearer token ride along only if it is the same terminal\'s', async () => {
+  it("lets a bearer token ride along only if it is the same terminal's", async () => {
     const cashier = certs.client('till-cashier');
     const both = { cert: cashier.cert, key: cashier.key };
     expect((await get(s, '/pos/v1/customers/tls-alice', { ...both, token: s.tokens.cashier })).status).toBe(200);

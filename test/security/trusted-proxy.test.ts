@@ -20,22 +20,28 @@ describe.each([
     await s?.close();
   });
 
-  const viaBalancer = (till: string, token: string) => request(s.bff.url).get('/pos/v1/redemptions/rdm_nothinghere1').set('Authorization', `Bearer ${token}`).set('X-Forwarded-For', till);
+  const viaBalancer = (till: string, token: string) =>
+    request(s.bff.url).get('/pos/v1/redemptions/rdm_nothinghere1').set('Authorization', `Bearer ${token}`).set('X-Forwarded-For', till);
 
-  it(trusted ? 'one till sending bad tokens is limited alone; the other tills carry on' : 'counts the balancer, so a bad till blocks every till (why the setting exists)', async () => {
-    const bad = 'pos_' + 'x'.repeat(43);
-    const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await viaBalancer('10.0.0.5', bad)).status);
-    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
-    expect(statuses.slice(5)).toEqual([429, 429]);
+  it(
+    trusted
+      ? 'one till sending bad tokens is limited alone; the other tills carry on'
+      : 'counts the balancer, so a bad till blocks every till (why the setting exists)',
+    async () => {
+      const bad = 'pos_' + 'x'.repeat(43);
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await viaBalancer('10.0.0.5', bad)).status);
+      expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+      expect(statuses.slice(5)).toEqual([429, 429]);
 
-    const other = await viaBalancer('10.0.0.6', s.tokens.cashier);
-    if (trusted) {
-      expect(other.status).toBe(404); // authenticated: the redemption just does not exist
-      expect(s.logs.some((l) => l.includes('"remoteAddress":"10.0.0.5"'))).toBe(true);
-    } else {
-      expect(other.status).toBe(429);
-      expect(other.body.code).toBe('too_many_auth_failures');
-    }
-  });
+      const other = await viaBalancer('10.0.0.6', s.tokens.cashier);
+      if (trusted) {
+        expect(other.status).toBe(404); // authenticated: the redemption just does not exist
+        expect(s.logs.some((l) => l.includes('"remoteAddress":"10.0.0.5"'))).toBe(true);
+      } else {
+        expect(other.status).toBe(429);
+        expect(other.body.code).toBe('too_many_auth_failures');
+      }
+    },
+  );
 });

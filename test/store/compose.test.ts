@@ -40,25 +40,39 @@ function resolved(vars: Record<string, string>, profile?: string): Resolved {
 }
 /** Services compose starts: v2 leaves profiled services out of `config` unless their profile is on; v1 lists them with their profiles. */
 function started(doc: Resolved, profile?: string): string[] {
-  return Object.entries(doc.services).filter(([, s]) => !s.profiles || (profile !== undefined && s.profiles.includes(profile))).map(([n]) => n).sort();
+  return Object.entries(doc.services)
+    .filter(([, s]) => !s.profiles || (profile !== undefined && s.profiles.includes(profile)))
+    .map(([n]) => n)
+    .sort();
 }
 /** `published` is a number in v1's output, a string in v2's. */
 const published = (svc: Record<string, any>) => (svc.ports as { published: unknown; target: unknown }[]).map((p) => `${p.published}:${p.target}`);
 /** v1 writes `source:target:rw`, v2 `{ type, source, target }`. */
-const mounts = (svc: Record<string, any>) => (svc.volumes as unknown[]).map((v) => (typeof v === 'string' ? v.split(':').slice(0, 2).join(':') : `${(v as { source: string }).source}:${(v as { target: string }).target}`));
+const mounts = (svc: Record<string, any>) =>
+  (svc.volumes as unknown[]).map((v) =>
+    typeof v === 'string' ? v.split(':').slice(0, 2).join(':') : `${(v as { source: string }).source}:${(v as { target: string }).target}`,
+  );
 
 describe('compose.yaml and Dockerfile', () => {
   const compose = parse(readFileSync('compose.yaml', 'utf8'));
   const dockerfile = readFileSync('Dockerfile', 'utf8');
 
   it(`${compose$ ? compose$.name : 'Docker Compose (neither `docker compose` nor `docker-compose` works: install one, as .ci/run does)'} config resolves compose.yaml: services, port, terminals volume, healthchecks`, () => {
-    if (!compose$) throw new Error('Neither `docker compose version` nor `docker-compose version` works, so compose.yaml was not checked. Install the compose plugin or docker-compose (apt-get install docker-compose).');
+    if (!compose$)
+      throw new Error(
+        'Neither `docker compose version` nor `docker-compose version` works, so compose.yaml was not checked. Install the compose plugin or docker-compose (apt-get install docker-compose).',
+      );
     const plain = resolved(REQUIRED);
     expect(started(plain)).toEqual(['bff', 'redis']);
     const bff = plain.services.bff;
     expect(published(bff)).toEqual(['8080:8080']);
     expect(mounts(bff)).toEqual(['terminals:/app/terminals']);
-    expect(bff.environment).toMatchObject({ ...REQUIRED, REDIS_URL: 'redis://redis:6379/0', TERMINALS_FILE: '/app/terminals/terminals.json', REDEMPTION_PROOF: 'hash_or_otp' });
+    expect(bff.environment).toMatchObject({
+      ...REQUIRED,
+      REDIS_URL: 'redis://redis:6379/0',
+      TERMINALS_FILE: '/app/terminals/terminals.json',
+      REDEMPTION_PROOF: 'hash_or_otp',
+    });
     expect(bff.depends_on).toEqual({ redis: expect.objectContaining({ condition: 'service_healthy' }) });
     expect(plain.services.redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
     expect(mounts(plain.services.redis)).toEqual(['redis-data:/data']);

@@ -7,7 +7,10 @@ import { buildPosOpenApi } from '../../src/pos/openapi';
 /** The compiler checks the codes the source uses; this checks the table itself and its copies. */
 describe('the error catalogue', () => {
   it('lists each code once, as a snake_case name (a problem type URN is made of it)', () => {
-    const rows = catalogueTable().split('\n').slice(2).map((row) => /^\| `([^`]+)` \|/.exec(row)?.[1]);
+    const rows = catalogueTable()
+      .split('\n')
+      .slice(2)
+      .map((row) => /^\| `([^`]+)` \|/.exec(row)?.[1]);
     expect(rows).toEqual(Object.keys(PROBLEM_CATALOGUE));
     expect(new Set(rows).size).toBe(rows.length);
     for (const code of rows) expect(code).toMatch(/^[a-z][a-z0-9_]*$/);

@@ -11,20 +11,31 @@ const TSX = path.join(__dirname, '../../node_modules/tsx/dist/loader.mjs');
 
 function check(env: Record<string, string>): Promise<number> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', `file://${TSX}`, SCRIPT], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 10_000 }, (err) => resolve(err ? ((err as { code?: number }).code ?? 1) : 0));
+    execFile(process.execPath, ['--import', `file://${TSX}`, SCRIPT], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 10_000 }, (err) =>
+      resolve(err ? ((err as { code?: number }).code ?? 1) : 0),
+    );
   });
 }
 
 describe('container healthcheck', () => {
   let certs: CertFactory;
   const servers: http.Server[] = [];
-  beforeAll(() => { certs = certFactory(); });
+  beforeAll(() => {
+    certs = certFactory();
+  });
   afterAll(() => {
     for (const s of servers) s.close();
     certs.cleanup();
   });
-  const listen = (s: http.Server) => new Promise<number>((resolve) => { servers.push(s); s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)); });
-  const healthz = (req: http.IncomingMessage, res: http.ServerResponse) => { res.statusCode = req.url === '/healthz' ? 200 : 404; res.end('{}'); };
+  const listen = (s: http.Server) =>
+    new Promise<number>((resolve) => {
+      servers.push(s);
+      s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port));
+    });
+  const healthz = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.statusCode = req.url === '/healthz' ? 200 : 404;
+    res.end('{}');
+  };
 
   it('uses HTTPS when TLS_CERT_FILE is set, and plain HTTP otherwise', async () => {
     const tlsPort = await listen(https.createServer({ cert: certs.server.cert, key: certs.server.key }, healthz));
@@ -44,7 +55,9 @@ describe('container healthcheck', () => {
   }, 30_000);
 
   it('with required client certificates, checks that the port takes connections', async () => {
-    const port = await listen(https.createServer({ cert: certs.server.cert, key: certs.server.key, ca: certs.ca.cert, requestCert: true, rejectUnauthorized: true }, healthz));
+    const port = await listen(
+      https.createServer({ cert: certs.server.cert, key: certs.server.key, ca: certs.ca.cert, requestCert: true, rejectUnauthorized: true }, healthz),
+    );
     const mtls = { PORT: String(port), TLS_CERT_FILE: certs.server.certFile, TLS_KEY_FILE: certs.server.keyFile, TLS_CLIENT_CA_FILE: certs.ca.certFile };
     expect(await check(mtls)).toBe(0);
     servers.pop()!.close();

@@ -42,11 +42,17 @@ describe('the README deployment section, on the run stage reproduced without Doc
   });
 
   it('builds, adds a terminal, serves it, and refuses it within two seconds of a CLI revoke', async () => {
-    const steps = readmeBlock('### Deployment').split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+    const steps = readmeBlock('### Deployment')
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('#'));
     // Step 1, as written; reproduced below rather than run.
     expect(steps[0]).toBe('npm ci && npm run build && npm prune --omit=dev');
     mkdirSync(appDir, { recursive: true });
-    execFileSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', path.join(REPO, 'tsconfig.build.json'), '--outDir', path.join(appDir, 'dist')], { cwd: REPO });
+    execFileSync(
+      process.execPath,
+      [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', path.join(REPO, 'tsconfig.build.json'), '--outDir', path.join(appDir, 'dist')],
+      { cwd: REPO },
+    );
     for (const f of ['package.json', 'package-lock.json']) copyFileSync(path.join(REPO, f), path.join(appDir, f));
     mkdirSync(path.join(appDir, 'config'));
     copyFileSync(path.join(REPO, 'config/sandbox-accounts.json'), path.join(appDir, 'config/sandbox-accounts.json'));
@@ -59,7 +65,13 @@ describe('the README deployment section, on the run stage reproduced without Doc
     sandbox = await startSandbox({ accounts: [demo], port: 0 });
     const port = await freePort();
     const srv = path.join(tmp, 'srv');
-    const env = { PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`, HOME: tmp, PORT: String(port), HOST: '127.0.0.1', REDIS_KEY_PREFIX: `runstage${process.pid}:` };
+    const env = {
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
+      HOME: tmp,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      REDIS_KEY_PREFIX: `runstage${process.pid}:`,
+    };
     const fill = (line: string) =>
       line
         .replaceAll('/srv/pos', srv)

@@ -34,7 +34,9 @@ describe('settings that must not carry demo defaults into a store', () => {
   });
 
   it('refuses LOG_PRETTY in production, where pino-pretty is not installed, and says what to do', () => {
-    expect(problems({ NODE_ENV: 'production', LOG_PRETTY: 'true' })).toMatch(/LOG_PRETTY: readable logs need pino-pretty, a development dependency.*unset LOG_PRETTY/);
+    expect(problems({ NODE_ENV: 'production', LOG_PRETTY: 'true' })).toMatch(
+      /LOG_PRETTY: readable logs need pino-pretty, a development dependency.*unset LOG_PRETTY/,
+    );
     expect(problems({ NODE_ENV: 'development', LOG_PRETTY: 'true' })).toBe('');
   });
 
@@ -55,7 +57,16 @@ describe('start-up', () => {
     // One process (tsx as a loader, not its CLI, which would leave a child behind when killed).
     spawn(process.execPath, ['--import', pathToFileURL(path.join(REPO, 'node_modules/tsx/dist/loader.mjs')).href, MAIN, ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', LOG_PRETTY: 'false', SANDBOX_ACCOUNTS_FILE: path.join(REPO, 'config/sandbox-accounts.json'), ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        SANDBOX_PORT: '0',
+        LOG_PRETTY: 'false',
+        SANDBOX_ACCOUNTS_FILE: path.join(REPO, 'config/sandbox-accounts.json'),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   const withTerminal = (name: string) => {
@@ -98,7 +109,10 @@ describe('start-up', () => {
     const child = start({ ...REAL, REDEMPTION_PROOF: 'none', TERMINALS_FILE: withTerminal('none-proof.json') }, ['--bff-only']);
     try {
       const out = await waitForOutput(child, /POS BFF listening.*\n/, 20_000);
-      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      const lines = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
       expect(lines.find((l) => l.setting === 'REDEMPTION_PROOF')).toMatchObject({ level: 40 });
       expect(lines.find((l) => l.msg === 'POS BFF listening').docs).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/docs$/);
     } finally {
@@ -116,7 +130,11 @@ describe('start-up', () => {
     const child = start({ ...REAL, LOG_LEVEL: 'info', TERMINALS_FILE: withTerminal('env.json') }, ['--bff-only'], cwd);
     try {
       const out = await waitForOutput(child, /POS BFF listening.*\n/, 20_000);
-      const listening = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'POS BFF listening');
+      const listening = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'POS BFF listening');
       expect(listening.redemptionProof).toBe('hash');
     } finally {
       child.kill('SIGKILL');

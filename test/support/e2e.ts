@@ -89,7 +89,15 @@ export interface Stack {
   responses: string[];
   redisPrefix: string;
   /** supertest against instance `i` (default 0) with a terminal token. */
-  pos(role: keyof Tokens, i?: number): { get(p: string): request.Test; post(p: string, body?: object): request.Test; put(p: string, body?: object): request.Test; delete(p: string): request.Test };
+  pos(
+    role: keyof Tokens,
+    i?: number,
+  ): {
+    get(p: string): request.Test;
+    post(p: string, body?: object): request.Test;
+    put(p: string, body?: object): request.Test;
+    delete(p: string): request.Test;
+  };
   sandboxAdmin: ReturnType<typeof request>;
   seed(customerId: string, points: number): Promise<void>;
   /** Moves the sandbox clock and every BFF instance's clock together. */
@@ -135,7 +143,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const logs: string[] = [];
   const responses: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { logs.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
   const logger = createLogger({ level: 'debug', pretty: false, destination: sink });
 
   const sandbox = await startSandbox({ accounts: [e2eAccount(opts.account)], logger, port: 0 });
@@ -226,7 +239,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     async setAccount(patch) {
       const current = ok(await sandboxAdmin.get(`/_sandbox/accounts/${keys.apikey}`).set(keys), 'get account');
-      ok(await sandboxAdmin.put(`/_sandbox/accounts/${keys.apikey}`).set(keys).send({ ...current, ...patch }), 'put account');
+      ok(
+        await sandboxAdmin
+          .put(`/_sandbox/accounts/${keys.apikey}`)
+          .set(keys)
+          .send({ ...current, ...patch }),
+        'put account',
+      );
     },
     async restart(i = 0) {
       await bffs[i].close();

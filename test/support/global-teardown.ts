@@ -6,7 +6,10 @@ export default async function globalTeardown(): Promise<void> {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
-      setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 3000).unref();
+      setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve();
+      }, 3000).unref();
     });
   }
 }

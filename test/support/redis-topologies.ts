@@ -72,13 +72,28 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
       const busPort = await freePort();
       const nodeDir = path.join(dir, `n${i}`);
       mkdirSync(nodeDir);
-      servers.push(startServer([
-        ...common(nodeDir, port), '--cluster-enabled', 'yes', '--cluster-port', String(busPort),
-        '--cluster-config-file', path.join(nodeDir, 'nodes.conf'), '--cluster-node-timeout', '2000',
-      ], port, 'a cluster node'));
+      servers.push(
+        startServer(
+          [
+            ...common(nodeDir, port),
+            '--cluster-enabled',
+            'yes',
+            '--cluster-port',
+            String(busPort),
+            '--cluster-config-file',
+            path.join(nodeDir, 'nodes.conf'),
+            '--cluster-node-timeout',
+            '2000',
+          ],
+          port,
+          'a cluster node',
+        ),
+      );
     }
     await Promise.all(servers.map((s) => waitForPort(s.port, 30_000, 'cluster node')));
-    await run('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    await run('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 30_000,
+    });
     for (const s of servers) {
       await until(`cluster node ${s.port} to see the cluster ok`, 15_000, async () => /cluster_state:ok/.test(await cli(s.port, 'cluster', 'info')));
     }
@@ -134,16 +149,19 @@ export async function startSentinelGroup(opts: { downAfterMs?: number } = {}): P
       const port = await freePort();
       const conf = path.join(dir, `sentinel-${i}.conf`);
       // A sentinel rewrites its own config file, so each gets one it may write.
-      writeFileSync(conf, [
-        `port ${port}`,
-        'bind 127.0.0.1',
-        `dir ${dir}`,
-        `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
-        `sentinel down-after-milliseconds ${name} ${opts.downAfterMs ?? 1000}`,
-        `sentinel failover-timeout ${name} 10000`,
-        `sentinel parallel-syncs ${name} 1`,
-        '',
-      ].join('\n'));
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+          `sentinel down-after-milliseconds ${name} ${opts.downAfterMs ?? 1000}`,
+          `sentinel failover-timeout ${name} 10000`,
+          `sentinel parallel-syncs ${name} 1`,
+          '',
+        ].join('\n'),
+      );
       sentinels.push(startServer([conf, '--sentinel'], port, 'a sentinel'));
     }
     await Promise.all(sentinels.map((s) => waitForPort(s.port, 30_000, 'sentinel')));
@@ -151,7 +169,13 @@ export async function startSentinelGroup(opts: { downAfterMs?: number } = {}): P
     for (const s of sentinels) {
       await until(`sentinel ${s.port} to see the replica and two other sentinels`, 20_000, async () => {
         const info = await cli(s.port, 'sentinel', 'master', name);
-        const field = (k: string) => Number(info.split('\n').map((l) => l.trim()).find((_, i, all) => all[i - 1] === k));
+        const field = (k: string) =>
+          Number(
+            info
+              .split('\n')
+              .map((l) => l.trim())
+              .find((_, i, all) => all[i - 1] === k),
+          );
         return field('num-slaves') >= 1 && field('num-other-sentinels') >= 2;
       });
     }

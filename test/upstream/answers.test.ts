@@ -17,14 +17,29 @@ const unusable = () => lines.filter((l) => l.includes('loyalty answer unusable')
 
 describe('batch job status', () => {
   it('reads the published shape: pending is queued, failures from errors and failed results, with codes only', async () => {
-    upstream.script(json(200, {
-      batchId: '42', status: 'processing', progress: 50, totalItems: 4, processedItems: 2, failedItems: 1,
-      results: [{ orderId: 'o-1', success: true }, { orderId: 'o-2', customerId: 'c-2', success: false, error: { code: 9004, message: 'Duplicate order o-2 (internal ref 77)' } }],
-      errors: [{ orderId: 'o-3', code: '7000', message: 'Customer c-3 missing' }, 'something odd'],
-    }), json(200, { batchId: '43', status: 'pending', progress: 0, totalItems: 1, processedItems: 0, failedItems: 0, results: [], errors: [] }));
+    upstream.script(
+      json(200, {
+        batchId: '42',
+        status: 'processing',
+        progress: 50,
+        totalItems: 4,
+        processedItems: 2,
+        failedItems: 1,
+        results: [
+          { orderId: 'o-1', success: true },
+          { orderId: 'o-2', customerId: 'c-2', success: false, error: { code: 9004, message: 'Duplicate order o-2 (internal ref 77)' } },
+        ],
+        errors: [{ orderId: 'o-3', code: '7000', message: 'Customer c-3 missing' }, 'something odd'],
+      }),
+      json(200, { batchId: '43', status: 'pending', progress: 0, totalItems: 1, processedItems: 0, failedItems: 0, results: [], errors: [] }),
+    );
     const s = await client.batchStatus(42);
     expect(s).toEqual({
-      status: 'running', total: 4, processed: 2, failed: 1, succeeded: 1,
+      status: 'running',
+      total: 4,
+      processed: 2,
+      failed: 1,
+      succeeded: 1,
       failures: [{ orderId: 'o-2', customerId: 'c-2', code: 9004 }, { orderId: 'o-3', customerId: undefined, code: 7000 }, {}],
     });
     // The upstream's own words never leave the client.
@@ -32,12 +47,29 @@ describe('batch job status', () => {
     expect((await client.batchStatus(43)).status).toBe('queued');
   });
 
-  it('reads our sandbox\'s earlier shape', async () => {
-    upstream.script(json(200, {
-      jobId: 42, status: 'completed', total: 2, processed: 2, succeeded: 1, failed: 1,
-      results: [{ index: 0, orderId: 'o-1', customerId: 'c-1', success: true, rewardedPoints: 5 }, { index: 1, orderId: 'o-2', customerId: 'c-1', success: false, error: { code: 9004, message: 'dup' } }],
-    }));
-    await expect(client.batchStatus(42)).resolves.toEqual({ status: 'completed', total: 2, processed: 2, succeeded: 1, failed: 1, failures: [{ orderId: 'o-2', customerId: 'c-1', code: 9004 }] });
+  it("reads our sandbox's earlier shape", async () => {
+    upstream.script(
+      json(200, {
+        jobId: 42,
+        status: 'completed',
+        total: 2,
+        processed: 2,
+        succeeded: 1,
+        failed: 1,
+        results: [
+          { index: 0, orderId: 'o-1', customerId: 'c-1', success: true, rewardedPoints: 5 },
+          { index: 1, orderId: 'o-2', customerId: 'c-1', success: false, error: { code: 9004, message: 'dup' } },
+        ],
+      }),
+    );
+    await expect(client.batchStatus(42)).resolves.toEqual({
+      status: 'completed',
+      total: 2,
+      processed: 2,
+      succeeded: 1,
+      failed: 1,
+      failures: [{ orderId: 'o-2', customerId: 'c-1', code: 9004 }],
+    });
   });
 
   it.each([
@@ -90,9 +122,13 @@ describe('reads', () => {
 
   it('refuses a batch job id no till could use (negative, fractional), naming it; takes a numeric string', async () => {
     upstream.script(json(200, { jobId: -5.5 }), json(200, { jobId: '17' }));
-    expect((await failure(() => client.batchOrders({ body: [{ customerId: 'c', orderId: 'o', orderDate: '2025-01-01T00:00:00Z', totalPaid: 1 }] }))).code).toBe('upstream_invalid_response');
+    expect((await failure(() => client.batchOrders({ body: [{ customerId: 'c', orderId: 'o', orderDate: '2025-01-01T00:00:00Z', totalPaid: 1 }] }))).code).toBe(
+      'upstream_invalid_response',
+    );
     expect(unusable()[0]).toContain('jobId');
-    await expect(client.batchOrders({ body: [{ customerId: 'c', orderId: 'o', orderDate: '2025-01-01T00:00:00Z', totalPaid: 1 }] })).resolves.toEqual({ jobId: 17 });
+    await expect(client.batchOrders({ body: [{ customerId: 'c', orderId: 'o', orderDate: '2025-01-01T00:00:00Z', totalPaid: 1 }] })).resolves.toEqual({
+      jobId: 17,
+    });
   });
 });
 
@@ -104,7 +140,10 @@ describe('writes', () => {
   });
 
   it('a payment answered 2xx is returned as its answer even when its figures cannot be read', async () => {
-    upstream.script(json(200, { rewardedPoints: 'lots', redeemedPoints: null, paymentDetails: [{ serviceId: 's1', points: '3' }, { points: 2 }, 'x'] }), (res) => res.writeHead(200).end());
+    upstream.script(
+      json(200, { rewardedPoints: 'lots', redeemedPoints: null, paymentDetails: [{ serviceId: 's1', points: '3' }, { points: 2 }, 'x'] }),
+      (res) => res.writeHead(200).end(),
+    );
     await expect(client.payment(paymentRequest)).resolves.toEqual({ paymentDetails: [{ serviceId: 's1', points: 3 }] });
     await expect(client.payment({ ...paymentRequest, paymentId: 'p-2' })).resolves.toEqual({ paymentDetails: [] });
   });
@@ -123,8 +162,16 @@ describe('requests', () => {
 });
 
 describe('error bodies in the published form', () => {
-  it('reads a category type with documentationUrl; a 3003 about the OTP is otp_invalid, with none of the upstream\'s text', async () => {
-    upstream.script(json(422, { code: 3003, type: 'Payload Error', message: 'Invalid OTP for customer c-1', documentationUrl: 'https://example.invalid/docs', requestId: 'r-1' }));
+  it("reads a category type with documentationUrl; a 3003 about the OTP is otp_invalid, with none of the upstream's text", async () => {
+    upstream.script(
+      json(422, {
+        code: 3003,
+        type: 'Payload Error',
+        message: 'Invalid OTP for customer c-1',
+        documentationUrl: 'https://example.invalid/docs',
+        requestId: 'r-1',
+      }),
+    );
     const err = await failure(() => client.hold(holdRequest));
     expect({ code: err.code, loyaltyCode: err.loyaltyCode }).toEqual({ code: 'otp_invalid', loyaltyCode: 3003 });
     expect(err.message).not.toContain('c-1');
@@ -135,14 +182,28 @@ describe('coupon, order and configuration answers (src/upstream/coupon-answers.t
   it('a lock answer with nulls and an unreadable end keeps its reference: the coupons are locked upstream either way', () => {
     const read = CouponsValidateAnswer.parse({ lockReference: 'L-1', coupons: null, dateToExpire: 'tomorrow' });
     expect(read).toEqual({ lockReference: 'L-1', coupons: [], dateToExpire: undefined });
-    const one = CouponsValidateAnswer.parse({ lockReference: 'L-2', coupons: [{ code: 'TEN', type: null, value: '10' }, { type: 'fixed' }], dateToExpire: '2030-01-01T10:00:00' });
+    const one = CouponsValidateAnswer.parse({
+      lockReference: 'L-2',
+      coupons: [{ code: 'TEN', type: null, value: '10' }, { type: 'fixed' }],
+      dateToExpire: '2030-01-01T10:00:00',
+    });
     expect(one.coupons).toEqual([{ code: 'TEN', type: undefined, value: 10, capping: undefined, minOrderValue: undefined }]);
     expect(one.dateToExpire).toBe(Date.UTC(2030, 0, 1, 10));
   });
 
   it('order transactions: dates without an offset are UTC; an unreadable entry is left out', () => {
-    const read = OrderTransactionsAnswer.parse({ transactions: [{ transactionType: 'PaymentReward', transactionDate: '2024-10-16T08:13:29.29', equivalentPoints: '192' }, { amount: 3 }] });
-    expect(read.transactions).toEqual([{ transactionType: 'PaymentReward', transactionId: undefined, amount: undefined, equivalentPoints: 192, transactionDate: Date.UTC(2024, 9, 16, 8, 13, 29, 290) }]);
+    const read = OrderTransactionsAnswer.parse({
+      transactions: [{ transactionType: 'PaymentReward', transactionDate: '2024-10-16T08:13:29.29', equivalentPoints: '192' }, { amount: 3 }],
+    });
+    expect(read.transactions).toEqual([
+      {
+        transactionType: 'PaymentReward',
+        transactionId: undefined,
+        amount: undefined,
+        equivalentPoints: 192,
+        transactionDate: Date.UTC(2024, 9, 16, 8, 13, 29, 290),
+      },
+    ]);
   });
 
   it('redemption configuration: one unreadable rule does not hide the others', () => {

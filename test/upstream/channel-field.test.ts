@@ -4,9 +4,19 @@ import { fromUpstreamStatus, upstreamFailureKind } from '../../src/upstream/erro
 describe('a missing channel-merging field', () => {
   it('in the published error body (category type, message only) becomes 422 channel_field_required naming the field', () => {
     for (const field of ['email', 'mobile'] as const) {
-      const body = { code: 3000, type: 'Payload Error', message: `Missing required field: ${field}`, documentationUrl: 'https://docs.example/errors', requestId: 'r-1' };
+      const body = {
+        code: 3000,
+        type: 'Payload Error',
+        message: `Missing required field: ${field}`,
+        documentationUrl: 'https://docs.example/errors',
+        requestId: 'r-1',
+      };
       const err = fromUpstreamStatus('payment', 400, body, undefined);
-      expect({ status: err.status, code: err.code, errors: err.errors }).toEqual({ status: 422, code: 'channel_field_required', errors: [{ path: field, message: expect.stringContaining(field) }] });
+      expect({ status: err.status, code: err.code, errors: err.errors }).toEqual({
+        status: 422,
+        code: 'channel_field_required',
+        errors: [{ path: field, message: expect.stringContaining(field) }],
+      });
       expect(err.message).toContain(`send the customer's ${field}`);
       expect(err.message).not.toContain('Missing required field');
       expect(upstreamFailureKind(err)).toBe('rejected');

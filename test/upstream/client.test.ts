@@ -33,27 +33,30 @@ const cases: Case[] = [
 ];
 
 describe('each operation', () => {
-  it.each(cases)('%s: %s %s with keys, JSON and the request id, answer validated and returned as it is read (payment and refund too)', async (name, method, path, call, sentBody) => {
-    upstream.script(json(200, { ...bodies[name], unexpectedField: 'dropped' }));
-    const result = await call(client);
-    expect(upstream.seen).toHaveLength(1);
-    const seen = upstream.seen[0];
-    expect(seen.method).toBe(method);
-    expect(seen.url).toBe(path);
-    expect(seen.headers.apikey).toBe(API_KEY);
-    expect(seen.headers['x-request-id']).toBe('rq-1');
-    expect(seen.headers.accept).toBe('application/json');
-    // Events need only the API key (spec, Authentication); everything else both.
-    expect(seen.headers.secretkey).toBe(name === 'events' ? undefined : SECRET_KEY);
-    if (sentBody) {
-      expect(seen.headers['content-type']).toMatch(/^application\/json/);
-      expect(JSON.parse(seen.body)).toEqual(sentBody);
-    } else {
-      expect(seen.body).toBe('');
-    }
-    // Unknown fields of the answer are dropped; what the BFF uses is read (src/upstream/answers.ts).
-    expect(result).toEqual(reads[name]);
-  });
+  it.each(cases)(
+    '%s: %s %s with keys, JSON and the request id, answer validated and returned as it is read (payment and refund too)',
+    async (name, method, path, call, sentBody) => {
+      upstream.script(json(200, { ...bodies[name], unexpectedField: 'dropped' }));
+      const result = await call(client);
+      expect(upstream.seen).toHaveLength(1);
+      const seen = upstream.seen[0];
+      expect(seen.method).toBe(method);
+      expect(seen.url).toBe(path);
+      expect(seen.headers.apikey).toBe(API_KEY);
+      expect(seen.headers['x-request-id']).toBe('rq-1');
+      expect(seen.headers.accept).toBe('application/json');
+      // Events need only the API key (spec, Authentication); everything else both.
+      expect(seen.headers.secretkey).toBe(name === 'events' ? undefined : SECRET_KEY);
+      if (sentBody) {
+        expect(seen.headers['content-type']).toMatch(/^application\/json/);
+        expect(JSON.parse(seen.body)).toEqual(sentBody);
+      } else {
+        expect(seen.body).toBe('');
+      }
+      // Unknown fields of the answer are dropped; what the BFF uses is read (src/upstream/answers.ts).
+      expect(result).toEqual(reads[name]);
+    },
+  );
 });
 
 it('sends the secret key on events too in High Security Mode', async () => {

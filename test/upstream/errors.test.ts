@@ -79,7 +79,7 @@ describe('fromUpstreamStatus beyond the named codes', () => {
 });
 
 describe('fromTransportFailure', () => {
-  it('keeps only the system code and axios\' short message as the cause', () => {
+  it("keeps only the system code and axios' short message as the cause", () => {
     const err = fromTransportFailure('ECONNRESET', 'socket hang up', 1000);
     expect(err.code).toBe('upstream_unavailable');
     expect(String(err.cause)).toBe('Error: ECONNRESET: socket hang up');

@@ -169,7 +169,7 @@ describe('v4.0 error codes over HTTP', () => {
     expect(line?.upstreamCode).toBe(1001);
   });
 
-  it('keeps the answer body out of the till\'s error even when valid JSON of another shape', async () => {
+  it("keeps the answer body out of the till's error even when valid JSON of another shape", async () => {
     const { client } = once();
     upstream.script(json(400, { error: 'UPSTREAM-TEXT-7f3', code: 'weird' }));
     const err = await failure(() => client.hash('c-1'));

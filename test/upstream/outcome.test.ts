@@ -6,7 +6,8 @@ import { bodies, paymentRequest, reads } from './fixtures';
 import { drop, json, loyaltyError, makeClient, stall, STALL_TIMEOUT_MS, useTestUpstream } from './test-upstream';
 
 const duplicate = () => new ConflictError('duplicate_transaction', 'A transaction with this id was already recorded', { loyaltyCode: 9004 });
-const circuitOpen = () => markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'The loyalty service is unavailable', { retryAfterSeconds: 10 }));
+const circuitOpen = () =>
+  markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'The loyalty service is unavailable', { retryAfterSeconds: 10 }));
 const neverConnected = () => markNotDelivered(unavailable(new Error('ECONNREFUSED')));
 
 describe('failureOf: one failed write read on its own', () => {
@@ -33,7 +34,7 @@ describe('failureOf: one failed write read on its own', () => {
     expect(failureOf(err)).toBe('unknown');
   });
 
-  it('a duplicate: only the upstream\'s record can settle it', () => {
+  it("a duplicate: only the upstream's record can settle it", () => {
     expect(failureOf(duplicate())).toBe('duplicate');
   });
 });
@@ -107,7 +108,12 @@ describe('writeOutcome: what became of one write', () => {
 
   it('a duplicate the record shows is another write: refused, with the duplicate', async () => {
     const dup = duplicate();
-    await expect(writeOutcome(() => Promise.reject(dup), async () => false)).resolves.toEqual({ kind: 'refused', error: dup });
+    await expect(
+      writeOutcome(
+        () => Promise.reject(dup),
+        async () => false,
+      ),
+    ).resolves.toEqual({ kind: 'refused', error: dup });
   });
 
   it('a duplicate after an attempt that may have landed still asks the record (and is refused when it is another write)', async () => {
@@ -117,9 +123,14 @@ describe('writeOutcome: what became of one write', () => {
     expect(onRecord).toHaveBeenCalledTimes(1);
   });
 
-  it('a duplicate whose record cannot be read: unknown, with the read\'s error', async () => {
+  it("a duplicate whose record cannot be read: unknown, with the read's error", async () => {
     const readErr = unavailable();
-    await expect(writeOutcome(() => Promise.reject(duplicate()), () => Promise.reject(readErr))).resolves.toEqual({ kind: 'unknown', error: readErr });
+    await expect(
+      writeOutcome(
+        () => Promise.reject(duplicate()),
+        () => Promise.reject(readErr),
+      ),
+    ).resolves.toEqual({ kind: 'unknown', error: readErr });
   });
 });
 
@@ -138,7 +149,10 @@ describe('the retry loop keeps the worst of its attempts', () => {
   };
   const outcomeOf = (...errors: unknown[]) => {
     const a = attempts(...errors);
-    return writeOutcome(() => withRetries(run(), a.attempt), async () => false).then((o) => ({ ...o, sent: a.sent() }));
+    return writeOutcome(
+      () => withRetries(run(), a.attempt),
+      async () => false,
+    ).then((o) => ({ ...o, sent: a.sent() }));
   };
 
   it('a timeout, then a refusal by an open circuit: unknown, not refused', async () => {
@@ -194,7 +208,10 @@ describe('the retry loop keeps the worst of its attempts', () => {
       ac.abort();
       throw aborted();
     };
-    const outcome = await writeOutcome(() => withRetries({ ...run(), signal: ac.signal, sleep: wait }, a.attempt), async () => false);
+    const outcome = await writeOutcome(
+      () => withRetries({ ...run(), signal: ac.signal, sleep: wait }, a.attempt),
+      async () => false,
+    );
     expect(outcome).toMatchObject({ kind: 'unknown', error: { code: 'upstream_call_aborted' } });
     expect(a.sent()).toBe(1);
   });
@@ -220,7 +237,10 @@ describe('the client: a payment whose first attempt may have landed', () => {
     };
     const { client } = makeClient(upstream, { policies: [breaker] });
     upstream.script(drop, json(200, bodies.payment));
-    const outcome = await writeOutcome(() => client.payment(paymentRequest), async () => false);
+    const outcome = await writeOutcome(
+      () => client.payment(paymentRequest),
+      async () => false,
+    );
     client.close();
     expect(outcome).toMatchObject({ kind: 'unknown', error: { code: 'upstream_circuit_open' } });
     expect(upstream.seen).toHaveLength(1);
@@ -229,7 +249,10 @@ describe('the client: a payment whose first attempt may have landed', () => {
   it('timed out, then a 429 not waited for: unknown', async () => {
     const { client } = makeClient(upstream, { timeoutMs: STALL_TIMEOUT_MS });
     upstream.script(stall, loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '60' }));
-    const outcome = await writeOutcome(() => client.payment(paymentRequest), async () => false);
+    const outcome = await writeOutcome(
+      () => client.payment(paymentRequest),
+      async () => false,
+    );
     client.close();
     expect(outcome).toMatchObject({ kind: 'unknown', error: { code: 'upstream_rate_limited' } });
     expect(upstream.seen).toHaveLength(2);
@@ -247,7 +270,12 @@ describe('the client: a payment whose first attempt may have landed', () => {
   it('answered on the first attempt: applied with the plain answer', async () => {
     const { client } = makeClient(upstream);
     upstream.script(json(200, bodies.payment));
-    await expect(writeOutcome(() => client.payment(paymentRequest), async () => false)).resolves.toEqual({ kind: 'applied', body: reads.payment });
+    await expect(
+      writeOutcome(
+        () => client.payment(paymentRequest),
+        async () => false,
+      ),
+    ).resolves.toEqual({ kind: 'applied', body: reads.payment });
     client.close();
   });
 });

@@ -8,25 +8,35 @@ const upstream = useTestUpstream();
 it('policies wrap every attempt, outermost first, and see what the breaker and limiter need', async () => {
   const trace: string[] = [];
   const infos: CallInfo[] = [];
-  const tag = (name: string): CallPolicy => async (info, next) => {
-    trace.push(`${name}>`);
-    infos.push(info);
-    try {
-      return await next();
-    } catch (err) {
-      trace.push(`${name}!${upstreamFailureKind(err)}`);
-      throw err;
-    } finally {
-      trace.push(`<${name}`);
-    }
-  };
+  const tag =
+    (name: string): CallPolicy =>
+    async (info, next) => {
+      trace.push(`${name}>`);
+      infos.push(info);
+      try {
+        return await next();
+      } catch (err) {
+        trace.push(`${name}!${upstreamFailureKind(err)}`);
+        throw err;
+      } finally {
+        trace.push(`<${name}`);
+      }
+    };
   const { client } = makeClient(upstream, { policies: [tag('breaker'), tag('limiter')] });
   upstream.script(loyaltyError(503, 5000, 'InternalError', 'down'), json(200, bodies.coupons));
   await client.coupons('c-1', { requestId: 'rq-p' });
   client.close();
   expect(trace).toEqual([
-    'breaker>', 'limiter>', 'limiter!unavailable', '<limiter', 'breaker!unavailable', '<breaker',
-    'breaker>', 'limiter>', '<limiter', '<breaker',
+    'breaker>',
+    'limiter>',
+    'limiter!unavailable',
+    '<limiter',
+    'breaker!unavailable',
+    '<breaker',
+    'breaker>',
+    'limiter>',
+    '<limiter',
+    '<breaker',
   ]);
   expect(infos.filter((_, i) => i % 2 === 0).map((i) => [i.operation, i.method, i.rateGroup, i.attempt, i.requestId])).toEqual([
     ['coupons', 'GET', 'coupons', 1, 'rq-p'],

@@ -35,11 +35,16 @@ const fails = (err: unknown) => async (): Promise<never> => {
 
 const PAID = { paymentId: 'p-1', customerId: 'c-1', totalPaid: 25 };
 const HOLD = { reference: 'h-1', points: 250 };
-const payment = (amount?: number, extra: Partial<Transaction> = {}): Transaction => ({ transactionType: 'PaymentReward', transactionId: 'p-1', amount, ...extra });
+const payment = (amount?: number, extra: Partial<Transaction> = {}): Transaction => ({
+  transactionType: 'PaymentReward',
+  transactionId: 'p-1',
+  amount,
+  ...extra,
+});
 const redemption = (equivalentPoints?: number): Transaction => ({ transactionType: 'Redemption', transactionId: 'p-1', amount: 2.5, equivalentPoints });
 
 describe('paymentOnRecord: is the payment id taken by this very payment?', () => {
-  it('the same total under that id: true, read from that order\'s transactions with the call context', async () => {
+  it("the same total under that id: true, read from that order's transactions with the call context", async () => {
     const { reader, asked } = upstream([payment(25)]);
     await expect(paymentOnRecord(reader, PAID, { requestId: 'rq-9' })).resolves.toBe(true);
     expect(asked.orders).toEqual(['p-1']);
@@ -100,7 +105,7 @@ describe('paymentOnRecord: is the payment id taken by this very payment?', () =>
       await expect(paymentOnRecord(upstream([payment(25), redemption(250)], { state: 'redeemed', customerId: 'c-1' }).reader, withHold)).resolves.toBe(true);
     });
 
-    it('a hold that names another profile (an account that merges a customer\'s channels answers the merged one): true', async () => {
+    it("a hold that names another profile (an account that merges a customer's channels answers the merged one): true", async () => {
       await expect(paymentOnRecord(upstream([payment(25), redemption(250)], { state: 'used', customerId: 'web-c-1' }).reader, withHold)).resolves.toBe(true);
     });
 
@@ -109,13 +114,15 @@ describe('paymentOnRecord: is the payment id taken by this very payment?', () =>
     });
 
     it('points the hold did not say, or a redemption that does not say its points: not held against it', async () => {
-      await expect(paymentOnRecord(upstream([payment(25), redemption(999)], { state: 'used', customerId: 'c-1' }).reader, { ...PAID, hold: { reference: 'h-1' } })).resolves.toBe(true);
+      await expect(
+        paymentOnRecord(upstream([payment(25), redemption(999)], { state: 'used', customerId: 'c-1' }).reader, { ...PAID, hold: { reference: 'h-1' } }),
+      ).resolves.toBe(true);
       await expect(paymentOnRecord(upstream([payment(25), redemption(undefined)], { state: 'used', customerId: 'c-1' }).reader, withHold)).resolves.toBe(true);
     });
 
     it.each([
       ['the hold still active', { state: 'Active', customerId: 'c-1' }],
-      ['the hold still `held` (an older upstream\'s active)', { state: 'held', customerId: 'c-1' }],
+      ["the hold still `held` (an older upstream's active)", { state: 'held', customerId: 'c-1' }],
       ['the hold expired', { state: 'Expired', customerId: 'c-1' }],
       ['the hold released', { state: 'released', customerId: 'c-1' }],
       ['a hold state nobody knows', { state: 'frozen', customerId: 'c-1' }],
@@ -151,7 +158,7 @@ describe('refundOnRecord: is the refund id taken by a refund of this very paymen
   const REFUND = { paymentId: 'p-1', refundId: 'r-1', amount: 5 };
   const refund = (type: string, amount?: number, transactionId = 'r-1'): Transaction => ({ transactionType: type, transactionId, amount });
 
-  it('a refund under that id of the same amount: true, read from the payment\'s transactions', async () => {
+  it("a refund under that id of the same amount: true, read from the payment's transactions", async () => {
     const { reader, asked } = upstream([payment(25), refund('PartialRefund', 5)]);
     await expect(refundOnRecord(reader, REFUND, { requestId: 'rq-3' })).resolves.toBe(true);
     expect(asked.orders).toEqual(['p-1']);

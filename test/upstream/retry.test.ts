@@ -115,7 +115,7 @@ describe('writes that could apply twice are sent once', () => {
   });
 });
 
-describe('payment and refund: retried; a duplicate is always thrown, the upstream\'s record decides', () => {
+describe("payment and refund: retried; a duplicate is always thrown, the upstream's record decides", () => {
   it('payment: 503 then 200 -> the plain answer, same paymentId both times', async () => {
     const { client } = makeClient(upstream);
     upstream.script(unavailable503, json(200, bodies.payment));
@@ -229,6 +229,19 @@ describe('nextDelayMs', () => {
 
   it('marks exactly reads, payment, refund and the customer upsert (get-or-create by id) as safe to resend', () => {
     const safe = (Object.keys(RETRY_SAFE) as OperationId[]).filter((k) => RETRY_SAFE[k]).sort();
-    expect(safe).toEqual(['balance', 'batchStatus', 'coupons', 'hash', 'holdLookup', 'orderTransactions', 'payment', 'redemptionConfig', 'refund', 'rewardPreview', 'tierProgress', 'upsertCustomer']);
+    expect(safe).toEqual([
+      'balance',
+      'batchStatus',
+      'coupons',
+      'hash',
+      'holdLookup',
+      'orderTransactions',
+      'payment',
+      'redemptionConfig',
+      'refund',
+      'rewardPreview',
+      'tierProgress',
+      'upsertCustomer',
+    ]);
   });
 });

@@ -34,7 +34,13 @@ export class TestUpstream {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const seen: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), connection: (req.socket as unknown as { n: number }).n };
+        const seen: Seen = {
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          connection: (req.socket as unknown as { n: number }).n,
+        };
         this.seen.push(seen);
         (this.answers.shift() ?? this.fallback)(res, seen, req);
       });
@@ -129,7 +135,10 @@ export function captureLogger(): { logger: ReturnType<typeof createLogger>; line
   return { logger: createLogger({ level: 'debug', pretty: false, destination }), lines };
 }
 
-export function makeClient(upstream: TestUpstream, overrides: Partial<LoyaltyClientOptions> = {}): { client: LoyaltyClient; delays: number[]; lines: string[] } {
+export function makeClient(
+  upstream: TestUpstream,
+  overrides: Partial<LoyaltyClientOptions> = {},
+): { client: LoyaltyClient; delays: number[]; lines: string[] } {
   const delays: number[] = [];
   const { logger, lines } = captureLogger();
   const client = new LoyaltyClient({

@@ -12,7 +12,11 @@ const UTC = Date.UTC(2024, 9, 16, 8, 11, 24, 675);
 const TSX = path.join(__dirname, '../../node_modules/.bin/tsx');
 
 it('reads a date-time without an offset as UTC on a server 14 hours from UTC', () => {
-  const out = execFileSync(TSX, [path.join(__dirname, 'timezone-probe.ts')], { env: { ...process.env, TZ: 'Pacific/Kiritimati' }, encoding: 'utf8', timeout: 60_000 });
+  const out = execFileSync(TSX, [path.join(__dirname, 'timezone-probe.ts')], {
+    env: { ...process.env, TZ: 'Pacific/Kiritimati' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   const probe = JSON.parse(out.trim().split('\n').pop() as string);
   // The probe really ran far from UTC: there the naive reading is 14 hours early.
   expect(probe.zone).toBe('Pacific/Kiritimati');

@@ -11,7 +11,7 @@ const WIDTH = 110;
 
 const ENV_EXAMPLE_HEADER = [
   'Every setting of the POS BFF and the loyalty sandbox, with its default.',
-  'Copy to .env (read at start-up by the BFF and the terminal CLI, with Node\'s own parser) or export the',
+  "Copy to .env (read at start-up by the BFF and the terminal CLI, with Node's own parser) or export the",
   'variables; a variable set in the environment wins over .env. Empty means "use the default".',
   'A bad value stops start-up with a message naming the variable.',
   'Under Docker Compose the .env beside compose.yaml only fills in the variables compose.yaml lists under',

@@ -12,7 +12,12 @@ export interface TlsSettings {
 
 const origins = z
   .string()
-  .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/, 'each origin must be scheme://host[:port], e.g. https://tablet.store.example')));
 
 export const http = feature({
@@ -33,9 +38,16 @@ export const http = feature({
     maxHeaderCount: setting('MAX_HEADER_COUNT', positiveInt.max(2000).default(100), {
       description: 'Most request headers accepted; more is refused with 431.',
     }),
-    maxHeaderBytes: setting('MAX_HEADER_BYTES', positiveInt.min(1024).max(1024 * 1024).default(16 * 1024), {
-      description: "Largest total size of a request's headers, in bytes (1024..1048576); more is refused with 431.",
-    }),
+    maxHeaderBytes: setting(
+      'MAX_HEADER_BYTES',
+      positiveInt
+        .min(1024)
+        .max(1024 * 1024)
+        .default(16 * 1024),
+      {
+        description: "Largest total size of a request's headers, in bytes (1024..1048576); more is refused with 431.",
+      },
+    ),
     corsOrigins: setting('CORS_ORIGINS', origins.default([]), {
       description:
         'Browser origins (in-store tablet web apps) allowed to call /pos/v1, comma-separated, e.g. ' +

@@ -17,7 +17,7 @@ export const money = feature({
         '(GET /payments/:id, /refunds/:id) are scoped to that store.',
       readme:
         'how long the BFF remembers which store made a sale or refund (refunds and voids stay in that store; `GET ' +
-        '/payments/:id`, `/refunds/:id` read back only that store\'s)',
+        "/payments/:id`, `/refunds/:id` read back only that store's)",
     }),
     trustProxy: setting(
       'TRUST_PROXY',
@@ -28,15 +28,19 @@ export const money = feature({
         .transform((v): boolean | number | string => (v === 'false' ? false : v === 'true' ? true : /^[0-9]+$/.test(v) ? Number(v) : v)),
       {
         description:
-          "Express \"trust proxy\": false (the connecting address is the till's), a hop count, or the balancers' " +
-          "addresses/subnets (comma separated; loopback, linklocal, uniquelocal). Set it only behind a balancer that " +
-          "overwrites X-Forwarded-For.",
+          'Express "trust proxy": false (the connecting address is the till\'s), a hop count, or the balancers\' ' +
+          'addresses/subnets (comma separated; loopback, linklocal, uniquelocal). Set it only behind a balancer that ' +
+          'overwrites X-Forwarded-For.',
         readme: 'Express `trust proxy` behind a balancer (hop count or addresses)',
       },
     ),
     kioskEvents: setting(
       'KIOSK_EVENTS',
-      z.string().regex(/^[A-Za-z0-9_.:-]+(,[A-Za-z0-9_.:-]+)*$/, 'comma-separated event names').default('store_visit').transform((v) => v.split(',')),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_.:-]+(,[A-Za-z0-9_.:-]+)*$/, 'comma-separated event names')
+        .default('store_visit')
+        .transform((v) => v.split(',')),
       {
         description:
           'Event names a kiosk may send (POST /events), comma separated; a store\'s "kioskEvents" in the terminals file ' +
@@ -48,12 +52,12 @@ export const money = feature({
       description:
         "Whether a kiosk may read a customer's current hash and QR payload (GET /customers/:id/hash). The hash is the " +
         "customer's proof of presence at a till, and a kiosk knows the customer only by the id it was given: turn it on " +
-        "only where kiosks establish who the customer is themselves (start-up warns in production).",
+        'only where kiosks establish who the customer is themselves (start-up warns in production).',
       default: 'true outside production, false with NODE_ENV=production',
       readme:
         "a kiosk may read any customer's hash and QR payload (`GET /customers/:id/hash`); off (`403 kiosk_qr_off`) with " +
         "`NODE_ENV=production` unless set to `true`, which start-up warns about: the hash is the customer's proof of " +
-        "presence",
+        'presence',
     }),
   },
   read: (money, { env }) => ({ ...money, kioskQr: money.kioskQr ?? env !== 'production' }),

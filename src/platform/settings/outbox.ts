@@ -13,7 +13,7 @@ export const outbox = feature({
     claimIdleMs: setting('OUTBOX_CLAIM_IDLE_MS', positiveInt.min(100).max(3_600_000).default(30_000), {
       description:
         "A delivering instance's lease on a customer's queue (renewed while it delivers), and how long entries of an " +
-        "instance that died stay idle before another instance claims them, in milliseconds (100..3600000).",
+        'instance that died stay idle before another instance claims them, in milliseconds (100..3600000).',
     }),
     maxAttempts: setting('OUTBOX_MAX_ATTEMPTS', positiveInt.max(100_000).default(50), {
       description:
@@ -26,10 +26,17 @@ export const outbox = feature({
     backoffMaxMs: setting('OUTBOX_BACKOFF_MAX_MS', positiveInt.max(86_400_000).default(300_000), {
       description: 'The longest wait between sends of one entry, in milliseconds (never below OUTBOX_BACKOFF_BASE_MS).',
     }),
-    statusTtlSeconds: setting('OUTBOX_STATUS_TTL_HOURS', positiveInt.max(24 * 366).default(168).transform((hours) => hours * 3600), {
-      description: 'How long the record of a delivered or discarded entry stays for GET /pos/v1/outbox/:id, in hours.',
-      default: '168 (7 days)',
-    }),
+    statusTtlSeconds: setting(
+      'OUTBOX_STATUS_TTL_HOURS',
+      positiveInt
+        .max(24 * 366)
+        .default(168)
+        .transform((hours) => hours * 3600),
+      {
+        description: 'How long the record of a delivered or discarded entry stays for GET /pos/v1/outbox/:id, in hours.',
+        default: '168 (7 days)',
+      },
+    ),
   },
   read: (outbox) => ({ ...outbox, backoffMaxMs: Math.max(outbox.backoffMaxMs, outbox.backoffBaseMs) }),
 });

@@ -12,10 +12,10 @@ export const pos = feature({
     holdPeriodMinutes: setting('HOLD_PERIOD_MINUTES', positiveInt.max(15 * 24 * 60).default(10), {
       description:
         "The account's hold period in minutes (1..21600), used to estimate a hold's end until a hold lookup has shown the " +
-        "real period (then the period learned is used).",
+        'real period (then the period learned is used).',
       readme:
         "the account's hold period: a redemption's expiry is estimated from it until a hold lookup has shown the real one " +
-        "(then the period learned is used)",
+        '(then the period learned is used)',
     }),
     holdSafetyMarginSeconds: setting('HOLD_SAFETY_MARGIN_SECONDS', nonNegativeInt.max(3600).default(30), {
       description: 'A payment refuses a redemption with less than this left before its hold expires, in seconds.',
@@ -51,16 +51,16 @@ export const pos = feature({
       ].join('\n'),
       readme:
         "what shows the customer is at the till: `hash_or_otp` (the QR code's current hash, or an OTP when the account " +
-        "checks OTPs), `hash`, `otp` (the account must check OTPs), `none` (a typed id is enough; start-up warns)",
+        'checks OTPs), `hash`, `otp` (the account must check OTPs), `none` (a typed id is enough; start-up warns)',
     }),
     otpCodeMinutes: setting('OTP_CODE_MINUTES', positiveInt.max(60).default(5), {
       description:
         "How long a customer's OTP lives at the loyalty service, in minutes (1..60). While a customer's code is out, no " +
-        "other redemption may have one sent (409 otp_pending_for_another_redemption), so a code always confirms the " +
+        'other redemption may have one sent (409 otp_pending_for_another_redemption), so a code always confirms the ' +
         "redemption it was sent for. Set it to the account's OTP lifetime.",
       readme:
         "how long a customer's OTP lives at the loyalty service; while it is out no other redemption may have a code sent " +
-        "to that customer (`409 otp_pending_for_another_redemption`)",
+        'to that customer (`409 otp_pending_for_another_redemption`)',
     }),
   },
   // Demo terminals only make sense against the bundled sandbox, and never in production.

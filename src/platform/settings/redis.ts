@@ -5,25 +5,46 @@ import { feature, setting, type SliceOf, type ValuesOf } from './define';
 /** `host:port,host:port,...` (IPv6 hosts in brackets). */
 const hostPorts = z
   .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$/, 'each entry must be host:port, e.g. 10.0.0.7:6379')).min(1))
-  .transform((list) => list.map((hp) => {
-    const at = hp.lastIndexOf(':');
-    return { host: hp.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(hp.slice(at + 1)) };
-  }))
+  .transform((list) =>
+    list.map((hp) => {
+      const at = hp.lastIndexOf(':');
+      return { host: hp.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(hp.slice(at + 1)) };
+    }),
+  )
   .pipe(z.array(z.object({ host: z.string(), port: z.number().int().min(1).max(65535) })));
 
 const settings = {
-  url: setting('REDIS_URL', z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(), {
-    description: 'One node, e.g. redis://127.0.0.1:6379/0 (rediss:// for TLS; credentials in the URL).',
-    default: 'unset',
-    readme:
-      'unset (and no `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`): an in-process store (one instance, nothing survives a ' +
-      'restart; start-up says so); see [Running several instances](#running-several-instances)',
-  }),
-  keyPrefix: setting('REDIS_KEY_PREFIX', z.string().regex(/^[A-Za-z0-9:_-]*$/).default('posbff:'), {
-    description: 'Prefix of every key the BFF writes.',
-  }),
+  url: setting(
+    'REDIS_URL',
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+      .optional(),
+    {
+      description: 'One node, e.g. redis://127.0.0.1:6379/0 (rediss:// for TLS; credentials in the URL).',
+      default: 'unset',
+      readme:
+        'unset (and no `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`): an in-process store (one instance, nothing survives a ' +
+        'restart; start-up says so); see [Running several instances](#running-several-instances)',
+    },
+  ),
+  keyPrefix: setting(
+    'REDIS_KEY_PREFIX',
+    z
+      .string()
+      .regex(/^[A-Za-z0-9:_-]*$/)
+      .default('posbff:'),
+    {
+      description: 'Prefix of every key the BFF writes.',
+    },
+  ),
   clusterNodes: setting('REDIS_CLUSTER_NODES', hostPorts.optional(), {
     description:
       'Redis Cluster, instead of REDIS_URL: some of its nodes, host:port comma-separated; the others are discovered, e.g. ' +
@@ -36,10 +57,17 @@ const settings = {
       '10.0.0.7:26379,10.0.0.8:26379,10.0.0.9:26379. The BFF follows the master through failovers.',
     default: 'unset',
   }),
-  sentinelName: setting('REDIS_SENTINEL_NAME', z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'letters, digits, dot, underscore and dash').optional(), {
-    description: 'The master name the sentinels monitor (required with REDIS_SENTINELS).',
-    default: 'unset',
-  }),
+  sentinelName: setting(
+    'REDIS_SENTINEL_NAME',
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,128}$/, 'letters, digits, dot, underscore and dash')
+      .optional(),
+    {
+      description: 'The master name the sentinels monitor (required with REDIS_SENTINELS).',
+      default: 'unset',
+    },
+  ),
   username: setting('REDIS_USERNAME', z.string().min(1).optional(), {
     description: 'ACL user of the cluster nodes, or of the sentinel-managed master and replicas (only with REDIS_CLUSTER_NODES or REDIS_SENTINELS).',
     default: 'none',

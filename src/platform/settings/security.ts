@@ -14,8 +14,7 @@ export const security = feature({
     }),
     maxOpenRedemptionsPerTerminal: setting('MAX_OPEN_REDEMPTIONS_PER_TERMINAL', nonNegativeInt.max(1_000_000).default(10), {
       description:
-        'Redemptions one terminal may have open (otp_required or held) at once; one more is refused with 409 ' +
-        'too_many_open_redemptions. 0 = no cap.',
+        'Redemptions one terminal may have open (otp_required or held) at once; one more is refused with 409 ' + 'too_many_open_redemptions. 0 = no cap.',
     }),
   },
 });

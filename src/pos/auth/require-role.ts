@@ -3,8 +3,7 @@ import { problem } from '../../platform/problem';
 import type { TerminalRole } from '../terminals/types';
 import { identityOf } from './terminal-auth';
 
-const list = (roles: readonly TerminalRole[]) =>
-  roles.length === 1 ? roles[0] : `${roles.slice(0, -1).join(', ')} or ${roles[roles.length - 1]}`;
+const list = (roles: readonly TerminalRole[]) => (roles.length === 1 ? roles[0] : `${roles.slice(0, -1).join(', ')} or ${roles[roles.length - 1]}`);
 
 /** 403 unless the authenticated terminal has one of `roles`. Mount after terminalAuth. */
 export function requireRole(...roles: TerminalRole[]): RequestHandler {

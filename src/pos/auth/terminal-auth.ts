@@ -55,7 +55,8 @@ function fromToken(registry: TerminalRegistry, header: string | undefined): Veri
     return { code: 'missing_token', reason: 'missing_token', message: 'This route needs a terminal token: Authorization: Bearer <token>' };
   }
   const match = BEARER.exec(header);
-  if (!match) return { code: 'malformed_authorization', reason: 'malformed_authorization', message: 'The Authorization header must be "Bearer <terminal token>"' };
+  if (!match)
+    return { code: 'malformed_authorization', reason: 'malformed_authorization', message: 'The Authorization header must be "Bearer <terminal token>"' };
   const result = registry.verify(match[1]);
   return result.ok ? result : { ...INVALID_TOKEN, reason: result.reason, terminalId: result.terminalId };
 }
@@ -68,7 +69,8 @@ function fromCertificate(registry: TerminalRegistry, names: string[], header: st
   const found = names.map((n) => registry.verifyTerminalId(n)).filter((v) => v.ok || v.terminalId !== undefined);
   const ids = new Set(found.map((v) => (v.ok ? v.identity.terminal.id : v.terminalId)));
   const message = 'The client certificate does not name exactly one usable terminal';
-  if (ids.size !== 1) return { code: 'invalid_client_certificate', message, reason: ids.size ? 'certificate_names_several_terminals' : 'certificate_names_no_terminal' };
+  if (ids.size !== 1)
+    return { code: 'invalid_client_certificate', message, reason: ids.size ? 'certificate_names_several_terminals' : 'certificate_names_no_terminal' };
   const cert = found[0];
   if (!cert.ok) return { code: 'invalid_client_certificate', message, reason: cert.reason, terminalId: cert.terminalId };
   if (header === undefined) return cert;
@@ -76,7 +78,12 @@ function fromCertificate(registry: TerminalRegistry, names: string[], header: st
   if ('code' in token) return token;
   if (!token.ok) return { ...INVALID_TOKEN, reason: token.reason };
   if (token.identity.terminal.id !== cert.identity.terminal.id) {
-    return { code: 'credentials_disagree', message: 'The bearer token and the client certificate name different terminals', reason: 'credentials_disagree', terminalId: cert.identity.terminal.id };
+    return {
+      code: 'credentials_disagree',
+      message: 'The bearer token and the client certificate name different terminals',
+      reason: 'credentials_disagree',
+      terminalId: cert.identity.terminal.id,
+    };
   }
   return cert;
 }
@@ -110,7 +117,10 @@ export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOp
     const outcome = names.length ? fromCertificate(registry, names, header) : fromToken(registry, header);
     if ('code' in outcome || !outcome.ok) {
       const refusal = 'code' in outcome ? outcome : { ...INVALID_TOKEN, reason: outcome.reason, terminalId: outcome.terminalId };
-      log.warn({ ...from, reason: refusal.reason, terminalId: refusal.terminalId, via: names.length ? 'certificate' : 'token' }, 'terminal authentication failed');
+      log.warn(
+        { ...from, reason: refusal.reason, terminalId: refusal.terminalId, via: names.length ? 'certificate' : 'token' },
+        'terminal authentication failed',
+      );
       // Counted against the terminal when the credential named one (a revoked till, a certificate), so its neighbours behind one address are not blocked.
       await failures?.record(refusal.terminalId ? `terminal:${refusal.terminalId}` : `address:${address}`);
       return next(refuse(res, refusal.code, refusal.message));

@@ -40,7 +40,11 @@ export class MemoryBatchJobStore implements BatchJobStore {
 export class RedisBatchJobStore implements BatchJobStore {
   readonly kind = 'redis' as const;
 
-  constructor(private readonly redis: RedisClient, private readonly prefix: string, private readonly ttlMs = BATCH_JOB_TTL_MS) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    private readonly ttlMs = BATCH_JOB_TTL_MS,
+  ) {}
 
   async remember(jobId: number, storeId: string): Promise<void> {
     try {
@@ -73,8 +77,14 @@ export function createBatchJobStore(opts: { redis?: RedisClient; prefix: string 
  * till must not upload again (its orders would fail as duplicates), and the
  * job's status then reads as unknown.
  */
-export async function rememberJob(store: BatchJobStore, job: { jobId: number; storeId: string; now: number; logger: Logger; requestId?: string }): Promise<void> {
+export async function rememberJob(
+  store: BatchJobStore,
+  job: { jobId: number; storeId: string; now: number; logger: Logger; requestId?: string },
+): Promise<void> {
   await store.remember(job.jobId, job.storeId, job.now).catch((err) => {
-    job.logger.error({ requestId: job.requestId, jobId: job.jobId, storeId: job.storeId, err: (err as Error).message }, 'could not record the store of a batch job; its status will read as unknown');
+    job.logger.error(
+      { requestId: job.requestId, jobId: job.jobId, storeId: job.storeId, err: (err as Error).message },
+      'could not record the store of a batch job; its status will read as unknown',
+    );
   });
 }

@@ -9,5 +9,7 @@ export { RedisCouponLockStore } from './redis-store';
 export { CouponLockSweeper, type CouponLockSweeperOptions } from './sweeper';
 
 export function createCouponLockStore(opts: { redis?: RedisClient; prefix: string; usedKeepMs?: number }): CouponLockStore {
-  return opts.redis ? new RedisCouponLockStore(opts.redis, { prefix: opts.prefix, usedKeepMs: opts.usedKeepMs }) : new MemoryCouponLockStore(undefined, opts.usedKeepMs);
+  return opts.redis
+    ? new RedisCouponLockStore(opts.redis, { prefix: opts.prefix, usedKeepMs: opts.usedKeepMs })
+    : new MemoryCouponLockStore(undefined, opts.usedKeepMs);
 }

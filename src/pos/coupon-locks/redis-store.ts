@@ -63,7 +63,18 @@ return out
 `;
 
 interface Scripts {
-  cplWrite(record: string, due: string, used: string, expected: string, json: string, ttl: string, id: string, score: string, usedJson: string, usedTtl: string): Promise<number>;
+  cplWrite(
+    record: string,
+    due: string,
+    used: string,
+    expected: string,
+    json: string,
+    ttl: string,
+    id: string,
+    score: string,
+    usedJson: string,
+    usedTtl: string,
+  ): Promise<number>;
   cplClaim(numberOfKeys: number, ...args: string[]): Promise<string[]>;
 }
 

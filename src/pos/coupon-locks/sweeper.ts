@@ -73,7 +73,10 @@ export class CouponLockSweeper {
 
   private async release(l: CouponLock): Promise<void> {
     this.released += 1;
-    this.log.info({ couponLockId: l.id, storeId: l.storeId, terminalId: l.terminalId, customerId: l.customerId, lockReference: l.lockReference, releaseAt: l.releaseAt }, 'coupon lock abandoned');
+    this.log.info(
+      { couponLockId: l.id, storeId: l.storeId, terminalId: l.terminalId, customerId: l.customerId, lockReference: l.lockReference, releaseAt: l.releaseAt },
+      'coupon lock abandoned',
+    );
     try {
       await this.opts.loyalty.couponRelease(l.lockReference);
     } catch (err) {
@@ -94,7 +97,10 @@ export class CouponLockSweeper {
       if (recorded === 'abandoned') this.released += 1;
       return recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
     } catch (err) {
-      this.log.warn({ couponLockId: l.id, err: { message: (err as Error).message } }, 'could not settle a claimed coupon lock from the upstream; trying again later');
+      this.log.warn(
+        { couponLockId: l.id, err: { message: (err as Error).message } },
+        'could not settle a claimed coupon lock from the upstream; trying again later',
+      );
       return false;
     }
   }

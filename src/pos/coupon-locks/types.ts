@@ -45,9 +45,7 @@ export interface CouponLock {
 }
 
 export type CouponLockChange =
-  | { ok: true; lock: CouponLock }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'rejected'; lock: CouponLock; detail: string };
+  { ok: true; lock: CouponLock } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'rejected'; lock: CouponLock; detail: string };
 
 /** Where coupon locks live: Redis, or memory for a single instance. Both pass one test suite. */
 export interface CouponLockStore {

@@ -32,10 +32,13 @@ function upstreamProbe(baseUrl: string, timeoutMs: number, cacheMs: number, cloc
   return () => {
     if (cached && clock() - cached.at < cacheMs) return Promise.resolve(cached.ok);
     inFlight ??= fetch(baseUrl, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
-      .then(async (res) => {
-        await res.body?.cancel().catch(() => undefined);
-        return true;
-      }, () => false)
+      .then(
+        async (res) => {
+          await res.body?.cancel().catch(() => undefined);
+          return true;
+        },
+        () => false,
+      )
       .then((ok) => {
         cached = { ok, at: clock() };
         inFlight = undefined;

@@ -7,7 +7,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
     // fromEntries defines own properties, so a "__proto__" key in a body is kept, not swallowed.
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+    return Object.fromEntries(
+      Object.keys(v as object)
+        .sort()
+        .map((k) => [k, (v as Record<string, unknown>)[k]]),
+    );
   });
 }
 
@@ -26,5 +30,7 @@ function meaningfulQuery(query: Record<string, unknown>): Record<string, unknown
  */
 export function requestFingerprint(method: string, path: string, body: unknown, query: Record<string, unknown> = {}): string {
   const q = meaningfulQuery(query);
-  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}${q ? `\n?${canonicalJson(q)}` : ''}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}${q ? `\n?${canonicalJson(q)}` : ''}`)
+    .digest('hex');
 }

@@ -65,17 +65,22 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     if (claim.status === 'rejected') throw claim.reason;
     const found = claim.value;
     if (found.kind !== 'claimed' && found.fingerprint !== fingerprint) {
-      throw problem('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path, query or body); use a new key for a new request');
+      throw problem(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used for a different request (method, path, query or body); use a new key for a new request',
+      );
     }
     if (found.kind === 'running') {
-      throw problem('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 });
+      throw problem('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', {
+        retryAfterSeconds: 1,
+      });
     }
     if (found.kind === 'done') return replay(res, found.response);
     recordResponse(req, res, slot, owner, fingerprint, opts, clock);
     next();
   };
 
-  const noteError: ErrorRequestHandler = (err, _req, res, next) => {
+  const noteError: ErrorRequestHandler = (err: unknown, _req, res, next) => {
     res.locals[ERROR_SLOT] = err;
     next(err);
   };
@@ -96,14 +101,27 @@ function replay(res: Response, stored: StoredResponse): void {
  * finished response is stored, or the key released, before it goes out.
  * Renews the lease while the request runs.
  */
-function recordResponse(req: Request, res: Response, slot: IdempotencySlot, owner: string, fingerprint: string, opts: IdempotencyOptions, clock: () => number): void {
+function recordResponse(
+  req: Request,
+  res: Response,
+  slot: IdempotencySlot,
+  owner: string,
+  fingerprint: string,
+  opts: IdempotencyOptions,
+  clock: () => number,
+): void {
   // Built only when there is something to say: a child logger per request costs every request.
   const log = () => ((req as { log?: Logger }).log ?? opts.logger).child({ component: 'idempotency' });
   const startedAt = Date.now();
-  const renewal = setInterval(() => {
-    if (Date.now() - startedAt > MAX_RENEW_MS) return clearInterval(renewal);
-    opts.store.renew(slot, owner, clock(), opts.leaseMs).catch((err: Error) => log().warn({ err: { message: err.message } }, 'could not renew an idempotency lease'));
-  }, Math.max(50, Math.floor(opts.leaseMs / 3)));
+  const renewal = setInterval(
+    () => {
+      if (Date.now() - startedAt > MAX_RENEW_MS) return clearInterval(renewal);
+      opts.store
+        .renew(slot, owner, clock(), opts.leaseMs)
+        .catch((err: Error) => log().warn({ err: { message: err.message } }, 'could not renew an idempotency lease'));
+    },
+    Math.max(50, Math.floor(opts.leaseMs / 3)),
+  );
   renewal.unref();
 
   let settled = false;
@@ -121,14 +139,18 @@ function recordResponse(req: Request, res: Response, slot: IdempotencySlot, owne
     if (location !== undefined) response.location = String(location);
     const outcome = keyOutcome(res.statusCode, res.locals[ERROR_SLOT]);
     const saved =
-      outcome === 'keep' ? opts.store.complete(slot, owner, fingerprint, response, clock(), opts.ttlMs)
-      : outcome === 'release' ? opts.store.release(slot, owner)
-      : Promise.resolve(true);
+      outcome === 'keep'
+        ? opts.store.complete(slot, owner, fingerprint, response, clock(), opts.ttlMs)
+        : outcome === 'release'
+          ? opts.store.release(slot, owner)
+          : Promise.resolve(true);
     saved
       .then((ok) => {
         if (!ok) log().warn({ status: res.statusCode }, 'idempotency lease was lost before the response was stored; a retry may run again');
       })
-      .catch((err: Error) => log().error({ err: { message: err.message }, status: res.statusCode }, 'could not store the idempotent response; its key frees after the lease'))
+      .catch((err: Error) =>
+        log().error({ err: { message: err.message }, status: res.statusCode }, 'could not store the idempotent response; its key frees after the lease'),
+      )
       .finally(() => send(body));
     return res;
   } as Response['send'];

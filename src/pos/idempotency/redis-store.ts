@@ -57,8 +57,18 @@ function unavailable(err: unknown): unknown {
   return redisUnavailable(err, 'idempotency store');
 }
 
-interface RunningRecord { s: 'r'; o: string; f: string; e: number }
-interface DoneRecord { s: 'd'; f: string; e: number; r: StoredResponse }
+interface RunningRecord {
+  s: 'r';
+  o: string;
+  f: string;
+  e: number;
+}
+interface DoneRecord {
+  s: 'd';
+  f: string;
+  e: number;
+  r: StoredResponse;
+}
 
 /**
  * Idempotency records in Redis, shared by every BFF instance, so a retry that
@@ -72,7 +82,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   readonly kind = 'redis' as const;
   private readonly redis: Scripted;
 
-  constructor(redis: RedisClient, private readonly prefix: string) {
+  constructor(
+    redis: RedisClient,
+    private readonly prefix: string,
+  ) {
     this.redis = withScripts(redis);
   }
 

@@ -29,9 +29,7 @@ export interface Claim {
 }
 
 export type BeginResult =
-  | { kind: 'claimed' }
-  | { kind: 'running'; fingerprint: string; expiresAt: number }
-  | { kind: 'done'; fingerprint: string; response: StoredResponse };
+  { kind: 'claimed' } | { kind: 'running'; fingerprint: string; expiresAt: number } | { kind: 'done'; fingerprint: string; response: StoredResponse };
 
 export interface IdempotencyStore {
   readonly kind: 'memory' | 'redis';

@@ -29,7 +29,7 @@ export function instrumentRedemptions(store: RedemptionStore, metrics: Metrics):
       if (prop === 'create') return create;
       if (prop === 'change') return change;
       const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

@@ -84,14 +84,20 @@ async function freeAll<A>(action: MoneyAction<A>, taken: Claim<A>[], refusal: Ap
     try {
       await c.free(refusal);
     } catch (err) {
-      action.logger.warn({ claim: c.name, err: { message: (err as Error).message } }, 'a refused write\'s claim could not be freed; it will be settled from the upstream');
+      action.logger.warn(
+        { claim: c.name, err: { message: (err as Error).message } },
+        "a refused write's claim could not be freed; it will be settled from the upstream",
+      );
       c.settleLater();
     }
   }
 }
 
 function keepAll<A>(action: MoneyAction<A>, taken: Claim<A>[], cause: unknown, answer?: A): void {
-  action.logger.warn({ what: action.what, claims: taken.map((c) => c.name), cause: (cause as Error)?.message }, 'write outcome unknown or not recorded; claims kept and settled from the upstream');
+  action.logger.warn(
+    { what: action.what, claims: taken.map((c) => c.name), cause: (cause as Error)?.message },
+    'write outcome unknown or not recorded; claims kept and settled from the upstream',
+  );
   for (const c of taken) c.settleLater(answer);
 }
 

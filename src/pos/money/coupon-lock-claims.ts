@@ -37,7 +37,11 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   const now = deps.clock();
   let state: 'used' | 'abandoned' | 'released';
   if (l.state === 'paying') {
-    const paid = await paymentOnRecord(deps.loyalty, { paymentId: l.paymentId as string, customerId: l.customerId, totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN }, { requestId: `coupon-lock-check-${l.id}` });
+    const paid = await paymentOnRecord(
+      deps.loyalty,
+      { paymentId: l.paymentId as string, customerId: l.customerId, totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN },
+      { requestId: `coupon-lock-check-${l.id}` },
+    );
     if (!paid && now < l.expiresAt) return 'left for the sweeper';
     state = paid ? 'used' : 'abandoned';
   } else if (l.state === 'releasing') {
@@ -49,8 +53,14 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   } else {
     return 'unchanged';
   }
-  const result = await deps.couponLocks.change(l.id, deps.clock(), (cur) => (cur.state === l.state && cur.paymentId === l.paymentId ? { ...cur, state } : `it is ${cur.state}`));
-  if (result.ok) deps.logger.info({ couponLockId: l.id, storeId: l.storeId, customerId: l.customerId, paymentId: l.paymentId, recorded: state }, 'coupon lock settled from the upstream');
+  const result = await deps.couponLocks.change(l.id, deps.clock(), (cur) =>
+    cur.state === l.state && cur.paymentId === l.paymentId ? { ...cur, state } : `it is ${cur.state}`,
+  );
+  if (result.ok)
+    deps.logger.info(
+      { couponLockId: l.id, storeId: l.storeId, customerId: l.customerId, paymentId: l.paymentId, recorded: state },
+      'coupon lock settled from the upstream',
+    );
   return result.ok ? state : 'unchanged';
 }
 
@@ -64,7 +74,12 @@ function settleLater(deps: Deps, l: CouponLock): void {
  * (a till's retry). Applied: `used`. Refused: `locked` again, unless the claim
  * was already this payment's (its record then decides).
  */
-export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string; totalPaid: number }): CouponLockClaim {
+export function couponLockForPayment(
+  deps: Deps,
+  ctx: CallContext,
+  id: string,
+  who: { customerId: string; paymentId: string; totalPaid: number },
+): CouponLockClaim {
   return recordClaim(`coupon lock ${id}`, {
     async take() {
       const now = deps.clock();
@@ -87,14 +102,18 @@ export function couponLockForPayment(deps: Deps, ctx: CallContext, id: string, w
     },
     finish: () =>
       change(deps.couponLocks, id, deps.clock(), (cur) =>
-        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used') ? { ...cur, state: 'used' } : new Error(`Coupon lock ${id} is ${cur.state}`),
+        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used')
+          ? { ...cur, state: 'used' }
+          : new Error(`Coupon lock ${id} is ${cur.state}`),
       ),
     async free(l, again) {
       if (again) {
         await settleCouponLock(deps, l).catch(() => settleLater(deps, l));
         return;
       }
-      await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'locked', paymentId: undefined, paidTotal: undefined } : 'not ours'));
+      await deps.couponLocks.change(id, deps.clock(), (cur) =>
+        cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'locked', paymentId: undefined, paidTotal: undefined } : 'not ours',
+      );
     },
     settleLater: (l) => settleLater(deps, l),
   });
@@ -125,7 +144,11 @@ export function couponLockForRelease(deps: Deps, ctx: CallContext, id: string): 
     // The sweeper may have abandoned it meanwhile, and released it upstream too.
     finish: () =>
       change(deps.couponLocks, id, deps.clock(), (cur) =>
-        cur.state === 'releasing' || cur.state === 'abandoned' ? (cur.state === 'abandoned' ? cur : { ...cur, state: 'released' }) : new Error(`Coupon lock ${id} is ${cur.state}`),
+        cur.state === 'releasing' || cur.state === 'abandoned'
+          ? cur.state === 'abandoned'
+            ? cur
+            : { ...cur, state: 'released' }
+          : new Error(`Coupon lock ${id} is ${cur.state}`),
       ),
     async free(l, again) {
       if (again) return settleLater(deps, l);

@@ -55,7 +55,8 @@ function settleLater(deps: Deps, r: Redemption): void {
  */
 export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string }): RedemptionClaim {
   return recordClaim(`redemption ${id}`, {
-    take: () => take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now: deps.clock(), marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }),
+    take: () =>
+      take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now: deps.clock(), marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }),
     async finish() {
       const done = await deps.redemptions.change(id, deps.clock(), (cur) =>
         cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
@@ -70,10 +71,16 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
         // The hold's own record says whether it was used, ended or is still active.
         const recorded = await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         // Logged like the sweeper's expiries, so every dead hold leaves a line (here the upstream knew first: clocks apart).
-        if (recorded === 'expired') deps.logger.info({ redemptionId: r.id, storeId: r.storeId, customerId: r.customerId, holdReference: r.holdReference, expiresAt: r.expiresAt, via: 'upstream' }, 'hold expired');
+        if (recorded === 'expired')
+          deps.logger.info(
+            { redemptionId: r.id, storeId: r.storeId, customerId: r.customerId, holdReference: r.holdReference, expiresAt: r.expiresAt, via: 'upstream' },
+            'hold expired',
+          );
         return;
       }
-      await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'held', paymentId: undefined } : 'not ours'));
+      await deps.redemptions.change(id, deps.clock(), (cur) =>
+        cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'held', paymentId: undefined } : 'not ours',
+      );
     },
     settleLater: (r) => settleLater(deps, r),
   });
@@ -134,8 +141,11 @@ export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): Reco
       let refusal: AppError | undefined;
       const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return (refusal = redemptionNotFound(id)).message;
-        if (cur.state === 'confirming') return (refusal = problem('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`)).message;
-        if (cur.state !== 'otp_required') return (refusal = problem('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } })).message;
+        if (cur.state === 'confirming')
+          return (refusal = problem('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`)).message;
+        if (cur.state !== 'otp_required')
+          return (refusal = problem('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } }))
+            .message;
         return { ...cur, state: 'confirming' };
       });
       if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);

@@ -8,9 +8,7 @@ import type { Claim } from './claim-step';
 type Deps = Pick<PosDeps, 'sales' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
 
 /** What the upstream's record of an id must show for it to be this write. */
-export type OnRecord =
-  | { kind: 'payment'; totalPaid: number; hold?: { reference: string; points?: number } }
-  | { kind: 'refund'; amount?: number };
+export type OnRecord = { kind: 'payment'; totalPaid: number; hold?: { reference: string; points?: number } } | { kind: 'refund'; amount?: number };
 
 function onRecord(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<boolean> {
   const ctx = { requestId: `sale-check-${e.id}`.slice(0, 128) };
@@ -31,20 +29,27 @@ export class NotOnRecordYet extends Error {}
  */
 export async function settleSaleId(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<string> {
   if (!(await onRecord(deps, e, expect))) throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record yet`);
-  const r = await deps.sales.change(e.kind, e.id, (cur) => (stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`));
+  const r = await deps.sales.change(e.kind, e.id, (cur) =>
+    stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`,
+  );
   return r.ok ? 'recorded' : 'unchanged';
 }
 
 /** A void under way on a sale, settled by its refund's record (and, not on record yet, asked again later). */
 export async function settleSaleVoid(deps: Deps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
   await settleSaleId(deps, refund, { kind: 'refund' });
-  const r = await deps.sales.change('payment', sale.id, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`));
+  const r = await deps.sales.change('payment', sale.id, (cur) =>
+    stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`,
+  );
   return r.ok ? 'voided' : 'unchanged';
 }
 
 /** An id of another store, or of another customer, is refused the same way: nothing tells whose it is. */
 const idTaken = (kind: SaleEntry['kind'], id: string) =>
-  problem(`${kind}_id_taken`, `${kind === 'payment' ? 'Payment' : 'Refund'} id ${id} is already used by another ${kind === 'payment' ? 'sale' : 'refund'}; nothing was recorded for this one: use a new id`);
+  problem(
+    `${kind}_id_taken`,
+    `${kind === 'payment' ? 'Payment' : 'Refund'} id ${id} is already used by another ${kind === 'payment' ? 'sale' : 'refund'}; nothing was recorded for this one: use a new id`,
+  );
 
 /**
  * A sale or refund id claimed for this store (`recording`) before its write
@@ -53,7 +58,13 @@ const idTaken = (kind: SaleEntry['kind'], id: string) =>
  * (a till's retry) carries on; then a refusal does not free it, since the
  * earlier attempt may have landed: the upstream's record decides.
  */
-export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry, 'storeId' | 'state'>, expect: OnRecord, opts: { acceptedLater?: boolean } = {}): Claim {
+export function saleIdClaim(
+  deps: Deps,
+  ctx: CallContext,
+  entry: Omit<SaleEntry, 'storeId' | 'state'>,
+  expect: OnRecord,
+  opts: { acceptedLater?: boolean } = {},
+): Claim {
   const mine: SaleEntry = { ...entry, storeId: ctx.identity.store.id, ...(expect.kind === 'payment' ? { totalPaid: expect.totalPaid } : {}) };
   let again = false;
   return {
@@ -72,7 +83,9 @@ export function saleIdClaim(deps: Deps, ctx: CallContext, entry: Omit<SaleEntry,
     async finish(answer) {
       // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
       if (isQueued(answer) || opts.acceptedLater) return;
-      const r = await deps.sales.change(entry.kind, entry.id, (cur) => (cur.storeId === mine.storeId ? (stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : cur) : 'another store'));
+      const r = await deps.sales.change(entry.kind, entry.id, (cur) =>
+        cur.storeId === mine.storeId ? (stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : cur) : 'another store',
+      );
       if (!r.ok) throw new Error(`${entry.kind} ${entry.id}: ${r.detail}`);
     },
     async free() {
@@ -120,13 +133,17 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
     },
     async finish(answer) {
       if (!claimed || isQueued(answer)) return;
-      const r = await deps.sales.change('payment', paymentId, (cur) => (stateOf(cur) === 'voiding' || stateOf(cur) === 'voided' ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`));
+      const r = await deps.sales.change('payment', paymentId, (cur) =>
+        stateOf(cur) === 'voiding' || stateOf(cur) === 'voided' ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`,
+      );
       if (!r.ok) throw new Error(`Sale ${paymentId}: ${r.detail}`);
     },
     async free() {
       if (!claimed) return;
       if (again) return this.settleLater();
-      await deps.sales.change('payment', paymentId, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refundId ? { ...cur, state: 'recorded', voidRefundId: undefined } : 'not voiding'));
+      await deps.sales.change('payment', paymentId, (cur) =>
+        stateOf(cur) === 'voiding' && cur.voidRefundId === refundId ? { ...cur, state: 'recorded', voidRefundId: undefined } : 'not voiding',
+      );
     },
     settleLater() {
       const sale = claimed;
@@ -146,15 +163,23 @@ export const saleNotFound = (paymentId: string) => problem('sale_not_found', `Sa
  * after attempts that may have landed (timeouts, 5xx) leaves the claim standing:
  * the write may be done. Ids not claimed by that store are left alone.
  */
-export async function settleQueuedId(sales: SaleRecords, e: { kind: 'payment' | 'refund'; id: string; paymentId: string; storeId: string; mayHaveLanded?: boolean }, delivered: boolean): Promise<void> {
+export async function settleQueuedId(
+  sales: SaleRecords,
+  e: { kind: 'payment' | 'refund'; id: string; paymentId: string; storeId: string; mayHaveLanded?: boolean },
+  delivered: boolean,
+): Promise<void> {
   if (!delivered && e.mayHaveLanded) return;
   if (delivered) {
-    await sales.change(e.kind, e.id, (cur) => (cur.storeId === e.storeId && stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : 'not a queued claim'));
+    await sales.change(e.kind, e.id, (cur) =>
+      cur.storeId === e.storeId && stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : 'not a queued claim',
+    );
   } else {
     await sales.free(e.kind, e.id, e.storeId);
   }
   if (e.kind !== 'refund') return;
   await sales.change('payment', e.paymentId, (cur) =>
-    stateOf(cur) === 'voiding' && cur.voidRefundId === e.id ? { ...cur, state: delivered ? 'voided' : 'recorded', ...(delivered ? {} : { voidRefundId: undefined }) } : 'not this void',
+    stateOf(cur) === 'voiding' && cur.voidRefundId === e.id
+      ? { ...cur, state: delivered ? 'voided' : 'recorded', ...(delivered ? {} : { voidRefundId: undefined }) }
+      : 'not this void',
   );
 }

@@ -9,7 +9,9 @@ import { type ErrorDoc, ERRORS, type ErrorName, RATE_LIMIT_HEADER_NAMES } from '
 export function nameSchemas(): void {
   named(req.StartRedemptionBody, 'StartRedemptionRequest', { description: 'Give exactly one of amount, points, ruleId; and qr, or customerId (with hash).' });
   named(req.SubmitOtpBody, 'SubmitOtpRequest');
-  named(req.PaymentBody, 'PaymentRequest', { description: 'Merchant, branch and channel come from the terminal; name a held redemption to pay with its points.' });
+  named(req.PaymentBody, 'PaymentRequest', {
+    description: 'Merchant, branch and channel come from the terminal; name a held redemption to pay with its points.',
+  });
   named(req.SaleLine, 'SaleLine', { description: 'One line of a sale: the same shape in payments, refunds and earn previews.' });
   named(req.SaleVoidBody, 'SaleVoidRequest');
   named(req.RefundBody, 'RefundRequest', { description: 'Full refund (no amount, no lines), by amount, or by lines; not both.' });
@@ -26,10 +28,16 @@ export function nameSchemas(): void {
   named(res.EventsAcceptedSchema, 'EventsAccepted');
   named(res.OrderBatchAcceptedSchema, 'OrderBatchAccepted');
   named(res.OrderBatchStatusSchema, 'OrderBatchStatus');
-  named(res.QueuedPaymentSchema, 'QueuedPayment', { description: 'The loyalty service was out of reach: the payment waits in the outbox and is delivered later with its own paymentId.' });
-  named(res.QueuedRefundSchema, 'QueuedRefund', { description: 'The loyalty service was out of reach: the refund waits in the outbox (its refundId makes a second delivery harmless).' });
+  named(res.QueuedPaymentSchema, 'QueuedPayment', {
+    description: 'The loyalty service was out of reach: the payment waits in the outbox and is delivered later with its own paymentId.',
+  });
+  named(res.QueuedRefundSchema, 'QueuedRefund', {
+    description: 'The loyalty service was out of reach: the refund waits in the outbox (its refundId makes a second delivery harmless).',
+  });
   named(res.QueuedEventsSchema, 'QueuedEvents');
-  named(res.QueuedOrderBatchSchema, 'QueuedOrderBatch', { description: 'The upload waits in the outbox; its jobId shows in GET /pos/v1/outbox/{id} once delivered.' });
+  named(res.QueuedOrderBatchSchema, 'QueuedOrderBatch', {
+    description: 'The upload waits in the outbox; its jobId shows in GET /pos/v1/outbox/{id} once delivered.',
+  });
   named(outbox.OutboxEntryViewSchema, 'OutboxEntry');
   named(outbox.DeadLettersSchema, 'DeadLetters');
   named(res.HealthSchema, 'Health');

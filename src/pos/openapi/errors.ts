@@ -30,7 +30,9 @@ export const RATE_LIMIT_HEADER_NAMES: Record<string, HeaderName> = {
 
 const keyInUse = answer(
   'Another request with this Idempotency-Key is still running',
-  'idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', { retryAfterSeconds: 1 },
+  'idempotency_request_in_progress',
+  'A request with this Idempotency-Key is still running; retry shortly to get its answer',
+  { retryAfterSeconds: 1 },
 );
 
 /**
@@ -65,17 +67,33 @@ export const ERRORS = {
       answer('Unknown or revoked token', 'invalid_token', 'The terminal token is not valid (unknown or revoked)'),
       answer('No credentials', 'missing_token', 'This route needs a terminal token: Authorization: Bearer <token>'),
       answer('Not a bearer token', 'malformed_authorization', 'The Authorization header must be "Bearer <terminal token>"'),
-      answer('mTLS: the certificate names no usable terminal, or several', 'invalid_client_certificate', 'The client certificate does not name exactly one usable terminal'),
-      answer('mTLS: the token and the certificate name different terminals', 'credentials_disagree', 'The bearer token and the client certificate name different terminals'),
+      answer(
+        'mTLS: the certificate names no usable terminal, or several',
+        'invalid_client_certificate',
+        'The client certificate does not name exactly one usable terminal',
+      ),
+      answer(
+        'mTLS: the token and the certificate name different terminals',
+        'credentials_disagree',
+        'The bearer token and the client certificate name different terminals',
+      ),
     ),
     headers: { 'WWW-Authenticate': 'WwwAuthenticate' },
   },
   Forbidden: {
     status: 403,
-    description: "The terminal's role may not use this route; or a browser preflight (OPTIONS) came from an origin not in CORS_ORIGINS (`cors_origin_not_allowed`).",
+    description:
+      "The terminal's role may not use this route; or a browser preflight (OPTIONS) came from an origin not in CORS_ORIGINS (`cors_origin_not_allowed`).",
     examples: answers(
-      answer('Wrong role', 'role_not_allowed', 'This route needs a manager terminal; this terminal is a cashier', { requiredRoles: ['manager'], role: 'cashier' }),
-      answer('Browser preflight from an origin not in CORS_ORIGINS', 'cors_origin_not_allowed', 'Browser calls from origin https://tablet.example.com are not allowed (CORS_ORIGINS)'),
+      answer('Wrong role', 'role_not_allowed', 'This route needs a manager terminal; this terminal is a cashier', {
+        requiredRoles: ['manager'],
+        role: 'cashier',
+      }),
+      answer(
+        'Browser preflight from an origin not in CORS_ORIGINS',
+        'cors_origin_not_allowed',
+        'Browser calls from origin https://tablet.example.com are not allowed (CORS_ORIGINS)',
+      ),
     ),
   },
   NotFound: {
@@ -85,9 +103,12 @@ export const ERRORS = {
   },
   Conflict: {
     status: 409,
-    description: 'The request conflicts with the current state, e.g. the redemption is no longer held, or the id was already used; or a request with the same Idempotency-Key is still running (retry after Retry-After).',
+    description:
+      'The request conflicts with the current state, e.g. the redemption is no longer held, or the id was already used; or a request with the same Idempotency-Key is still running (retry after Retry-After).',
     examples: answers(
-      answer('The redemption is no longer held', 'redemption_not_held', 'Redemption rdm_Zk3vQ9bT2mXc8LpA is expired; start a new redemption', { state: 'expired' }),
+      answer('The redemption is no longer held', 'redemption_not_held', 'Redemption rdm_Zk3vQ9bT2mXc8LpA is expired; start a new redemption', {
+        state: 'expired',
+      }),
       keyInUse,
     ),
     headers: RETRY_AFTER,
@@ -100,10 +121,15 @@ export const ERRORS = {
       'Or a code given with the start was asked for another redemption (`otp_for_another_redemption`). ' +
       'Or a request with the same Idempotency-Key is still running.',
     examples: answers(
-      answer('Too many open redemptions on this terminal', 'too_many_open_redemptions', 'This terminal already has 10 open redemptions (the limit is 10); complete or void one first', {
-        openRedemptions: 10,
-        limit: 10,
-      }),
+      answer(
+        'Too many open redemptions on this terminal',
+        'too_many_open_redemptions',
+        'This terminal already has 10 open redemptions (the limit is 10); complete or void one first',
+        {
+          openRedemptions: 10,
+          limit: 10,
+        },
+      ),
       answer(
         "Another redemption's code is still out",
         'otp_pending_for_another_redemption',
@@ -121,7 +147,8 @@ export const ERRORS = {
   },
   UnsupportedMediaType: {
     status: 415,
-    description: 'The body is not application/json (`unsupported_media_type`), or its Content-Encoding or charset cannot be read (`unsupported_encoding`; gzip, deflate, br and UTF-8 can).',
+    description:
+      'The body is not application/json (`unsupported_media_type`), or its Content-Encoding or charset cannot be read (`unsupported_encoding`; gzip, deflate, br and UTF-8 can).',
     examples: answers(
       answer('Not JSON', 'unsupported_media_type', 'Send the body as application/json (got text/plain)'),
       answer('Unknown Content-Encoding', 'unsupported_encoding', 'unsupported content encoding "compress"'),
@@ -143,9 +170,14 @@ export const ERRORS = {
         retryAfterSeconds: 12,
         limitPerMinute: 600,
       }),
-      answer('Too many failed authentications from this address', 'too_many_auth_failures', 'More than 20 failed authentications from this address in a minute; try again in 41 s', {
-        retryAfterSeconds: 41,
-      }),
+      answer(
+        'Too many failed authentications from this address',
+        'too_many_auth_failures',
+        'More than 20 failed authentications from this address in a minute; try again in 41 s',
+        {
+          retryAfterSeconds: 41,
+        },
+      ),
     ),
     headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADER_NAMES },
   },
@@ -164,7 +196,9 @@ export const ERRORS = {
   ServiceUnavailable: {
     status: 503,
     description: 'The loyalty service (or Redis) is unavailable, slow or busy; try again after Retry-After.',
-    examples: answers(answer('Loyalty service down', 'upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { retryAfterSeconds: 2 })),
+    examples: answers(
+      answer('Loyalty service down', 'upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { retryAfterSeconds: 2 }),
+    ),
     headers: RETRY_AFTER,
   },
 } satisfies Record<string, ErrorDoc>;

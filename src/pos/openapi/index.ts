@@ -23,14 +23,21 @@ function roleText(roles: readonly string[]): string {
   return `**Terminal roles:** ${roles.join(', ')}.`;
 }
 
-const QUEUED_NOTE = 'Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered.';
+const QUEUED_NOTE =
+  'Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered.';
 
 /** Response headers as the generator takes them: `$ref`s and inline header objects. */
 type Headers = Exclude<ResponseConfig['headers'], undefined | z.ZodObject>;
 
 /** The success answer, and the 202 of a queued write (one 202 with either body when the success is a 202 too). */
 function successResponses(r: PosRouteDoc, headers: Headers): RouteConfig['responses'] {
-  const ok = { [r.success.status]: { description: r.success.description, headers, content: { 'application/json': { schema: r.success.schema, example: r.success.example } } } };
+  const ok = {
+    [r.success.status]: {
+      description: r.success.description,
+      headers,
+      content: { 'application/json': { schema: r.success.schema, example: r.success.example } },
+    },
+  };
   if (!r.queued) return ok;
   const queued = { description: QUEUED_NOTE, headers, content: { 'application/json': { schema: r.queued.schema, example: r.queued.example } } };
   if (r.success.status !== 202) return { ...ok, 202: queued };
@@ -41,7 +48,10 @@ function successResponses(r: PosRouteDoc, headers: Headers): RouteConfig['respon
       content: {
         'application/json': {
           schema: z.union([r.success.schema, r.queued.schema]),
-          examples: { accepted: { summary: r.success.description, value: r.success.example }, queued: { summary: 'Queued in the outbox', value: r.queued.example } },
+          examples: {
+            accepted: { summary: r.success.description, value: r.success.example },
+            queued: { summary: 'Queued in the outbox', value: r.queued.example },
+          },
         },
       },
     },
@@ -112,10 +122,16 @@ function opsRoutes(): RouteConfig[] {
       operationId: 'getMetrics',
       tags: ['Operations'],
       summary: 'Prometheus metrics',
-      description: 'Text exposition format 0.0.4: HTTP requests by route, status and role; upstream calls; redemption transitions; holds; outbox; Redis; circuit breaker.',
+      description:
+        'Text exposition format 0.0.4: HTTP requests by route, status and role; upstream calls; redemption transitions; holds; outbox; Redis; circuit breaker.',
       security: [],
       responses: {
-        200: { description: 'The metrics', content: { 'text/plain': { schema: z.string(), example: 'http_requests_total{method="GET",route="/pos/v1/customers/:id",status="200",role="cashier"} 3\n' } } },
+        200: {
+          description: 'The metrics',
+          content: {
+            'text/plain': { schema: z.string(), example: 'http_requests_total{method="GET",route="/pos/v1/customers/:id",status="200",role="cashier"} 3\n' },
+          },
+        },
       },
     },
     {
@@ -138,19 +154,21 @@ export function buildPosOpenApi() {
   for (const r of POS_ROUTES) registry.registerPath(toRouteConfig(r));
   // The header bound (431) guards the operator routes too: it runs before any route.
   for (const r of opsRoutes()) registry.registerPath({ ...r, responses: { ...r.responses, ...errorResponses(['HeaderFieldsTooLarge']) } });
-  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: res.ProblemSchema }], { sortComponents: 'alphabetically' });
+  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: res.ProblemSchema }], {
+    sortComponents: 'alphabetically',
+  });
   return generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'POS loyalty checkout: cashier API',
       version: POS_API_VERSION,
       description:
-        'The API that POS terminals and in-store tablets call. Every `/pos/v1` route needs a terminal token; the terminal\'s store ' +
+        "The API that POS terminals and in-store tablets call. Every `/pos/v1` route needs a terminal token; the terminal's store " +
         'and role decide what it may do and see. Errors are RFC 9457 problem details with a stable `code`.\n\n' +
         'A checkout with points: `GET /customers/{id}` -> `POST /redemptions` (-> `POST /redemptions/{id}/otp`) -> `POST /payments` with `redemptionId`.\n\n' +
         '**Authentication.** `Authorization: Bearer <terminal token>`; or, when the BFF serves HTTPS with TLS_CLIENT_CA_FILE set, a client certificate ' +
         '(mutual TLS) signed by that CA whose subject CN or a DNS subject alternative name is the terminal id (scheme `clientCertificate`). ' +
-        "Sent together, both must name the same terminal (else 401 `credentials_disagree`).\n\n" +
+        'Sent together, both must name the same terminal (else 401 `credentials_disagree`).\n\n' +
         '**Limits.** Per terminal: TERMINAL_RATE_LIMIT_PER_MINUTE requests a minute (429 `rate_limited`; RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset ' +
         'on every answer) and MAX_OPEN_REDEMPTIONS_PER_TERMINAL open redemptions (409 `too_many_open_redemptions`). Per source address: ' +
         'AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications a minute (429 `too_many_auth_failures`). Per request: BODY_LIMIT_BYTES of JSON (413) ' +

@@ -24,7 +24,12 @@ export function couponLockView(l: CouponLock, now: number) {
     customerId: l.customerId,
     basketTotal: l.basketTotal,
     coupons: l.coupons,
-    totalWorth: round2(Math.min(l.basketTotal, l.coupons.reduce((s, c) => s + c.worth, 0))),
+    totalWorth: round2(
+      Math.min(
+        l.basketTotal,
+        l.coupons.reduce((s, c) => s + c.worth, 0),
+      ),
+    ),
     expiresAt: new Date(l.releaseAt).toISOString(),
     secondsLeft: l.state === 'locked' ? Math.max(0, Math.floor((l.releaseAt - now) / 1000)) : 0,
     paymentId: l.paymentId ?? null,

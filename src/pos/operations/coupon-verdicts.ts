@@ -43,7 +43,14 @@ function refusalOf(err: unknown): string {
  */
 async function checkCode(deps: PosDeps, ctx: CallContext, body: CouponCheckBody, code: string, times: number): Promise<CouponCheck[]> {
   const call = { requestId: ctx.requestId };
-  const ask = { customerId: body.customerId, email: body.email, mobile: body.mobile, lock: false, totalPurchaseAmount: body.basketTotal, merchantId: merchantOf(ctx.identity.store).uniqueId };
+  const ask = {
+    customerId: body.customerId,
+    email: body.email,
+    mobile: body.mobile,
+    lock: false,
+    totalPurchaseAmount: body.basketTotal,
+    merchantId: merchantOf(ctx.identity.store).uniqueId,
+  };
   let alone: CouponCheck;
   try {
     const c: Partial<CouponAnswer> = (await deps.loyalty.couponValidate(code, ask, call)).coupon ?? { code };
@@ -70,7 +77,11 @@ async function checkCode(deps: PosDeps, ctx: CallContext, body: CouponCheckBody,
  * Any failure that is not about a coupon (customer unknown, upstream down)
  * fails the whole check.
  */
-export async function checkCoupons(deps: PosDeps, ctx: CallContext, body: CouponCheckBody): Promise<{ customerId: string; basketTotal: number; coupons: CouponCheck[] }> {
+export async function checkCoupons(
+  deps: PosDeps,
+  ctx: CallContext,
+  body: CouponCheckBody,
+): Promise<{ customerId: string; basketTotal: number; coupons: CouponCheck[] }> {
   const times = new Map<string, number>();
   for (const code of body.codes) times.set(code, (times.get(code) ?? 0) + 1);
   const byCode = new Map(await Promise.all([...times].map(async ([code, n]) => [code, await checkCode(deps, ctx, body, code, n)] as const)));

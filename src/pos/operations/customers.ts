@@ -17,7 +17,10 @@ export async function customerSummary(deps: PosDeps, ctx: CallContext, customerI
   ]);
   if (balance.status === 'rejected') throw balance.reason;
   const unavailable: string[] = [];
-  for (const [name, result] of [['tier', tier], ['coupons', coupons]] as const) {
+  for (const [name, result] of [
+    ['tier', tier],
+    ['coupons', coupons],
+  ] as const) {
     if (result.status === 'rejected') {
       if (isProblem(result.reason, 'customer_not_found')) throw result.reason;
       unavailable.push(name);
@@ -97,7 +100,10 @@ export async function registerCustomer(deps: PosDeps, ctx: CallContext, customer
       },
     );
     const { guest, email, mobile, ...attributes } = body;
-    const answer = await deps.loyalty.upsertCustomer({ customerId, email, mobile, guest, customerAttributes: { ...attributes, email, mobile, channel: 'pos' } }, c);
+    const answer = await deps.loyalty.upsertCustomer(
+      { customerId, email, mobile, guest, customerAttributes: { ...attributes, email, mobile, channel: 'pos' } },
+      c,
+    );
     const outcome = known ? 'updated' : 'created';
     countRegistration(deps.metrics, outcome);
     return { customerId, outcome, loyaltyId: answer.gameballId ?? null, profile: body };

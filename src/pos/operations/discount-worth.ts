@@ -43,7 +43,8 @@ function basketChanged(lock: Pick<CouponLock, 'id' | 'basketTotal'>, basket: num
 export function couponsOnBasket(lock: Pick<CouponLock, 'id' | 'basketTotal' | 'coupons'>, basket: number): CouponApplied[] {
   const applied = lock.coupons.map((c) => ({ code: c.code, worth: c.worth }));
   if (Math.abs(basket - lock.basketTotal) <= CENT + EPSILON) return applied;
-  if (basket < lock.basketTotal) throw basketChanged(lock, basket, "it is smaller, and each coupon's minimum order value was checked for the locked basket only");
+  if (basket < lock.basketTotal)
+    throw basketChanged(lock, basket, "it is smaller, and each coupon's minimum order value was checked for the locked basket only");
   for (const c of lock.coupons) {
     const here = worthOf(c, basket);
     if (Math.abs(here - c.worth) > EPSILON) throw basketChanged(lock, basket, `coupon ${c.code} is worth ${here} on it, not the ${c.worth} it was locked at`);
@@ -81,7 +82,12 @@ function productLineWorth(lines: readonly SaleLine[] | undefined, productId: str
  * product not among the lines, or a rule the programme does not list (or
  * lists without a value): the money the loyalty service held for it.
  */
-export function redemptionWorth(redemption: Pick<Redemption, 'ask' | 'holdAmount'>, rule: RuleTerms | undefined, basket: number, lines?: readonly SaleLine[]): number {
+export function redemptionWorth(
+  redemption: Pick<Redemption, 'ask' | 'holdAmount'>,
+  rule: RuleTerms | undefined,
+  basket: number,
+  lines?: readonly SaleLine[],
+): number {
   const held = redemption.holdAmount ?? 0;
   const atMostBasket = (n: number) => round2(Math.max(0, Math.min(n, basket)));
   if (redemption.ask.kind !== 'rule' || !rule) return atMostBasket(held);

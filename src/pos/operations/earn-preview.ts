@@ -29,6 +29,9 @@ export async function previewEarn(deps: PosDeps, ctx: CallContext, body: EarnPre
   return {
     customerId: body.customerId ?? null,
     points: answer.totalPoints ?? answer.cashback?.totalPoints ?? 0,
-    lines: (answer.cashback?.lineItems ?? []).map((l, i) => ({ serviceId: l.productId ?? body.lines[i]?.serviceId ?? `line-${i + 1}`, points: l.totalPoints ?? 0 })),
+    lines: (answer.cashback?.lineItems ?? []).map((l, i) => ({
+      serviceId: l.productId ?? body.lines[i]?.serviceId ?? `line-${i + 1}`,
+      points: l.totalPoints ?? 0,
+    })),
   };
 }

@@ -41,10 +41,20 @@ function requireKioskEvents(deps: PosDeps, ctx: CallContext, body: EventsBody): 
 export async function recordEventsOrQueue(deps: PosDeps, ctx: CallContext, body: EventsBody): Promise<Awaited<ReturnType<typeof recordEvents>> | QueuedEvents> {
   requireKioskEvents(deps, ctx, body);
   const request = toUpstreamEvents(body);
-  return sendOrQueue(deps, ctx, { kind: 'events', request }, { customerId: body.customerId, accepted: Object.keys(body.events) }, (call) => recordEvents(deps, ctx, body, call), {
-    prepare: (_work, outboxId) => ({
-      kind: 'events',
-      request: { ...request, events: Object.fromEntries(Object.entries(request.events).map(([name, meta]) => [name, { ...meta, eventId: body.eventId ?? outboxId }])) },
-    }),
-  });
+  return sendOrQueue(
+    deps,
+    ctx,
+    { kind: 'events', request },
+    { customerId: body.customerId, accepted: Object.keys(body.events) },
+    (call) => recordEvents(deps, ctx, body, call),
+    {
+      prepare: (_work, outboxId) => ({
+        kind: 'events',
+        request: {
+          ...request,
+          events: Object.fromEntries(Object.entries(request.events).map(([name, meta]) => [name, { ...meta, eventId: body.eventId ?? outboxId }])),
+        },
+      }),
+    },
+  );
 }

@@ -11,9 +11,16 @@ import type { PosDeps } from '../deps';
 type HoldFate = 'used' | 'ended' | 'active' | 'unknown';
 
 const FATES: Record<string, HoldFate> = {
-  used: 'used', redeemed: 'used', consumed: 'used',
-  expired: 'ended', released: 'ended', cancelled: 'ended', canceled: 'ended', voided: 'ended',
-  active: 'active', held: 'active',
+  used: 'used',
+  redeemed: 'used',
+  consumed: 'used',
+  expired: 'ended',
+  released: 'ended',
+  cancelled: 'ended',
+  canceled: 'ended',
+  voided: 'ended',
+  active: 'active',
+  held: 'active',
 };
 
 function holdFate(state: unknown): HoldFate {
@@ -39,7 +46,10 @@ export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Set
   const fate = holdFate(lookup.state);
   const now = deps.clock();
   if (fate === 'unknown') {
-    deps.logger.warn({ redemptionId: r.id, upstreamState: String(lookup.state).slice(0, 40) }, 'hold lookup answered a state this BFF does not know; left as it is');
+    deps.logger.warn(
+      { redemptionId: r.id, upstreamState: String(lookup.state).slice(0, 40) },
+      'hold lookup answered a state this BFF does not know; left as it is',
+    );
     return 'unchanged';
   }
   if (fate === 'active') {
@@ -59,9 +69,24 @@ export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Set
     return { ...cur, state: recorded, paymentId: undefined };
   });
   if (!result.ok) {
-    if (result.reason === 'rejected') deps.logger.warn({ redemptionId: r.id, upstreamState: lookup.state, detail: result.detail }, 'hold outcome from the upstream does not fit the record; left as it is');
+    if (result.reason === 'rejected')
+      deps.logger.warn(
+        { redemptionId: r.id, upstreamState: lookup.state, detail: result.detail },
+        'hold outcome from the upstream does not fit the record; left as it is',
+      );
     return 'unchanged';
   }
-  deps.logger.info({ redemptionId: r.id, storeId: r.storeId, customerId: r.customerId, holdReference: r.holdReference, paymentId: r.paymentId, upstreamState: lookup.state, recorded }, 'hold outcome settled from the upstream');
+  deps.logger.info(
+    {
+      redemptionId: r.id,
+      storeId: r.storeId,
+      customerId: r.customerId,
+      holdReference: r.holdReference,
+      paymentId: r.paymentId,
+      upstreamState: lookup.state,
+      recorded,
+    },
+    'hold outcome settled from the upstream',
+  );
   return recorded;
 }

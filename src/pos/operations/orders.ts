@@ -33,13 +33,28 @@ export type QueuedOrders = QueuedView & { orders: number };
  * second job whose orders fail one by one as duplicates of the first: nothing
  * is counted twice. Orders a job refuses are freed when its status is read.
  */
-export async function uploadOrdersOrQueue(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders> {
-  const claims = body.orders.map((o) => saleIdClaim(deps, ctx, { kind: 'payment', id: o.orderId, customerId: o.customerId, paymentId: o.orderId }, { kind: 'payment', totalPaid: o.totalPaid }, { acceptedLater: true }));
+export async function uploadOrdersOrQueue(
+  deps: PosDeps,
+  ctx: CallContext,
+  body: BatchOrdersBody,
+): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders> {
+  const claims = body.orders.map((o) =>
+    saleIdClaim(
+      deps,
+      ctx,
+      { kind: 'payment', id: o.orderId, customerId: o.customerId, paymentId: o.orderId },
+      { kind: 'payment', totalPaid: o.totalPaid },
+      { acceptedLater: true },
+    ),
+  );
   const answer = await claimActSettle<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders>({
     what: `The upload of ${body.orders.length} orders`,
     claims,
     logger: deps.logger,
-    send: () => sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) => uploadOrders(deps, ctx, body, call)),
+    send: () =>
+      sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) =>
+        uploadOrders(deps, ctx, body, call),
+      ),
     // A batch is not refused as a whole for a duplicate; its orders are, one by one, in its status.
     onRecord: async () => false,
   });

@@ -109,17 +109,25 @@ export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentB
   await checkSaleTotals(deps, ctx, body);
   const who = { customerId: body.customerId, paymentId: body.paymentId };
   const redemption: RedemptionClaim | undefined = body.redemptionId ? redemptionForPayment(deps, ctx, body.redemptionId, who) : undefined;
-  const lock: CouponLockClaim | undefined = body.couponLockId ? couponLockForPayment(deps, ctx, body.couponLockId, { ...who, totalPaid: body.totalPaid }) : undefined;
+  const lock: CouponLockClaim | undefined = body.couponLockId
+    ? couponLockForPayment(deps, ctx, body.couponLockId, { ...who, totalPaid: body.totalPaid })
+    : undefined;
   const hold = () => (redemption ? { reference: redemption.claimed.holdReference as string, points: redemption.claimed.holdPoints } : undefined);
-  const sale = saleIdClaim(deps, ctx, { kind: 'payment', id: body.paymentId, customerId: body.customerId, paymentId: body.paymentId }, {
-    kind: 'payment',
-    totalPaid: body.totalPaid,
-    get hold() {
-      return hold();
+  const sale = saleIdClaim(
+    deps,
+    ctx,
+    { kind: 'payment', id: body.paymentId, customerId: body.customerId, paymentId: body.paymentId },
+    {
+      kind: 'payment',
+      totalPaid: body.totalPaid,
+      get hold() {
+        return hold();
+      },
     },
-  });
+  );
   const claims = [redemption, lock, sale].filter((c): c is NonNullable<typeof c> => c !== undefined) as Claim<PaymentAnswer | QueuedPayment>[];
-  const request = () => toUpstreamPayment(ctx, lock ? { ...body, couponsLockReference: lock.claimed.lockReference } : body, deps.clock(), redemption?.claimed.holdReference);
+  const request = () =>
+    toUpstreamPayment(ctx, lock ? { ...body, couponsLockReference: lock.claimed.lockReference } : body, deps.clock(), redemption?.claimed.holdReference);
   const answer = await claimActSettle<PaymentAnswer | QueuedPayment>({
     what: `Payment ${body.paymentId}`,
     claims,
@@ -127,7 +135,9 @@ export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentB
     send: () => {
       const req = request();
       if (redemption || lock) return deps.loyalty.payment(req, { requestId: ctx.requestId });
-      return sendOrQueue(deps, ctx, { kind: 'payment', request: req }, { paymentId: body.paymentId, customerId: body.customerId }, (call) => deps.loyalty.payment(req, call));
+      return sendOrQueue(deps, ctx, { kind: 'payment', request: req }, { paymentId: body.paymentId, customerId: body.customerId }, (call) =>
+        deps.loyalty.payment(req, call),
+      );
     },
     onRecord: () => paymentOnRecordOf(deps, body, hold()),
     explain: (refusal) => explainRefusal(refusal, body),
@@ -137,18 +147,28 @@ export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentB
 }
 
 function paymentOnRecordOf(deps: PosDeps, body: PaymentBody, hold: { reference: string; points?: number } | undefined): Promise<boolean> {
-  return paymentOnRecord(deps.loyalty, { paymentId: body.paymentId, customerId: body.customerId, totalPaid: body.totalPaid, hold }, { requestId: `sale-check-${body.paymentId}`.slice(0, 128) });
+  return paymentOnRecord(
+    deps.loyalty,
+    { paymentId: body.paymentId, customerId: body.customerId, totalPaid: body.totalPaid, hold },
+    { requestId: `sale-check-${body.paymentId}`.slice(0, 128) },
+  );
 }
 
 /** The till's words for a definite refusal of the payment upstream. */
 function explainRefusal(refusal: AppError, body: PaymentBody): AppError {
   // The upstream has another sale under this id (its record is not this payment's).
   if (isProblem(refusal, 'duplicate_transaction')) {
-    return problem('payment_id_taken', `The loyalty service already has another sale under payment id ${body.paymentId}; nothing was recorded for this one: ring it up with a new payment id`, { loyaltyCode: refusal.loyaltyCode });
+    return problem(
+      'payment_id_taken',
+      `The loyalty service already has another sale under payment id ${body.paymentId}; nothing was recorded for this one: ring it up with a new payment id`,
+      { loyaltyCode: refusal.loyaltyCode },
+    );
   }
   // The lock is the one thing a payment names that the service answers 4004 for (a hold is 9006, a customer 7000).
   if (body.couponLockId && isProblem(refusal, 'upstream_not_found')) {
-    return problem('coupon_lock_not_found', `The loyalty service does not know coupon lock ${body.couponLockId}; lock the coupons again`, { loyaltyCode: refusal.loyaltyCode });
+    return problem('coupon_lock_not_found', `The loyalty service does not know coupon lock ${body.couponLockId}; lock the coupons again`, {
+      loyaltyCode: refusal.loyaltyCode,
+    });
   }
   return refusal;
 }

@@ -61,13 +61,21 @@ export function receiptLines(r: Omit<Receipt, 'lines'>): string[] {
   if (r.balanceAfter !== null) out.push(row('Balance', `${fmt(r.balanceAfter)} ${pts}`));
   if (r.pendingPoints) out.push(row('Pending', `${fmt(r.pendingPoints)} ${pts}`));
   if (r.nextExpiring) out.push(row(`Expiring ${r.nextExpiring.date.slice(0, 10)}`, `${fmt(r.nextExpiring.points)} ${pts}`));
-  if (r.tier) out.push(row(`Tier ${r.tier.current}`, r.tier.next && r.tier.nextAt !== null ? `${fmt(Math.max(0, r.tier.nextAt - r.tier.progress))} to ${r.tier.next}` : 'top tier'));
+  if (r.tier)
+    out.push(
+      row(
+        `Tier ${r.tier.current}`,
+        r.tier.next && r.tier.nextAt !== null ? `${fmt(Math.max(0, r.tier.nextAt - r.tier.progress))} to ${r.tier.next}` : 'top tier',
+      ),
+    );
   out.push('-'.repeat(RECEIPT_WIDTH));
   return out;
 }
 
 /** The reads the receipt needs after the write: started at once, side by side, and awaited only when the receipt is built. */
-export type AfterSaleReads = Promise<[PromiseSettledResult<Awaited<ReturnType<PosDeps['loyalty']['balance']>>>, PromiseSettledResult<Awaited<ReturnType<PosDeps['loyalty']['tierProgress']>>>]>;
+export type AfterSaleReads = Promise<
+  [PromiseSettledResult<Awaited<ReturnType<PosDeps['loyalty']['balance']>>>, PromiseSettledResult<Awaited<ReturnType<PosDeps['loyalty']['tierProgress']>>>]
+>;
 
 /**
  * Balance (with pending and next expiry) and tier progress, read right after
@@ -89,7 +97,8 @@ export function readAfterSale(deps: PosDeps, ctx: CallContext, customerId: strin
 export async function buildReceipt(deps: PosDeps, ctx: CallContext, reads: AfterSaleReads, figures: ReceiptFigures): Promise<Receipt> {
   const [balance, tier] = await reads;
   const b = balance.status === 'fulfilled' ? balance.value : undefined;
-  if (!b || tier.status === 'rejected') deps.logger.warn({ requestId: ctx.requestId, balance: balance.status, tier: tier.status }, 'receipt: a read after the sale failed; those fields are null');
+  if (!b || tier.status === 'rejected')
+    deps.logger.warn({ requestId: ctx.requestId, balance: balance.status, tier: tier.status }, 'receipt: a read after the sale failed; those fields are null');
   const expiring =
     b?.nextExpiringPointsAmount !== undefined && b.nextExpiringPointsAmount > 0 && b.nextExpiringPointsDate !== undefined
       ? { points: b.nextExpiringPointsAmount, date: new Date(b.nextExpiringPointsDate).toISOString() }
@@ -102,7 +111,10 @@ export async function buildReceipt(deps: PosDeps, ctx: CallContext, reads: After
     balanceAfter: b?.availablePointsBalance ?? null,
     pendingPoints: b?.pendingPoints ?? null,
     nextExpiring: expiring,
-    tier: tier.status === 'fulfilled' ? { current: tier.value.current.name, next: tier.value.next?.name ?? null, progress: tier.value.progress, nextAt: tier.value.next?.minProgress ?? null } : null,
+    tier:
+      tier.status === 'fulfilled'
+        ? { current: tier.value.current.name, next: tier.value.next?.name ?? null, progress: tier.value.progress, nextAt: tier.value.next?.minProgress ?? null }
+        : null,
     currency: b?.currency ?? null,
     pointsName: b?.pointsName ?? null,
   };

@@ -42,7 +42,12 @@ function termsOf(answer: RedemptionConfigAnswer): Map<string, RuleTerms> {
   return new Map(
     answer.redemptionRules.map((r) => [
       r.id,
-      { type: r.coupon?.couponType ?? r.ruleType ?? 'unknown', discountValue: r.coupon?.discountValue, capping: r.coupon?.options?.capping, productId: r.coupon?.product?.productId },
+      {
+        type: r.coupon?.couponType ?? r.ruleType ?? 'unknown',
+        discountValue: r.coupon?.discountValue,
+        capping: r.coupon?.options?.capping,
+        productId: r.coupon?.product?.productId,
+      },
     ]),
   );
 }

@@ -59,7 +59,13 @@ export async function findRedemption(deps: PosDeps, ctx: CallContext, id: string
  * code says it does not; a hold placed with a code says nothing (an account
  * that does not check codes ignores it).
  */
-async function sendHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'customerId' | 'email' | 'mobile' | 'ask'>, extra: { hash?: string; otp?: string }, startedAt: number): Promise<HoldAnswer> {
+async function sendHold(
+  deps: PosDeps,
+  ctx: CallContext,
+  r: Pick<Redemption, 'customerId' | 'email' | 'mobile' | 'ask'>,
+  extra: { hash?: string; otp?: string },
+  startedAt: number,
+): Promise<HoldAnswer> {
   let hold: HoldAnswer;
   try {
     hold = await deps.loyalty.hold(
@@ -97,7 +103,12 @@ async function expiryOf(deps: PosDeps, ctx: CallContext, id: string, hold: HoldA
 }
 
 /** Places the upstream hold; the answer waits for it alone. */
-async function placeHold(deps: PosDeps, ctx: CallContext, r: Pick<Redemption, 'id' | 'customerId' | 'email' | 'mobile' | 'ask'>, extra: { hash?: string; otp?: string }) {
+async function placeHold(
+  deps: PosDeps,
+  ctx: CallContext,
+  r: Pick<Redemption, 'id' | 'customerId' | 'email' | 'mobile' | 'ask'>,
+  extra: { hash?: string; otp?: string },
+) {
   const startedAt = deps.clock();
   const hold = await sendHold(deps, ctx, r, extra, startedAt);
   return { hold, expiresAt: await expiryOf(deps, ctx, r.id, hold, startedAt) };
@@ -130,16 +141,23 @@ interface Route {
 /** Nothing but an OTP shows this customer is present: REDEMPTION_PROOF=otp, or hash_or_otp without the QR code's hash. */
 const otpIsProof = (policy: RedemptionProof, hash: string | undefined) => policy === 'otp' || (policy === 'hash_or_otp' && hash === undefined);
 
-function proofRequired(detail = "This store needs the customer present: scan the QR code from the customer's app (qr, or customerId with hash)"): UnprocessableError {
+function proofRequired(
+  detail = "This store needs the customer present: scan the QR code from the customer's app (qr, or customerId with hash)",
+): UnprocessableError {
   return problem('proof_required', detail);
 }
 
 /** The refusal when the OTP was to be the proof and the account does not check OTPs. */
 function refuseUnchecked(policy: RedemptionProof): never {
   if (policy === 'otp') {
-    throw problem('otp_not_checked', 'The store requires an OTP for every redemption (REDEMPTION_PROOF=otp), but the loyalty account does not check OTPs; ask a manager');
+    throw problem(
+      'otp_not_checked',
+      'The store requires an OTP for every redemption (REDEMPTION_PROOF=otp), but the loyalty account does not check OTPs; ask a manager',
+    );
   }
-  throw proofRequired("The loyalty account does not check OTPs, so a code proves nothing: scan the QR code from the customer's app (qr, or customerId with hash)");
+  throw proofRequired(
+    "The loyalty account does not check OTPs, so a code proves nothing: scan the QR code from the customer's app (qr, or customerId with hash)",
+  );
 }
 
 /**
@@ -164,7 +182,9 @@ async function routeFor(deps: PosDeps, hash: string | undefined, otp: string | u
   const checkedNow = deps.upstreamOtp.live && checked === true;
   if (otp !== undefined) {
     if (onlyOtp && !checkedNow) {
-      throw proofRequired('A code given with the start cannot be shown to be checked by the loyalty service: start without one, and the BFF has a code sent for this redemption (then POST /redemptions/{id}/otp)');
+      throw proofRequired(
+        'A code given with the start cannot be shown to be checked by the loyalty service: start without one, and the BFF has a code sent for this redemption (then POST /redemptions/{id}/otp)',
+      );
     }
     return { path: 'hold', otpIsProof: onlyOtp };
   }
@@ -188,7 +208,10 @@ async function requireCustomer(deps: PosDeps, ctx: CallContext, customerId: stri
 /** A code given with the start itself must not be one the BFF asked for another redemption. */
 async function refuseForeignCode(deps: PosDeps, customerId: string): Promise<void> {
   if (await deps.otpTickets.current(customerId, deps.clock())) {
-    throw problem('otp_for_another_redemption', 'The code sent to this customer was asked for another redemption; confirm that redemption with it (POST /redemptions/{id}/otp), or start again without a code');
+    throw problem(
+      'otp_for_another_redemption',
+      'The code sent to this customer was asked for another redemption; confirm that redemption with it (POST /redemptions/{id}/otp), or start again without a code',
+    );
   }
 }
 
@@ -214,7 +237,9 @@ export async function startRedemption(deps: PosDeps, ctx: CallContext, body: Sta
   // A terminal may only have so many redemptions open (MAX_OPEN_REDEMPTIONS_PER_TERMINAL).
   const release = await deps.openRedemptions?.admit(ctx.identity.terminal.id, base.id, now);
   try {
-    return route.path === 'send_otp' ? await askForOtp(deps, ctx, base, who.hash) : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
+    return route.path === 'send_otp'
+      ? await askForOtp(deps, ctx, base, who.hash)
+      : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
   } catch (err) {
     await release?.().catch(() => undefined);
     throw err;
@@ -256,7 +281,8 @@ async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash
     finish: () => deps.redemptions.create(record),
     free: () => deps.otpTickets.settle(base.customerId, base.id),
     // A code that may have been sent, or one no record names: the ticket is given up once Redis answers, or lapses with the code.
-    settleLater: () => deps.repairs?.add({ key: `otp-ticket:${base.id}`, settle: () => deps.otpTickets.settle(base.customerId, base.id).then(() => 'given up') }),
+    settleLater: () =>
+      deps.repairs?.add({ key: `otp-ticket:${base.id}`, settle: () => deps.otpTickets.settle(base.customerId, base.id).then(() => 'given up') }),
   };
   const record: Redemption = { ...base, hash };
   const ask = base.ask;
@@ -290,7 +316,10 @@ async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash
 async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
   const ticket = await deps.otpTickets.current(r.customerId, deps.clock());
   if (!ticket || ticket.redemptionId !== r.id || ticket.ask !== askKey(r.ask)) {
-    throw problem('otp_not_for_this_redemption', `The code out for this customer was not asked for redemption ${r.id} (its code lapsed, and another redemption may have had one sent since); start a new redemption to send a new code`);
+    throw problem(
+      'otp_not_for_this_redemption',
+      `The code out for this customer was not asked for redemption ${r.id} (its code lapsed, and another redemption may have had one sent since); start a new redemption to send a new code`,
+    );
   }
   const policy = deps.settings.redemptionProof;
   if (otpIsProof(policy, r.hash) && (await deps.upstreamOtp.required()) === false) {
@@ -302,7 +331,12 @@ async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
 /** The upstream refused a hold that carried no code for want of one: its account checks OTPs. */
 const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && isProblem(err, 'otp_invalid');
 
-async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, proof: { hash?: string; otp?: string; otpIsProof: boolean }): Promise<RedemptionView> {
+async function holdNow(
+  deps: PosDeps,
+  ctx: CallContext,
+  base: Redemption,
+  proof: { hash?: string; otp?: string; otpIsProof: boolean },
+): Promise<RedemptionView> {
   const { hash, otp } = proof;
   const startedAt = deps.clock();
   let hold: HoldAnswer;
@@ -319,7 +353,15 @@ async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, proof:
     refuseUnchecked(deps.settings.redemptionProof);
   }
   const expiresAt = await expiryOf(deps, ctx, base.id, hold, startedAt);
-  const record: Redemption = { ...base, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt, updatedAt: deps.clock() };
+  const record: Redemption = {
+    ...base,
+    state: 'held',
+    holdReference: hold.holdReference,
+    holdAmount: hold.holdAmount,
+    holdPoints: hold.holdEquivalentPoints,
+    expiresAt,
+    updatedAt: deps.clock(),
+  };
   try {
     await deps.redemptions.create(record);
   } catch (err) {
@@ -331,7 +373,8 @@ async function holdNow(deps: PosDeps, ctx: CallContext, base: Redemption, proof:
 
 export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp: string): Promise<RedemptionView> {
   const r = await findRedemption(deps, ctx, id);
-  if (r.state !== 'otp_required') throw problem('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
+  if (r.state !== 'otp_required')
+    throw problem('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
   // Only the code asked for this very redemption (same customer, same points or amount) may place its hold.
   const ticket: Claim = {
     name: `OTP ticket of ${r.customerId}`,
@@ -379,7 +422,8 @@ export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string
         if (!isProblem(err, 'hold_already_cancelled', 'hold_not_active')) throw err;
         const hold = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: ctx.requestId });
         if (hold.state === 'used') throw problem('redemption_used', `The hold of redemption ${id} was used by a payment; it cannot be voided`);
-        if (hold.state !== 'expired' && hold.state !== 'released') throw problem('hold_state_unclear', `The loyalty service refused the release of redemption ${id}'s hold but calls it ${hold.state ?? 'nothing'}`);
+        if (hold.state !== 'expired' && hold.state !== 'released')
+          throw problem('hold_state_unclear', `The loyalty service refused the release of redemption ${id}'s hold but calls it ${hold.state ?? 'nothing'}`);
       }
     },
     onRecord: async () => false,

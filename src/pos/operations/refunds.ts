@@ -92,10 +92,19 @@ function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims:
     claims: claims as Claim<RefundAnswer | QueuedRefund>[],
     logger: deps.logger,
     send: () => sendOrQueue(deps, ctx, { kind: 'refund', request: req }, summary, (call) => deps.loyalty.refund(req, call)),
-    onRecord: () => refundOnRecord(deps.loyalty, { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined }, { requestId: ctx.requestId }),
+    onRecord: () =>
+      refundOnRecord(
+        deps.loyalty,
+        { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined },
+        { requestId: ctx.requestId },
+      ),
     explain: (refusal) =>
       isProblem(refusal, 'duplicate_transaction')
-        ? problem('refund_id_taken', `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`, { loyaltyCode: refusal.loyaltyCode })
+        ? problem(
+            'refund_id_taken',
+            `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`,
+            { loyaltyCode: refusal.loyaltyCode },
+          )
         : refusal,
   }).then((answer) => (answer && 'queued' in answer ? answer : refundView(req, answer)));
 }
@@ -110,7 +119,12 @@ function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims:
 export async function refund(deps: PosDeps, ctx: CallContext, body: RefundBody): Promise<RefundView | QueuedRefund> {
   await requireOwnSale(deps, ctx, body.paymentId);
   const req = toUpstreamRefund(ctx, body, deps.clock());
-  const id = saleIdClaim(deps, ctx, { kind: 'refund', id: body.refundId, customerId: body.customerId, paymentId: body.paymentId }, { kind: 'refund', amount: body.amount });
+  const id = saleIdClaim(
+    deps,
+    ctx,
+    { kind: 'refund', id: body.refundId, customerId: body.customerId, paymentId: body.paymentId },
+    { kind: 'refund', amount: body.amount },
+  );
   return sendRefund(deps, ctx, req, [id]);
 }
 
@@ -134,7 +148,11 @@ export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: strin
     known = await deps.sales.get('payment', paymentId);
   }
   if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw problem('sale_already_voided', `Sale ${paymentId} was already voided`);
-  const req = toUpstreamRefund(ctx, { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile }, deps.clock());
+  const req = toUpstreamRefund(
+    ctx,
+    { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile },
+    deps.clock(),
+  );
   const claims = [
     saleForVoid(deps, ctx, paymentId, refundId, deps.settings.returnsAtAnyBranch),
     saleIdClaim(deps, ctx, { kind: 'refund', id: refundId, customerId: body.customerId, paymentId }, { kind: 'refund' }),

@@ -16,7 +16,10 @@ async function transactionsOf(deps: PosDeps, ctx: CallContext, e: SaleEntry): Pr
   } catch (err) {
     // Known here but not (yet) upstream: e.g. still queued in the outbox.
     if (isProblem(err, 'transaction_not_found', 'upstream_not_found')) {
-      throw problem(`${e.kind}_not_found`, `${e.kind === 'payment' ? 'Payment' : 'Refund'} ${e.id} is not recorded by the loyalty service (yet); see GET /outbox if it was queued`);
+      throw problem(
+        `${e.kind}_not_found`,
+        `${e.kind === 'payment' ? 'Payment' : 'Refund'} ${e.id} is not recorded by the loyalty service (yet); see GET /outbox if it was queued`,
+      );
     }
     throw err;
   }
@@ -32,7 +35,11 @@ const sum = (list: OrderTransactionsAnswer['transactions'], types: string[], id?
 export async function readPayment(deps: PosDeps, ctx: CallContext, paymentId: string) {
   const e = await entryOf(deps, ctx, 'payment', paymentId);
   const list = await transactionsOf(deps, ctx, e);
-  const refundIds = [...new Set(list.filter((t) => (t.transactionType === 'Refund' || t.transactionType === 'PartialRefund') && t.transactionId).map((t) => t.transactionId as string))];
+  const refundIds = [
+    ...new Set(
+      list.filter((t) => (t.transactionType === 'Refund' || t.transactionType === 'PartialRefund') && t.transactionId).map((t) => t.transactionId as string),
+    ),
+  ];
   return {
     paymentId,
     customerId: e.customerId,
@@ -41,11 +48,19 @@ export async function readPayment(deps: PosDeps, ctx: CallContext, paymentId: st
     pointsRedeemed: sum(list, ['Redemption']),
     refunds: refundIds.map((refundId) => ({
       refundId,
-      amount: list.filter((t) => (t.transactionType === 'Refund' || t.transactionType === 'PartialRefund') && t.transactionId === refundId).reduce((s, t) => s + (t.amount ?? 0), 0),
+      amount: list
+        .filter((t) => (t.transactionType === 'Refund' || t.transactionType === 'PartialRefund') && t.transactionId === refundId)
+        .reduce((s, t) => s + (t.amount ?? 0), 0),
       pointsTakenBack: sum(list, ['Refund', 'PartialRefund'], refundId),
       pointsGivenBack: sum(list, ['Cancel'], refundId),
     })),
-    transactions: list.map((t) => ({ type: t.transactionType, id: t.transactionId ?? null, amount: t.amount ?? null, points: t.equivalentPoints ?? null, at: iso(t.transactionDate) })),
+    transactions: list.map((t) => ({
+      type: t.transactionType,
+      id: t.transactionId ?? null,
+      amount: t.amount ?? null,
+      points: t.equivalentPoints ?? null,
+      at: iso(t.transactionDate),
+    })),
   };
 }
 

@@ -11,7 +11,6 @@ import { couponsApplied } from './totals';
 export type SaleView = PaymentView & { couponLock?: { id: string; state: string; coupons: string[] }; receipt: Receipt | null };
 export type SaleRefundView = RefundView & { receipt: Receipt | null };
 
-
 /**
  * A sale at the till: points (a held redemption), coupons (a lock), both or
  * neither, recorded through the one claim -> act -> settle step (recordSale).
@@ -44,7 +43,10 @@ async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, ref
     const { transactions } = await deps.loyalty.orderTransactions(paymentId, { requestId: ctx.requestId });
     return transactions.filter((t) => t.transactionType === 'Cancel' && t.transactionId === refundId).reduce((s, t) => s + (t.equivalentPoints ?? 0), 0);
   } catch (err) {
-    deps.logger.warn({ requestId: ctx.requestId, refundId, err: (err as Error).message }, 'receipt: the points the refund gave back could not be read; printed as unknown');
+    deps.logger.warn(
+      { requestId: ctx.requestId, refundId, err: (err as Error).message },
+      'receipt: the points the refund gave back could not be read; printed as unknown',
+    );
     return null;
   }
 }
@@ -55,7 +57,12 @@ async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, ref
  * or without a receipt too, says which coupons of the sale stay used (a Redis
  * read beside the others).
  */
-async function withReceipt(deps: PosDeps, ctx: CallContext, view: RefundView | QueuedRefund, receipt: ReceiptMode): Promise<(SaleRefundView | QueuedRefund) & CouponsNotReturned> {
+async function withReceipt(
+  deps: PosDeps,
+  ctx: CallContext,
+  view: RefundView | QueuedRefund,
+  receipt: ReceiptMode,
+): Promise<(SaleRefundView | QueuedRefund) & CouponsNotReturned> {
   const coupons = couponsNotReturned(deps, ctx, view.paymentId);
   if (isQueued(view) || view.status !== 'refunded' || receipt === 'none') {
     const notReturned = await coupons;
@@ -63,7 +70,13 @@ async function withReceipt(deps: PosDeps, ctx: CallContext, view: RefundView | Q
   }
   const reads = readAfterSale(deps, ctx, view.customerId);
   const [back, notReturned] = await Promise.all([givenBack(deps, ctx, view.paymentId, view.refundId), coupons]);
-  const block = await buildReceipt(deps, ctx, reads, { pointsEarned: 0, pointsRedeemed: 0, pointsGivenBack: back, pointsTakenBack: view.pointsReversed ?? 0, couponsNotReturned: notReturned ?? [] });
+  const block = await buildReceipt(deps, ctx, reads, {
+    pointsEarned: 0,
+    pointsRedeemed: 0,
+    pointsGivenBack: back,
+    pointsTakenBack: view.pointsReversed ?? 0,
+    couponsNotReturned: notReturned ?? [],
+  });
   return { ...view, couponsNotReturned: notReturned, receipt: block };
 }
 
@@ -71,6 +84,12 @@ export async function refundSale(deps: PosDeps, ctx: CallContext, body: RefundBo
   return withReceipt(deps, ctx, await refund(deps, ctx, body), receipt);
 }
 
-export async function voidCompletedSale(deps: PosDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody, receipt: ReceiptMode = 'full'): Promise<SaleRefundView | QueuedRefund> {
+export async function voidCompletedSale(
+  deps: PosDeps,
+  ctx: CallContext,
+  paymentId: string,
+  body: SaleVoidBody,
+  receipt: ReceiptMode = 'full',
+): Promise<SaleRefundView | QueuedRefund> {
   return withReceipt(deps, ctx, await voidSale(deps, ctx, paymentId, body), receipt);
 }

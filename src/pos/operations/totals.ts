@@ -51,9 +51,10 @@ function inconsistent(body: Pick<PaymentBody, 'totalAmount' | 'totalPaid'>, bask
       { path: 'totalPaid', message: `must be at most ${limit} (${body.totalAmount !== undefined ? 'totalAmount' : "the coupon lock's basket"}${less})` },
       {
         path: 'totalAmount',
-        message: body.totalAmount !== undefined
-          ? `the sale before discounts; must be at least totalPaid${parts.length ? ' plus the discounts' : ''}`
-          : `absent, so the coupon lock's basket (${basket}) was taken as the sale before discounts; send it when the sale differs`,
+        message:
+          body.totalAmount !== undefined
+            ? `the sale before discounts; must be at least totalPaid${parts.length ? ' plus the discounts' : ''}`
+            : `absent, so the coupon lock's basket (${basket}) was taken as the sale before discounts; send it when the sale differs`,
       },
     ],
   });
@@ -69,22 +70,26 @@ export function applyTotals(body: Pick<PaymentBody, 'totalAmount' | 'totalPaid' 
   const basket = basketOf(body, d.lock);
   if (basket === undefined) {
     if (d.redemption && needsBasket(d.rule)) {
-      throw problem('total_amount_required', 'The redemption is a percentage of the sale, so the sale before discounts is needed to price it: send totalAmount', {
-        errors: [{ path: 'totalAmount', message: 'required with a percentage redemption rule' }],
-      });
+      throw problem(
+        'total_amount_required',
+        'The redemption is a percentage of the sale, so the sale before discounts is needed to price it: send totalAmount',
+        {
+          errors: [{ path: 'totalAmount', message: 'required with a percentage redemption rule' }],
+        },
+      );
     }
     // No basket: nothing to compare totalPaid with; the redemption is reported at the money held.
     return { basket: null, redemption: d.redemption?.holdAmount ?? 0, coupons: [] };
   }
   const coupons = d.lock ? couponsOnBasket(d.lock, basket) : [];
-  const couponsOff = Math.min(basket, coupons.reduce((s, c) => s + c.worth, 0));
+  const couponsOff = Math.min(
+    basket,
+    coupons.reduce((s, c) => s + c.worth, 0),
+  );
   const redemption = d.redemption ? redemptionWorth(d.redemption, d.rule, basket, body.lines) : 0;
   const limit = round2(Math.max(0, basket - couponsOff - redemption));
   if (body.totalPaid > limit + CENT + EPSILON) {
-    const parts = [
-      ...(d.redemption ? [`the redemption's ${redemption}`] : []),
-      ...coupons.map((c) => `coupon ${c.code}'s ${c.worth}`),
-    ];
+    const parts = [...(d.redemption ? [`the redemption's ${redemption}`] : []), ...coupons.map((c) => `coupon ${c.code}'s ${c.worth}`)];
     throw inconsistent(body, basket, limit, parts);
   }
   return { basket, redemption, coupons };
@@ -99,10 +104,14 @@ export function couponsApplied(body: Pick<PaymentBody, 'totalAmount'>, lock: Pic
 async function ruleTermsOf(deps: PosDeps, ctx: CallContext, ruleId: string): Promise<RuleTerms | undefined> {
   try {
     const terms = await deps.redemptionOptions.terms(ruleId, ctx.requestId);
-    if (!terms) deps.logger.warn({ requestId: ctx.requestId, ruleId }, 'totals: the redemption rule is not among the listed rules; priced at the money held for it');
+    if (!terms)
+      deps.logger.warn({ requestId: ctx.requestId, ruleId }, 'totals: the redemption rule is not among the listed rules; priced at the money held for it');
     return terms;
   } catch (err) {
-    deps.logger.warn({ requestId: ctx.requestId, ruleId, err: (err as Error).message }, 'totals: redemption rules unreadable; the rule is priced at the money held for it');
+    deps.logger.warn(
+      { requestId: ctx.requestId, ruleId, err: (err as Error).message },
+      'totals: redemption rules unreadable; the rule is priced at the money held for it',
+    );
     return undefined;
   }
 }

@@ -79,7 +79,8 @@ export class RedisOtpTickets implements OtpTicketStore {
 
   async claim(customerId: string, ticket: OtpTicket, now: number) {
     const keepMs = Math.max(1, Math.round(ticket.lapsesAt - now)) + KEEP_AFTER_LAPSE_MS;
-    const standing = (await this.redis.eval(CLAIM, 1, this.key(customerId), JSON.stringify(ticket), String(now), String(keepMs)).catch(unavailable)) as string | null;
+    const standing = (await this.redis.eval(CLAIM, 1, this.key(customerId), JSON.stringify(ticket), String(now), String(keepMs)).catch(unavailable)) as
+      string | null;
     return standing ? (JSON.parse(standing) as OtpTicket) : null;
   }
 

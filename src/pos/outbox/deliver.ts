@@ -49,7 +49,9 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
         () => refundOnRecord(loyalty, { paymentId: r.reverseTransactionId, refundId: r.refundTransactionId, amount: r.refundAmount ?? undefined }, ctx),
         () => problem('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
       );
-      return 'alreadyRecorded' in o ? o : { amountRefunded: o.refundAmount, pointsReversed: o.refundEquivalentPoints, loyaltyTransactionId: o.gameballTransactionId };
+      return 'alreadyRecorded' in o
+        ? o
+        : { amountRefunded: o.refundAmount, pointsReversed: o.refundEquivalentPoints, loyaltyTransactionId: o.gameballTransactionId };
     }
     case 'events':
       await loyalty.events(work.request, ctx);
@@ -76,7 +78,10 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
   const failure = describe(err, now);
   const kind = upstreamFailureKind(err);
   const transient =
-    kind === 'unavailable' || kind === 'timeout' || kind === 'rate_limited' || kind === 'invalid_response' ||
+    kind === 'unavailable' ||
+    kind === 'timeout' ||
+    kind === 'rate_limited' ||
+    kind === 'invalid_response' ||
     isProblem(err, 'upstream_auth_failed', 'upstream_call_aborted');
   if (!transient) return { kind: 'dead', error: failure };
   const counted = !certainlyNotDelivered(err) && !isProblem(err, 'upstream_call_aborted');

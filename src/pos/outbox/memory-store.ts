@@ -22,7 +22,10 @@ export class MemoryOutboxStore implements OutboxStore {
   /** Delivered/discarded ids -> when their record goes. */
   private readonly expiry = new Map<string, number>();
 
-  constructor(private readonly opts: OutboxStoreOptions, private readonly wallClock: () => number = Date.now) {}
+  constructor(
+    private readonly opts: OutboxStoreOptions,
+    private readonly wallClock: () => number = Date.now,
+  ) {}
 
   async enqueue(entry: NewOutboxEntry, now: number): Promise<OutboxEntry> {
     this.purge();

@@ -27,7 +27,12 @@ function subjectOf(work: OutboxWork): Record<string, unknown> {
     case 'payment':
       return { customerId: work.request.customerId, paymentId: work.request.paymentId, totalPaid: work.request.totalPaid };
     case 'refund':
-      return { customerId: work.request.customerId, refundId: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId, amount: work.request.refundAmount };
+      return {
+        customerId: work.request.customerId,
+        refundId: work.request.refundTransactionId,
+        paymentId: work.request.reverseTransactionId,
+        amount: work.request.refundAmount,
+      };
     case 'events':
       return { customerId: work.request.customerId, events: Object.keys(work.request.events) };
     case 'batchOrders':

@@ -3,18 +3,30 @@ import type { DeliveryOutcome, NewOutboxEntry, OutboxEntry, OutboxState } from '
 /** A record's hash fields for a new entry (the stream id is added by the script). */
 export function newRecordFields(e: NewOutboxEntry, now: number): string[] {
   return [
-    'kind', e.work.kind,
-    'request', JSON.stringify(e.work.request),
-    'orderKey', e.orderKey,
-    'storeId', e.storeId,
-    'terminalId', e.terminalId,
-    'requestId', e.requestId,
-    'reason', e.reason,
-    'state', 'queued',
-    'attempts', '0',
-    'nextAttemptAt', '0',
-    'createdAt', String(now),
-    'updatedAt', String(now),
+    'kind',
+    e.work.kind,
+    'request',
+    JSON.stringify(e.work.request),
+    'orderKey',
+    e.orderKey,
+    'storeId',
+    e.storeId,
+    'terminalId',
+    e.terminalId,
+    'requestId',
+    e.requestId,
+    'reason',
+    e.reason,
+    'state',
+    'queued',
+    'attempts',
+    '0',
+    'nextAttemptAt',
+    '0',
+    'createdAt',
+    String(now),
+    'updatedAt',
+    String(now),
   ];
 }
 
@@ -25,7 +37,17 @@ export function outcomeFields(outcome: DeliveryOutcome, attempts: number, now: n
     case 'delivered':
       return [...base, 'state', 'delivered', 'attempts', String(attempts + 1), 'deliveredAt', String(now), 'result', JSON.stringify(outcome.result)];
     case 'retry':
-      return [...base, 'state', 'queued', 'attempts', String(attempts + (outcome.counted ? 1 : 0)), 'nextAttemptAt', String(outcome.nextAttemptAt), 'lastError', JSON.stringify(outcome.error)];
+      return [
+        ...base,
+        'state',
+        'queued',
+        'attempts',
+        String(attempts + (outcome.counted ? 1 : 0)),
+        'nextAttemptAt',
+        String(outcome.nextAttemptAt),
+        'lastError',
+        JSON.stringify(outcome.error),
+      ];
     case 'dead':
       return [...base, 'state', 'dead', 'attempts', String(attempts + 1), 'deadAt', String(now), 'lastError', JSON.stringify(outcome.error)];
   }
@@ -39,7 +61,7 @@ export function decodeRecord(id: string, h: Record<string, string>): OutboxEntry
   if (!h || !h.kind) return null;
   return {
     id,
-    work: { kind: h.kind, request: JSON.parse(h.request) } as OutboxEntry['work'],
+    work: { kind: h.kind, request: JSON.parse(h.request) as unknown } as OutboxEntry['work'],
     orderKey: h.orderKey,
     storeId: h.storeId,
     terminalId: h.terminalId,

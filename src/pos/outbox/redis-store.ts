@@ -57,7 +57,10 @@ export class RedisOutboxStore implements OutboxStore {
   private readonly consumers = new Map<string, Consumer>();
   private groupReady = false;
 
-  constructor(redis: RedisClient, private readonly opts: RedisOutboxStoreOptions) {
+  constructor(
+    redis: RedisClient,
+    private readonly opts: RedisOutboxStoreOptions,
+  ) {
     this.redis = withOutboxScripts(redis);
     this.base = `${opts.prefix}{obx}:`;
     this.stream = `${this.base}stream`;
@@ -65,7 +68,9 @@ export class RedisOutboxStore implements OutboxStore {
   }
 
   async enqueue(entry: NewOutboxEntry, now: number): Promise<OutboxEntry> {
-    const sid = await this.call(() => this.redis.obxEnqueue(this.stream, this.record(entry.id), this.queue(entry.orderKey), entry.id, entry.orderKey, ...newRecordFields(entry, now)));
+    const sid = await this.call(() =>
+      this.redis.obxEnqueue(this.stream, this.record(entry.id), this.queue(entry.orderKey), entry.id, entry.orderKey, ...newRecordFields(entry, now)),
+    );
     if (!sid) throw new Error(`outbox entry ${entry.id} already exists`);
     return { ...entry, state: 'queued', attempts: 0, nextAttemptAt: 0, createdAt: now, updatedAt: now };
   }
@@ -129,8 +134,17 @@ export class RedisOutboxStore implements OutboxStore {
     const sid = c.streamIdOf.get(entry.id) ?? (await this.call(() => this.redis.hget(this.record(entry.id), 'streamId'))) ?? '';
     await this.call(() =>
       this.redis.obxFinish(
-        this.stream, this.deadStream, this.record(entry.id), this.queue(entry.orderKey), this.lease(entry.orderKey),
-        GROUP, consumer, sid, entry.id, outcome.kind, String(this.opts.statusTtlSeconds),
+        this.stream,
+        this.deadStream,
+        this.record(entry.id),
+        this.queue(entry.orderKey),
+        this.lease(entry.orderKey),
+        GROUP,
+        consumer,
+        sid,
+        entry.id,
+        outcome.kind,
+        String(this.opts.statusTtlSeconds),
         ...outcomeFields(outcome, entry.attempts, now),
       ),
     );

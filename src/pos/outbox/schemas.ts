@@ -15,7 +15,11 @@ export const QueuedViewSchema = z.object({
   outboxId: z.string().describe('obx_...; GET /pos/v1/outbox/{outboxId} shows its state'),
   state: z.literal('queued'),
   kind: Kind,
-  reason: z.string().describe('Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes)'),
+  reason: z
+    .string()
+    .describe(
+      'Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes)',
+    ),
 });
 
 export const OutboxEntryViewSchema = z.strictObject({

@@ -49,7 +49,8 @@ export class OutboxWorker {
   private delivered = 0;
 
   constructor(private readonly opts: OutboxWorkerOptions) {
-    if (!(opts.pollIntervalMs > 0) || !(opts.concurrency >= 1) || !(opts.leaseMs > 0)) throw new RangeError('OutboxWorker needs pollIntervalMs > 0, concurrency >= 1, leaseMs > 0');
+    if (!(opts.pollIntervalMs > 0) || !(opts.concurrency >= 1) || !(opts.leaseMs > 0))
+      throw new RangeError('OutboxWorker needs pollIntervalMs > 0, concurrency >= 1, leaseMs > 0');
     this.consumer = opts.consumer ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.clock = opts.clock ?? Date.now;
     this.log = opts.logger.child({ component: 'outbox-worker', consumer: this.consumer, store: opts.store.kind });
@@ -73,7 +74,11 @@ export class OutboxWorker {
     this.wake?.();
     await this.loop;
     await Promise.all(this.inFlight);
-    await this.opts.store.release(this.consumer).catch((err) => this.log.warn({ err: { message: (err as Error).message } }, 'outbox: could not hand back held entries; others take them after the lease'));
+    await this.opts.store
+      .release(this.consumer)
+      .catch((err) =>
+        this.log.warn({ err: { message: (err as Error).message } }, 'outbox: could not hand back held entries; others take them after the lease'),
+      );
   }
 
   private async pump(): Promise<void> {
@@ -88,7 +93,11 @@ export class OutboxWorker {
           for (const e of entries) this.track(this.deliver(e));
           taken = entries.length;
         } catch (err) {
-          if (!this.failing) this.log.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'outbox: cannot read the queue; retrying every poll');
+          if (!this.failing)
+            this.log.error(
+              { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+              'outbox: cannot read the queue; retrying every poll',
+            );
           this.failing = true;
         }
       }
@@ -119,18 +128,28 @@ export class OutboxWorker {
   }
 
   private async deliver(entry: OutboxEntry): Promise<void> {
-    const renew = setInterval(() => {
-      this.opts.store.renew(entry, this.consumer).then(
-        (kept) => kept || this.log.warn({ outboxId: entry.id }, 'outbox: lease lost during delivery (another instance may deliver it too; its ids make that safe)'),
-        () => undefined,
-      );
-    }, Math.max(50, this.opts.leaseMs / 3));
+    const renew = setInterval(
+      () => {
+        this.opts.store.renew(entry, this.consumer).then(
+          (kept) =>
+            kept || this.log.warn({ outboxId: entry.id }, 'outbox: lease lost during delivery (another instance may deliver it too; its ids make that safe)'),
+          () => undefined,
+        );
+      },
+      Math.max(50, this.opts.leaseMs / 3),
+    );
     renew.unref();
     let outcome: DeliveryOutcome;
     try {
       outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
       if (entry.work.kind === 'batchOrders' && this.opts.batchJobs && typeof outcome.result.jobId === 'number') {
-        await rememberJob(this.opts.batchJobs, { jobId: outcome.result.jobId, storeId: entry.storeId, now: this.clock(), logger: this.log, requestId: entry.requestId });
+        await rememberJob(this.opts.batchJobs, {
+          jobId: outcome.result.jobId,
+          storeId: entry.storeId,
+          now: this.clock(),
+          logger: this.log,
+          requestId: entry.requestId,
+        });
       }
     } catch (err) {
       outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
@@ -158,7 +177,8 @@ export class OutboxWorker {
         : { kind: 'refund' as const, id: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId };
     try {
       // Given up after attempts that timed out or failed upstream (not a refusal of our keys): it may have landed.
-      const mayHaveLanded = outcome.kind === 'dead' && outcome.error.status !== undefined && outcome.error.status >= 500 && outcome.error.code !== 'upstream_auth_failed';
+      const mayHaveLanded =
+        outcome.kind === 'dead' && outcome.error.status !== undefined && outcome.error.status >= 500 && outcome.error.code !== 'upstream_auth_failed';
       await settleQueuedId(this.opts.sales, { ...id, storeId: entry.storeId, mayHaveLanded }, outcome.kind === 'delivered');
     } catch (err) {
       this.log.warn({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not settle the sale record of a finished delivery');
@@ -173,7 +193,10 @@ export class OutboxWorker {
     } else if (outcome.kind === 'dead') {
       this.log.warn({ ...base, code: outcome.error.code, status: outcome.error.status }, 'outbox entry moved to the dead letters');
     } else {
-      this.log.debug({ ...base, code: outcome.error.code, nextAttemptAt: outcome.nextAttemptAt, counted: outcome.counted }, 'outbox delivery failed; will retry');
+      this.log.debug(
+        { ...base, code: outcome.error.code, nextAttemptAt: outcome.nextAttemptAt, counted: outcome.counted },
+        'outbox delivery failed; will retry',
+      );
     }
     try {
       this.opts.onOutcome?.(entry, outcome);

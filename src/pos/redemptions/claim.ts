@@ -10,8 +10,7 @@ import type { Redemption } from './types';
  * re-reads, sees the claim, and is refused with the winner's outcome.
  */
 export type Claimant =
-  | { kind: 'payment'; storeId: string; customerId: string; paymentId: string; now: number; marginMs: number }
-  | { kind: 'void'; storeId: string };
+  { kind: 'payment'; storeId: string; customerId: string; paymentId: string; now: number; marginMs: number } | { kind: 'void'; storeId: string };
 
 /** Why a claim was refused, as the till hears it. */
 export type ClaimRefusal = NotFoundError | ConflictError;
@@ -27,17 +26,21 @@ export function claim(cur: Redemption, who: Claimant): Redemption | ClaimRefusal
     // A second void of the same redemption (a till's retry) may carry on: releasing a hold twice is harmless.
     if (cur.state === 'voiding') return cur;
     if (cur.state === 'paying') return problem('payment_in_progress', `Redemption ${cur.id} is used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
-    if (cur.state !== 'held') return problem('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; only a held redemption can be voided`, { extra: outcomeOf(cur) });
+    if (cur.state !== 'held')
+      return problem('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; only a held redemption can be voided`, { extra: outcomeOf(cur) });
     return { ...cur, state: 'voiding' };
   }
   if (cur.customerId !== who.customerId) return problem('redemption_customer_mismatch', `Redemption ${cur.id} belongs to another customer`);
   // The same sale sent again (its first answer lost): the upstream's record says whether it already has it.
   if (cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed')) return cur;
   if (cur.state === 'voiding') return problem('redemption_not_held', `Redemption ${cur.id} is being voided; start a new redemption`, { extra: outcomeOf(cur) });
-  if (cur.state === 'paying') return problem('redemption_in_use', `Redemption ${cur.id} is already used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
+  if (cur.state === 'paying')
+    return problem('redemption_in_use', `Redemption ${cur.id} is already used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
   if (cur.state !== 'held') return problem('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; start a new redemption`, { extra: outcomeOf(cur) });
   if ((cur.expiresAt ?? 0) - who.now < who.marginMs) {
-    return problem('redemption_expiring', `Redemption ${cur.id} has less than ${Math.round(who.marginMs / 1000)} s left; void it and start again`, { extra: outcomeOf(cur) });
+    return problem('redemption_expiring', `Redemption ${cur.id} has less than ${Math.round(who.marginMs / 1000)} s left; void it and start again`, {
+      extra: outcomeOf(cur),
+    });
   }
   return { ...cur, state: 'paying', paymentId: who.paymentId };
 }

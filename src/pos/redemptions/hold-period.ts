@@ -59,7 +59,10 @@ export async function lookUpExpiry(deps: PosDeps, ctx: CallContext, hold: Pick<H
     periodOf(deps).learn(expiresAt, answeredAt);
     return expiresAt;
   } catch (err) {
-    deps.logger.warn({ requestId: ctx.requestId, err: (err as Error).message }, 'hold lookup failed; the tracked expiry stays the estimate from the hold period');
+    deps.logger.warn(
+      { requestId: ctx.requestId, err: (err as Error).message },
+      'hold lookup failed; the tracked expiry stays the estimate from the hold period',
+    );
     return undefined;
   }
 }
@@ -78,7 +81,13 @@ const NOT_STORED_YET_RETRIES_MS = [10, 40, 150, 500, 1500];
  * redemption `id`, once the caller has stored it as held with this hold.
  * Never throws (it runs after the till has its answer).
  */
-export async function confirmExpiry(deps: PosDeps, ctx: CallContext, id: string, hold: Pick<HoldAnswer, 'holdReference'>, at: { answeredAt: number; estimate: number }): Promise<void> {
+export async function confirmExpiry(
+  deps: PosDeps,
+  ctx: CallContext,
+  id: string,
+  hold: Pick<HoldAnswer, 'holdReference'>,
+  at: { answeredAt: number; estimate: number },
+): Promise<void> {
   await new Promise((r) => setTimeout(r, LOOKUP_DELAY_MS));
   const expiresAt = await lookUpExpiry(deps, ctx, hold, at.answeredAt);
   if (expiresAt === undefined) return;
@@ -90,7 +99,7 @@ export async function confirmExpiry(deps: PosDeps, ctx: CallContext, id: string,
     let notYet = false;
     try {
       const result = await deps.redemptions.change(id, now, (cur) => {
-        if (cur.state === 'otp_required') return (notYet = true), 'not held yet';
+        if (cur.state === 'otp_required') return ((notYet = true), 'not held yet');
         if (cur.state !== 'held' || cur.holdReference !== hold.holdReference) return `it is ${cur.state} with another hold`;
         if (cur.expiresAt === expiresAt) return 'already exact';
         return { ...cur, expiresAt };

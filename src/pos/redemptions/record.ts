@@ -38,7 +38,11 @@ export function isEnding(r: Redemption): boolean {
 /** Programmer errors (not request errors): a record the store cannot index or keep. */
 function assertStorable(r: Redemption): void {
   if (typeof r.id !== 'string' || r.id.length === 0) throw new TypeError('redemption id must be a non-empty string');
-  for (const [name, value] of [['createdAt', r.createdAt], ['updatedAt', r.updatedAt], ['expiresAt', r.expiresAt]] as const) {
+  for (const [name, value] of [
+    ['createdAt', r.createdAt],
+    ['updatedAt', r.updatedAt],
+    ['expiresAt', r.expiresAt],
+  ] as const) {
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) throw new TypeError(`redemption ${name} must be epoch milliseconds`);
   }
   if (isOpen(r) && r.expiresAt === undefined) throw new TypeError(`a ${r.state} redemption needs expiresAt`);

@@ -14,7 +14,16 @@ import type { Redemption, RedemptionAsk, RedemptionState } from './types';
  * a trailing object, so nothing is lost if this list is not updated.
  */
 
-const STATE_CODE: Record<RedemptionState, string> = { otp_required: 'o', confirming: 'k', held: 'h', paying: 'p', voiding: 'x', redeemed: 'r', voided: 'v', expired: 'e' };
+const STATE_CODE: Record<RedemptionState, string> = {
+  otp_required: 'o',
+  confirming: 'k',
+  held: 'h',
+  paying: 'p',
+  voiding: 'x',
+  redeemed: 'r',
+  voided: 'v',
+  expired: 'e',
+};
 const CODE_STATE = Object.fromEntries(Object.entries(STATE_CODE).map(([s, c]) => [c, s])) as Record<string, RedemptionState>;
 
 /** The state letter the Lua scripts test for: an unclaimed hold, which may be expired without asking anyone. */
@@ -32,8 +41,22 @@ const ASK_CODE = { amount: 'a', points: 'p', rule: 'r' } as const;
 
 /** Properties with a place of their own; anything else goes to the trailing object. */
 const PLACED = new Set([
-  'id', 'version', 'state', 'updatedAt', 'expiresAt', 'createdAt',
-  'storeId', 'terminalId', 'customerId', 'ask', 'holdReference', 'holdAmount', 'holdPoints', 'paymentId', 'email', 'mobile',
+  'id',
+  'version',
+  'state',
+  'updatedAt',
+  'expiresAt',
+  'createdAt',
+  'storeId',
+  'terminalId',
+  'customerId',
+  'ask',
+  'holdReference',
+  'holdAmount',
+  'holdPoints',
+  'paymentId',
+  'email',
+  'mobile',
 ]);
 
 export const toBase36 = (ms: number): string => ms.toString(36);
@@ -41,18 +64,25 @@ const fromBase36 = (s: string): number => parseInt(s, 36);
 
 function askValue(ask: RedemptionAsk): number | string {
   switch (ask.kind) {
-    case 'amount': return ask.amount;
-    case 'points': return ask.points;
-    case 'rule': return ask.ruleId;
+    case 'amount':
+      return ask.amount;
+    case 'points':
+      return ask.points;
+    case 'rule':
+      return ask.ruleId;
   }
 }
 
 function decodeAsk(code: string, value: number | string): RedemptionAsk {
   switch (code) {
-    case ASK_CODE.amount: return { kind: 'amount', amount: value as number };
-    case ASK_CODE.points: return { kind: 'points', points: value as number };
-    case ASK_CODE.rule: return { kind: 'rule', ruleId: value as string };
-    default: throw new Error(`stored redemption has an unknown ask code ${JSON.stringify(code)}`);
+    case ASK_CODE.amount:
+      return { kind: 'amount', amount: value as number };
+    case ASK_CODE.points:
+      return { kind: 'points', points: value as number };
+    case ASK_CODE.rule:
+      return { kind: 'rule', ruleId: value as string };
+    default:
+      throw new Error(`stored redemption has an unknown ask code ${JSON.stringify(code)}`);
   }
 }
 
@@ -62,8 +92,18 @@ export function encodeRedemption(r: Redemption): string {
     if (!PLACED.has(key) && value !== undefined) (extras ??= {})[key] = value;
   }
   const rest: unknown[] = [
-    r.storeId, r.terminalId, r.customerId, ASK_CODE[r.ask.kind], askValue(r.ask),
-    r.holdReference, r.holdAmount, r.holdPoints, r.paymentId, r.email, r.mobile, extras,
+    r.storeId,
+    r.terminalId,
+    r.customerId,
+    ASK_CODE[r.ask.kind],
+    askValue(r.ask),
+    r.holdReference,
+    r.holdAmount,
+    r.holdPoints,
+    r.paymentId,
+    r.email,
+    r.mobile,
+    extras,
   ];
   while (rest.length > 0 && rest[rest.length - 1] === undefined) rest.pop();
   const expires = r.expiresAt === undefined ? '' : toBase36(r.expiresAt);

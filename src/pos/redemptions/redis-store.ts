@@ -82,7 +82,16 @@ export class RedisRedemptionStore implements RedemptionStore {
     if (!due.length) return [];
     const records = due.map((id) => this.recordPrefix + id);
     const reply = await this.call(() =>
-      this.redis.rdmSweep(1 + due.length, this.openKey, ...records, String(now), toBase36(now), String(this.policy.ttlAfterEndMs), String(now + this.recheckMs), ...due),
+      this.redis.rdmSweep(
+        1 + due.length,
+        this.openKey,
+        ...records,
+        String(now),
+        toBase36(now),
+        String(this.policy.ttlAfterEndMs),
+        String(now + this.recheckMs),
+        ...due,
+      ),
     );
     const expired: Redemption[] = [];
     for (let i = 0; i < reply.length; i += 2) expired.push(decodeRedemption(reply[i], reply[i + 1]));
@@ -116,9 +125,7 @@ export class RedisRedemptionStore implements RedemptionStore {
   private write(r: Redemption, expectedVersion: string, now: number): Promise<number> {
     const ttl = Math.max(1, Math.ceil(retentionMs(r, now, this.policy)));
     const score = isOpen(r) ? String(r.expiresAt) : '';
-    return this.call(() =>
-      this.redis.rdmWrite(this.recordPrefix + r.id, this.openKey, expectedVersion, r.id, encodeRedemption(r), String(ttl), score),
-    );
+    return this.call(() => this.redis.rdmWrite(this.recordPrefix + r.id, this.openKey, expectedVersion, r.id, encodeRedemption(r), String(ttl), score));
   }
 
   private emitReadExpiry(r: Redemption): void {

@@ -125,7 +125,15 @@ export class HoldSweeper {
   private note(r: Redemption, via: ExpiryVia): void {
     this.expired += 1;
     this.log.info(
-      { redemptionId: r.id, storeId: r.storeId, terminalId: r.terminalId, customerId: r.customerId, holdReference: r.holdReference, expiresAt: r.expiresAt, via },
+      {
+        redemptionId: r.id,
+        storeId: r.storeId,
+        terminalId: r.terminalId,
+        customerId: r.customerId,
+        holdReference: r.holdReference,
+        expiresAt: r.expiresAt,
+        via,
+      },
       'hold expired',
     );
     if (!this.onExpired) return;

@@ -11,10 +11,7 @@ export const ENDING_STATES: readonly RedemptionState[] = (Object.keys(REDEMPTION
 /** States with a live upstream hold: tracked in the expiry index. */
 export const OPEN_STATES: readonly RedemptionState[] = ['held', 'paying', 'voiding'];
 
-export type RedemptionAsk =
-  | { kind: 'amount'; amount: number }
-  | { kind: 'points'; points: number }
-  | { kind: 'rule'; ruleId: string };
+export type RedemptionAsk = { kind: 'amount'; amount: number } | { kind: 'points'; points: number } | { kind: 'rule'; ruleId: string };
 
 export interface Redemption {
   /** `rdm_` + random; what the till names in later calls. */
@@ -43,9 +40,7 @@ export interface Redemption {
 
 /** Outcome of an atomic change: the new record, or why it could not be made. */
 export type ChangeResult =
-  | { ok: true; redemption: Redemption }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'rejected'; redemption: Redemption; detail: string };
+  { ok: true; redemption: Redemption } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'rejected'; redemption: Redemption; detail: string };
 
 /**
  * Where redemptions live: Redis in production, memory otherwise. Both

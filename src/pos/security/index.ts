@@ -38,7 +38,8 @@ export function bffSecurity(
   logger: Logger,
 ): BffSecurity {
   const { security, http } = settings;
-  const limiter = (name: string, perMinute: number) => (perMinute > 0 ? perMinuteLimiter({ name, perMinute, redis: store.redis, keyPrefix: store.keyPrefix }) : undefined);
+  const limiter = (name: string, perMinute: number) =>
+    perMinute > 0 ? perMinuteLimiter({ name, perMinute, redis: store.redis, keyPrefix: store.keyPrefix }) : undefined;
   const terminalLimiter = limiter('terminal', security.terminalRateLimitPerMinute);
   const failures = limiter('auth-failures', security.authFailureLimitPerMinute);
   return {

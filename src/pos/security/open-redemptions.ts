@@ -109,7 +109,10 @@ export function openRedemptionCap(o: OpenRedemptionCapOptions): OpenRedemptionCa
       const ahead = (await o.sets.list(terminalId)).filter((m) => m.id !== id && (m.at < now || (m.at === now && m.id < id)));
       if (ahead.length < o.limit) return release;
       const open = await Promise.all(ahead.map((m) => stillOpen(m, now)));
-      await o.sets.remove(terminalId, ahead.filter((_, i) => !open[i]).map((m) => m.id));
+      await o.sets.remove(
+        terminalId,
+        ahead.filter((_, i) => !open[i]).map((m) => m.id),
+      );
       const count = open.filter(Boolean).length;
       if (count >= o.limit) {
         await release();

@@ -24,7 +24,10 @@ export const StoreSchema = z.strictObject({
   merchant: z.strictObject({ uniqueId: Name, name: Name }),
   branch: z.strictObject({ uniqueId: Name, name: Name }),
   /** Event names this store's kiosks may send (POST /events); absent: KIOSK_EVENTS. */
-  kioskEvents: z.array(z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, 'event names are letters, digits and _ . : -')).max(200).optional(),
+  kioskEvents: z
+    .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, 'event names are letters, digits and _ . : -'))
+    .max(200)
+    .optional(),
 });
 
 export const TerminalSchema = z.strictObject({
@@ -48,13 +51,11 @@ function noDuplicates<T>(items: T[], key: (item: T) => string, where: string, wh
 
 // A terminal naming a missing store is allowed here (a store may be removed by
 // hand); the registry refuses such a terminal rather than refusing the whole file.
-export const TerminalsFileSchema = z
-  .strictObject({ stores: z.array(StoreSchema), terminals: z.array(TerminalSchema) })
-  .superRefine((f, ctx) => {
-    noDuplicates(f.stores, (s) => s.id, 'stores', 'store id', ctx);
-    noDuplicates(f.terminals, (t) => t.id, 'terminals', 'terminal id', ctx);
-    noDuplicates(f.terminals, (t) => t.tokenSha256, 'terminals', 'tokenSha256 (two terminals share a token)', ctx);
-  });
+export const TerminalsFileSchema = z.strictObject({ stores: z.array(StoreSchema), terminals: z.array(TerminalSchema) }).superRefine((f, ctx) => {
+  noDuplicates(f.stores, (s) => s.id, 'stores', 'store id', ctx);
+  noDuplicates(f.terminals, (t) => t.id, 'terminals', 'terminal id', ctx);
+  noDuplicates(f.terminals, (t) => t.tokenSha256, 'terminals', 'tokenSha256 (two terminals share a token)', ctx);
+});
 
 // Keep the schema and the shared types in step: this fails to compile if they drift.
 const _shapeCheck: z.output<typeof TerminalsFileSchema> extends TerminalsFile ? true : never = true;
@@ -67,7 +68,10 @@ function invalid(file: string, problems: string[]): ConfigError {
 export function parseTerminalsFile(file: string, raw: unknown): TerminalsFile {
   const parsed = TerminalsFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw invalid(file, parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`));
+    throw invalid(
+      file,
+      parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`),
+    );
   }
   return parsed.data;
 }
@@ -144,14 +148,15 @@ export function withFileLock<T>(file: string, change: () => T): T {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let age = 0;
+      let age: number;
       try {
         age = Date.now() - statSync(lock).mtimeMs;
       } catch {
         continue; // released just now: try again at once
       }
       if (age > LOCK_STALE_MS) rmSync(lock, { force: true });
-      else if (Date.now() > deadline) throw new ConflictError('terminals_file_locked', `${file} is being changed by another process (remove ${lock} if none is running)`);
+      else if (Date.now() > deadline)
+        throw new ConflictError('terminals_file_locked', `${file} is being changed by another process (remove ${lock} if none is running)`);
       else sleepSync(20);
     }
   }

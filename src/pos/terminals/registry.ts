@@ -9,9 +9,7 @@ import type { Store, Terminal, TerminalIdentity } from './types';
 export type AuthenticationFailure = 'unknown_token' | 'revoked' | 'store_missing';
 
 /** The outcome of checking a token, with the reason kept for the log (never for the caller). */
-export type Verification =
-  | { ok: true; identity: TerminalIdentity }
-  | { ok: false; reason: AuthenticationFailure; terminalId?: string };
+export type Verification = { ok: true; identity: TerminalIdentity } | { ok: false; reason: AuthenticationFailure; terminalId?: string };
 
 export interface TerminalRegistryOptions {
   /** Milliseconds clock; injected by tests. */

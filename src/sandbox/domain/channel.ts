@@ -9,8 +9,9 @@ export function requireChannelField(settings: AccountSettings, body: { email?: s
   const field = settings.channelMerging;
   if (field === 'none') return;
   if (body[field] === undefined || body[field] === '') {
-    throw loyaltyErrors.missingField(`Missing required field: ${field} (this account merges customer channels by ${field}, so every customer request must carry it)`, [
-      { path: field, message: `required when channel merging is by ${field}` },
-    ]);
+    throw loyaltyErrors.missingField(
+      `Missing required field: ${field} (this account merges customer channels by ${field}, so every customer request must carry it)`,
+      [{ path: field, message: `required when channel merging is by ${field}` }],
+    );
   }
 }

@@ -13,7 +13,7 @@ import { accountOf, secretMatches } from './keys';
 export function adminAccount(store: SandboxStore, req: Request, opts: { withSeed?: boolean } = {}): AccountEntry {
   const entry = accountOf(store, req);
   const sent = req.headers.secretkey;
-  if (typeof sent !== 'string' || sent === '') throw loyaltyErrors.secretKeyRequired('The admin API needs the account\'s apikey and secretkey headers');
+  if (typeof sent !== 'string' || sent === '') throw loyaltyErrors.secretKeyRequired("The admin API needs the account's apikey and secretkey headers");
   const seeded = opts.withSeed ? store.seedSecretOf(entry.settings.apiKey) : undefined;
   // Both compared, so timing does not tell which one matched.
   const current = secretMatches(sent, entry.settings.secretKey);

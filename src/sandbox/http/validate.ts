@@ -51,11 +51,17 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, what =
   const nulls = missing.filter((i) => i.path.length > 0 && valueAt(input, i.path) === null);
   if (nulls.length) {
     const names = nulls.map((i) => i.path.map(String).join('.'));
-    throw loyaltyErrors.nullArgument(`null is not a value for required field${names.length > 1 ? 's' : ''} in ${what}: ${names.join(', ')}`, fieldErrors(new z.ZodError(nulls)));
+    throw loyaltyErrors.nullArgument(
+      `null is not a value for required field${names.length > 1 ? 's' : ''} in ${what}: ${names.join(', ')}`,
+      fieldErrors(new z.ZodError(nulls)),
+    );
   }
   if (missing.length) {
     const names = missing.map((i) => (i.path.length ? i.path.map(String).join('.') : i.message));
-    throw loyaltyErrors.missingField(`Missing required field${names.length > 1 ? 's' : ''} in ${what}: ${names.join(', ')}`, fieldErrors(new z.ZodError(missing)));
+    throw loyaltyErrors.missingField(
+      `Missing required field${names.length > 1 ? 's' : ''} in ${what}: ${names.join(', ')}`,
+      fieldErrors(new z.ZodError(missing)),
+    );
   }
   const errors = fieldErrors(result.error);
   throw loyaltyErrors.invalidValue(`Invalid ${what}: ${describeIssues(errors)}`, 'InvalidValue', { errors });

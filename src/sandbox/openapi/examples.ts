@@ -33,7 +33,12 @@ export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown
       redemption: { pointsHoldReference: HOLD_REF },
       paymentDetails: [{ serviceId: 'sku-123', serviceName: 'Coffee beans 1 kg', amount: 100, category: ['grocery'] }],
     },
-    response: { customerId: 'alice', redeemedPoints: 200, rewardedPoints: 80, paymentDetails: [{ serviceId: 'sku-123', decimalPoints: 80, points: 80, score: 0 }] },
+    response: {
+      customerId: 'alice',
+      redeemedPoints: 200,
+      rewardedPoints: 80,
+      paymentDetails: [{ serviceId: 'sku-123', decimalPoints: 80, points: 80, score: 0 }],
+    },
   },
   refund: {
     request: { customerId: 'alice', refundTransactionId: 'ref-2001', reverseTransactionId: 'sale-1001', transactionTime: AT },
@@ -61,8 +66,22 @@ export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown
     response: {
       coupons: [
         {
-          name: 'Welcome 10 EGP', code: 'WELCOME10', value: 10, type: 'Fixed Rate Discount', target: 'POS', currency: 'EGP', startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z',
-          isExpired: false, isActive: true, usageLimit: 0, limitPerCustomer: 1, usedCount: 0, customerUsedCount: 0, isAvailableToUse: true, iconPath: 'https://example.com/coupons/welcome.png',
+          name: 'Welcome 10 EGP',
+          code: 'WELCOME10',
+          value: 10,
+          type: 'Fixed Rate Discount',
+          target: 'POS',
+          currency: 'EGP',
+          startDate: '2024-01-01T00:00:00Z',
+          expiryDate: '2099-12-31T23:59:59Z',
+          isExpired: false,
+          isActive: true,
+          usageLimit: 0,
+          limitPerCustomer: 1,
+          usedCount: 0,
+          customerUsedCount: 0,
+          isAvailableToUse: true,
+          iconPath: 'https://example.com/coupons/welcome.png',
         },
       ],
     },
@@ -84,8 +103,15 @@ export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown
     request: {
       body: [
         {
-          customerId: 'alice', orderId: 'offline-3001', orderDate: '2025-05-01T09:12:00.000Z', totalPaid: 42.5, totalPrice: 50, totalDiscount: 7.5, channel: 'pos',
-          lineItems: [{ productId: 'sku-123', quantity: 1, price: 50, discount: 7.5 }], extra: { till: 'T-04' },
+          customerId: 'alice',
+          orderId: 'offline-3001',
+          orderDate: '2025-05-01T09:12:00.000Z',
+          totalPaid: 42.5,
+          totalPrice: 50,
+          totalDiscount: 7.5,
+          channel: 'pos',
+          lineItems: [{ productId: 'sku-123', quantity: 1, price: 50, discount: 7.5 }],
+          extra: { till: 'T-04' },
         },
       ],
     },
@@ -93,7 +119,12 @@ export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown
   },
   batchStatus: {
     response: {
-      batchId: '17', status: 'completed', progress: 100, totalItems: 1, processedItems: 1, failedItems: 0,
+      batchId: '17',
+      status: 'completed',
+      progress: 100,
+      totalItems: 1,
+      processedItems: 1,
+      failedItems: 0,
       results: [{ index: 0, orderId: 'offline-3001', customerId: 'alice', rewardedPoints: 42 }],
       errors: [],
     },
@@ -102,41 +133,109 @@ export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown
     request: { customerId: 'alice', coupons: ['WELCOME10'], lock: true, lockDuration: 10, totalPurchaseAmount: 150 },
     response: {
       valid: true,
-      coupons: [{ code: 'WELCOME10', type: 'fixed', value: 10, usageLimit: 0, limitPerCustomer: 1, startDate: '2024-01-01T00:00:00.000Z', expiryDate: '2099-12-31T23:59:59.000Z' }],
+      coupons: [
+        {
+          code: 'WELCOME10',
+          type: 'fixed',
+          value: 10,
+          usageLimit: 0,
+          limitPerCustomer: 1,
+          startDate: '2024-01-01T00:00:00.000Z',
+          expiryDate: '2099-12-31T23:59:59.000Z',
+        },
+      ],
       lockReference: 'lock_7d2c9e41a0b35f6e8c1d',
       dateToExpire: '2025-05-01T10:10:00.000Z',
     },
   },
   couponValidate: {
     request: { customerId: 'alice', totalPurchaseAmount: 150 },
-    response: { valid: true, coupon: { code: 'WELCOME10', type: 'fixed', value: 10, usageLimit: 0, limitPerCustomer: 1, startDate: '2024-01-01T00:00:00.000Z', expiryDate: '2099-12-31T23:59:59.000Z' } },
+    response: {
+      valid: true,
+      coupon: {
+        code: 'WELCOME10',
+        type: 'fixed',
+        value: 10,
+        usageLimit: 0,
+        limitPerCustomer: 1,
+        startDate: '2024-01-01T00:00:00.000Z',
+        expiryDate: '2099-12-31T23:59:59.000Z',
+      },
+    },
   },
-  couponBurn: { request: { customerId: 'alice', lockReference: 'lock_7d2c9e41a0b35f6e8c1d', transactionId: 'sale-1002' }, response: { success: true, burnedAt: AT } },
+  couponBurn: {
+    request: { customerId: 'alice', lockReference: 'lock_7d2c9e41a0b35f6e8c1d', transactionId: 'sale-1002' },
+    response: { success: true, burnedAt: AT },
+  },
   couponRelease: { response: { success: true, releasedAt: AT, releasedCoupons: ['WELCOME10'] } },
   rewardPreview: {
     request: { customerId: 'alice', totalPaid: 80, lineItems: [{ productId: 'sku-123', price: 100, quantity: 1, discount: 20, category: ['grocery'] }] },
     response: {
-      customerId: 'alice', customerFound: true, totalPoints: 80, totalCoupons: 0, eventRewards: null,
-      cashback: { totalPoints: 80, totalScore: 80, lineItems: [{ productId: 'sku-123', quantity: 1, totalPoints: 80, totalScore: 80, totalDecimalPoints: 80, rewardWalletFactor: 1, campaignId: null, campaignName: null, campaignEndDate: null, campaignImpactPoints: 0, campaignImpactWalletFactor: 0 }] },
+      customerId: 'alice',
+      customerFound: true,
+      totalPoints: 80,
+      totalCoupons: 0,
+      eventRewards: null,
+      cashback: {
+        totalPoints: 80,
+        totalScore: 80,
+        lineItems: [
+          {
+            productId: 'sku-123',
+            quantity: 1,
+            totalPoints: 80,
+            totalScore: 80,
+            totalDecimalPoints: 80,
+            rewardWalletFactor: 1,
+            campaignId: null,
+            campaignName: null,
+            campaignEndDate: null,
+            campaignImpactPoints: 0,
+            campaignImpactWalletFactor: 0,
+          },
+        ],
+      },
     },
   },
   orderTransactions: {
     response: {
       transactions: [
-        { transactionDate: AT, gameballTransactionId: 11034754, transactionType: 'PaymentReward', amount: 80, transactionId: 'sale-1001', equivalentPoints: 80 },
+        {
+          transactionDate: AT,
+          gameballTransactionId: 11034754,
+          transactionType: 'PaymentReward',
+          amount: 80,
+          transactionId: 'sale-1001',
+          equivalentPoints: 80,
+        },
         { transactionDate: AT, gameballTransactionId: 11034755, transactionType: 'Redemption', amount: 20, transactionId: 'sale-1001', equivalentPoints: 200 },
       ],
       count: 2,
     },
   },
   upsertCustomer: {
-    request: { customerId: 'alice', email: 'alice@example.com', mobile: '+201001234567', customerAttributes: { displayName: 'Alice Example', firstName: 'Alice', lastName: 'Example', preferredLanguage: 'en', channel: 'pos' } },
+    request: {
+      customerId: 'alice',
+      email: 'alice@example.com',
+      mobile: '+201001234567',
+      customerAttributes: { displayName: 'Alice Example', firstName: 'Alice', lastName: 'Example', preferredLanguage: 'en', channel: 'pos' },
+    },
     response: { gameballId: 1 },
   },
   redemptionConfig: {
     response: {
       redemptionFactor: 0.1,
-      redemptionRules: [{ id: 2138, pointsToRedeem: 100, valueOfPoint: 10, ruleType: 'fixed_discount_settings', coupon: { couponType: 'fixed_discount', discountValue: 10, options: { name: '10 EGP off' } }, creationDate: '2025-05-01T00:00:00.000Z', isActive: true }],
+      redemptionRules: [
+        {
+          id: 2138,
+          pointsToRedeem: 100,
+          valueOfPoint: 10,
+          ruleType: 'fixed_discount_settings',
+          coupon: { couponType: 'fixed_discount', discountValue: 10, options: { name: '10 EGP off' } },
+          creationDate: '2025-05-01T00:00:00.000Z',
+          isActive: true,
+        },
+      ],
     },
   },
 };

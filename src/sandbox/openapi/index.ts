@@ -38,7 +38,18 @@ function toRouteConfig(op: Operation): RouteConfig {
     security: security(op),
     parameters: [
       REQUEST_ID_PARAM,
-      ...(op.id === 'tierProgress' ? [{ name: 'lang', in: 'header' as const, required: false, description: 'Language of tier names, e.g. en, ar, fr', schema: { type: 'string' as const }, example: 'en' }] : []),
+      ...(op.id === 'tierProgress'
+        ? [
+            {
+              name: 'lang',
+              in: 'header' as const,
+              required: false,
+              description: 'Language of tier names, e.g. en, ar, fr',
+              schema: { type: 'string' as const },
+              example: 'en',
+            },
+          ]
+        : []),
     ],
     request: {
       params: params.length ? z.object(Object.fromEntries(params.map((p) => [p, PARAM_SCHEMAS[p] ?? z.string()]))) : undefined,
@@ -63,7 +74,9 @@ export function buildLoyaltyOpenApi() {
   registerLoyaltyComponents(registry);
   for (const op of Object.values(OPERATIONS) as Operation[]) registry.registerPath(toRouteConfig(op));
   for (const r of adminRoutes()) registry.registerPath(r);
-  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: LoyaltyErrorBody }], { sortComponents: 'alphabetically' });
+  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: LoyaltyErrorBody }], {
+    sortComponents: 'alphabetically',
+  });
   return generator.generateDocument({
     openapi: '3.1.0',
     info: {
@@ -74,10 +87,10 @@ export function buildLoyaltyOpenApi() {
         'the specification only mentions (hold lookup and release, OTP, balance, batch status) in the shapes of the published reference, and the sandbox admin API.\n\n' +
         'Error bodies: `{ code, type, message, documentationUrl, requestId }` as published, `type` being the category of the code ' +
         '(AUTHENTICATION_ERROR 1xxx, PAYLOAD_ERROR 3xxx, GENERAL_ERROR 4xxx, SERVER_ERROR 5xxx, CUSTOMER_ERROR 7xxx, TRANSACTIONS_ERROR 9xxx), ' +
-        'plus the sandbox\'s `reason` naming the rule. Codes: 1000 API key invalid (401), 1001 secret key required/invalid (401), 3000 missing field (400), ' +
+        "plus the sandbox's `reason` naming the rule. Codes: 1000 API key invalid (401), 1001 secret key required/invalid (401), 3000 missing field (400), " +
         '3001 null for a required field (422), 3003 invalid value (422), 3016 invalid payload (400), 4004 not found (404), 7000 customer not found (404), ' +
         '9001 already cancelled (422), 9002 transaction not found (404), 9004 duplicate transaction id (422), 9005 reversed transaction not found (404), ' +
-        '9006 hold reference not found (404), 9008 insufficient points (422), 429 rate limited (429, the sandbox\'s code), 5000 internal (500). ' +
+        "9006 hold reference not found (404), 9008 insufficient points (422), 429 rate limited (429, the sandbox's code), 5000 internal (500). " +
         '`null` on an optional request field means "not given".',
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },

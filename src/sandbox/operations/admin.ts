@@ -8,7 +8,11 @@ import { readBalance } from './customers';
 
 export const ClockAdvance = z.strictObject({
   /** Forward only: holds, OTPs and windows that ended must stay ended. */
-  ms: z.number().int().min(0).max(100 * 365 * 24 * 3600 * 1000),
+  ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(100 * 365 * 24 * 3600 * 1000),
 });
 
 export function resetSandbox(ctx: SandboxContext) {
@@ -24,7 +28,11 @@ export function seedCustomer(ctx: SandboxContext, account: AccountEntry, body: u
 }
 
 export const BulkSeed = z.strictObject({
-  prefix: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+  prefix: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
   count: z.number().int().min(1).max(2_000_000),
   points: z.number().int().nonnegative(),
 });
@@ -57,9 +65,12 @@ export function updateAccount(ctx: SandboxContext, account: AccountEntry, body: 
   }
   const was = current as Record<string, unknown>;
   // fromEntries defines own properties: a "__proto__" key stays a key (and is refused as unknown), never a prototype.
-  const merged = Object.fromEntries([
+  const merged = Object.fromEntries<unknown>([
     ...Object.entries(current),
-    ...Object.entries(body).map(([key, value]) => [key, isPlainObject(was[key]) && isPlainObject(value) ? { ...was[key], ...value } : value]),
+    ...Object.entries(body).map(([key, value]): [string, unknown] => [
+      key,
+      isPlainObject(was[key]) && isPlainObject(value) ? { ...was[key], ...value } : value,
+    ]),
   ]);
   const settings = parseWith(AccountSettings, { ...merged, apiKey: current.apiKey }, 'account settings');
   ctx.store.replaceSettings(current.apiKey, settings);

@@ -43,7 +43,14 @@ function detail(coupon: CouponSettings): CouponDetail {
 }
 
 /** Checks every code for this customer and basket (a code named twice needs two uses); throws the first refusal. */
-function checkCodes(ctx: SandboxContext, account: AccountEntry, c: CustomerRecord, codes: readonly string[], total: number | undefined, exceptLock?: string): CouponSettings[] {
+function checkCodes(
+  ctx: SandboxContext,
+  account: AccountEntry,
+  c: CustomerRecord,
+  codes: readonly string[],
+  total: number | undefined,
+  exceptLock?: string,
+): CouponSettings[] {
   const now = ctx.clock.now();
   const times = new Map<string, number>();
   for (const code of codes) times.set(code, (times.get(code) ?? 0) + 1);
@@ -51,7 +58,8 @@ function checkCodes(ctx: SandboxContext, account: AccountEntry, c: CustomerRecor
   for (const [code, n] of times) {
     const coupon = account.settings.coupons.find((k) => k.code === code);
     if (!coupon) throw loyaltyErrors.notFound(`Coupon "${code}" is not a coupon of this account`);
-    if (!offeredTo(account.settings, coupon, c.id, c)) throw loyaltyErrors.invalidValue(`Coupon "${code}" is not offered to customer "${c.id}"`, 'CouponNotOffered');
+    if (!offeredTo(account.settings, coupon, c.id, c))
+      throw loyaltyErrors.invalidValue(`Coupon "${code}" is not offered to customer "${c.id}"`, 'CouponNotOffered');
     const locked = couponLocksOf(account.ledger).reserved(code, c.id, now, exceptLock);
     const refused = refusalOf(view(account, coupon, c, now, exceptLock), n, now, locked);
     if (refused) throw loyaltyErrors.invalidValue(`Coupon "${code}" cannot be used: ${refused.why}`, refused.type);

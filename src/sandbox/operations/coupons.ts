@@ -131,7 +131,8 @@ export function checkCoupons(ctx: SandboxContext, account: AccountEntry, custome
   for (const [code, n] of times) {
     const coupon = settings.coupons.find((k) => k.code === code);
     if (!coupon) throw loyaltyErrors.invalidValue(`Coupon "${code}" is not a coupon of this account`, 'CouponNotFound');
-    if (!offeredTo(settings, coupon, customerId, c)) throw loyaltyErrors.invalidValue(`Coupon "${code}" is not offered to customer "${customerId}"`, 'CouponNotAvailable');
+    if (!offeredTo(settings, coupon, customerId, c))
+      throw loyaltyErrors.invalidValue(`Coupon "${code}" is not offered to customer "${customerId}"`, 'CouponNotAvailable');
     const why = refusal(view(account, coupon, c, now), n, now, couponLocksOf(ledger).reserved(code, customerId, now));
     if (why) throw loyaltyErrors.invalidValue(`Coupon "${code}" cannot be used: ${why}`, 'CouponNotAvailable');
   }

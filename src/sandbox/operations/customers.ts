@@ -82,7 +82,12 @@ export function upsertCustomer(ctx: SandboxContext, account: AccountEntry, req: 
  * created here gets the account's welcome bonus (`welcomeBonusPoints`, the
  * sandbox's stand-in for an onboarding campaign) once, as its own activity.
  */
-export function ensureProfile(ctx: SandboxContext, account: AccountEntry, customerId: string, contact: { email?: string; mobile?: string }): { c: CustomerRecord; created: boolean } {
+export function ensureProfile(
+  ctx: SandboxContext,
+  account: AccountEntry,
+  customerId: string,
+  contact: { email?: string; mobile?: string },
+): { c: CustomerRecord; created: boolean } {
   const { settings, ledger } = account;
   const now = ctx.clock.now();
   const created = ledger.profileFor(customerId, contact, settings.channelMerging) === undefined;

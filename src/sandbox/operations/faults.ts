@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { OPERATIONS } from '../../contract';
-import {
-  AppError,
-  ConflictError,
-  NotAllowedError,
-  ServiceUnavailableError,
-  UpstreamError,
-  UpstreamTimeoutError,
-} from '../../platform/errors';
+import { AppError, ConflictError, NotAllowedError, ServiceUnavailableError, UpstreamError, UpstreamTimeoutError } from '../../platform/errors';
 import { describeIssues, fieldErrors } from '../../platform/validation';
 import type { SandboxContext } from '../context';
 import { loyaltyErrors } from '../errors';
@@ -48,7 +41,8 @@ function shown(rules: readonly StoredFaultRule[]): FaultsView {
 
 /** `PUT /_sandbox/faults`: replaces every rule; bad rules are a 400 naming the field. */
 export function replaceFaults(ctx: SandboxContext, body: unknown): FaultsView {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw loyaltyErrors.invalidPayload('The request body must be a JSON object: { "rules": [...] }');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw loyaltyErrors.invalidPayload('The request body must be a JSON object: { "rules": [...] }');
   const parsed = FaultRulesInput.safeParse(body);
   if (!parsed.success) throw loyaltyErrors.invalidPayload(`Invalid fault rules: ${describeIssues(fieldErrors(parsed.error))}`);
   ctx.faults.replace(parsed.data.rules);

@@ -12,7 +12,10 @@ import { verifyOtp } from './otp';
 import { ruleNumber, ruleValue } from './redemption-config';
 
 /** How many points a request asks for, and their money value, by amount, points or rule. */
-export function pointsAsked(settings: AccountSettings, ask: { amount?: number; points?: number; ruleId?: string }): { points: number; amount: number; ruleId?: string } {
+export function pointsAsked(
+  settings: AccountSettings,
+  ask: { amount?: number; points?: number; ruleId?: string },
+): { points: number; amount: number; ruleId?: string } {
   const factor = settings.redemptionFactor;
   if (ask.ruleId !== undefined) {
     // By its id, or by the number GET /configurations/redemption lists it under.

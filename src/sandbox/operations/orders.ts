@@ -10,7 +10,7 @@ import type { AccountEntry } from '../state/store';
 export function numericId(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 1) || 1;
+  return h >>> 1 || 1;
 }
 
 /** Preview lines as the payment lines the earn rules read: price x quantity, less the discount. */
@@ -70,10 +70,24 @@ export function orderTransactions(ctx: SandboxContext, account: AccountEntry, or
   if (!tx) throw loyaltyErrors.transactionNotFound(`Order "${orderId}" has no loyalty transactions`);
   const at = ctx.clock.iso(tx.at);
   const out: OrderTransaction[] = [
-    { transactionDate: at, gameballTransactionId: numericId(`pay:${tx.id}`), transactionType: 'PaymentReward', amount: tx.totalPaid, transactionId: tx.id, equivalentPoints: tx.earnedPoints },
+    {
+      transactionDate: at,
+      gameballTransactionId: numericId(`pay:${tx.id}`),
+      transactionType: 'PaymentReward',
+      amount: tx.totalPaid,
+      transactionId: tx.id,
+      equivalentPoints: tx.earnedPoints,
+    },
   ];
   if (tx.redeemedPoints > 0) {
-    out.push({ transactionDate: at, gameballTransactionId: numericId(`rdm:${tx.id}`), transactionType: 'Redemption', amount: money(tx.redeemedPoints * settings.redemptionFactor), transactionId: tx.id, equivalentPoints: tx.redeemedPoints });
+    out.push({
+      transactionDate: at,
+      gameballTransactionId: numericId(`rdm:${tx.id}`),
+      transactionType: 'Redemption',
+      amount: money(tx.redeemedPoints * settings.redemptionFactor),
+      transactionId: tx.id,
+      equivalentPoints: tx.redeemedPoints,
+    });
   }
   const refunds = (ledger.customer(tx.customerId)?.refunds ?? []).map((id) => ledger.refunds.get(id)).filter((r) => r?.reverseTransactionId === tx.id);
   let refunded = 0;
@@ -82,9 +96,23 @@ export function orderTransactions(ctx: SandboxContext, account: AccountEntry, or
     refunded = money(refunded + r.amount);
     const date = ctx.clock.iso(r.at);
     const type = refunded >= tx.totalPaid - 0.005 ? 'Refund' : 'PartialRefund';
-    out.push({ transactionDate: date, gameballTransactionId: numericId(`rfd:${r.refundTransactionId}`), transactionType: type, amount: r.amount, transactionId: r.refundTransactionId, equivalentPoints: r.takenBackPoints });
+    out.push({
+      transactionDate: date,
+      gameballTransactionId: numericId(`rfd:${r.refundTransactionId}`),
+      transactionType: type,
+      amount: r.amount,
+      transactionId: r.refundTransactionId,
+      equivalentPoints: r.takenBackPoints,
+    });
     if (r.returnedPoints > 0) {
-      out.push({ transactionDate: date, gameballTransactionId: numericId(`cnl:${r.refundTransactionId}`), transactionType: 'Cancel', amount: money(r.returnedPoints * settings.redemptionFactor), transactionId: r.refundTransactionId, equivalentPoints: r.returnedPoints });
+      out.push({
+        transactionDate: date,
+        gameballTransactionId: numericId(`cnl:${r.refundTransactionId}`),
+        transactionType: 'Cancel',
+        amount: money(r.returnedPoints * settings.redemptionFactor),
+        transactionId: r.refundTransactionId,
+        equivalentPoints: r.returnedPoints,
+      });
     }
   }
   return { transactions: out, count: out.length };

@@ -81,6 +81,10 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
   c.amountSpent = (c.amountSpent ?? 0) + p.totalPaid;
   c.orders = (c.orders ?? 0) + 1;
   ledger.rotateHash(c);
-  ledger.recordActivity(c, { type: p.activity.type, at: now, properties: { ...p.activity.properties, rewardedPoints: tx.earnedPoints, redeemedPoints: tx.redeemedPoints } });
+  ledger.recordActivity(c, {
+    type: p.activity.type,
+    at: now,
+    properties: { ...p.activity.properties, rewardedPoints: tx.earnedPoints, redeemedPoints: tx.redeemedPoints },
+  });
   return tx;
 }

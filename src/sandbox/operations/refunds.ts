@@ -46,7 +46,8 @@ function planAmount(tx: TransactionRecord, amount: number, remaining: number): R
 
 /** Line items: each `productId` names a payment line (`serviceId`); amount = price * quantity. */
 function planLines(tx: TransactionRecord, items: NonNullable<RefundRequest['lineItems']>, refundAmount: number | undefined, remaining: number): RefundPlan {
-  if (!tx.itemised) throw loyaltyErrors.invalidValue(`Transaction "${tx.id}" has no paymentDetails lines, so it cannot be refunded by lineItems`, 'InvalidValue');
+  if (!tx.itemised)
+    throw loyaltyErrors.invalidValue(`Transaction "${tx.id}" has no paymentDetails lines, so it cannot be refunded by lineItems`, 'InvalidValue');
   const asked = new Map<EarnLine, number>();
   items.forEach((item, i) => {
     const line = tx.lines.find((l) => l.serviceId === item.productId);
@@ -59,7 +60,10 @@ function planLines(tx: TransactionRecord, items: NonNullable<RefundRequest['line
   for (const [line, want] of asked) {
     const left = line.netAmount - line.refundedNet;
     if (want > left + CENT) {
-      throw loyaltyErrors.invalidValue(`Line "${line.serviceId}" has ${money(left)} left to refund; the lineItems ask for ${money(want)}`, 'RefundExceedsRemaining');
+      throw loyaltyErrors.invalidValue(
+        `Line "${line.serviceId}" has ${money(left)} left to refund; the lineItems ask for ${money(want)}`,
+        'RefundExceedsRemaining',
+      );
     }
     const fraction = line.netAmount > 0 ? want / line.netAmount : 1;
     lineChanges.push({ line, net: want, points: share(line.points, line.points - line.refundedPoints, fraction, want >= left - CENT) });
@@ -67,13 +71,17 @@ function planLines(tx: TransactionRecord, items: NonNullable<RefundRequest['line
     net += want;
   }
   const amount = refundAmount ?? Math.min(money(paid), remaining);
-  if (amount > remaining + CENT) throw loyaltyErrors.invalidValue(`refundAmount ${amount} is more than the ${money(remaining)} left to refund on "${tx.id}"`, 'RefundExceedsRemaining');
+  if (amount > remaining + CENT)
+    throw loyaltyErrors.invalidValue(`refundAmount ${amount} is more than the ${money(remaining)} left to refund on "${tx.id}"`, 'RefundExceedsRemaining');
   const allNet = tx.lines.reduce((s, l) => s + l.netAmount, 0);
   const everyLineDone = tx.lines.every((l) => l.netAmount - l.refundedNet - (asked.get(l) ?? 0) <= CENT);
   return {
     amount: money(amount),
     // Capped: an earlier refund by amount may already have taken back part of these lines' points.
-    takeBack: Math.min(lineChanges.reduce((s, c) => s + c.points, 0), tx.earnedPoints - tx.refundedEarnedPoints),
+    takeBack: Math.min(
+      lineChanges.reduce((s, c) => s + c.points, 0),
+      tx.earnedPoints - tx.refundedEarnedPoints,
+    ),
     giveBack: share(tx.redeemedPoints, tx.redeemedPoints - tx.returnedRedeemedPoints, allNet > 0 ? net / allNet : 1, everyLineDone),
     lineChanges,
   };
@@ -137,6 +145,10 @@ export function processRefund(ctx: SandboxContext, account: AccountEntry, req: R
     takenBackPoints: plan.takeBack,
     returnedPoints: plan.giveBack,
   });
-  ledger.recordActivity(c, { type: 'Refund Processed', at: now, properties: { ...req, refundAmount: plan.amount, takenBackPoints: plan.takeBack, returnedPoints: plan.giveBack } });
+  ledger.recordActivity(c, {
+    type: 'Refund Processed',
+    at: now,
+    properties: { ...req, refundAmount: plan.amount, takenBackPoints: plan.takeBack, returnedPoints: plan.giveBack },
+  });
   return { gameballTransactionId, refundTransactionId: req.refundTransactionId, refundAmount: plan.amount, refundEquivalentPoints: plan.takeBack };
 }

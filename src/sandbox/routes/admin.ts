@@ -3,7 +3,17 @@ import type { SandboxContext } from '../context';
 import { loyaltyErrors } from '../errors';
 import { adminAccount, adminAccountAt } from '../http/admin-auth';
 import { customerIdParam, pathParam } from '../http/validate';
-import { advanceClock, readAccount, readActivity, seedCustomersInBulk, readClock, readOtp, updateAccount, resetSandbox, seedCustomer } from '../operations/admin';
+import {
+  advanceClock,
+  readAccount,
+  readActivity,
+  seedCustomersInBulk,
+  readClock,
+  readOtp,
+  updateAccount,
+  resetSandbox,
+  seedCustomer,
+} from '../operations/admin';
 
 function jsonObject(body: unknown): unknown {
   if (body === undefined) throw loyaltyErrors.invalidPayload('The request body must be JSON, sent with Content-Type: application/json');

@@ -18,7 +18,19 @@ import { tierProgressRoutes } from './tier-progress';
 export type RouteModule = (router: Router, ctx: SandboxContext) => void;
 
 /** Every v4.0 route group; one file per resource. Add new resources here. */
-export const API_ROUTES: RouteModule[] = [holdRoutes, otpRoutes, paymentRoutes, refundRoutes, customerRoutes, eventRoutes, couponRoutes, tierProgressRoutes, batchOrderRoutes, couponLockRoutes, orderRoutes];
+export const API_ROUTES: RouteModule[] = [
+  holdRoutes,
+  otpRoutes,
+  paymentRoutes,
+  refundRoutes,
+  customerRoutes,
+  eventRoutes,
+  couponRoutes,
+  tierProgressRoutes,
+  batchOrderRoutes,
+  couponLockRoutes,
+  orderRoutes,
+];
 
 /** Admin route groups below `/_sandbox`. */
 export const ADMIN_ROUTES: RouteModule[] = [adminRoutes, faultRoutes];

@@ -32,7 +32,18 @@ export class BatchJobs {
   private readonly jobs = new Map<number, BatchJob>();
 
   create(apiKey: string, orders: OrderItem[], now: number): BatchJob {
-    const job: BatchJob = { id: this.nextId++, apiKey, status: 'pending', total: orders.length, orders, processed: 0, results: [], errors: [], createdAt: now, cancelled: false };
+    const job: BatchJob = {
+      id: this.nextId++,
+      apiKey,
+      status: 'pending',
+      total: orders.length,
+      orders,
+      processed: 0,
+      results: [],
+      errors: [],
+      createdAt: now,
+      cancelled: false,
+    };
     this.jobs.set(job.id, job);
     this.evict();
     return job;

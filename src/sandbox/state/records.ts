@@ -71,7 +71,6 @@ export interface CustomerRecord {
  */
 export type HoldRecordState = 'active' | 'used' | 'expired' | 'released';
 
-
 export interface HoldRecord {
   reference: string;
   customerId: string;

@@ -28,7 +28,10 @@ export class MemoryRateLimiter implements FleetRateLimiter {
   readonly kind = 'memory' as const;
   private readonly next = new Map<RateGroup, number>();
 
-  constructor(private readonly limits: RateLimits, private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly limits: RateLimits,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   async reserve(group: RateGroup, maxWaitMs: number): Promise<Reservation> {
     const limit = this.limits[group];
@@ -89,12 +92,17 @@ export class RedisRateLimiter implements FleetRateLimiter {
     const limit = this.opts.limits[group];
     if (!(limit > 0)) return { ok: true, waitMs: 0 };
     try {
-      const [ok, us] = await this.redis.rlReserve(`${this.opts.prefix}ratelimit:${group}`, String(Math.ceil(1e6 / limit)), String(Math.floor(maxWaitMs * 1000)));
+      const [ok, us] = await this.redis.rlReserve(
+        `${this.opts.prefix}ratelimit:${group}`,
+        String(Math.ceil(1e6 / limit)),
+        String(Math.floor(maxWaitMs * 1000)),
+      );
       if (this.degraded) this.opts.logger.info('fleet rate limiter back on Redis');
       this.degraded = false;
       return ok === 1 ? { ok: true, waitMs: Number(us) / 1000 } : { ok: false, retryAfterMs: Number(us) / 1000 };
     } catch (err) {
-      if (!this.degraded) this.opts.logger.warn({ err: { message: (err as Error).message } }, 'fleet rate limiter cannot reach Redis; limiting per instance until it is back');
+      if (!this.degraded)
+        this.opts.logger.warn({ err: { message: (err as Error).message } }, 'fleet rate limiter cannot reach Redis; limiting per instance until it is back');
       this.degraded = true;
       return this.fallback.reserve(group, maxWaitMs);
     }

@@ -32,7 +32,12 @@ beforeAll(() => {
 
   clock = 0;
   lines = [];
-  const destination = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
   const logger = createLogger({ level: 'debug', pretty: false, destination });
   registry = new TerminalRegistry(file, { now: () => clock, logger });
 

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { silentLogger } from '../../../src/platform/logger';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../../src/platform/errors';
 import {
-  type CouponLock, type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RECHECK_MS, RedisCouponLockStore,
+  type CouponLock,
+  type CouponLockStore,
+  CouponLockSweeper,
+  MemoryCouponLockStore,
+  RECHECK_MS,
+  RedisCouponLockStore,
 } from '../../../src/pos/coupon-locks';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 
@@ -27,10 +32,18 @@ function aLock(overrides: Partial<CouponLock> = {}): CouponLock {
   };
 }
 
-const noTransactions = async (): Promise<never> => { throw new NotFoundError('transaction_not_found', 'The transaction was not found'); };
-const noHold = async (): Promise<never> => { throw new Error('a coupon lock\'s payment uses no hold: never looked up'); };
+const noTransactions = async (): Promise<never> => {
+  throw new NotFoundError('transaction_not_found', 'The transaction was not found');
+};
+const noHold = async (): Promise<never> => {
+  throw new Error("a coupon lock's payment uses no hold: never looked up");
+};
 
-interface Harness { store: CouponLockStore; twin(): Promise<CouponLockStore>; cleanup(): Promise<void> }
+interface Harness {
+  store: CouponLockStore;
+  twin(): Promise<CouponLockStore>;
+  cleanup(): Promise<void>;
+}
 
 async function memoryHarness(): Promise<Harness> {
   const store = new MemoryCouponLockStore();
@@ -54,9 +67,14 @@ async function redisHarness(): Promise<Harness> {
   };
 }
 
-describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('CouponLockStore over %s', (_kind, makeHarness) => {
+describe.each([
+  ['memory', memoryHarness],
+  ['redis', redisHarness],
+] as const)('CouponLockStore over %s', (_kind, makeHarness) => {
   let h: Harness;
-  beforeEach(async () => { h = await makeHarness(); });
+  beforeEach(async () => {
+    h = await makeHarness();
+  });
   afterEach(() => h.cleanup());
 
   it('creates a lock once and reads it back', async () => {
@@ -69,7 +87,12 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
   });
 
   it('remembers the codes a payment burned through a lock once it is used, and only then', async () => {
-    const lock = aLock({ coupons: [{ code: 'WELCOME10', type: 'fixed', value: 10, worth: 10 }, { code: 'SAVE5', type: 'fixed', value: 5, worth: 5 }] });
+    const lock = aLock({
+      coupons: [
+        { code: 'WELCOME10', type: 'fixed', value: 10, worth: 10 },
+        { code: 'SAVE5', type: 'fixed', value: 5, worth: 5 },
+      ],
+    });
     await h.store.create(lock);
     await h.store.change(lock.id, T0 + 1, (l) => ({ ...l, state: 'paying', paymentId: 'sale-1', paidTotal: 35 }));
     // Claimed, not burned yet.
@@ -105,7 +128,12 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     const lock = aLock();
     await h.store.create(lock);
     const direct = await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'used', paymentId: 'sale-1' }));
-    expect(direct).toMatchObject({ ok: false, reason: 'rejected', lock: { state: 'locked', version: 1 }, detail: expect.stringContaining('cannot become used') });
+    expect(direct).toMatchObject({
+      ok: false,
+      reason: 'rejected',
+      lock: { state: 'locked', version: 1 },
+      detail: expect.stringContaining('cannot become used'),
+    });
     const anonymous = await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'paying' }));
     expect(anonymous).toMatchObject({ ok: false, reason: 'rejected', detail: expect.stringContaining('paymentId') });
     expect(await h.store.get(lock.id)).toEqual(lock);
@@ -161,7 +189,13 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     const locks = Array.from({ length: 200 }, (_, i) => aLock({ releaseAt: T0 + (i % 20) }));
     await Promise.all(locks.map((l) => h.store.create(l)));
     const released: string[] = [];
-    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions, holdLookup: noHold };
+    const loyalty = {
+      couponRelease: async (ref: string) => {
+        released.push(ref);
+      },
+      orderTransactions: noTransactions,
+      holdLookup: noHold,
+    };
     const sweeperOn = (store: CouponLockStore, batchSize: number) =>
       new CouponLockSweeper({ store, loyalty, intervalMs: 1000, logger: silentLogger, clock: () => T0 + 100, batchSize });
     const a = sweeperOn(h.store, 7);
@@ -187,7 +221,13 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
       sweepDue: (now: number, limit: number) => h.store.sweepDue(now, Math.max(1, limit - 3)),
     });
     const released: string[] = [];
-    const loyalty = { couponRelease: async (ref: string) => { released.push(ref); }, orderTransactions: noTransactions, holdLookup: noHold };
+    const loyalty = {
+      couponRelease: async (ref: string) => {
+        released.push(ref);
+      },
+      orderTransactions: noTransactions,
+      holdLookup: noHold,
+    };
     const sweeper = new CouponLockSweeper({ store: raced, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 100, batchSize: 5 });
     sweeper.start();
     try {
@@ -206,8 +246,13 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     const sweep = (answer: (id: string) => Promise<{ transactions: unknown[] }>, now: number) => {
       const asked: string[] = [];
       const loyalty = {
-        couponRelease: async () => { throw new Error('a lock a payment holds is never released'); },
-        orderTransactions: async (id: string) => { asked.push(id); return (await answer(id)) as never; },
+        couponRelease: async () => {
+          throw new Error('a lock a payment holds is never released');
+        },
+        orderTransactions: async (id: string) => {
+          asked.push(id);
+          return (await answer(id)) as never;
+        },
         holdLookup: noHold,
       };
       const sweeper = new CouponLockSweeper({ store: h.store, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => now });
@@ -273,7 +318,9 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     it('stays paying and in the index when the upstream cannot say', async () => {
       const l = held();
       await h.store.create(l);
-      const { asked, count } = sweep(async () => { throw new ServiceUnavailableError('upstream_unavailable', 'down'); }, T0 + 31_000);
+      const { asked, count } = sweep(async () => {
+        throw new ServiceUnavailableError('upstream_unavailable', 'down');
+      }, T0 + 31_000);
       expect(await count).toBe(0);
       expect(asked).toEqual([paymentId]);
       expect(await h.store.get(l.id)).toEqual(l);
@@ -284,13 +331,21 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
   describe('a due releasing lock (the BFF stopped mid-release)', () => {
     const releasing = () => aLock({ state: 'releasing', releaseAt: T0, expiresAt: T0 + 30_000 });
     const sweeperWith = (couponRelease: (ref: string) => Promise<void>) =>
-      new CouponLockSweeper({ store: h.store, loyalty: { couponRelease, orderTransactions: noTransactions, holdLookup: noHold }, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 1 });
+      new CouponLockSweeper({
+        store: h.store,
+        loyalty: { couponRelease, orderTransactions: noTransactions, holdLookup: noHold },
+        intervalMs: 60_000,
+        logger: silentLogger,
+        clock: () => T0 + 1,
+      });
 
     it('is released again upstream and recorded released', async () => {
       const l = releasing();
       await h.store.create(l);
       const released: string[] = [];
-      const sweeper = sweeperWith(async (ref) => { released.push(ref); });
+      const sweeper = sweeperWith(async (ref) => {
+        released.push(ref);
+      });
       expect(await sweeper.sweepOnce()).toBe(1);
       expect(released).toEqual([l.lockReference]);
       expect(await h.store.get(l.id)).toMatchObject({ state: 'released', version: 2 });
@@ -301,7 +356,9 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     it('is recorded released when the upstream says the lock is no longer active (released already)', async () => {
       const l = releasing();
       await h.store.create(l);
-      const sweeper = sweeperWith(async () => { throw new ConflictError('coupon_lock_not_active', 'not active'); });
+      const sweeper = sweeperWith(async () => {
+        throw new ConflictError('coupon_lock_not_active', 'not active');
+      });
       expect(await sweeper.sweepOnce()).toBe(1);
       expect(await h.store.get(l.id)).toMatchObject({ state: 'released' });
     });
@@ -309,7 +366,9 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
     it('stays releasing and in the index when the release fails', async () => {
       const l = releasing();
       await h.store.create(l);
-      const sweeper = sweeperWith(async () => { throw new ServiceUnavailableError('upstream_unavailable', 'down'); });
+      const sweeper = sweeperWith(async () => {
+        throw new ServiceUnavailableError('upstream_unavailable', 'down');
+      });
       expect(await sweeper.sweepOnce()).toBe(0);
       expect(await h.store.get(l.id)).toEqual(l);
       expect(await h.store.countOpen()).toBe(1);
@@ -317,7 +376,7 @@ describe.each([['memory', memoryHarness], ['redis', redisHarness]] as const)('Co
   });
 });
 
-describe('a payment\'s used coupons outlive its lock record', () => {
+describe("a payment's used coupons outlive its lock record", () => {
   const DAY = 24 * 3600_000;
 
   it('memory: kept for usedKeepMs, dropped by the sweep after', async () => {
@@ -341,7 +400,7 @@ describe('a payment\'s used coupons outlive its lock record', () => {
       const lock = aLock();
       await store.create(lock);
       await store.change(lock.id, T0, (l) => ({ ...l, paymentId: 'sale-old', paidTotal: 20, state: 'paying' }));
-    await store.change(lock.id, T0, (l) => ({ ...l, state: 'used' }));
+      await store.change(lock.id, T0, (l) => ({ ...l, state: 'used' }));
       const [recordTtl, usedTtl] = await Promise.all([redis.pttl(`${prefix}{cpl}:r:${lock.id}`), redis.pttl(`${prefix}{cpl}:paid:sale-old`)]);
       expect(recordTtl).toBeLessThanOrEqual(DAY);
       expect(usedTtl).toBeGreaterThan(29 * DAY);

@@ -69,7 +69,11 @@ describe('admission checks', () => {
         return pending;
       }),
     );
-    const answer = r.http.post('/pos/v1/things').set('Idempotency-Key', 'k-1').send({ n: 1 }).then((x) => x);
+    const answer = r.http
+      .post('/pos/v1/things')
+      .set('Idempotency-Key', 'k-1')
+      .send({ n: 1 })
+      .then((x) => x);
     // Wait until the claim has been made: it must not wait for the check.
     for (let i = 0; i < 100 && r.begins.length === 0; i++) await new Promise((d) => setTimeout(d, 5));
     expect(r.begins).toEqual(['k-1 with the check']);
@@ -81,9 +85,11 @@ describe('admission checks', () => {
   });
 
   it('a refused keyed POST answers the refusal, never runs, and leaves its key free for the retry', async () => {
-    const r = rig((req, res) => deferAdmission(res, async () => {
-      if (req.get('x-refuse')) throw refused();
-    }));
+    const r = rig((req, res) =>
+      deferAdmission(res, async () => {
+        if (req.get('x-refuse')) throw refused();
+      }),
+    );
     const no = await r.http.post('/pos/v1/things').set('Idempotency-Key', 'k-2').set('x-refuse', '1').send({ n: 2 });
     expect(no.status).toBe(429);
     expect(no.body.code).toBe('rate_limited');
@@ -96,17 +102,21 @@ describe('admission checks', () => {
   });
 
   it('a refused request without a key (a GET) never reaches its route', async () => {
-    const r = rig((_req, res) => deferAdmission(res, async () => {
-      throw refused();
-    }));
+    const r = rig((_req, res) =>
+      deferAdmission(res, async () => {
+        throw refused();
+      }),
+    );
     expect((await r.http.get('/pos/v1/things')).status).toBe(429);
     expect(r.ran).toEqual([]);
   });
 
   it('the refusal wins over an error found while the check was pending (malformed JSON)', async () => {
-    const r = rig((_req, res) => deferAdmission(res, async () => {
-      throw refused();
-    }));
+    const r = rig((_req, res) =>
+      deferAdmission(res, async () => {
+        throw refused();
+      }),
+    );
     const res = await r.http.post('/pos/v1/things').set('Content-Type', 'application/json').send('{"n":');
     expect(res.status).toBe(429);
     const fine = rig((_req, res) => deferAdmission(res, async () => undefined));

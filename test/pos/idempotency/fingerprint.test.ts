@@ -79,7 +79,11 @@ describe('which responses are kept for replay', () => {
 function sortedDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedDeep);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]),
+  );
 }
 
 describe('a refusal after an attempt that may have landed', () => {

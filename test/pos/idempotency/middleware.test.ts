@@ -41,7 +41,10 @@ function buildApp(store: IdempotencyStore, leaseMs: number, clock: () => number,
   pos.post('/things', (req, res) => {
     count('things');
     if (typeof req.body?.qty !== 'number') throw new BadRequestError('validation_failed', 'qty: expected number');
-    res.status(201).location(`/pos/v1/things/t${ran.get('things')}`).json({ id: `t${ran.get('things')}`, qty: req.body.qty, at: Date.now() });
+    res
+      .status(201)
+      .location(`/pos/v1/things/t${ran.get('things')}`)
+      .json({ id: `t${ran.get('things')}`, qty: req.body.qty, at: Date.now() });
   });
   pos.post('/slow', async (_req, res) => {
     count('slow');
@@ -51,14 +54,22 @@ function buildApp(store: IdempotencyStore, leaseMs: number, clock: () => number,
   pos.post('/fail/:kind', (req) => {
     count(req.params.kind);
     switch (req.params.kind) {
-      case 'conflict': throw new ConflictError('hold_not_active', 'The points hold is no longer active');
-      case 'unprocessable': throw new UnprocessableError('insufficient_points', 'Not enough points');
-      case 'outage': throw new ServiceUnavailableError('upstream_timeout', 'The loyalty service did not answer');
-      case 'not-sent': throw markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'Circuit open', { retryAfterSeconds: 5 }));
-      case 'redis': throw new ServiceUnavailableError('redis_unavailable', 'Redis is down', { retryAfterSeconds: 1 });
-      case 'forbidden': throw new NotAllowedError('role_not_allowed', 'Managers only');
-      case 'crash': throw new Error('a bug');
-      default: throw new Error('unknown');
+      case 'conflict':
+        throw new ConflictError('hold_not_active', 'The points hold is no longer active');
+      case 'unprocessable':
+        throw new UnprocessableError('insufficient_points', 'Not enough points');
+      case 'outage':
+        throw new ServiceUnavailableError('upstream_timeout', 'The loyalty service did not answer');
+      case 'not-sent':
+        throw markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'Circuit open', { retryAfterSeconds: 5 }));
+      case 'redis':
+        throw new ServiceUnavailableError('redis_unavailable', 'Redis is down', { retryAfterSeconds: 1 });
+      case 'forbidden':
+        throw new NotAllowedError('role_not_allowed', 'Managers only');
+      case 'crash':
+        throw new Error('a bug');
+      default:
+        throw new Error('unknown');
     }
   });
   pos.post('/plain-end', (_req, res) => {
@@ -142,7 +153,12 @@ describe.each(['memory', 'redis'] as const)('Idempotency-Key middleware (%s stor
 
   it('accepts 255 visible characters, and refuses the header sent twice', async () => {
     await post('/things', { qty: 1 }, `${'~'.repeat(254)}!`).expect(201);
-    const twice = await rig.http.post('/pos/v1/things').set('x-till', 'till-1').set('Idempotency-Key', ['a', 'b'] as unknown as string).send({ qty: 1 }).expect(400);
+    const twice = await rig.http
+      .post('/pos/v1/things')
+      .set('x-till', 'till-1')
+      .set('Idempotency-Key', ['a', 'b'] as unknown as string)
+      .send({ qty: 1 })
+      .expect(400);
     expect(twice.body.code).toBe('idempotency_key_invalid');
   });
 
@@ -154,7 +170,7 @@ describe.each(['memory', 'redis'] as const)('Idempotency-Key middleware (%s stor
     expect(rig.ran.get('things')).toBe(1);
   });
 
-  it('scopes keys to the terminal: another till\'s same key is its own request', async () => {
+  it("scopes keys to the terminal: another till's same key is its own request", async () => {
     await post('/things', { qty: 1 }, 'shared', 'till-1').expect(201);
     const other = await post('/things', { qty: 5 }, 'shared', 'till-2').expect(201);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
@@ -205,7 +221,7 @@ describe.each(['memory', 'redis'] as const)('Idempotency-Key middleware (%s stor
     expect(rig.ran.get(kind)).toBe(2);
   });
 
-  it('does not store an unknown route\'s 404, nor a response written without send', async () => {
+  it("does not store an unknown route's 404, nor a response written without send", async () => {
     await post('/nowhere', {}, 'k-404').expect(404);
     await post('/things', {}, 'k-404').expect(400); // same key, another path: it was released, not "reused"
     await post('/plain-end', {}, 'k-end').expect(204);
@@ -236,7 +252,7 @@ describe.each(['memory', 'redis'] as const)('Idempotency-Key middleware (%s stor
 });
 
 describe('Idempotency-Key lease renewal', () => {
-  it('keeps a long request\'s key while it runs, past its lease', async () => {
+  it("keeps a long request's key while it runs, past its lease", async () => {
     const store = new MemoryIdempotencyStore();
     let open!: () => void;
     const gate = { wait: new Promise<void>((r) => (open = r)) };
@@ -245,7 +261,11 @@ describe('Idempotency-Key lease renewal', () => {
     await new Promise((r) => server.once('listening', r));
     try {
       const http = request(server);
-      const first = http.post('/pos/v1/slow').set('Idempotency-Key', 'long').send({}).then((r) => r);
+      const first = http
+        .post('/pos/v1/slow')
+        .set('Idempotency-Key', 'long')
+        .send({})
+        .then((r) => r);
       await waitFor(() => ran.get('slow') === 1);
       const startedAt = Date.now();
       await waitFor(() => Date.now() - startedAt > 450);

@@ -38,7 +38,7 @@ describe('RedisIdempotencyStore in Redis', () => {
     await redis.quit();
   });
 
-  it('keeps one key per record under the terminal\'s hash tag, with a TTL a little past the lease, then the 24 h', async () => {
+  it("keeps one key per record under the terminal's hash tag, with a TTL a little past the lease, then the 24 h", async () => {
     const s = slot('till-key-1', 'store-001-cashier');
     await store.begin(s, { fingerprint: 'f', owner: 'o1', now: Date.now(), leaseMs: LEASE });
     const key = `${prefix}idem:{store-001-cashier}:till-key-1`;

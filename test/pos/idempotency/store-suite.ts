@@ -12,7 +12,12 @@ export interface IdempotencyHarness {
   cleanup(): Promise<void>;
 }
 
-const created: StoredResponse = { status: 201, contentType: 'application/json; charset=utf-8', location: '/pos/v1/redemptions/rdm_1', body: '{"id":"rdm_1","note":"ünïcødé ✓"}' };
+const created: StoredResponse = {
+  status: 201,
+  contentType: 'application/json; charset=utf-8',
+  location: '/pos/v1/redemptions/rdm_1',
+  body: '{"id":"rdm_1","note":"ünïcødé ✓"}',
+};
 
 export function slot(key = `k-${randomUUID()}`, terminalId = 'store-001-cashier'): IdempotencySlot {
   return { terminalId, key };
@@ -51,7 +56,7 @@ export function idempotencyStoreSuite(name: string, makeHarness: () => Promise<I
       expect(await store.begin(s, claim('fp-b'))).toMatchObject({ kind: 'done', fingerprint: 'fp-a' });
     });
 
-    it('frees a crashed request\'s key when its lease lapses; the old owner can then change nothing', async () => {
+    it("frees a crashed request's key when its lease lapses; the old owner can then change nothing", async () => {
       const s = slot();
       const crashed = claim('fp-a', T0);
       await store.begin(s, crashed);
@@ -110,7 +115,7 @@ export function idempotencyStoreSuite(name: string, makeHarness: () => Promise<I
     });
 
     it('keeps keys with any visible ASCII apart, and a response without optional fields', async () => {
-      const keys = ['{a}', 'a:b', 'a"b\\c', '~!@#$%^&*()_+`-=[]|;\',./<>?', 'x'.repeat(255)];
+      const keys = ['{a}', 'a:b', 'a"b\\c', "~!@#$%^&*()_+`-=[]|;',./<>?", 'x'.repeat(255)];
       for (const k of keys) {
         const c = claim(`fp-${k}`);
         expect((await store.begin(slot(k), c)).kind).toBe('claimed');

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
-  COUPON_LOCK_MACHINE, type CouponLockState, isFinal, type Machine, MACHINES, machinesAsMarkdown, REDEMPTION_MACHINE, type RedemptionState, SALE_MACHINE, transitionRefusal,
+  COUPON_LOCK_MACHINE,
+  type CouponLockState,
+  isFinal,
+  type Machine,
+  MACHINES,
+  machinesAsMarkdown,
+  REDEMPTION_MACHINE,
+  type RedemptionState,
+  SALE_MACHINE,
+  transitionRefusal,
 } from '../../../src/pos/money/machines';
 import { type CouponLock, type CouponLockStore, MemoryCouponLockStore, OPEN_LOCK_STATES, RedisCouponLockStore } from '../../../src/pos/coupon-locks';
 import { ENDING_STATES, MemoryRedemptionStore, OPEN_STATES, type RedemptionStore, RedisRedemptionStore } from '../../../src/pos/redemptions';
@@ -82,7 +91,11 @@ describe('transitionRefusal', () => {
     expect(transitionRefusal(COUPON_LOCK_MACHINE, 'l', 'releasing', 'released')).toBeNull();
     expect(transitionRefusal(COUPON_LOCK_MACHINE, 'l', 'locked', 'abandoned')).toBeNull();
     expect([...OPEN_LOCK_STATES].sort()).toEqual(['locked', 'paying', 'releasing']);
-    expect(statesOf(COUPON_LOCK_MACHINE).filter((s) => isFinal(COUPON_LOCK_MACHINE, s)).sort()).toEqual(['abandoned', 'released', 'used']);
+    expect(
+      statesOf(COUPON_LOCK_MACHINE)
+        .filter((s) => isFinal(COUPON_LOCK_MACHINE, s))
+        .sort(),
+    ).toEqual(['abandoned', 'released', 'used']);
   });
 
   it('sale: recorded only after recording, voided only through voiding', () => {
@@ -131,7 +144,11 @@ interface Stores {
   cleanup(): Promise<void>;
 }
 
-const memoryStores = async (): Promise<Stores> => ({ redemptions: new MemoryRedemptionStore(), locks: new MemoryCouponLockStore(), cleanup: async () => undefined });
+const memoryStores = async (): Promise<Stores> => ({
+  redemptions: new MemoryRedemptionStore(),
+  locks: new MemoryCouponLockStore(),
+  cleanup: async () => undefined,
+});
 
 async function redisStores(): Promise<Stores> {
   const redis: Redis = await testRedis();
@@ -146,7 +163,10 @@ async function redisStores(): Promise<Stores> {
   };
 }
 
-describe.each([['memory', memoryStores], ['redis', redisStores]] as const)('the %s stores enforce the tables inside their compare-and-set', (_kind, makeStores) => {
+describe.each([
+  ['memory', memoryStores],
+  ['redis', redisStores],
+] as const)('the %s stores enforce the tables inside their compare-and-set', (_kind, makeStores) => {
   let s: Stores;
   beforeEach(async () => {
     s = await makeStores();
@@ -208,7 +228,7 @@ describe.each([['memory', memoryStores], ['redis', redisStores]] as const)('the 
     }
   });
 
-  it('redemption: of a payment\'s and a void\'s claim racing (neither checking the state itself), the table lets exactly one win', async () => {
+  it("redemption: of a payment's and a void's claim racing (neither checking the state itself), the table lets exactly one win", async () => {
     const r = redemptionIn('held');
     await s.redemptions.create(r);
     const [pay, release] = await Promise.all([
@@ -221,7 +241,7 @@ describe.each([['memory', memoryStores], ['redis', redisStores]] as const)('the 
     expect(await s.redemptions.get(r.id, T0)).toMatchObject({ version: 2 });
   });
 
-  it('coupon lock: of a payment\'s and a release\'s claim racing (neither checking the state itself), the table lets exactly one win', async () => {
+  it("coupon lock: of a payment's and a release's claim racing (neither checking the state itself), the table lets exactly one win", async () => {
     const l = aLock('locked');
     await s.locks.create(l);
     const [pay, release] = await Promise.all([
@@ -230,7 +250,11 @@ describe.each([['memory', memoryStores], ['redis', redisStores]] as const)('the 
     ]);
     expect([pay.ok, release.ok].filter(Boolean)).toHaveLength(1);
     const loser = pay.ok ? release : pay;
-    expect(loser).toMatchObject({ ok: false, reason: 'rejected', detail: expect.stringMatching(/is (paying|releasing); it cannot become (paying|releasing)$/) });
+    expect(loser).toMatchObject({
+      ok: false,
+      reason: 'rejected',
+      detail: expect.stringMatching(/is (paying|releasing); it cannot become (paying|releasing)$/),
+    });
     expect(await s.locks.get(l.id)).toMatchObject({ version: 2 });
   });
 });

@@ -13,10 +13,18 @@ import { PaymentBody, RefundBody, SaleLine } from '../../../src/pos/schemas';
  */
 const ctx = {
   requestId: 'req-1',
-  identity: { terminal: { id: 'till-1', storeId: 'store-001', role: 'manager' }, store: { id: 'store-001', merchant: { uniqueId: 'm-1', name: 'Shop' }, branch: { uniqueId: 'b-1', name: 'Main' } } },
+  identity: {
+    terminal: { id: 'till-1', storeId: 'store-001', role: 'manager' },
+    store: { id: 'store-001', merchant: { uniqueId: 'm-1', name: 'Shop' }, branch: { uniqueId: 'b-1', name: 'Main' } },
+  },
 } as unknown as CallContext;
 
-type Introspected = { def: { type: string; checks?: { _zod: { def: { check: string; maximum?: number } } }[] }; maxLength?: number | null; element?: Introspected; unwrap?: () => Introspected };
+type Introspected = {
+  def: { type: string; checks?: { _zod: { def: { check: string; maximum?: number } } }[] };
+  maxLength?: number | null;
+  element?: Introspected;
+  unwrap?: () => Introspected;
+};
 const unwrapped = (s: Introspected): Introspected => (s.def.type === 'optional' && s.unwrap ? unwrapped(s.unwrap()) : s);
 const maxItems = (s: Introspected) => s.def.checks?.map((c) => c._zod.def).find((d) => d.check === 'max_length')?.maximum;
 
@@ -26,14 +34,15 @@ function longestLine(): SaleLine {
   for (const [field, schema] of Object.entries(SaleLine.shape)) {
     const s = unwrapped(schema as unknown as Introspected);
     if (s.def.type === 'string') line[field] = field[0].repeat(s.maxLength as number);
-    if (s.def.type === 'array') line[field] = Array.from({ length: maxItems(s) as number }, (_, i) => String(i % 10).repeat(unwrapped(s.element as Introspected).maxLength as number));
+    if (s.def.type === 'array')
+      line[field] = Array.from({ length: maxItems(s) as number }, (_, i) => String(i % 10).repeat(unwrapped(s.element as Introspected).maxLength as number));
   }
   return SaleLine.parse(line);
 }
 
 const issues = (r: z.ZodSafeParseResult<unknown>) => (r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
 
-describe('sale line limits against the loyalty service\'s', () => {
+describe("sale line limits against the loyalty service's", () => {
   const line = longestLine();
 
   it('the longest line is the one the schema allows (the introspection read the limits)', () => {

@@ -72,7 +72,7 @@ describe('couponsOnBasket: a coupon lock on the basket being paid', () => {
     expect(refusal(() => couponsOnBasket(lockOf(3, { ...five, worth: 3 }), 10)).code).toBe('coupon_lock_basket_changed');
   });
 
-  it('the receipt prices the coupons on the sale\'s totalAmount, else on the locked basket', () => {
+  it("the receipt prices the coupons on the sale's totalAmount, else on the locked basket", () => {
     expect(couponsApplied({ totalAmount: 150 }, lockOf(100, five))).toEqual([{ code: 'FIVE', worth: 5 }]);
     expect(couponsApplied({}, lockOf(100, five))).toEqual([{ code: 'FIVE', worth: 5 }]);
   });

@@ -4,7 +4,14 @@ import { type LoyaltyClient, markNotDelivered, rateLimited } from '../../../src/
 import { anEntry, paymentWork, T0 } from './harness';
 
 const policy = { maxAttempts: 5, backoffBaseMs: 1000, backoffMaxMs: 8000 };
-const entry = (attempts = 0): OutboxEntry => ({ ...anEntry(paymentWork('ana', 'p1')), state: 'delivering', attempts, nextAttemptAt: 0, createdAt: T0, updatedAt: T0 });
+const entry = (attempts = 0): OutboxEntry => ({
+  ...anEntry(paymentWork('ana', 'p1')),
+  state: 'delivering',
+  attempts,
+  nextAttemptAt: 0,
+  createdAt: T0,
+  updatedAt: T0,
+});
 // random 0.5: "equal jitter" lands at 3/4 of the step.
 const judge = (err: unknown, attempts = 0) => judgeFailure(err, entry(attempts), policy, T0, () => 0.5);
 
@@ -17,7 +24,7 @@ describe('what a failed delivery means', () => {
   it.each([
     ['payment_id_taken', new ConflictError('payment_id_taken', 'another sale')],
     ['refund_id_taken', new ConflictError('refund_id_taken', 'another refund')],
-  ])('%s (the id is another write\'s upstream): a dead letter', (_what, err) => {
+  ])("%s (the id is another write's upstream): a dead letter", (_what, err) => {
     expect(judge(err)).toEqual({ kind: 'dead', error: { code: err.code, message: err.message, status: 409, at: T0 } });
   });
 
@@ -32,7 +39,9 @@ describe('what a failed delivery means', () => {
 
   it('the backoff doubles per attempt up to the cap', () => {
     const down = new ServiceUnavailableError('upstream_unavailable', 'down');
-    const waits = [0, 1, 2, 3, 4, 5].map((a) => (judgeFailure(down, entry(a), { ...policy, maxAttempts: 100 }, T0, () => 0.5) as { nextAttemptAt: number }).nextAttemptAt - T0);
+    const waits = [0, 1, 2, 3, 4, 5].map(
+      (a) => (judgeFailure(down, entry(a), { ...policy, maxAttempts: 100 }, T0, () => 0.5) as { nextAttemptAt: number }).nextAttemptAt - T0,
+    );
     expect(waits).toEqual([750, 1500, 3000, 6000, 6000, 6000]);
   });
 
@@ -55,7 +64,10 @@ describe('what a failed delivery means', () => {
   });
 
   it('a bug: a dead letter without its text', () => {
-    expect(judge(new TypeError('x is undefined'))).toEqual({ kind: 'dead', error: { code: 'internal_error', message: 'The delivery failed unexpectedly', at: T0 } });
+    expect(judge(new TypeError('x is undefined'))).toEqual({
+      kind: 'dead',
+      error: { code: 'internal_error', message: 'The delivery failed unexpectedly', at: T0 },
+    });
   });
 
   it('the last allowed attempt failing: a dead letter saying so; uncounted refusals never kill an entry', () => {
@@ -66,13 +78,26 @@ describe('what a failed delivery means', () => {
   });
 });
 
-describe('send: a duplicate answer is settled by the upstream\'s record of that id', () => {
+describe("send: a duplicate answer is settled by the upstream's record of that id", () => {
   const duplicate = () => new ConflictError('duplicate_transaction', 'A transaction with this id was already recorded', { loyaltyCode: 9004 });
   const refundWork = (amount?: number): OutboxWork => ({
     kind: 'refund',
-    request: { customerId: 'ana', refundTransactionId: 'r1', reverseTransactionId: 'p1', transactionTime: '2025-03-01T11:00:00.000Z', ...(amount !== undefined ? { refundAmount: amount } : {}) },
+    request: {
+      customerId: 'ana',
+      refundTransactionId: 'r1',
+      reverseTransactionId: 'p1',
+      transactionTime: '2025-03-01T11:00:00.000Z',
+      ...(amount !== undefined ? { refundAmount: amount } : {}),
+    },
   });
-  const queued = (work: OutboxWork, attempts = 0): OutboxEntry => ({ ...anEntry(work), state: 'delivering', attempts, nextAttemptAt: 0, createdAt: T0, updatedAt: T0 });
+  const queued = (work: OutboxWork, attempts = 0): OutboxEntry => ({
+    ...anEntry(work),
+    state: 'delivering',
+    attempts,
+    nextAttemptAt: 0,
+    createdAt: T0,
+    updatedAt: T0,
+  });
   /** A client whose write answers `write` and whose record of the order reads `record`. */
   const upstream = (write: () => Promise<unknown>, record: () => Promise<unknown>) => {
     const read: string[] = [];
@@ -92,22 +117,35 @@ describe('send: a duplicate answer is settled by the upstream\'s record of that 
   const rejectWith = (err: unknown) => async () => {
     throw err;
   };
-  const thrown = (p: Promise<unknown>) => p.then(() => { throw new Error('expected send() to fail'); }, (e: unknown) => e as ConflictError);
+  const thrown = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected send() to fail');
+      },
+      (e: unknown) => e as ConflictError,
+    );
 
   it('a payment answered: what it earned and redeemed, no record read', async () => {
-    const { loyalty, read } = upstream(async () => ({ customerId: 'ana', rewardedPoints: 10, redeemedPoints: 0, paymentDetails: [] }), rejectWith(new Error('not asked')));
+    const { loyalty, read } = upstream(
+      async () => ({ customerId: 'ana', rewardedPoints: 10, redeemedPoints: 0, paymentDetails: [] }),
+      rejectWith(new Error('not asked')),
+    );
     await expect(send(loyalty, queued(paymentWork('ana', 'p1', 10)))).resolves.toEqual({ pointsEarned: 10, pointsRedeemed: 0 });
     expect(read).toEqual([]);
   });
 
   it('a payment duplicate whose record is this payment (same total): delivered as already recorded', async () => {
-    const { loyalty, read } = upstream(rejectWith(duplicate()), async () => ({ transactions: [{ transactionType: 'PaymentReward', transactionId: 'p1', amount: 10 }] }));
+    const { loyalty, read } = upstream(rejectWith(duplicate()), async () => ({
+      transactions: [{ transactionType: 'PaymentReward', transactionId: 'p1', amount: 10 }],
+    }));
     await expect(send(loyalty, queued(paymentWork('ana', 'p1', 10)))).resolves.toEqual({ alreadyRecorded: true });
     expect(read).toEqual(['p1']);
   });
 
   it('a payment duplicate whose record is another sale (another total): payment_id_taken, a dead letter', async () => {
-    const { loyalty } = upstream(rejectWith(duplicate()), async () => ({ transactions: [{ transactionType: 'PaymentReward', transactionId: 'p1', amount: 99 }] }));
+    const { loyalty } = upstream(rejectWith(duplicate()), async () => ({
+      transactions: [{ transactionType: 'PaymentReward', transactionId: 'p1', amount: 99 }],
+    }));
     const e = queued(paymentWork('ana', 'p1', 10));
     const err = await thrown(send(loyalty, e));
     expect(err).toBeInstanceOf(ConflictError);
@@ -120,7 +158,7 @@ describe('send: a duplicate answer is settled by the upstream\'s record of that 
     expect((await thrown(send(loyalty, queued(paymentWork('ana', 'p1', 10))))).code).toBe('payment_id_taken');
   });
 
-  it('a payment duplicate whose record cannot be read: the read\'s error, retried', async () => {
+  it("a payment duplicate whose record cannot be read: the read's error, retried", async () => {
     const down = new ServiceUnavailableError('upstream_unavailable', 'down');
     const { loyalty } = upstream(rejectWith(duplicate()), rejectWith(down));
     const e = queued(paymentWork('ana', 'p1', 10));
@@ -137,12 +175,20 @@ describe('send: a duplicate answer is settled by the upstream\'s record of that 
   });
 
   it('a refund answered: what it refunded and reversed', async () => {
-    const { loyalty } = upstream(async () => ({ gameballTransactionId: 'g-1', refundTransactionId: 'r1', refundAmount: 5, refundEquivalentPoints: 50 }), rejectWith(new Error('not asked')));
+    const { loyalty } = upstream(
+      async () => ({ gameballTransactionId: 'g-1', refundTransactionId: 'r1', refundAmount: 5, refundEquivalentPoints: 50 }),
+      rejectWith(new Error('not asked')),
+    );
     await expect(send(loyalty, queued(refundWork(5)))).resolves.toEqual({ amountRefunded: 5, pointsReversed: 50, loyaltyTransactionId: 'g-1' });
   });
 
   it('a refund duplicate whose record is this refund of that sale (same amount): delivered as already recorded', async () => {
-    const { loyalty, read } = upstream(rejectWith(duplicate()), async () => ({ transactions: [{ transactionType: 'PaymentReward', transactionId: 'p1', amount: 10 }, { transactionType: 'PartialRefund', transactionId: 'r1', amount: 5 }] }));
+    const { loyalty, read } = upstream(rejectWith(duplicate()), async () => ({
+      transactions: [
+        { transactionType: 'PaymentReward', transactionId: 'p1', amount: 10 },
+        { transactionType: 'PartialRefund', transactionId: 'r1', amount: 5 },
+      ],
+    }));
     await expect(send(loyalty, queued(refundWork(5)))).resolves.toEqual({ alreadyRecorded: true });
     expect(read).toEqual(['p1']);
   });
@@ -158,7 +204,7 @@ describe('send: a duplicate answer is settled by the upstream\'s record of that 
     expect(judgeFailure(err, e, policy, T0, () => 0.5)).toMatchObject({ kind: 'dead' });
   });
 
-  it('a refund duplicate whose record cannot be read: the read\'s error, retried', async () => {
+  it("a refund duplicate whose record cannot be read: the read's error, retried", async () => {
     const slow = new ServiceUnavailableError('upstream_timeout', 'slow');
     const { loyalty } = upstream(rejectWith(duplicate()), rejectWith(slow));
     expect(await thrown(send(loyalty, queued(refundWork(5))))).toBe(slow);

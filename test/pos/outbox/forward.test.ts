@@ -29,11 +29,23 @@ const refusedByPolicy = async (call: LoyaltyCallContext): Promise<never> => {
 it('sends only once `first` is done', async () => {
   const { deps } = setup();
   const order: string[] = [];
-  const sent = await sendOrQueue(deps, ctx, work, {}, async (call) => {
-    await call.precondition?.();
-    order.push('sent');
-    return 'ok';
-  }, { first: async () => { await new Promise((r) => setTimeout(r, 20)); order.push('first'); } });
+  const sent = await sendOrQueue(
+    deps,
+    ctx,
+    work,
+    {},
+    async (call) => {
+      await call.precondition?.();
+      order.push('sent');
+      return 'ok';
+    },
+    {
+      first: async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        order.push('first');
+      },
+    },
+  );
   expect([sent, order]).toEqual(['ok', ['first', 'sent']]);
 });
 
@@ -41,7 +53,19 @@ it('a failed `first` ends the write: nothing sent, nothing queued, its own error
   const { deps, outbox } = setup();
   let sent = false;
   const failing = () => Promise.reject(new ServiceUnavailableError('redis_unavailable', 'sale records down'));
-  await expect(sendOrQueue(deps, ctx, work, {}, async (call) => { await call.precondition?.(); sent = true; }, { first: failing })).rejects.toMatchObject({ code: 'redis_unavailable' });
+  await expect(
+    sendOrQueue(
+      deps,
+      ctx,
+      work,
+      {},
+      async (call) => {
+        await call.precondition?.();
+        sent = true;
+      },
+      { first: failing },
+    ),
+  ).rejects.toMatchObject({ code: 'redis_unavailable' });
   await expect(sendOrQueue(deps, ctx, work, {}, refusedByPolicy, { first: failing })).rejects.toMatchObject({ code: 'redis_unavailable' });
   expect(sent).toBe(false);
   expect(await outbox.hasPending('customer:c-1')).toBe(false);
@@ -50,7 +74,12 @@ it('a failed `first` ends the write: nothing sent, nothing queued, its own error
 it('a call refused before its precondition was awaited is queued only after `first` is done', async () => {
   const { deps, outbox } = setup();
   let done = false;
-  const queued = await sendOrQueue(deps, ctx, work, { paymentId: 'p-1' }, refusedByPolicy, { first: async () => { await new Promise((r) => setTimeout(r, 20)); done = true; } });
+  const queued = await sendOrQueue(deps, ctx, work, { paymentId: 'p-1' }, refusedByPolicy, {
+    first: async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      done = true;
+    },
+  });
   expect(queued).toMatchObject({ queued: true, reason: 'upstream_circuit_open', paymentId: 'p-1' });
   expect(done).toBe(true);
   expect(await outbox.hasPending('customer:c-1')).toBe(true);

@@ -70,7 +70,17 @@ export const redisOutbox: OutboxHarnessFactory = async (opts = {}) => {
 export const T0 = 1_760_000_000_000;
 
 export function paymentWork(customerId: string, paymentId: string, totalPaid = 10): OutboxWork {
-  return { kind: 'payment', request: { customerId, paymentId, paymentDate: '2025-03-01T10:00:00.000Z', totalPaid, channel: 'pos', merchant: { uniqueId: 'm-1', name: 'Test "Retail"', branch: { uniqueId: 'b-1', name: 'Branch 1' } } } };
+  return {
+    kind: 'payment',
+    request: {
+      customerId,
+      paymentId,
+      paymentDate: '2025-03-01T10:00:00.000Z',
+      totalPaid,
+      channel: 'pos',
+      merchant: { uniqueId: 'm-1', name: 'Test "Retail"', branch: { uniqueId: 'b-1', name: 'Branch 1' } },
+    },
+  };
 }
 
 export function anEntry(work: OutboxWork, overrides: Partial<NewOutboxEntry> = {}): NewOutboxEntry {

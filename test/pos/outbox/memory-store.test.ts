@@ -11,7 +11,12 @@ describe('MemoryOutboxStore retention (the in-memory twin of Redis TTLs)', () =>
     const dead = await store.enqueue(anEntry(paymentWork('b', 'b1')), T0);
     const waiting = await store.enqueue(anEntry(paymentWork('a', 'a2')), T0);
     for (const e of await store.take('c1', T0, 5)) {
-      await store.finish(e, 'c1', e.id === done.id ? { kind: 'delivered', result: {} } : { kind: 'dead', error: { code: 'upstream_rejected', message: 'no', at: T0 } }, T0);
+      await store.finish(
+        e,
+        'c1',
+        e.id === done.id ? { kind: 'delivered', result: {} } : { kind: 'dead', error: { code: 'upstream_rejected', message: 'no', at: T0 } },
+        T0,
+      );
     }
     h.passSeconds(59);
     expect((await store.get(done.id, T0))?.state).toBe('delivered');

@@ -117,7 +117,13 @@ describe('RedisOutboxStore in Redis', () => {
       const { RedisOutboxStore } = await import('../../../src/pos/outbox');
       const store = new RedisOutboxStore(r, { prefix: h.prefix!, leaseMs: 1000, statusTtlSeconds: 60 });
       r.disconnect();
-      for (const op of [() => store.enqueue(anEntry(paymentWork('a', 'p')), T0), () => store.take('c1', T0, 1), () => store.hasPending('customer:a'), () => store.counts(), () => store.get('obx_whatever1', T0)]) {
+      for (const op of [
+        () => store.enqueue(anEntry(paymentWork('a', 'p')), T0),
+        () => store.take('c1', T0, 1),
+        () => store.hasPending('customer:a'),
+        () => store.counts(),
+        () => store.get('obx_whatever1', T0),
+      ]) {
         await expect(op()).rejects.toMatchObject({ status: 503, code: 'redis_unavailable' });
       }
     } finally {

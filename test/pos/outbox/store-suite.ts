@@ -57,7 +57,12 @@ export function outboxStoreSuite(name: string, make: OutboxHarnessFactory): void
       const twin = await h.twin();
       expect(await twin.take('c2', T0, 10)).toEqual([]);
 
-      await store.finish(first.find((e) => e.id === a1.id)!, 'c1', delivered({ pointsEarned: 7 }), T0 + 10);
+      await store.finish(
+        first.find((e) => e.id === a1.id)!,
+        'c1',
+        delivered({ pointsEarned: 7 }),
+        T0 + 10,
+      );
       expect(ids(await store.take('c1', T0 + 10, 10))).toEqual([a2.id]);
       const a1Now = await store.get(a1.id, T0);
       expect(a1Now).toMatchObject({ state: 'delivered', attempts: 1, deliveredAt: T0 + 10, updatedAt: T0 + 10, result: { pointsEarned: 7 } });
@@ -82,7 +87,7 @@ export function outboxStoreSuite(name: string, make: OutboxHarnessFactory): void
       expect((await store.get(a1.id, T0))?.attempts).toBe(2);
     });
 
-    it('order across instances: while a key\'s first entry waits for its retry, another consumer holding the next one does not deliver it first', async () => {
+    it("order across instances: while a key's first entry waits for its retry, another consumer holding the next one does not deliver it first", async () => {
       const twin = await h.twin();
       const sale = await store.enqueue(anEntry(paymentWork('a', 'sale')), T0);
       const [taken] = await store.take('c1', T0, 5);
@@ -96,7 +101,13 @@ export function outboxStoreSuite(name: string, make: OutboxHarnessFactory): void
       expect(await twin.take('c2', T0 + 4999, 5)).toEqual([]);
       expect((await store.get(refund.id, T0))?.state).toBe('queued');
       // Once the sale is due, it goes first (from whoever holds it); then the refund.
-      const order = await drain([{ store: twin, consumer: 'c2' }, { store, consumer: 'c1' }], T0 + 5000);
+      const order = await drain(
+        [
+          { store: twin, consumer: 'c2' },
+          { store, consumer: 'c1' },
+        ],
+        T0 + 5000,
+      );
       expect(order).toEqual([sale.id, refund.id]);
     });
 
@@ -105,9 +116,24 @@ export function outboxStoreSuite(name: string, make: OutboxHarnessFactory): void
       const a2 = await store.enqueue(anEntry(paymentWork('a', 'a2')), T0);
       const other = await store.enqueue(anEntry(paymentWork('z', 'z1'), { storeId: 'store-002' }), T0);
       const taken = await store.take('c1', T0, 5);
-      await store.finish(taken.find((e) => e.id === a1.id)!, 'c1', { kind: 'dead', error: failure('original_transaction_not_found', 404) }, T0 + 1);
-      await store.finish(taken.find((e) => e.id === other.id)!, 'c1', { kind: 'dead', error: failure('upstream_rejected', 422) }, T0 + 2);
-      expect(await store.get(a1.id, T0)).toMatchObject({ state: 'dead', deadAt: T0 + 1, attempts: 1, lastError: { code: 'original_transaction_not_found', status: 404 } });
+      await store.finish(
+        taken.find((e) => e.id === a1.id)!,
+        'c1',
+        { kind: 'dead', error: failure('original_transaction_not_found', 404) },
+        T0 + 1,
+      );
+      await store.finish(
+        taken.find((e) => e.id === other.id)!,
+        'c1',
+        { kind: 'dead', error: failure('upstream_rejected', 422) },
+        T0 + 2,
+      );
+      expect(await store.get(a1.id, T0)).toMatchObject({
+        state: 'dead',
+        deadAt: T0 + 1,
+        attempts: 1,
+        lastError: { code: 'original_transaction_not_found', status: 404 },
+      });
       expect(await store.counts()).toEqual({ pending: 1, dead: 2 });
       expect(ids(await store.listDead('store-001', 10, T0))).toEqual([a1.id]);
       expect(ids(await store.listDead('store-002', 10, T0))).toEqual([other.id]);
@@ -187,7 +213,13 @@ export function outboxStoreSuite(name: string, make: OutboxHarnessFactory): void
         byKey.set(`customer:${key}`, [...(byKey.get(`customer:${key}`) ?? []), e.id]);
       }
       const twin = await h.twin();
-      const order = await drain([{ store, consumer: 'c1' }, { store: twin, consumer: 'c2' }], T0 + 100);
+      const order = await drain(
+        [
+          { store, consumer: 'c1' },
+          { store: twin, consumer: 'c2' },
+        ],
+        T0 + 100,
+      );
       expect(order).toHaveLength(60);
       expect(new Set(order).size).toBe(60);
       for (const [key, want] of byKey) {

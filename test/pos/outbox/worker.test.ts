@@ -13,7 +13,14 @@ let loyalty: LoyaltyClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ accounts: [e2eAccount()], port: 0 });
   admin = request(sandbox.url);
-  loyalty = new LoyaltyClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEYS.apikey, secretKey: SANDBOX_KEYS.secretkey, timeoutMs: 2000, retries: 0, logger: silentLogger });
+  loyalty = new LoyaltyClient({
+    baseUrl: sandbox.url,
+    apiKey: SANDBOX_KEYS.apikey,
+    secretKey: SANDBOX_KEYS.secretkey,
+    timeoutMs: 2000,
+    retries: 0,
+    logger: silentLogger,
+  });
 });
 afterAll(async () => {
   loyalty.close();
@@ -37,23 +44,44 @@ function setup() {
   const store = new MemoryOutboxStore({ leaseMs: 5000, statusTtlSeconds: 3600 });
   const outcomes: [OutboxEntry, DeliveryOutcome][] = [];
   const worker = new OutboxWorker({
-    store, loyalty, logger: silentLogger, pollIntervalMs: 20, concurrency: 4, leaseMs: 5000,
-    maxAttempts: 10, backoffBaseMs: 20, backoffMaxMs: 100,
+    store,
+    loyalty,
+    logger: silentLogger,
+    pollIntervalMs: 20,
+    concurrency: 4,
+    leaseMs: 5000,
+    maxAttempts: 10,
+    backoffBaseMs: 20,
+    backoffMaxMs: 100,
     onOutcome: (e, o) => outcomes.push([e, o]),
   });
   return { store, worker, outcomes, drained: () => eventually(async () => (await store.counts()).pending === 0) };
 }
 
 const activity = async (customerId: string) =>
-  (await admin.get(`/_sandbox/customers/${customerId}/activity`).set(SANDBOX_KEYS).expect(200)).body.activity as { type: string; properties: Record<string, unknown> }[];
-const seed = (customerId: string, points = 0) => admin.post('/_sandbox/customers').set(SANDBOX_KEYS).send({ customerId, points }).expect((r) => r.status < 300);
+  (await admin.get(`/_sandbox/customers/${customerId}/activity`).set(SANDBOX_KEYS).expect(200)).body.activity as {
+    type: string;
+    properties: Record<string, unknown>;
+  }[];
+const seed = (customerId: string, points = 0) =>
+  admin
+    .post('/_sandbox/customers')
+    .set(SANDBOX_KEYS)
+    .send({ customerId, points })
+    .expect((r) => r.status < 300);
 
 it('delivers in order per customer (a refund queued after its payment lands after it), and records what came back', async () => {
   await seed('w-ana');
   await seed('w-bob');
   const { store, worker, outcomes, drained } = setup();
   const pay = await store.enqueue(anEntry(paymentWork('w-ana', 'w-pay-1', 40)), T0);
-  const refund = await store.enqueue(anEntry({ kind: 'refund', request: { customerId: 'w-ana', refundTransactionId: 'w-ref-1', reverseTransactionId: 'w-pay-1', transactionTime: '2025-03-01T11:00:00.000Z' } }), T0 + 1);
+  const refund = await store.enqueue(
+    anEntry({
+      kind: 'refund',
+      request: { customerId: 'w-ana', refundTransactionId: 'w-ref-1', reverseTransactionId: 'w-pay-1', transactionTime: '2025-03-01T11:00:00.000Z' },
+    }),
+    T0 + 1,
+  );
   const bob = await store.enqueue(anEntry(paymentWork('w-bob', 'w-pay-2', 25)), T0 + 2);
   worker.start();
   await drained();
@@ -62,13 +90,23 @@ it('delivers in order per customer (a refund queued after its payment lands afte
   expect(await store.get(refund.id, T0)).toMatchObject({ state: 'delivered', result: { amountRefunded: 40, pointsReversed: 40 } });
   expect(await store.get(bob.id, T0)).toMatchObject({ state: 'delivered', result: { pointsEarned: 25 } });
   expect((await activity('w-ana')).map((a) => a.type)).toEqual(['Payment Processed', 'Refund Processed']);
-  expect(outcomes.map(([e, o]) => [e.id, o.kind])).toEqual(expect.arrayContaining([[pay.id, 'delivered'], [refund.id, 'delivered'], [bob.id, 'delivered']]));
+  expect(outcomes.map(([e, o]) => [e.id, o.kind])).toEqual(
+    expect.arrayContaining([
+      [pay.id, 'delivered'],
+      [refund.id, 'delivered'],
+      [bob.id, 'delivered'],
+    ]),
+  );
   expect(worker.deliveredCount).toBe(3);
 });
 
 it('retries through 503s with backoff, and the upstream has the payment once', async () => {
   await seed('w-cy');
-  await admin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules: [{ operation: 'payment', status: 503, times: 3 }] }).expect(200);
+  await admin
+    .put('/_sandbox/faults')
+    .set(SANDBOX_KEYS)
+    .send({ rules: [{ operation: 'payment', status: 503, times: 3 }] })
+    .expect(200);
   const { store, worker, outcomes, drained } = setup();
   const e = await store.enqueue(anEntry(paymentWork('w-cy', 'w-pay-3', 30)), T0);
   worker.start();
@@ -84,7 +122,13 @@ it('an upstream duplicate means delivered (an earlier attempt landed); a refusal
   await loyalty.payment({ customerId: 'w-dee', paymentId: 'w-pay-4', paymentDate: '2025-03-01T10:00:00.000Z', totalPaid: 20, channel: 'pos' });
   const { store, worker, drained } = setup();
   const dup = await store.enqueue(anEntry(paymentWork('w-dee', 'w-pay-4', 20)), T0);
-  const unknown = await store.enqueue(anEntry({ kind: 'refund', request: { customerId: 'w-dee', refundTransactionId: 'w-ref-9', reverseTransactionId: 'w-no-such-sale', transactionTime: '2025-03-01T11:00:00.000Z' } }), T0);
+  const unknown = await store.enqueue(
+    anEntry({
+      kind: 'refund',
+      request: { customerId: 'w-dee', refundTransactionId: 'w-ref-9', reverseTransactionId: 'w-no-such-sale', transactionTime: '2025-03-01T11:00:00.000Z' },
+    }),
+    T0,
+  );
   worker.start();
   await drained();
   await worker.stop();
@@ -96,7 +140,11 @@ it('an upstream duplicate means delivered (an earlier attempt landed); a refusal
 
 it('stop() finishes the delivery in hand, then takes nothing more', async () => {
   await seed('w-eve');
-  await admin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules: [{ operation: 'payment', latencyMs: 300, times: 1 }] }).expect(200);
+  await admin
+    .put('/_sandbox/faults')
+    .set(SANDBOX_KEYS)
+    .send({ rules: [{ operation: 'payment', latencyMs: 300, times: 1 }] })
+    .expect(200);
   const { store, worker } = setup();
   const slow = await store.enqueue(anEntry(paymentWork('w-eve', 'w-pay-5', 15)), T0);
   worker.start();
@@ -112,5 +160,18 @@ it('stop() finishes the delivery in hand, then takes nothing more', async () => 
 
 it('refuses bad settings', () => {
   const store = new MemoryOutboxStore({ leaseMs: 1000, statusTtlSeconds: 60 });
-  expect(() => new OutboxWorker({ store, loyalty, logger: silentLogger, pollIntervalMs: 0, concurrency: 1, leaseMs: 1000, maxAttempts: 1, backoffBaseMs: 1, backoffMaxMs: 1 })).toThrow(RangeError);
+  expect(
+    () =>
+      new OutboxWorker({
+        store,
+        loyalty,
+        logger: silentLogger,
+        pollIntervalMs: 0,
+        concurrency: 1,
+        leaseMs: 1000,
+        maxAttempts: 1,
+        backoffBaseMs: 1,
+        backoffMaxMs: 1,
+      }),
+  ).toThrow(RangeError);
 });

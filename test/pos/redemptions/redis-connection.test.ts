@@ -16,11 +16,18 @@ const PASSWORD = 's3cret-redis-pass';
 
 /** A throwaway redis-server of this test's own, so it can be killed and restarted. */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--requirepass', PASSWORD], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--requirepass', PASSWORD],
+    { stdio: 'ignore' },
+  );
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline) {
     const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (up) return child;
@@ -60,7 +67,12 @@ describe('connectRedis against a Redis that goes away and comes back', () => {
     port = await freePort();
     dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-rdm-conn-'));
     server = await startRedis(port, dir);
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const logger = createLogger({ level: 'debug', pretty: false, destination: sink });
     client = connectRedis(`redis://:${PASSWORD}@127.0.0.1:${port}/0`, logger, { retryMaxMs: 100 });
     await waitForRedis(client, 5000);

@@ -165,7 +165,7 @@ describe('redis-codec', () => {
     { requiredKeys: ['id', 'storeId', 'terminalId', 'customerId', 'ask', 'state', 'createdAt', 'updatedAt', 'version'] },
   );
 
-  it('round-trips a record in each of the machine\'s states', () => {
+  it("round-trips a record in each of the machine's states", () => {
     for (const state of Object.keys(REDEMPTION_MACHINE) as RedemptionState[]) {
       const r = aHold({ state, paymentId: 'sale-1' });
       expect(decodeRedemption(r.id, encodeRedemption(r))).toEqual(r);

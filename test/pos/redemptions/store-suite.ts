@@ -5,7 +5,8 @@ import { aHold, HarnessFactory, StoreHarness, T0 } from './harness';
 const EXPIRY = T0 + 600_000;
 
 /** A payment's claim on a held redemption (the compare-and-set two payments race for). */
-const claimForPayment = (r: Redemption): Redemption | string => (r.state === 'held' ? { ...r, state: 'paying', paymentId: 'pay-1' } : `redemption is ${r.state}`);
+const claimForPayment = (r: Redemption): Redemption | string =>
+  r.state === 'held' ? { ...r, state: 'paying', paymentId: 'pay-1' } : `redemption is ${r.state}`;
 
 /** Sweeps until nothing is due, in small batches, as a sweeper instance would. */
 async function sweepAll(store: RedemptionStore, now: number, batch: number): Promise<Redemption[]> {
@@ -33,7 +34,15 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       const full = aHold({ email: 'ana@example.com', mobile: '+15550100', paymentId: 'pay|9', version: 7 });
       await store.create(full);
       expect(await store.get(full.id, T0)).toEqual({ ...full, version: 1 });
-      const rule = aHold({ ask: { kind: 'rule', ruleId: 'r-"10%"' }, hash: '042917', state: 'otp_required', expiresAt: undefined, holdReference: undefined, holdAmount: undefined, holdPoints: undefined });
+      const rule = aHold({
+        ask: { kind: 'rule', ruleId: 'r-"10%"' },
+        hash: '042917',
+        state: 'otp_required',
+        expiresAt: undefined,
+        holdReference: undefined,
+        holdAmount: undefined,
+        holdPoints: undefined,
+      });
       delete rule.expiresAt;
       delete rule.holdReference;
       delete rule.holdAmount;
@@ -112,11 +121,19 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       const hold = aHold();
       await store.create(hold);
       const direct = await store.change(hold.id, T0, (r) => ({ ...r, state: 'redeemed', paymentId: 'pay-1' }));
-      expect(direct).toMatchObject({ ok: false, reason: 'rejected', redemption: { state: 'held', version: 1 }, detail: expect.stringContaining('cannot become redeemed') });
+      expect(direct).toMatchObject({
+        ok: false,
+        reason: 'rejected',
+        redemption: { state: 'held', version: 1 },
+        detail: expect.stringContaining('cannot become redeemed'),
+      });
       expect(await store.get(hold.id, T0)).toEqual(hold);
       expect(await store.countOpen()).toBe(1);
       expect((await store.change(hold.id, T0, claimForPayment)).ok).toBe(true);
-      expect(await store.change(hold.id, T0, (r) => ({ ...r, state: 'redeemed' }))).toMatchObject({ ok: true, redemption: { state: 'redeemed', paymentId: 'pay-1', version: 3 } });
+      expect(await store.change(hold.id, T0, (r) => ({ ...r, state: 'redeemed' }))).toMatchObject({
+        ok: true,
+        redemption: { state: 'redeemed', paymentId: 'pay-1', version: 3 },
+      });
     });
 
     it('lets exactly one of two concurrent conflicting changes win', async () => {

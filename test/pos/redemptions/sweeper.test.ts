@@ -10,7 +10,12 @@ const EXPIRY = T0 + 600_000;
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
   return { lines, logger: createLogger({ level: 'debug', pretty: false, destination: sink }) };
 }
 
@@ -36,7 +41,14 @@ describe.each<[string, HarnessFactory]>([
     for (const r of [...due, aHold()]) await h.store.create(r);
     const { lines, logger } = capture();
     const heard: [string, ExpiryVia][] = [];
-    const sweeper = new HoldSweeper({ store: h.store, intervalMs: 1000, batchSize: 3, logger, clock: () => T0 + 100, onExpired: (r, via) => heard.push([r.id, via]) });
+    const sweeper = new HoldSweeper({
+      store: h.store,
+      intervalMs: 1000,
+      batchSize: 3,
+      logger,
+      clock: () => T0 + 100,
+      onExpired: (r, via) => heard.push([r.id, via]),
+    });
 
     expect(await sweeper.sweepOnce()).toBe(10);
     expect(sweeper.expiredCount).toBe(10);
@@ -84,8 +96,14 @@ describe.each<[string, HarnessFactory]>([
     const heard: [string, ExpiryVia][] = [];
     const twoExpired = until(() => heard.length === 2);
     const sweeper = new HoldSweeper({
-      store: h.store, intervalMs: 5, logger: silentLogger, clock: () => now,
-      onExpired: (r, via) => { heard.push([r.id, via]); twoExpired.hook(); },
+      store: h.store,
+      intervalMs: 5,
+      logger: silentLogger,
+      clock: () => now,
+      onExpired: (r, via) => {
+        heard.push([r.id, via]);
+        twoExpired.hook();
+      },
     });
     sweeper.start();
     try {
@@ -93,7 +111,10 @@ describe.each<[string, HarnessFactory]>([
       expect((await h.store.get(a.id, EXPIRY))?.state).toBe('expired');
       now = EXPIRY;
       await twoExpired.done;
-      expect(heard).toEqual([[a.id, 'read'], [b.id, 'sweep']]);
+      expect(heard).toEqual([
+        [a.id, 'read'],
+        [b.id, 'sweep'],
+      ]);
       expect(sweeper.expiredCount).toBe(2);
     } finally {
       await sweeper.stop();
@@ -109,7 +130,10 @@ describe.each<[string, HarnessFactory]>([
     for (let i = 0; i < 20; i++) await h.store.create(aHold({ expiresAt: T0 + i }));
     const sweeper = new HoldSweeper({ store: h.store, intervalMs: 1000, batchSize: 5, logger: silentLogger, clock: () => EXPIRY });
     let settled = false;
-    const sweep = sweeper.sweepOnce().then((n) => { settled = true; return n; });
+    const sweep = sweeper.sweepOnce().then((n) => {
+      settled = true;
+      return n;
+    });
     await sweeper.stop();
     expect(settled).toBe(true);
     // Asked to stop, it finishes the batch in hand rather than draining everything.
@@ -126,7 +150,9 @@ describe('HoldSweeper with several instances on one Redis', () => {
       await Promise.all(holds.map((r) => h.store.create(r)));
       const stores = [h.store, await h.twin(), await h.twin()];
       const seen: string[] = [];
-      const sweepers = stores.map((store) => new HoldSweeper({ store, intervalMs: 1000, batchSize: 7, logger: silentLogger, clock: () => EXPIRY, onExpired: (r) => seen.push(r.id) }));
+      const sweepers = stores.map(
+        (store) => new HoldSweeper({ store, intervalMs: 1000, batchSize: 7, logger: silentLogger, clock: () => EXPIRY, onExpired: (r) => seen.push(r.id) }),
+      );
       const counts = await Promise.all(sweepers.map((s) => s.sweepOnce()));
       expect(counts.reduce((x, y) => x + y, 0)).toBe(300);
       expect(seen).toHaveLength(300);
@@ -145,7 +171,16 @@ describe('HoldSweeper when Redis is unreachable', () => {
     const { lines, logger } = capture();
     let ticks = 0;
     const threeTicks = until(() => ticks >= 3);
-    const sweeper = new HoldSweeper({ store, intervalMs: 5, logger, clock: () => { ticks += 1; threeTicks.hook(); return T0; } });
+    const sweeper = new HoldSweeper({
+      store,
+      intervalMs: 5,
+      logger,
+      clock: () => {
+        ticks += 1;
+        threeTicks.hook();
+        return T0;
+      },
+    });
     try {
       await expect(sweeper.sweepOnce()).rejects.toBeInstanceOf(ServiceUnavailableError);
       sweeper.start();

@@ -7,7 +7,11 @@ import { TerminalRegistry, TOKEN_PATTERN } from '../../../src/pos/terminals';
 const ROOT = path.resolve(__dirname, '../../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the real CLI as a child process, as an operator would. */
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
@@ -91,7 +95,9 @@ describe('scripts/terminal.ts', () => {
   it('loses no terminal when several operators add at once', async () => {
     const shared = path.join(dir, 'parallel.json');
     expect((await cli(['add-store', ...STORE_ARGS, '--file', shared])).code).toBe(0);
-    const runs = await Promise.all(Array.from({ length: 5 }, (_, i) => cli(['add', '--store', 'store-x', '--role', 'cashier', '--id', `p-${i}`, '--file', shared])));
+    const runs = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => cli(['add', '--store', 'store-x', '--role', 'cashier', '--id', `p-${i}`, '--file', shared])),
+    );
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
     const registry = new TerminalRegistry(shared);
     expect(registry.terminalCount).toBe(5);

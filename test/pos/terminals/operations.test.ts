@@ -37,7 +37,13 @@ describe('terminals file', () => {
   });
 
   it('names the bad field of an invalid file', () => {
-    writeFileSync(file, JSON.stringify({ stores: [STORE], terminals: [{ id: 't', storeId: 'store-a', role: 'boss', tokenSha256: 'a'.repeat(64), createdAt: '2026-01-01T00:00:00Z' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        stores: [STORE],
+        terminals: [{ id: 't', storeId: 'store-a', role: 'boss', tokenSha256: 'a'.repeat(64), createdAt: '2026-01-01T00:00:00Z' }],
+      }),
+    );
     expect(() => loadTerminalsFile(file)).toThrow(ConfigError);
     expect(() => loadTerminalsFile(file)).toThrow(/terminals\.json: terminals\.0\.role/);
   });
@@ -122,7 +128,10 @@ describe('terminal operations', () => {
     addTerminal(file, { storeId: 'store-a', role: 'kiosk', id: 'b' });
     revokeTerminal(file, 'b');
     const listed = listTerminals(file);
-    expect(listed.map((t) => [t.id, t.status, t.storeName])).toEqual([['a', 'active', 'Harbour'], ['b', 'revoked', 'Harbour']]);
+    expect(listed.map((t) => [t.id, t.status, t.storeName])).toEqual([
+      ['a', 'active', 'Harbour'],
+      ['b', 'revoked', 'Harbour'],
+    ]);
     expect(listed[0].hashPrefix).toBe(a.tokenSha256.slice(0, 8));
     expect(JSON.stringify(listed)).not.toContain(a.tokenSha256);
   });

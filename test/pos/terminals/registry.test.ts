@@ -46,7 +46,7 @@ describe('TerminalRegistry', () => {
     const { token } = addTerminal(file, { storeId: 'store-a', role: 'cashier' });
     const registry = new TerminalRegistry(file);
     // The module object itself (an ES namespace import would be a copy the spy cannot reach).
-    const spy = jest.spyOn(require('node:crypto') as typeof import('node:crypto'), 'timingSafeEqual');
+    const spy = jest.spyOn(process.getBuiltinModule('node:crypto'), 'timingSafeEqual');
     expect(registry.authenticate(token)).not.toBeNull();
     expect(registry.authenticate(nearMiss(token))).toBeNull();
     expect(registry.authenticate('short')).toBeNull();
@@ -100,7 +100,12 @@ describe('TerminalRegistry', () => {
 
   it('keeps the last good terminals when the file turns bad, logs it once, and recovers', () => {
     const lines: string[] = [];
-    const destination = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+    const destination = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     const logger = createLogger({ level: 'info', pretty: false, destination });
     const { token } = addTerminal(file, { storeId: 'store-a', role: 'cashier' });
     const registry = new TerminalRegistry(file, { now, logger });

@@ -42,7 +42,11 @@ export async function bffFuzzStack(store: StackOptions['store']): Promise<BffFuz
   await stack.pos('cashier').post('/payments', { customerId: CUSTOMER, paymentId: 'fz-sale-void', totalPaid: 50 }).expect(201);
   await stack.pos('cashier').post('/payments', { customerId: CUSTOMER, paymentId: 'fz-sale-refund', totalPaid: 1_000_000 }).expect(201);
   // A payment queued while the loyalty service refuses payments: an outbox entry for the outbox routes.
-  await stack.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules: [{ operation: 'payment', status: 503, times: 10 }] }).expect(200);
+  await stack.sandboxAdmin
+    .put('/_sandbox/faults')
+    .set(SANDBOX_KEYS)
+    .send({ rules: [{ operation: 'payment', status: 503, times: 10 }] })
+    .expect(200);
   const queued = await stack.pos('cashier').post('/payments', { customerId: CUSTOMER, paymentId: 'fz-sale-queued', totalPaid: 5 }).expect(202);
   await stack.sandboxAdmin.delete('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
   // Delivered before the fuzzing starts: a background delivery would change the balance under a refused case.
@@ -51,17 +55,44 @@ export async function bffFuzzStack(store: StackOptions['store']): Promise<BffFuz
     if (entry.body.state === 'delivered') break;
     if (Date.now() > until) throw new Error(`the queued payment was not delivered: ${entry.text}`);
   }
-  const job = await stack.pos('cashier').post('/orders/batch', { orders: [{ customerId: CUSTOMER, orderId: 'fz-order-1', orderDate: new Date().toISOString(), totalPaid: 20 }] }).expect(202);
+  const job = await stack
+    .pos('cashier')
+    .post('/orders/batch', { orders: [{ customerId: CUSTOMER, orderId: 'fz-order-1', orderDate: new Date().toISOString(), totalPaid: 20 }] })
+    .expect(202);
 
   const client: RawClient = rawClient(stack.bff.url);
   const auth = (role: keyof Stack['tokens']) => ({ Authorization: `Bearer ${stack.tokens[role]}` });
   const now = () => new Date().toISOString();
 
   const routes: FuzzRoute[] = [
-    { name: 'GET /customers/:id', method: 'GET', path: '/pos/v1/customers/:id', params: { id: CUSTOMER }, query: '?lang=en', headers: auth('cashier'), success: [200] },
+    {
+      name: 'GET /customers/:id',
+      method: 'GET',
+      path: '/pos/v1/customers/:id',
+      params: { id: CUSTOMER },
+      query: '?lang=en',
+      headers: auth('cashier'),
+      success: [200],
+    },
     { name: 'GET /customers/:id/hash', method: 'GET', path: '/pos/v1/customers/:id/hash', params: { id: CUSTOMER }, headers: auth('kiosk'), success: [200] },
-    { name: 'DELETE /customers/:id', method: 'DELETE', path: '/pos/v1/customers/:id', params: { id: 'fz-delete-me' }, headers: auth('manager'), success: [200], watch: [CUSTOMER] },
-    { name: 'POST /customers/:id/delete', method: 'POST', path: '/pos/v1/customers/:id/delete', params: { id: 'fz-delete-me' }, headers: auth('manager'), success: [200], watch: [CUSTOMER] },
+    {
+      name: 'DELETE /customers/:id',
+      method: 'DELETE',
+      path: '/pos/v1/customers/:id',
+      params: { id: 'fz-delete-me' },
+      headers: auth('manager'),
+      success: [200],
+      watch: [CUSTOMER],
+    },
+    {
+      name: 'POST /customers/:id/delete',
+      method: 'POST',
+      path: '/pos/v1/customers/:id/delete',
+      params: { id: 'fz-delete-me' },
+      headers: auth('manager'),
+      success: [200],
+      watch: [CUSTOMER],
+    },
     {
       name: 'POST /redemptions',
       method: 'POST',
@@ -71,9 +102,26 @@ export async function bffFuzzStack(store: StackOptions['store']): Promise<BffFuz
       success: [201],
       watch: [CUSTOMER],
     },
-    { name: 'POST /redemptions/:id/otp', method: 'POST', path: '/pos/v1/redemptions/:id/otp', params: { id: held.body.id }, headers: auth('cashier'), body: () => ({ otp: '123456' }), success: [200], watch: [CUSTOMER] },
+    {
+      name: 'POST /redemptions/:id/otp',
+      method: 'POST',
+      path: '/pos/v1/redemptions/:id/otp',
+      params: { id: held.body.id },
+      headers: auth('cashier'),
+      body: () => ({ otp: '123456' }),
+      success: [200],
+      watch: [CUSTOMER],
+    },
     { name: 'GET /redemptions/:id', method: 'GET', path: '/pos/v1/redemptions/:id', params: { id: held.body.id }, headers: auth('cashier'), success: [200] },
-    { name: 'POST /redemptions/:id/void', method: 'POST', path: '/pos/v1/redemptions/:id/void', params: { id: held.body.id }, headers: auth('cashier'), success: [200], watch: [CUSTOMER] },
+    {
+      name: 'POST /redemptions/:id/void',
+      method: 'POST',
+      path: '/pos/v1/redemptions/:id/void',
+      params: { id: held.body.id },
+      headers: auth('cashier'),
+      success: [200],
+      watch: [CUSTOMER],
+    },
     {
       name: 'POST /payments',
       method: 'POST',
@@ -91,7 +139,16 @@ export async function bffFuzzStack(store: StackOptions['store']): Promise<BffFuz
       success: [200, 201, 202],
       watch: [CUSTOMER],
     },
-    { name: 'POST /payments/:paymentId/void', method: 'POST', path: '/pos/v1/payments/:paymentId/void', params: { paymentId: 'fz-sale-void' }, headers: auth('manager'), body: (uniq) => ({ customerId: CUSTOMER, refundId: `fz-v-${uniq}` }), success: [200, 201, 202], watch: [CUSTOMER] },
+    {
+      name: 'POST /payments/:paymentId/void',
+      method: 'POST',
+      path: '/pos/v1/payments/:paymentId/void',
+      params: { paymentId: 'fz-sale-void' },
+      headers: auth('manager'),
+      body: (uniq) => ({ customerId: CUSTOMER, refundId: `fz-v-${uniq}` }),
+      success: [200, 201, 202],
+      watch: [CUSTOMER],
+    },
     {
       name: 'POST /refunds',
       method: 'POST',
@@ -101,7 +158,15 @@ export async function bffFuzzStack(store: StackOptions['store']): Promise<BffFuz
       success: [200, 201, 202],
       watch: [CUSTOMER],
     },
-    { name: 'POST /events', method: 'POST', path: '/pos/v1/events', headers: auth('kiosk'), body: () => ({ customerId: CUSTOMER, events: { store_visit: { aisle: 'A4', minutes: 3, member: true } } }), success: [200, 202], watch: [CUSTOMER] },
+    {
+      name: 'POST /events',
+      method: 'POST',
+      path: '/pos/v1/events',
+      headers: auth('kiosk'),
+      body: () => ({ customerId: CUSTOMER, events: { store_visit: { aisle: 'A4', minutes: 3, member: true } } }),
+      success: [200, 202],
+      watch: [CUSTOMER],
+    },
     {
       name: 'POST /orders/batch',
       method: 'POST',
@@ -112,10 +177,41 @@ export async function bffFuzzStack(store: StackOptions['store']): Promise<BffFuz
     },
     { name: 'GET /outbox/:id', method: 'GET', path: '/pos/v1/outbox/:id', params: { id: queued.body.outboxId }, headers: auth('cashier'), success: [200] },
     { name: 'GET /outbox/dead', method: 'GET', path: '/pos/v1/outbox/dead', query: '?limit=10', headers: auth('manager'), success: [200] },
-    { name: 'POST /outbox/dead/:id/retry', method: 'POST', path: '/pos/v1/outbox/dead/:id/retry', params: { id: queued.body.outboxId }, headers: auth('manager'), success: [200, 202], watch: [CUSTOMER] },
-    { name: 'POST /outbox/dead/:id/discard', method: 'POST', path: '/pos/v1/outbox/dead/:id/discard', params: { id: queued.body.outboxId }, headers: auth('manager'), success: [200], watch: [CUSTOMER] },
-    { name: 'DELETE /outbox/dead/:id', method: 'DELETE', path: '/pos/v1/outbox/dead/:id', params: { id: queued.body.outboxId }, headers: auth('manager'), success: [200], watch: [CUSTOMER] },
-    { name: 'GET /orders/batch/:jobId', method: 'GET', path: '/pos/v1/orders/batch/:jobId', params: { jobId: String(job.body.jobId) }, headers: auth('cashier'), success: [200] },
+    {
+      name: 'POST /outbox/dead/:id/retry',
+      method: 'POST',
+      path: '/pos/v1/outbox/dead/:id/retry',
+      params: { id: queued.body.outboxId },
+      headers: auth('manager'),
+      success: [200, 202],
+      watch: [CUSTOMER],
+    },
+    {
+      name: 'POST /outbox/dead/:id/discard',
+      method: 'POST',
+      path: '/pos/v1/outbox/dead/:id/discard',
+      params: { id: queued.body.outboxId },
+      headers: auth('manager'),
+      success: [200],
+      watch: [CUSTOMER],
+    },
+    {
+      name: 'DELETE /outbox/dead/:id',
+      method: 'DELETE',
+      path: '/pos/v1/outbox/dead/:id',
+      params: { id: queued.body.outboxId },
+      headers: auth('manager'),
+      success: [200],
+      watch: [CUSTOMER],
+    },
+    {
+      name: 'GET /orders/batch/:jobId',
+      method: 'GET',
+      path: '/pos/v1/orders/batch/:jobId',
+      params: { jobId: String(job.body.jobId) },
+      headers: auth('cashier'),
+      success: [200],
+    },
   ];
 
   const target: FuzzTarget = {
@@ -168,19 +264,24 @@ export function describeBffFuzz(store: StackOptions['store'], runsPerRoute: numb
     f = await bffFuzzStack(store);
   }, 30_000);
   afterAll(async () => {
-    // eslint-disable-next-line no-console
-    console.log(`BFF fuzz (${store} store): ${f?.tally.cases} cases over ${names.length} routes, seed ${FUZZ_SEED ?? 'random'}\n${JSON.stringify(f?.tally.statuses, null, 1)}`);
+    console.log(
+      `BFF fuzz (${store} store): ${f?.tally.cases} cases over ${names.length} routes, seed ${FUZZ_SEED ?? 'random'}\n${JSON.stringify(f?.tally.statuses, null, 1)}`,
+    );
     await f?.close();
   });
 
   describe(`fuzzing /pos/v1 routes (${store} store)`, () => {
-    it.each([...names])('%s: only clear 4xx refusals or allowed successes', async (name) => {
-      const route = f.routes.find((r) => r.name === name);
-      expect(route).toBeDefined();
-      const before = f.tally.cases;
-      await fuzzRoute(f.target, route!, runsPerRoute, f.tally, FUZZ_SEED);
-      expect(f.tally.cases - before).toBe(runsPerRoute);
-    }, Math.max(120_000, runsPerRoute * 100));
+    it.each([...names])(
+      '%s: only clear 4xx refusals or allowed successes',
+      async (name) => {
+        const route = f.routes.find((r) => r.name === name);
+        expect(route).toBeDefined();
+        const before = f.tally.cases;
+        await fuzzRoute(f.target, route!, runsPerRoute, f.tally, FUZZ_SEED);
+        expect(f.tally.cases - before).toBe(runsPerRoute);
+      },
+      Math.max(120_000, runsPerRoute * 100),
+    );
 
     it('has a fuzz route for every route of the cashier API', () => {
       expect(f.routes.map((r) => r.name).sort()).toEqual([...BFF_ROUTE_NAMES].sort());

@@ -43,17 +43,45 @@ export function opensslAvailable(): boolean {
 
 export function certFactory(label = 'Test POS CA', dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-tls-'))): CertFactory {
   const file = (n: string) => path.join(dir, n);
-  const pem = (base: string): Pem => ({ cert: readFileSync(file(`${base}.crt`), 'utf8'), key: readFileSync(file(`${base}.key`), 'utf8'), certFile: file(`${base}.crt`), keyFile: file(`${base}.key`) });
+  const pem = (base: string): Pem => ({
+    cert: readFileSync(file(`${base}.crt`), 'utf8'),
+    key: readFileSync(file(`${base}.key`), 'utf8'),
+    certFile: file(`${base}.crt`),
+    keyFile: file(`${base}.key`),
+  });
   const prefix = label.replace(/\W+/g, '-').toLowerCase();
 
   openssl(['req', '-x509', ...KEY, '-keyout', `${prefix}-ca.key`, '-out', `${prefix}-ca.crt`, '-days', '1', '-subj', `/CN=${label}`], dir);
   const sign = (base: string, subject: string, ext: string) => {
     writeFileSync(file(`${base}.ext`), ext);
     openssl(['req', '-new', ...KEY, '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', subject], dir);
-    openssl(['x509', '-req', '-in', `${base}.csr`, '-CA', `${prefix}-ca.crt`, '-CAkey', `${prefix}-ca.key`, '-CAcreateserial', '-out', `${base}.crt`, '-days', '1', '-extfile', `${base}.ext`], dir);
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${base}.csr`,
+        '-CA',
+        `${prefix}-ca.crt`,
+        '-CAkey',
+        `${prefix}-ca.key`,
+        '-CAcreateserial',
+        '-out',
+        `${base}.crt`,
+        '-days',
+        '1',
+        '-extfile',
+        `${base}.ext`,
+      ],
+      dir,
+    );
     return pem(base);
   };
-  const server = sign(`${prefix}-server`, '/CN=localhost', 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  const server = sign(
+    `${prefix}-server`,
+    '/CN=localhost',
+    'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
+  );
 
   return {
     dir,

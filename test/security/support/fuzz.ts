@@ -72,7 +72,10 @@ const bodyCase: fc.Arbitrary<BodyCase> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom<string | null>(...WRONG_CONTENT_TYPES, null).map((type): BodyCase => ({ kind: 'content-type', type })) },
   { weight: 1, arbitrary: fc.boolean().map((withType): BodyCase => ({ kind: 'empty', withType })) },
   { weight: 1, arbitrary: fc.constantFrom('x', 'é', '😀').map((fill): BodyCase => ({ kind: 'oversize', fill })) },
-  { weight: 1, arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown', 'gzip, gzip').map((encoding): BodyCase => ({ kind: 'encoding', encoding })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown', 'gzip, gzip').map((encoding): BodyCase => ({ kind: 'encoding', encoding })),
+  },
 );
 
 /** `arb` one time in `n`, undefined otherwise. */
@@ -87,7 +90,9 @@ export function fuzzCase(route: FuzzRoute): fc.Arbitrary<FuzzCase> {
   return fc.record(
     {
       // Bodiless routes still get bodies now and then: a GET with a body is hostile too.
-      body: route.body ? bodyCase : fc.oneof({ weight: 6, arbitrary: fc.constant<BodyCase>({ kind: 'empty', withType: false }) }, { weight: 1, arbitrary: bodyCase }),
+      body: route.body
+        ? bodyCase
+        : fc.oneof({ weight: 6, arbitrary: fc.constant<BodyCase>({ kind: 'empty', withType: false }) }, { weight: 1, arbitrary: bodyCase }),
       oddParam: paramCount ? sometimes(fc.record({ index: fc.nat({ max: paramCount - 1 }), value: oddPathParam }), 4) : fc.constant(undefined),
       query: sometimes(oddQuery, 8),
       idempotencyKey: sometimes(headerText, 6),
@@ -168,7 +173,8 @@ export function problemWith(target: FuzzTarget, route: FuzzRoute, req: RawReques
   if (!body || typeof body !== 'object') return `a ${res.status} without a JSON error body`;
   if (target.program === 'bff') {
     if (!String(res.headers['content-type']).startsWith('application/problem+json')) return `a ${res.status} that is not application/problem+json`;
-    if (typeof body.code !== 'string' || !body.code || typeof body.detail !== 'string' || body.status !== res.status) return `a ${res.status} problem without code/detail/status`;
+    if (typeof body.code !== 'string' || !body.code || typeof body.detail !== 'string' || body.status !== res.status)
+      return `a ${res.status} problem without code/detail/status`;
     if (body.code === 'bad_request' || body.detail === STATUS_CODES[res.status]) return `a ${res.status} that does not name the problem`;
   } else {
     if (typeof body.code !== 'number' || typeof body.type !== 'string' || typeof body.message !== 'string' || typeof body.requestId !== 'string') {
@@ -182,7 +188,11 @@ export function problemWith(target: FuzzTarget, route: FuzzRoute, req: RawReques
 
 function polluted(): boolean {
   const probe = {} as Record<string, unknown>;
-  return probe[POLLUTION_MARK] !== undefined || ([] as unknown as Record<string, unknown>)[POLLUTION_MARK] !== undefined || Object.prototype.hasOwnProperty.call(Object.prototype, POLLUTION_MARK);
+  return (
+    probe[POLLUTION_MARK] !== undefined ||
+    ([] as unknown as Record<string, unknown>)[POLLUTION_MARK] !== undefined ||
+    Object.prototype.hasOwnProperty.call(Object.prototype, POLLUTION_MARK)
+  );
 }
 
 export interface FuzzTally {
@@ -212,7 +222,8 @@ export async function fuzzRoute(target: FuzzTarget, route: FuzzRoute, numRuns: n
       if (res.status < 300 && route.afterSuccess) await route.afterSuccess(res);
       if (route.watch?.length) {
         const now = await target.balances(route.watch);
-        if (res.status >= 400 && now !== last) throw new Error(`${route.name}: a refused request (${res.status}) changed a balance: ${last} -> ${now}\n${describe(req, res)}`);
+        if (res.status >= 400 && now !== last)
+          throw new Error(`${route.name}: a refused request (${res.status}) changed a balance: ${last} -> ${now}\n${describe(req, res)}`);
         last = now;
       }
     }),

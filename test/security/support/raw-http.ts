@@ -52,7 +52,16 @@ export function rawClient(baseUrl: string, o: RawClientOptions = {}): RawClient 
         if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['Content-Length'] = String(body.length);
         let req: http.ClientRequest;
         try {
-          req = lib.request({ host: url.hostname, port: url.port, method: r.method, path: r.path, headers, agent, localAddress: o.localAddress, timeout: o.timeoutMs ?? 15_000 });
+          req = lib.request({
+            host: url.hostname,
+            port: url.port,
+            method: r.method,
+            path: r.path,
+            headers,
+            agent,
+            localAddress: o.localAddress,
+            timeout: o.timeoutMs ?? 15_000,
+          });
         } catch (err) {
           resolve({ status: -1, headers: {}, text: '', error: `client refused to send: ${(err as Error).message}` });
           return;

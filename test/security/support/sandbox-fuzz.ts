@@ -41,7 +41,12 @@ export async function sandboxFuzz(): Promise<SandboxFuzz> {
   const hold = ok(await api.post(`${API_PREFIX}/transactions/hold`).set(keys).send({ customerId: CUSTOMER, transactionTime: now(), pointsToHold: 10 }));
   ok(await api.post(`${API_PREFIX}/payments`).set(keys).send({ customerId: CUSTOMER, paymentId: 'fz-sale-refund', paymentDate: now(), totalPaid: 1_000_000 }));
   ok(await api.post(`${API_PREFIX}/transactions/otp`).set(keys).send({ customerId: CUSTOMER, points: 10 }));
-  const job = ok(await api.post(`${API_PREFIX}/batch/orders`).set(keys).send({ body: [{ customerId: CUSTOMER, orderId: 'fz-o-1', orderDate: now(), totalPaid: 5 }] }));
+  const job = ok(
+    await api
+      .post(`${API_PREFIX}/batch/orders`)
+      .set(keys)
+      .send({ body: [{ customerId: CUSTOMER, orderId: 'fz-o-1', orderDate: now(), totalPaid: 5 }] }),
+  );
   const publicSettings = ok(await api.get(`/_sandbox/accounts/${keys.apikey}`).set(keys));
   const original = parseAccounts([account], 'fuzz account')[0];
 
@@ -79,7 +84,13 @@ export async function sandboxFuzz(): Promise<SandboxFuzz> {
       }),
     }),
     op('POST', '/transactions/refund', {
-      body: (uniq) => ({ customerId: CUSTOMER, refundTransactionId: `fz-r-${uniq}`, reverseTransactionId: 'fz-sale-refund', transactionTime: now(), refundAmount: 1 }),
+      body: (uniq) => ({
+        customerId: CUSTOMER,
+        refundTransactionId: `fz-r-${uniq}`,
+        reverseTransactionId: 'fz-sale-refund',
+        transactionTime: now(),
+        refundAmount: 1,
+      }),
     }),
     op('GET', '/customers/:customerId/balance', { params: { customerId: CUSTOMER } }),
     op('GET', '/customers/:customerId/hash', { params: { customerId: CUSTOMER } }),
@@ -87,8 +98,12 @@ export async function sandboxFuzz(): Promise<SandboxFuzz> {
     op('GET', '/customers/:customerId/tier-progress', { params: { customerId: CUSTOMER }, query: '?expand=tier,referrals', headers: { ...keys, lang: 'ar' } }),
     op('DELETE', '/customers/:customerId', { params: { customerId: 'fz-delete-me' } }),
     op('POST', '/customers/:customerId/delete', { params: { customerId: 'fz-delete-me' } }),
-    op('POST', '/events', { body: () => ({ customerId: CUSTOMER, events: { place_order: { amount: 5, items: ['a', 2] }, review_written: { stars: 5, verified: true, note: null } } }) }),
-    op('POST', '/batch/orders', { body: (uniq) => ({ body: [{ customerId: CUSTOMER, orderId: `fz-o-${uniq}`, orderDate: now(), totalPaid: 5, channel: 'pos' }] }) }),
+    op('POST', '/events', {
+      body: () => ({ customerId: CUSTOMER, events: { place_order: { amount: 5, items: ['a', 2] }, review_written: { stars: 5, verified: true, note: null } } }),
+    }),
+    op('POST', '/batch/orders', {
+      body: (uniq) => ({ body: [{ customerId: CUSTOMER, orderId: `fz-o-${uniq}`, orderDate: now(), totalPaid: 5, channel: 'pos' }] }),
+    }),
     op('GET', '/batches/:jobId/status', { params: { jobId: String(job.jobId) } }),
     op('POST', '/_sandbox/customers', { body: () => ({ customerId: 'fz-seeded', points: 5, email: 'seeded@example.com' }), success: [200, 201] }),
     op('POST', '/_sandbox/customers/bulk', { body: () => ({ prefix: 'fz-bulk-', count: 3, points: 1 }) }),

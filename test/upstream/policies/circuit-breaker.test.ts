@@ -15,7 +15,14 @@ function setup(threshold = 3, halfOpenAfterMs = 10_000) {
   const breaker = new CircuitBreaker({ failureThreshold: threshold, halfOpenAfterMs, clock: () => now, onStateChange: (s) => transitions.push(s) });
   // retries 0: each client call is one attempt, so counts are easy to read.
   const { client } = makeClient(upstream, { retries: 0, policies: [breaker.policy] });
-  return { breaker, client, transitions, advance: (ms: number) => { now += ms; } };
+  return {
+    breaker,
+    client,
+    transitions,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 it('opens after N consecutive failures, then fails fast without sending anything', async () => {

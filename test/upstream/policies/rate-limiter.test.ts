@@ -15,7 +15,12 @@ describe('MemoryRateLimiter (injected clock)', () => {
     const rl = new MemoryRateLimiter(limits(10), () => now);
     const got = [];
     for (let i = 0; i < 4; i++) got.push(await rl.reserve('transactions', 250));
-    expect(got).toEqual([{ ok: true, waitMs: 0 }, { ok: true, waitMs: 100 }, { ok: true, waitMs: 200 }, { ok: false, retryAfterMs: 50 }]);
+    expect(got).toEqual([
+      { ok: true, waitMs: 0 },
+      { ok: true, waitMs: 100 },
+      { ok: true, waitMs: 200 },
+      { ok: false, retryAfterMs: 50 },
+    ]);
     // The refusal took no slot: 100 ms later the next slot (at +300) is 200 ms away.
     now += 100;
     expect(await rl.reserve('transactions', 250)).toEqual({ ok: true, waitMs: 200 });
@@ -50,7 +55,10 @@ describe('RedisRateLimiter (real Redis, shared by instances)', () => {
     const a = new RedisRateLimiter(await connect(), { prefix, limits: limits(20), logger: silentLogger });
     const b = new RedisRateLimiter(await connect(), { prefix, limits: limits(20), logger: silentLogger });
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).reserve('orders', 950)));
-    const waits = results.filter((r) => r.ok).map((r) => (r as { waitMs: number }).waitMs).sort((x, y) => x - y);
+    const waits = results
+      .filter((r) => r.ok)
+      .map((r) => (r as { waitMs: number }).waitMs)
+      .sort((x, y) => x - y);
     expect(waits).toHaveLength(20);
     expect(waits[0]).toBeLessThan(20);
     for (let i = 1; i < waits.length; i++) expect(waits[i] - waits[i - 1]).toBeGreaterThan(40);
@@ -78,7 +86,12 @@ describe('rateLimitPolicy on the client', () => {
     const now = 0;
     const slept: number[] = [];
     const limiter = new MemoryRateLimiter(limits(4), () => now);
-    const policy = rateLimitPolicy(limiter, { maxWaitMs: 1000, sleep: async (ms) => { slept.push(ms); } });
+    const policy = rateLimitPolicy(limiter, {
+      maxWaitMs: 1000,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+    });
     const { client } = makeClient(upstream, { retries: 0, policies: [policy] });
     upstream.always(json(200, bodies.balance));
     await client.balance('c-1');
