@@ -34,6 +34,24 @@ function startServer(args: string[], port: number, what: string): Server {
   return { port, child, exited };
 }
 
+/**
+ * Starts a server on ports `build` picks, and makes sure it is the one listening:
+ * between freePort() and the server's bind another process of the run (a BFF, a
+ * client's source port) may take a port, and the server then exits at once. Then
+ * it is tried again on new ports.
+ */
+async function startListening(what: string, build: () => Promise<{ args: string[]; port: number }>): Promise<Server> {
+  for (let attempt = 1; ; attempt++) {
+    const { args, port } = await build();
+    const server = startServer(args, port, what);
+    const gone = server.exited.then(() => 'exited' as const);
+    const up = await Promise.race([waitForPort(port, 30_000, what).then(() => 'listening' as const), gone]);
+    // A server that could not bind exits within milliseconds, even if something else answers on its port.
+    if (up === 'listening' && (await Promise.race([gone, new Promise((r) => setTimeout(() => r('alive'), 200))])) === 'alive') return server;
+    if (attempt >= 3) throw new Error(`${what} could not listen (exited at once ${attempt} times: its port was taken)`);
+  }
+}
+
 async function stop(servers: Server[]): Promise<void> {
   for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
   await Promise.all(servers.map((s) => s.exited));
@@ -68,13 +86,13 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   const servers: Server[] = [];
   try {
     for (let i = 0; i < masters; i++) {
-      const port = await freePort();
-      const busPort = await freePort();
       const nodeDir = path.join(dir, `n${i}`);
       mkdirSync(nodeDir);
       servers.push(
-        startServer(
-          [
+        await startListening('a cluster node', async () => {
+          const port = await freePort();
+          const busPort = await freePort();
+          const args = [
             ...common(nodeDir, port),
             '--cluster-enabled',
             'yes',
@@ -84,13 +102,11 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
             path.join(nodeDir, 'nodes.conf'),
             '--cluster-node-timeout',
             '2000',
-          ],
-          port,
-          'a cluster node',
-        ),
+          ];
+          return { args, port };
+        }),
       );
     }
-    await Promise.all(servers.map((s) => waitForPort(s.port, 30_000, 'cluster node')));
     await run('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
       timeout: 30_000,
     });
