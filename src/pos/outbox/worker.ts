@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { LoyaltyClient } from '../../upstream';
+import { failureOf, type LoyaltyClient } from '../../upstream';
 import { BatchJobStore, rememberJob } from '../batch-jobs';
 import { judgeFailure, RetryPolicy, send } from './deliver';
 import { settleQueuedId } from '../money/sale-claims';
@@ -140,6 +140,8 @@ export class OutboxWorker {
     );
     renew.unref();
     let outcome: DeliveryOutcome;
+    // Whether the failed delivery may have been applied upstream, as the one outcome reader says.
+    let mayHaveLanded = false;
     try {
       outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
       if (entry.work.kind === 'batchOrders' && this.opts.batchJobs && typeof outcome.result.jobId === 'number') {
@@ -153,6 +155,7 @@ export class OutboxWorker {
       }
     } catch (err) {
       outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
+      mayHaveLanded = failureOf(err) !== 'refused';
     } finally {
       clearInterval(renew);
     }
@@ -164,11 +167,11 @@ export class OutboxWorker {
       return;
     }
     this.report(entry, outcome);
-    await this.settleId(entry, outcome);
+    await this.settleId(entry, outcome, mayHaveLanded);
   }
 
-  /** The id a queued sale or refund claimed becomes the store's once delivered, and is freed by a dead letter. */
-  private async settleId(entry: OutboxEntry, outcome: DeliveryOutcome): Promise<void> {
+  /** The id a queued sale or refund claimed becomes the store's once delivered, and is freed by a dead letter of a definite refusal. */
+  private async settleId(entry: OutboxEntry, outcome: DeliveryOutcome, mayHaveLanded: boolean): Promise<void> {
     const work = entry.work;
     if (!this.opts.sales || outcome.kind === 'retry' || (work.kind !== 'payment' && work.kind !== 'refund')) return;
     const id =
@@ -176,9 +179,6 @@ export class OutboxWorker {
         ? { kind: 'payment' as const, id: work.request.paymentId, paymentId: work.request.paymentId }
         : { kind: 'refund' as const, id: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId };
     try {
-      // Given up after attempts that timed out or failed upstream (not a refusal of our keys): it may have landed.
-      const mayHaveLanded =
-        outcome.kind === 'dead' && outcome.error.status !== undefined && outcome.error.status >= 500 && outcome.error.code !== 'upstream_auth_failed';
       await settleQueuedId(this.opts.sales, { ...id, storeId: entry.storeId, mayHaveLanded }, outcome.kind === 'delivered');
     } catch (err) {
       this.log.warn({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not settle the sale record of a finished delivery');
