@@ -138,16 +138,14 @@ export const voidRefundId = (paymentId: string) => `void-${paymentId}`;
  */
 export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody): Promise<RefundView | QueuedRefund> {
   const refundId = body.refundId ?? voidRefundId(paymentId);
-  let known = await deps.sales.get('payment', paymentId);
+  const known = await deps.sales.get('payment', paymentId);
   if (!deps.settings.returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
-  // Not known as recorded yet (a batch's order, a queued sale): the upstream's record says whether it is.
+  // Not known as recorded yet (a batch's order, a queued sale): the upstream's record says whether it is, before the sale is claimed.
   if (known && stateOf(known) === 'recording' && known.totalPaid !== undefined) {
     await settleSaleId(deps, known, { kind: 'payment', totalPaid: known.totalPaid }).catch((err: unknown) => {
       if (!(err instanceof NotOnRecordYet)) throw err;
     });
-    known = await deps.sales.get('payment', paymentId);
   }
-  if (known && stateOf(known) === 'voided' && known.voidRefundId !== refundId) throw problem('sale_already_voided', `Sale ${paymentId} was already voided`);
   const req = toUpstreamRefund(
     ctx,
     { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile },
