@@ -9,6 +9,8 @@ export interface Repair {
   key: string;
   /** Asks the upstream's record and writes the outcome; throws to try again later (also when the record cannot say yet). Returns what it recorded. */
   settle(): Promise<string>;
+  /** Epoch ms after which a repair that still cannot settle stops being tried (its claim stands: the same request, a sweeper or its TTL settles it). Default: never. */
+  until?: number;
 }
 
 /**
@@ -60,6 +62,14 @@ export class RepairQueue {
           this.opts.logger.info({ repair: key, recorded }, 'outcome settled from the upstream');
         } catch {
           // Redis (or the upstream) still away, or the outcome not known yet: tried again, less often each time.
+          if (entry.repair.until !== undefined && Date.now() >= entry.repair.until) {
+            this.pending.delete(key);
+            this.opts.logger.warn(
+              { repair: key, tries: entry.tries + 1 },
+              "outcome still not on the upstream's record; no longer tried here, the claim stands",
+            );
+            continue;
+          }
           entry.tries += 1;
           entry.nextAt = Date.now() + Math.min(MAX_BACKOFF_MS, this.opts.intervalMs * 2 ** Math.min(entry.tries - 1, 10));
         }

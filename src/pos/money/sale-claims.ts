@@ -17,6 +17,13 @@ function onRecord(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<boolean> 
     : refundOnRecord(deps.loyalty, { paymentId: e.paymentId, refundId: e.id, amount: expect.amount }, ctx);
 }
 
+/**
+ * How long a sale or refund id whose write may have landed is asked about: a
+ * write in flight lands within its timeouts, far inside this. After it, the
+ * claim stands until the same request settles it or its TTL ends.
+ */
+const SALE_REPAIR_MS = 15 * 60_000;
+
 /** The upstream's record does not show the write (yet): it may still land, so the claim stands and is asked again later. */
 export class NotOnRecordYet extends Error {}
 
@@ -93,7 +100,7 @@ export function saleIdClaim(
       await deps.sales.free(entry.kind, entry.id, mine.storeId);
     },
     settleLater() {
-      deps.repairs?.add({ key: `sale:${entry.kind}:${entry.id}`, settle: () => settleSaleId(deps, mine, expect) });
+      deps.repairs?.add({ key: `sale:${entry.kind}:${entry.id}`, settle: () => settleSaleId(deps, mine, expect), until: Date.now() + SALE_REPAIR_MS });
     },
   };
 }
@@ -149,7 +156,11 @@ export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, ref
       const sale = claimed;
       if (!sale) return;
       const refund: SaleEntry = { kind: 'refund', id: refundId, storeId: ctx.identity.store.id, customerId: sale.customerId, paymentId };
-      deps.repairs?.add({ key: `sale-void:${paymentId}`, settle: () => settleSaleVoid(deps, { ...sale, voidRefundId: refundId }, refund) });
+      deps.repairs?.add({
+        key: `sale-void:${paymentId}`,
+        settle: () => settleSaleVoid(deps, { ...sale, voidRefundId: refundId }, refund),
+        until: Date.now() + SALE_REPAIR_MS,
+      });
     },
   };
 }
