@@ -1,4 +1,5 @@
 import type { RedisClient } from '../../platform/redis';
+import { problem } from '../../platform/problem';
 import { redisUnavailable } from '../../platform/redis';
 import { SALE_MACHINE, transitionRefusal, type SaleState } from '../money/machines';
 
@@ -76,12 +77,14 @@ export class RedisSaleRecords implements SaleRecords {
 
   async claim(entry: SaleEntry): Promise<{ ok: true; entry: SaleEntry } | { ok: false; entry: SaleEntry }> {
     const claimed: SaleEntry = { ...entry, state: 'recording' };
-    const set = await this.call(() => this.redis.set(this.key(entry.kind, entry.id), JSON.stringify(claimed), 'EX', this.ttlSeconds, 'NX'));
-    if (set === 'OK') return { ok: true as const, entry: claimed };
-    const held = await this.get(entry.kind, entry.id);
-    // Gone between the two commands (its TTL, or a refusal freed it): try once more.
-    if (!held) return this.claim(entry);
-    return { ok: false as const, entry: held };
+    for (let attempt = 1; ; attempt++) {
+      const set = await this.call(() => this.redis.set(this.key(entry.kind, entry.id), JSON.stringify(claimed), 'EX', this.ttlSeconds, 'NX'));
+      if (set === 'OK') return { ok: true as const, entry: claimed };
+      const held = await this.get(entry.kind, entry.id);
+      if (held) return { ok: false as const, entry: held };
+      // Gone between the two commands (its TTL, or a refusal freed it): try again, a few times.
+      if (attempt >= 3) throw problem('sale_busy', `Sale id ${entry.id} is being claimed and freed by other requests right now; try again`);
+    }
   }
 
   async change(kind: SaleEntry['kind'], id: string, change: (current: SaleEntry) => SaleEntry | string): Promise<SaleChange> {
