@@ -16,7 +16,7 @@ export interface Claim<A = unknown> {
   take(): Promise<void>;
   /** Applied upstream: to its final state. `answer` is absent when the upstream's record showed it. */
   finish(answer: A | undefined): Promise<void>;
-  /** Certainly not applied: back to where it was (or ended, when the refusal says the thing is gone). Absent: a later claim failed. */
+  /** Certainly not applied: back to where it was (or ended, when the refusal says the thing is gone). `refusal`: the upstream's, or a later claim's when nothing was sent. */
   free(refusal?: AppError): Promise<void>;
   /** Unknown, or applied but not recorded (`answer` then given): kept as it is and settled from the upstream's record later. */
   settleLater(answer?: A): void;
@@ -40,7 +40,9 @@ export interface MoneyAction<A> {
  * - Every claim is taken by compare-and-set; a refusal frees those taken before it (nothing was sent).
  * - The write is sent, and its outcome read in one place (src/upstream/outcome.ts).
  * - `applied`: every claim moves to its final state.
- * - `refused`: every claim is freed, and the till hears the refusal.
+ * - `refused`: every claim is freed, and the till hears the refusal; unless a
+ *   claim was a retry's (`again`), whose first attempt may have landed: that
+ *   one is settled from the record, and the till told to send the same request again.
  * - `unknown`, or Redis failing after `applied`: every claim is kept, settled
  *   later from the upstream's record, and the till is told to send the same
  *   request again, never that nothing was done.
