@@ -234,6 +234,13 @@ describe('Redis stopped while an upstream write is in flight', () => {
       10_000,
       "the sale to be settled as this store's",
     );
+    // Settled `recorded` (not merely claimed): another sale under its id is refused outright, not answered "may have been applied".
+    await eventually(
+      async () =>
+        (await till.post('/payments', { customerId: 'pam', paymentId: 'sale-pam-1', totalPaid: 61 })).body.code === 'payment_id_taken' ? true : undefined,
+      10_000,
+      'the sale id to be recorded',
+    );
     const refund = await redisStopsDuring('refund', () =>
       manager
         .post('/refunds', { customerId: 'pam', refundId: 'ref-pam-1', paymentId: 'sale-pam-1', amount: 20 })
@@ -245,6 +252,14 @@ describe('Redis stopped while an upstream write is in flight', () => {
       async () => ((await till.get('/refunds/ref-pam-1')).status === 200 ? true : undefined),
       10_000,
       "the refund to be settled as this store's",
+    );
+    await eventually(
+      async () =>
+        (await manager.post('/refunds', { customerId: 'pam', refundId: 'ref-pam-1', paymentId: 'sale-pam-1', amount: 5 })).body.code === 'refund_id_taken'
+          ? true
+          : undefined,
+      10_000,
+      'the refund id to be recorded',
     );
     expect((await stack.balance('pam')).availablePointsBalance).toBe(40);
   });

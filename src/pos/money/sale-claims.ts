@@ -72,8 +72,14 @@ export function saleIdClaim(
   expect: OnRecord,
   opts: { acceptedLater?: boolean } = {},
 ): Claim {
-  const mine: SaleEntry = { ...entry, storeId: ctx.identity.store.id, ...(expect.kind === 'payment' ? { totalPaid: expect.totalPaid } : {}) };
+  const mine: SaleEntry = {
+    ...entry,
+    storeId: ctx.identity.store.id,
+    ...(expect.kind === 'payment' ? { totalPaid: expect.totalPaid } : { refundAmount: expect.amount }),
+  };
   let again = false;
+  // What settles the id: this write's record, or, when an earlier attempt holds the claim, that attempt's.
+  let settleBy: { entry: SaleEntry; expect: OnRecord } = { entry: mine, expect };
   return {
     name: `${entry.kind} ${entry.id}`,
     get again() {
@@ -86,6 +92,11 @@ export function saleIdClaim(
       if (held.storeId !== mine.storeId || held.customerId !== mine.customerId || held.paymentId !== mine.paymentId) throw idTaken(entry.kind, entry.id);
       // Still `recording`: an earlier attempt's outcome is not known, and it may have landed. `recorded`: it was applied.
       again = stateOf(held) === 'recording';
+      if (again)
+        settleBy = {
+          entry: held,
+          expect: held.kind === 'payment' ? { kind: 'payment', totalPaid: held.totalPaid ?? Number.NaN } : { kind: 'refund', amount: held.refundAmount },
+        };
     },
     async finish(answer) {
       // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
@@ -100,7 +111,8 @@ export function saleIdClaim(
       await deps.sales.free(entry.kind, entry.id, mine.storeId);
     },
     settleLater() {
-      deps.repairs?.add({ key: `sale:${entry.kind}:${entry.id}`, settle: () => settleSaleId(deps, mine, expect), until: Date.now() + SALE_REPAIR_MS });
+      const { entry: e, expect: x } = settleBy;
+      deps.repairs?.add({ key: `sale:${entry.kind}:${entry.id}`, settle: () => settleSaleId(deps, e, x), until: Date.now() + SALE_REPAIR_MS });
     },
   };
 }

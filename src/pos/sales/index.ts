@@ -24,6 +24,8 @@ export interface SaleEntry {
   voidRefundId?: string;
   /** A sale's total paid: how its record upstream is told from another sale's under the same id. */
   totalPaid?: number;
+  /** A refund's amount, when one was asked (absent: the whole sale). */
+  refundAmount?: number;
 }
 
 export const stateOf = (e: SaleEntry): SaleState => e.state ?? 'recorded';
