@@ -12,3 +12,4 @@ export * from './coupon-lock';
 export * from './preview';
 export * from './order-transactions';
 export * from './redemption-config';
+export * from './rate-limits';
