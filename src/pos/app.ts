@@ -11,12 +11,12 @@ import { renderProblem } from './http/problem';
 import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
 import { httpMetrics, markRouteBase, metricsRoute } from './metrics';
 import { buildPosOpenApi } from './openapi';
-import { couponRoutes } from './routes/coupons';
-import { customerRoutes } from './routes/customers';
-import { engagementRoutes } from './routes/engagement';
-import { outboxRoutes } from './routes/outbox';
-import { paymentRoutes } from './routes/payments';
-import { redemptionRoutes } from './routes/redemptions';
+import { couponRoutes } from './coupons/routes';
+import { customerRoutes } from './customers/routes';
+import { engagementRoutes } from './events/routes';
+import { outboxRoutes } from './outbox/routes';
+import { paymentRoutes } from './sales/routes';
+import { redemptionRoutes } from './redemptions/routes';
 import { corsFor, headerCountLimit, terminalRateLimit, type BffSecurity } from './security';
 import type { TerminalRegistry } from './terminals';
 

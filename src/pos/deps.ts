@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
 import type { CashierApiSettings, HoldExpirySettings, MoneySettings } from '../platform/settings';
-import type { BatchJobStore } from './batch-jobs';
+import type { BatchJobStore } from './orders/batch-jobs';
 import type { LoyaltyClient } from '../upstream';
-import type { CouponLockStore } from './coupon-locks/types';
-import type { RedemptionOptionsCache } from './operations/redemption-options';
+import type { CouponLockStore } from './coupons/locks/types';
+import type { RedemptionOptionsCache } from './redemptions/options';
 import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
 import type { HoldExpiryLookup } from './redemptions/hold-period';
 import type { Repair } from './money/repairs';
 import type { RedemptionStore } from './redemptions/types';
-import type { SaleRecords } from './sales';
-import type { OpenRedemptionCap } from './security/open-redemptions';
+import type { SaleRecords } from './sales/records';
+import type { OpenRedemptionCap } from './redemptions/open-redemptions';
 import type { TerminalIdentity } from './terminals/types';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */

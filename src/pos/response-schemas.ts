@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { DateTime } from '../contract';
 import { REDEMPTION_MACHINE, type RedemptionState as RedemptionStateName } from './money/machines';
 import type { Readiness } from './http/health';
-import type { customerHash, customerSummary, deleteCustomer } from './operations/customers';
-import type { QueuedEvents, recordEvents } from './operations/events';
-import type { orderBatchStatus, QueuedOrders, uploadOrders } from './operations/orders';
-import type { PaymentView, QueuedPayment } from './operations/payments';
-import type { RedemptionView } from './operations/redemption-view';
-import type { QueuedRefund, RefundView } from './operations/refunds';
+import type { customerHash, customerSummary, deleteCustomer } from './customers/operations';
+import type { QueuedEvents, recordEvents } from './events/operations';
+import type { orderBatchStatus, QueuedOrders, uploadOrders } from './orders/operations';
+import type { PaymentView, QueuedPayment } from './sales/payments';
+import type { RedemptionView } from './redemptions/view';
+import type { QueuedRefund, RefundView } from './refunds/operations';
 import { QueuedViewSchema } from './outbox/schemas';
 
 /**

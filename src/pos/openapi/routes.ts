@@ -2,13 +2,13 @@ import { z } from 'zod';
 import type { TerminalRole } from '../terminals/types';
 import * as outbox from '../outbox/schemas';
 import * as res from '../response-schemas';
-import { ReceiptQuery } from '../receipt-query';
+import { ReceiptQuery } from '../sales/receipt-query';
 import * as req from '../schemas';
 import type { ErrorName } from './components';
 import { examples as ex, OUTBOX_ID, REDEMPTION_ID } from './examples';
-import * as sale from '../coupon-schemas';
-import { COUPON_ROUTES, couponExamples, saleExamples } from './coupon-routes';
-import { CUSTOMER_ROUTES } from './customer-routes';
+import * as sale from '../coupons/schemas';
+import { COUPON_ROUTES, couponExamples, saleExamples } from '../coupons/route-docs';
+import { CUSTOMER_ROUTES } from '../customers/route-docs';
 
 /**
  * Every cashier route, as the OpenAPI document describes it. The route files

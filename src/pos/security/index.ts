@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { HttpSettings, SecuritySettings } from '../../platform/settings';
 import type { RedemptionStore } from '../redemptions/types';
-import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminalSets } from './open-redemptions';
+import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminalSets } from '../redemptions/open-redemptions';
 import { authFailureGuard, AuthFailureGuard, perMinuteLimiter } from './rate-limits';
 
 export { corsFor, headerCountLimit } from './http-limits';
@@ -15,7 +15,7 @@ export {
   type OpenRedemptionCap,
   type OpenRedemptionCapOptions,
   type TerminalSets,
-} from './open-redemptions';
+} from '../redemptions/open-redemptions';
 
 /** The hostile-caller defences createBffApp mounts; each is off when absent. */
 export interface BffSecurity {
