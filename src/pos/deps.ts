@@ -50,7 +50,7 @@ export interface PosDeps {
   redemptions: RedemptionStore;
   /** Which store made each sale and refund (refunds, voids and read-back are store-scoped). */
   sales: SaleRecords;
-  /** Coupons locked for a sale at the till (src/pos/coupon-locks). */
+  /** Coupons locked for a sale at the till (src/pos/coupons/locks). */
   couponLocks: CouponLockStore;
   /** The account's redemption rules, cached (REDEMPTION_OPTIONS_TTL_SECONDS). */
   redemptionOptions: RedemptionOptionsCache;
