@@ -1,32 +1,22 @@
-import { Router } from 'express';
-import { parseOrThrow } from '../../platform/validation';
-import { requireRole } from '../auth';
-import type { PosDeps } from '../deps';
-import { callContext } from '../http/context';
+import { one, route, WRITE_ERRORS } from '../http/route';
+import { examples as ex } from '../openapi/examples';
+import * as res from '../response-schemas';
+import * as req from '../schemas';
 import { recordEventsOrQueue } from './operations';
-import { orderBatchStatus, uploadOrdersOrQueue } from '../orders/operations';
-import { statusFor } from '../outbox/forward';
-import { BatchOrdersBody, EventsBody, JobIdParam } from '../schemas';
 
-/** Events from tills and kiosks, and the end-of-day order upload. */
-export function engagementRoutes(deps: PosDeps): Router {
-  const router = Router();
-
-  router.post('/events', requireRole('cashier', 'manager', 'kiosk'), async (req, res) => {
-    const body = parseOrThrow(EventsBody, req.body);
-    const view = await recordEventsOrQueue(deps, callContext(req, res), body);
-    res.status(statusFor(view, 200)).json(view);
-  });
-
-  router.post('/orders/batch', requireRole('cashier', 'manager'), async (req, res) => {
-    const body = parseOrThrow(BatchOrdersBody, req.body);
-    res.status(202).json(await uploadOrdersOrQueue(deps, callContext(req, res), body));
-  });
-
-  router.get('/orders/batch/:jobId', requireRole('cashier', 'manager'), async (req, res) => {
-    const { jobId } = parseOrThrow(JobIdParam, req.params, 'path');
-    res.json(await orderBatchStatus(deps, callContext(req, res), jobId));
-  });
-
-  return router;
-}
+/** Customer events from tills and kiosks. */
+export const EVENT_ROUTES = [
+  route({
+    method: 'post',
+    path: '/events',
+    operationId: 'recordEvents',
+    tag: 'Engagement',
+    roles: ['cashier', 'manager', 'kiosk'],
+    summary: 'Send customer events (store visit, survey answered, ...)',
+    body: { schema: req.EventsBody, examples: one('A store visit', ex.events) },
+    success: { status: 200, description: 'Sent on', schema: res.EventsAcceptedSchema, example: ex.eventsAccepted },
+    queued: { schema: res.QueuedEventsSchema, example: ex.queuedEvents },
+    errors: WRITE_ERRORS,
+    handle: (deps, ctx, { body }) => recordEventsOrQueue(deps, ctx, body),
+  }),
+];
