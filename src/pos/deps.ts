@@ -7,7 +7,6 @@ import type { CouponLockStore } from './coupons/locks/types';
 import type { RedemptionOptionsCache } from './redemptions/options';
 import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
-import type { HoldExpiryLookup } from './redemptions/hold-period';
 import type { Repair } from './money/repairs';
 import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales/records';
@@ -31,7 +30,7 @@ const FROM_MONEY = ['returnsAtAnyBranch', 'kioskEvents', 'kioskQr'] as const;
 export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[number]> &
   Pick<MoneySettings, (typeof FROM_MONEY)[number]> & {
     /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
-    holdExpiryLookup?: HoldExpiryLookup;
+    holdExpiryLookup?: HoldExpirySettings['lookup'];
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {

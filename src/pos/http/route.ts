@@ -25,6 +25,8 @@ export interface PosRoute<
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   Q extends z.ZodObject | undefined = z.ZodObject | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
+  S extends z.ZodType = z.ZodType,
+  QS extends z.ZodType | undefined = z.ZodType | undefined,
 > {
   method: 'get' | 'put' | 'post' | 'delete';
   /** Express form, below /pos/v1. */
@@ -44,11 +46,12 @@ export interface PosRoute<
   query?: Q;
   /** `emptyIs`: the body taken when the request has none. */
   body?: { schema: NonNullable<B>; examples: Examples; emptyIs?: Out<B> };
-  success: { status: 200 | 201 | 202; description: string; schema: z.ZodType; example: unknown; location?: boolean };
+  success: { status: 200 | 201 | 202; description: string; schema: S; example: unknown; location?: boolean };
   /** The 202 answer when the write was queued in the outbox (the upstream was out of reach). */
-  queued?: { schema: z.ZodType; example: unknown };
+  queued?: { schema: NonNullable<QS>; example: unknown };
   errors: ErrorName[];
-  handle(deps: PosDeps, ctx: CallContext, input: Input<P, Q, B>): Promise<unknown>;
+  /** Its answer is what the schemas say (checked when the entry compiles). */
+  handle(deps: PosDeps, ctx: CallContext, input: Input<P, Q, B>): Promise<z.output<S> | Out<QS>>;
 }
 
 /** Builds an entry with its input types inferred from its schemas. */
@@ -56,7 +59,9 @@ export function route<
   P extends z.ZodObject | undefined = undefined,
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(entry: PosRoute<P, Q, B>): PosRoute {
+  S extends z.ZodType = z.ZodType,
+  QS extends z.ZodType | undefined = undefined,
+>(entry: PosRoute<P, Q, B, S, QS>): PosRoute {
   return entry as unknown as PosRoute;
 }
 

@@ -80,7 +80,10 @@ async function withReceipt(
   return { ...view, couponsNotReturned: notReturned, receipt: block };
 }
 
-export async function refundSale(deps: PosDeps, ctx: CallContext, body: RefundBody, receipt: ReceiptMode = 'full'): Promise<SaleRefundView | QueuedRefund> {
+/** A refund's answer: recorded with its receipt, or queued; either way naming the coupons it could not give back. */
+export type SaleRefundAnswer = (SaleRefundView | QueuedRefund) & CouponsNotReturned;
+
+export async function refundSale(deps: PosDeps, ctx: CallContext, body: RefundBody, receipt: ReceiptMode = 'full'): Promise<SaleRefundAnswer> {
   return withReceipt(deps, ctx, await refund(deps, ctx, body), receipt);
 }
 
@@ -90,6 +93,6 @@ export async function voidCompletedSale(
   paymentId: string,
   body: SaleVoidBody,
   receipt: ReceiptMode = 'full',
-): Promise<SaleRefundView | QueuedRefund> {
+): Promise<SaleRefundAnswer> {
   return withReceipt(deps, ctx, await voidSale(deps, ctx, paymentId, body), receipt);
 }

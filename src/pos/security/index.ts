@@ -4,10 +4,12 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { HttpSettings, SecuritySettings } from '../../platform/settings';
 import type { RedemptionStore } from '../redemptions/types';
 import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminalSets } from '../redemptions/open-redemptions';
-import { authFailureGuard, AuthFailureGuard, perMinuteLimiter } from './rate-limits';
+import type { AuthFailureGuard } from '../auth/failure-guard';
+import { authFailureGuard, perMinuteLimiter } from './rate-limits';
 
 export { corsFor, headerCountLimit } from './http-limits';
-export { authFailureGuard, perMinuteLimiter, terminalRateLimit, type AuthFailureGuard, type LimiterOptions } from './rate-limits';
+export type { AuthFailureGuard } from '../auth/failure-guard';
+export { authFailureGuard, perMinuteLimiter, terminalRateLimit, type LimiterOptions } from './rate-limits';
 export {
   MemoryTerminalSets,
   openRedemptionCap,
