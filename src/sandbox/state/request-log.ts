@@ -35,10 +35,10 @@ export class RequestLog {
       times.splice(0, log.head);
       log.head = 0;
     }
-    // A window of `ms` is full when its limit-th newest request is still inside it; it frees up as that one leaves.
+    // A window of `ms` holding `count` requests has room again once its count-th newest request leaves it.
     const freeAt = (count: number, ms: number) => {
       const i = times.length - count;
-      return i >= log.head && times[i] > now - ms ? times[i] + ms : now;
+      return i >= log.head ? times[i] + ms : now;
     };
     const passesAt = Math.max(freeAt(limit.rate, SECOND_MS), freeAt(limit.quota, QUOTA_WINDOW_MS));
     if (passesAt > now) return { ok: false, retryAfterMs: passesAt - now };
