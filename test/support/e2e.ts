@@ -13,6 +13,7 @@ import { loadSandboxAccounts, startSandbox, StartedSandbox } from '../../src/san
 import type { AccountSettingsInput } from '../../src/sandbox';
 import { Exchange, Transport } from '../../src/upstream/transport';
 import { referenceViolations } from '../reference/request-validator';
+import { LIMITS_OUT_OF_REACH } from './sandbox-limits';
 
 /**
  * Every request a BFF of this test file sends upstream, recorded where they
@@ -46,7 +47,15 @@ export const SANDBOX_KEYS = { apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_
 
 export function e2eAccount(overrides: Partial<AccountSettingsInput> = {}): AccountSettingsInput {
   const demo = loadSandboxAccounts('config/sandbox-accounts.json')[0];
-  return { ...demo, apiKey: SANDBOX_KEYS.apikey, secretKey: SANDBOX_KEYS.secretkey, seedCustomers: [], ...overrides } as AccountSettingsInput;
+  // The published limits raised out of reach; a test about them passes its own `rateLimits` in `overrides`.
+  return {
+    ...demo,
+    apiKey: SANDBOX_KEYS.apikey,
+    secretKey: SANDBOX_KEYS.secretkey,
+    seedCustomers: [],
+    rateLimits: LIMITS_OUT_OF_REACH,
+    ...overrides,
+  } as AccountSettingsInput;
 }
 
 export interface StackOptions {
