@@ -28,6 +28,7 @@ export const COUPON_ROUTES = [
     method: 'post',
     path: '/coupon-locks',
     operationId: 'lockCoupons',
+    idempotencyKey: 'required',
     tag: 'Payments',
     roles: TILL,
     needsRedis: true,
