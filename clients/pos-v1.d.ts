@@ -1013,7 +1013,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request is malformed or a field is invalid (`validation_failed`; `errors` names each field). Also: a body that is not JSON (`malformed_json`), nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`). */
+        /** @description The request is malformed or a field is invalid (`validation_failed`; `errors` names each field). Also: a body that is not JSON (`malformed_json`), nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`), or none where the write requires one (`idempotency_key_required`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

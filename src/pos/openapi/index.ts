@@ -70,7 +70,8 @@ function toRouteConfig(r: PosRoute): RouteConfig {
     summary: r.summary,
     description: [r.description, roleText(r.roles)].filter(Boolean).join('\n\n'),
     'x-terminal-roles': r.roles,
-    parameters: r.method === 'post' ? [r.idempotencyKey === 'required' ? PARAMS.idempotencyKeyRequired : PARAMS.idempotencyKey, PARAMS.requestId] : [PARAMS.requestId],
+    parameters:
+      r.method === 'post' ? [r.idempotencyKey === 'required' ? PARAMS.idempotencyKeyRequired : PARAMS.idempotencyKey, PARAMS.requestId] : [PARAMS.requestId],
     request: {
       params: r.params,
       query: r.query,
