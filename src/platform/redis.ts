@@ -232,7 +232,11 @@ export interface LuaScript {
  * cluster every key of one call must share a slot.
  */
 export function defineScripts<T extends object>(redis: RedisClient, scripts: { [K in keyof T]: LuaScript }): RedisClient & T {
-  for (const [name, s] of Object.entries(scripts) as [string, LuaScript][])
+  for (const [name, s] of Object.entries(scripts) as [string, LuaScript][]) {
+    // Auto-pipelining routes by the first argument, which for these is the key count (see connectRedis).
+    if ((s.keys === undefined) !== (VARIABLE_KEY_SCRIPTS as readonly string[]).includes(name))
+      throw new Error(`Lua script ${name}: a script without a fixed key count must be listed in VARIABLE_KEY_SCRIPTS, and only such a script`);
     redis.defineCommand(name, s.keys === undefined ? { lua: s.lua } : { numberOfKeys: s.keys, lua: s.lua });
+  }
   return redis as RedisClient & T;
 }
