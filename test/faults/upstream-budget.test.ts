@@ -4,10 +4,10 @@ import { startStack, Stack } from '../support/e2e';
 import { eventually, paymentsOf, pending, setFaults } from '../pos/outbox/stack-helpers';
 
 /** When each request left a BFF (wrapping the e2e helper's recording transport). */
-const sentAt: { method: string; path: string; at: number }[] = [];
+const sentAt: { method: string; path: string; requestId: string; at: number }[] = [];
 const recordingSend = Transport.prototype.send;
 Transport.prototype.send = function timedSend(this: Transport, e: Exchange) {
-  sentAt.push({ method: e.method, path: e.path, at: Date.now() });
+  sentAt.push({ method: e.method, path: e.path, requestId: e.headers['X-Request-Id'], at: Date.now() });
   return recordingSend.call(this, e);
 };
 
@@ -111,10 +111,54 @@ describe('cashier-first: a second leg passes where cashiers and background work 
     }
     expect(await paymentsOf(s, 'pri-ana')).toEqual(['pri-redeem']);
     // Never more than the quota in any 3-s window, as they left the BFFs (less 50 ms for timers firing late).
-    const writes = sentAt.filter((e) => e.method === 'POST' && /\/(payments|transactions\/hold)$/.test(e.path)).map((e) => e.at);
+    const writes = sentAt.filter((e) => e.method === 'POST' && /\/(payments|transactions\/hold)$/.test(e.path));
     expect(writes).toHaveLength(1 + 8 + 1 + 5);
-    const busiest = Math.max(...writes.map((t) => writes.filter((u) => u >= t && u < t + 2950).length));
-    expect(busiest).toBeLessThanOrEqual(10);
+    const inWindowBefore = (t: number) => writes.filter((w) => w.at > t - 2950 && w.at < t).length;
+    expect(Math.max(...writes.map((w) => inWindowBefore(w.at + 2950)))).toBeLessThanOrEqual(10);
+    // The outbox delivered as background work: only while fewer than 7 (its 70 %) were in the window, never into the tills' share.
+    const deliveries = writes.filter((w) => w.requestId.startsWith('obx_'));
+    expect(deliveries).toHaveLength(5);
+    for (const d of deliveries) expect(inWindowBefore(d.at)).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('cashier-first with OTP: the OTP step is a second leg, a new start is refused fast', () => {
+  let s: Stack;
+  beforeAll(async () => {
+    s = await startStack({
+      store: 'redis',
+      instances: 2,
+      account: { otpEnabled: true },
+      env: { UPSTREAM_QUOTA_WINDOW_SECONDS: '3', UPSTREAM_QUOTA_TRANSACTIONS_WRITE: '10' },
+    });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('the code places the hold while the tills are out of budget; a redemption, which cannot wait, is 503 upstream_busy at once', async () => {
+    for (const c of ['otp-ana', 'otp-bob']) await s.seed(c, 500);
+    const customers = Array.from({ length: 12 }, (_, i) => `otp-c${i}`);
+    for (const c of customers) await s.seed(c, 0);
+    // The code request: a cashier's call, the first of the window.
+    const start = await s
+      .pos('cashier')
+      .post('/redemptions', { customerId: 'otp-ana', hash: await s.hash('otp-ana'), points: 100 })
+      .expect(201);
+    expect(start.body.state).toBe('otp_required');
+    const answers = await Promise.all(customers.map((c, i) => s.pos('cashier', i % 2).post('/payments?receipt=none', sale(c, `otp-sale-${i}`))));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(8);
+    const held = await s
+      .pos('cashier', 1)
+      .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('otp-ana') })
+      .expect(200);
+    expect(held.body.state).toBe('held');
+    const [refused, ms] = await timed(() => s.pos('cashier').post('/redemptions', { customerId: 'otp-bob', hash: await s.hash('otp-bob'), points: 100 }));
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('upstream_busy');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(ms).toBeLessThan(150);
+    await eventually('the outbox to drain', async () => (await pending(s)) === 0, 20_000);
   });
 });
 
