@@ -153,7 +153,8 @@ describe('cashier-first with OTP: the OTP step is a second leg, a new start is r
       .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp('otp-ana') })
       .expect(200);
     expect(held.body.state).toBe('held');
-    const [refused, ms] = await timed(() => s.pos('cashier').post('/redemptions', { customerId: 'otp-bob', hash: await s.hash('otp-bob'), points: 100 }));
+    const bob = { customerId: 'otp-bob', hash: await s.hash('otp-bob'), points: 100 };
+    const [refused, ms] = await timed(() => s.pos('cashier').post('/redemptions', bob));
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe('upstream_busy');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
