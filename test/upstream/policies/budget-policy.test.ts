@@ -56,6 +56,18 @@ describe('budgetPolicy on the client', () => {
     expect(upstream.seen).toHaveLength(2);
   });
 
+  it('no slot within the wait: refused at once, not retried after the slot (the budget already waited what it may)', async () => {
+    const { client, delays, slept } = clientOn(new MemoryBudget(rules({ rate: 2, quota: 0 }), () => 0));
+    upstream.always(json(200, bodies.balance));
+    await client.balance('c-1');
+    const err = await failure(() => client.balance('c-1'));
+    client.close();
+    expect(err).toMatchObject({ code: 'upstream_busy', retryAfterSeconds: 0.5 });
+    expect(delays).toEqual([]);
+    expect(slept).toEqual([]);
+    expect(upstream.seen).toHaveLength(1);
+  });
+
   it('the priority travels with the call (cashier by default): background is refused where a second leg still goes', async () => {
     const budget = new MemoryBudget(rules({ rate: 0, quota: 10 }, { reserves: [10, 30] }), () => 0);
     const seen: CallInfo[] = [];
