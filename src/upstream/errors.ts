@@ -94,6 +94,8 @@ export function rateLimited(retryAfterSeconds?: number): ServiceUnavailableError
   return markNotDelivered(problem('upstream_busy', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }));
 }
 
+const budgetRefusals = new WeakSet<object>();
+
 /**
  * The fleet's budget for this call is used up until `retryAfterSeconds` from
  * now (the published rate and quota, or a pause after a 429): refused before
@@ -109,7 +111,6 @@ export function overBudget(retryAfterSeconds: number): ServiceUnavailableError {
   return err;
 }
 
-const budgetRefusals = new WeakSet<object>();
 /** Refused by the fleet's budget (not by the upstream): never retried by the client. */
 export function isBudgetRefusal(err: unknown): boolean {
   return typeof err === 'object' && err !== null && budgetRefusals.has(err);

@@ -67,8 +67,8 @@ describe('at 0.5x capacity', () => {
       `0.5x capacity, ${n} sales each: budget p50 ${figures.limited.p50.toFixed(1)} ms p95 ${figures.limited.p95.toFixed(1)} ms; ` +
         `rates alone p50 ${figures.open.p50.toFixed(1)} ms p95 ${figures.open.p95.toFixed(1)} ms`,
     );
-    // No waiting for the quota or a priority. (A loose bound: machines here are shared and noisy; a fleet that
-    // waited for the quota would wait for a whole window's oldest call to leave it, most of 3 s.)
+    // No waiting for the quota or a priority. A loose bound, as machines here are shared and noisy: a call short of
+    // quota waits up to UPSTREAM_MAX_WAIT_MS (250 ms) and is then queued or refused, which the statuses catch.
     expect(figures.limited.p50 - figures.open.p50).toBeLessThan(20);
   });
 });
