@@ -53,8 +53,8 @@ export const upstream = feature({
     }),
     backgroundReservePercent: setting('UPSTREAM_BACKGROUND_RESERVE_PERCENT', percent.default(30), {
       description:
-        "Per cent of each bucket's quota background work leaves to tills (outbox deliveries, sweepers, repairs, " +
-        'refreshes wait for the rest); at least UPSTREAM_SECOND_LEG_RESERVE_PERCENT (0..90).',
+        "Per cent of each bucket's quota that work nobody waits for (outbox deliveries, sweepers, repairs, refreshes, " +
+        'batch jobs) leaves to tills; at least UPSTREAM_SECOND_LEG_RESERVE_PERCENT (0..90).',
     }),
     secondLegMaxWaitMs: setting('UPSTREAM_SECOND_LEG_MAX_WAIT_MS', nonNegativeInt.max(60_000).default(1000), {
       description: 'How long a second leg of a checkout may wait for budget before it is refused (503 upstream_busy), in milliseconds.',
