@@ -14,8 +14,8 @@ Transport.prototype.send = function timedSend(this: Transport, e: Exchange) {
 /**
  * The fleet's upstream budget end to end: two BFF instances sharing one Redis,
  * against the sandbox over real HTTP, with small limits so each rule shows in
- * seconds. (The sandbox does not enforce the published limits itself yet; its
- * fault API injects the 429s.)
+ * seconds. The sandbox's own limits are out of reach here and its fault API
+ * injects the 429; upstream-budget-sandbox-limits.test.ts meets its enforcement.
  */
 const LINES = [{ serviceId: 'sku-1', amount: 10 }];
 const sale = (customerId: string, paymentId: string, totalPaid = 10) => ({ customerId, paymentId, totalPaid });
