@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { upstream as upstreamSettings } from '../src/platform/settings';
+import { settingsIn } from '../src/platform/settings/define';
 import { addStore, addTerminal } from '../src/pos/terminals';
 import { loadSandboxAccounts } from '../src/sandbox';
 import { LoadSpec, measureInterleaved } from './lib/load';
@@ -63,14 +65,15 @@ type Settings = ReturnType<typeof settingsFrom>;
 const TILLS = 64;
 /**
  * Settings of the BFF under test beyond upstream, Redis and terminals. The
- * per-terminal limiter and the fleet's upstream rate limiter stay on (their
+ * per-terminal limiter and the fleet's upstream budget (rate and quota) stay on (their
  * cost is measured: Redis calls per request) with limits the bench never
  * reaches, since it sends far more than a store's tills or the real loyalty
  * account would allow.
  */
 const BFF_ENV: Record<string, string> = {
   TERMINAL_RATE_LIMIT_PER_MINUTE: '1000000000',
-  ...Object.fromEntries(['TRANSACTIONS', 'COUPONS', 'ORDERS', 'CUSTOMERS', 'EVENTS'].map((g) => [`UPSTREAM_RATE_LIMIT_${g}`, '100000'])),
+  ...Object.fromEntries(settingsIn(upstreamSettings.settings.rates).map((s) => [s.variable, '100000'])),
+  ...Object.fromEntries(settingsIn(upstreamSettings.settings.quotas).map((s) => [s.variable, '10000000'])),
 };
 
 const say = (line: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);

@@ -848,7 +848,7 @@ export type components = {
             outboxId: string;
             /** @enum {boolean} */
             queued: true;
-            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
             /** @enum {string} */
             state: "queued";
@@ -862,7 +862,7 @@ export type components = {
             outboxId: string;
             /** @enum {boolean} */
             queued: true;
-            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
             /** @enum {string} */
             state: "queued";
@@ -877,7 +877,7 @@ export type components = {
             paymentId: string;
             /** @enum {boolean} */
             queued: true;
-            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+            /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
             /** @enum {string} */
             state: "queued";
@@ -3076,7 +3076,7 @@ export interface operations {
                         paymentId: string;
                         /** @enum {boolean} */
                         queued: true;
-                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
                         refundId: string;
                         /** @enum {string} */
@@ -3595,7 +3595,7 @@ export interface operations {
                         paymentId: string;
                         /** @enum {boolean} */
                         queued: true;
-                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes) */
+                        /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
                         refundId: string;
                         /** @enum {string} */

@@ -265,7 +265,11 @@ export const PROBLEM_CATALOGUE = {
   },
   upstream_timeout: { status: 503, meaning: 'The loyalty service did not answer in time', tillDoes: RETRY },
   upstream_circuit_open: { status: 503, meaning: 'The loyalty service failed repeatedly; calls are paused', tillDoes: RETRY },
-  upstream_rate_limited: { status: 503, meaning: 'The loyalty service (or the fleet limit) is busy', tillDoes: RETRY },
+  upstream_busy: {
+    status: 503,
+    meaning: "The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429)",
+    tillDoes: RETRY + '; writes without a redemption are queued (202) instead',
+  },
   upstream_call_aborted: { status: 503, meaning: 'The call to the loyalty service was cancelled (e.g. the till hung up)', tillDoes: RETRY },
   upstream_rejected: {
     status: 422,

@@ -7,7 +7,7 @@ import { createMetrics, type Metrics } from '../platform/metrics';
 import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis';
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
-import { CircuitBreaker, createRateLimiter, rateLimitPolicy } from '../upstream/policies';
+import { budgetPolicy, CircuitBreaker, createBudget } from '../upstream/policies';
 import { createBffApp } from './app';
 import { CouponLockSweeper, createCouponLockStore } from './coupons/locks';
 import { RedemptionOptionsCache } from './redemptions/options';
@@ -90,10 +90,10 @@ export async function startBff(
   let workerRunning = false;
   let shuttingDown = false;
 
-  // Breaker outermost: an open circuit refuses before a rate-limit slot is spent.
+  // Breaker outermost: an open circuit refuses before budget is spent.
   const breaker = new CircuitBreaker({ ...config.upstream.breaker, clock, logger, onStateChange: (s) => metrics.setCircuitState(s) });
-  const limiter = createRateLimiter({ redis, prefix: config.redis.keyPrefix, limits: config.upstream.rateLimits, logger });
-  const policies = [breaker.policy, rateLimitPolicy(limiter, { maxWaitMs: config.upstream.rateMaxWaitMs })];
+  const budget = createBudget({ redis, prefix: config.redis.keyPrefix, rules: config.upstream.budget, logger });
+  const policies = [breaker.policy, budgetPolicy(budget, config.upstream.pauses)];
   const loyalty = new LoyaltyClient({
     baseUrl: upstream.baseUrl,
     apiKey: upstream.apiKey,

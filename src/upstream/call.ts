@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { API_PREFIX, OPERATIONS, OperationId } from '../contract';
+import { API_PREFIX, OPERATION_BUCKET, OPERATIONS, OperationId } from '../contract';
 import { AppError } from '../platform/errors';
 import { isProblem, problem } from '../platform/problem';
 import { parseOrThrow } from '../platform/validation';
 import { AnswerOf, ANSWERS } from './answers';
 import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
-import { CallInfo, CallPolicy, composePolicies, RATE_GROUP } from './policy';
+import { CallInfo, CallPolicy, CallPriority, composePolicies } from './policy';
 import { DEFAULT_RETRY_TUNING, realSleep, RetryTuning, Sleep, withRetries } from './retry';
 import { REQUESTS } from './requests';
 import { RawAnswer, Transport } from './transport';
@@ -17,10 +17,12 @@ export interface LoyaltyCallContext {
   requestId?: string;
   /** Aborts the call and any wait between attempts. */
   signal?: AbortSignal;
+  /** Who waits for the call, for the fleet's budget (./policy); default `cashier`. */
+  priority?: CallPriority;
   /**
    * A check that must pass before anything is sent (e.g. "this customer has no
    * queued writes"). It is started in the same tick as the first attempt's
-   * policies, so its Redis command shares a write with the rate-limit
+   * policies, so its Redis command shares a write with the budget's
    * reservation, and awaited before the first byte goes out. If it rejects,
    * the call ends with its error and nothing is sent.
    */
@@ -50,7 +52,7 @@ export interface LoyaltyClientOptions {
   logger: Logger;
   /** Called after every attempt that was sent; for metrics. */
   onCall?: (e: UpstreamCallEvent) => void;
-  /** Wrap every attempt, first outermost: circuit breaker, fleet rate limiter (see ./policy). */
+  /** Wrap every attempt, first outermost: circuit breaker, the fleet's budget (see ./policy). */
   policies?: readonly CallPolicy[];
   /** The account's High Security Mode: send the secret key on every call, events too. */
   highSecurityMode?: boolean;
@@ -144,7 +146,15 @@ export class LoyaltyCaller {
         onRetry: (attempt, delayMs, err) => this.log.debug({ operation, requestId, attempt, delayMs, code: (err as AppError).code }, 'loyalty call retried'),
       },
       async ({ attempt }) => {
-        const info: CallInfo = { operation, method: op.method, rateGroup: RATE_GROUP[operation], attempt, requestId, signal: ctx.signal };
+        const info: CallInfo = {
+          operation,
+          method: op.method,
+          bucket: OPERATION_BUCKET[operation],
+          priority: ctx.priority ?? 'cashier',
+          attempt,
+          requestId,
+          signal: ctx.signal,
+        };
         // Started once, with the first attempt's policies; every attempt waits for it (one refused by a policy never reached it).
         if (attempt === 1 && ctx.precondition) {
           precondition = ctx.precondition();

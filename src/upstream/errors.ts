@@ -19,7 +19,7 @@ const KIND_BY_CODE: Partial<Record<ProblemCode, UpstreamFailureKind>> = {
   /** Raised by a circuit breaker policy: nothing was sent, the upstream is considered down. */
   upstream_circuit_open: 'unavailable',
   upstream_timeout: 'timeout',
-  upstream_rate_limited: 'rate_limited',
+  upstream_busy: 'rate_limited',
   duplicate_transaction: 'duplicate',
   upstream_invalid_response: 'invalid_response',
   insufficient_points: 'rejected',
@@ -89,8 +89,45 @@ export function timedOut(timeoutMs: number): ServiceUnavailableError {
   return problem('upstream_timeout', `The loyalty service did not answer within ${timeoutMs} ms; try again shortly`);
 }
 
+/** The loyalty service answered 429: over its limits, nothing was applied. */
 export function rateLimited(retryAfterSeconds?: number): ServiceUnavailableError {
-  return markNotDelivered(problem('upstream_rate_limited', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }));
+  return markNotDelivered(problem('upstream_busy', 'The loyalty service is busy; try again shortly', { retryAfterSeconds, loyaltyCode: 429 }));
+}
+
+const budgetRefusals = new WeakSet<object>();
+
+/**
+ * The fleet's budget for this call is used up until `retryAfterSeconds` from
+ * now (the published rate and quota, or a pause after a 429): refused before
+ * anything was sent, and final (not retried: the budget already waited as
+ * long as the call's priority allows). The same code as an upstream 429: for
+ * the till both say "the loyalty service has no room now, come back then".
+ */
+export function overBudget(retryAfterSeconds: number): ServiceUnavailableError {
+  const err = markNotDelivered(
+    problem('upstream_busy', 'The loyalty service is at its published limit for this right now; try again shortly', { retryAfterSeconds }),
+  );
+  budgetRefusals.add(err);
+  return err;
+}
+
+/** Refused by the fleet's budget (not by the upstream): never retried by the client. */
+export function isBudgetRefusal(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && budgetRefusals.has(err);
+}
+
+/**
+ * An upstream 429 the budget has turned into a fleet-wide pause: the client
+ * retries it at once, and that attempt's reservation waits out the pause or
+ * is refused (`overBudget`) without sending.
+ */
+const paused = new WeakSet<object>();
+export function markPaused<E extends object>(err: E): E {
+  paused.add(err);
+  return err;
+}
+export function pausedByBudget(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && paused.has(err);
 }
 
 export function invalidResponse(): UpstreamError {

@@ -19,10 +19,10 @@ export type {
 } from './answers';
 export { upstreamTime } from './date-time';
 export type { CallRequest, LoyaltyCallContext, LoyaltyClientOptions, ResponseOf, UpstreamCallEvent, UpstreamOutcome } from './call';
-export { certainlyNotDelivered, markNotDelivered, parseRetryAfter, rateLimited, upstreamFailureKind } from './errors';
+export { certainlyNotDelivered, isBudgetRefusal, markNotDelivered, overBudget, parseRetryAfter, rateLimited, upstreamFailureKind } from './errors';
 export type { UpstreamFailureKind } from './errors';
-export { composePolicies, RATE_GROUP } from './policy';
-export type { CallInfo, CallPolicy, RateGroup } from './policy';
+export { CALL_PRIORITIES, composePolicies } from './policy';
+export type { CallInfo, CallPolicy, CallPriority } from './policy';
 export { DEFAULT_RETRY_TUNING, RETRY_SAFE } from './retry';
 export { failureOf, markMayHaveLanded, maybeApplied, nothingSent, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
 export type { WriteOutcome } from './outcome';

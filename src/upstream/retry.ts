@@ -1,7 +1,7 @@
 import type { OperationId } from '../contract';
 import { ServiceUnavailableError } from '../platform/errors';
 import { isProblem, problem } from '../platform/problem';
-import { certainlyNotDelivered, upstreamFailureKind } from './errors';
+import { certainlyNotDelivered, isBudgetRefusal, pausedByBudget, upstreamFailureKind } from './errors';
 import { markMayHaveLanded } from './outcome';
 
 /**
@@ -88,8 +88,10 @@ export function nextDelayMs(err: unknown, operation: OperationId, attempt: numbe
   if (attempt > tuning.retries) return null;
   const kind = upstreamFailureKind(err);
   if (kind !== 'unavailable' && kind !== 'timeout' && kind !== 'rate_limited') return null;
-  if (isProblem(err, 'upstream_circuit_open')) return null;
+  if (isProblem(err, 'upstream_circuit_open') || isBudgetRefusal(err)) return null;
   if (!RETRY_SAFE[operation] && !certainlyNotDelivered(err)) return null;
+  // The budget's reservation for the next attempt waits out the pause, or refuses at once.
+  if (pausedByBudget(err)) return 0;
   const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
   if (retryAfter !== undefined) {
     return retryAfter <= tuning.maxRetryAfterSeconds ? retryAfter * 1000 : null;

@@ -3,7 +3,7 @@ import { activity, eventually, faultsApplied, pending, setFaults } from '../pos/
 
 /**
  * The fleet rate limiter, shared by two BFF instances through Redis, with tiny
- * limits: a burst of reads gets some 503 upstream_rate_limited with
+ * limits: a burst of reads gets some 503 upstream_busy with
  * Retry-After; a burst of writes is partly queued and then delivered, and the
  * sandbox sees the payments paced at the fleet's limit, not per instance.
  */
@@ -14,9 +14,9 @@ describe('fleet rate limiter (2 instances, Redis)', () => {
       store: 'redis',
       instances: 2,
       env: {
-        UPSTREAM_RATE_LIMIT_CUSTOMERS: '1',
-        UPSTREAM_RATE_LIMIT_TRANSACTIONS: '10',
-        UPSTREAM_RATE_MAX_WAIT_MS: '100',
+        UPSTREAM_RATE_CUSTOMERS_READ: '1',
+        UPSTREAM_RATE_TRANSACTIONS_WRITE: '10',
+        UPSTREAM_MAX_WAIT_MS: '100',
         LOYALTY_RETRIES: '0',
         OUTBOX_POLL_INTERVAL_MS: '50',
         OUTBOX_BACKOFF_BASE_MS: '50',
@@ -28,7 +28,7 @@ describe('fleet rate limiter (2 instances, Redis)', () => {
     await s?.close();
   });
 
-  it('a burst of reads: a few go out, the rest get 503 upstream_rate_limited with Retry-After, nothing else', async () => {
+  it('a burst of reads: a few go out, the rest get 503 upstream_busy with Retry-After, nothing else', async () => {
     await s.seed('rl-ana', 0);
     // A no-op rule that counts the hash calls reaching the sandbox.
     await setFaults(s, [{ operation: 'hash', latencyMs: 0 }]);
@@ -40,7 +40,7 @@ describe('fleet rate limiter (2 instances, Redis)', () => {
     // instance limiting on its own would let one through per instance: two.)
     expect(ok.length).toBe(1);
     for (const a of limited) {
-      expect(a.body.code).toBe('upstream_rate_limited');
+      expect(a.body.code).toBe('upstream_busy');
       expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     expect((await faultsApplied(s))[0]).toBe(ok.length);
@@ -55,7 +55,7 @@ describe('fleet rate limiter (2 instances, Redis)', () => {
     expect(statuses.every((st) => st === 201 || st === 202)).toBe(true);
     const queued = answers.filter((a) => a.status === 202);
     expect(queued.length).toBeGreaterThanOrEqual(10);
-    for (const q of queued) expect(q.body.reason).toBe('upstream_rate_limited');
+    for (const q of queued) expect(q.body.reason).toBe('upstream_busy');
 
     await eventually('the outbox to drain', async () => (await pending(s)) === 0, 15_000);
     const times: number[] = [];

@@ -6,6 +6,8 @@ import { Writable } from 'node:stream';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { loadConfig } from '../../src/platform/config';
+import { upstream as upstreamSettings } from '../../src/platform/settings';
+import { settingsIn } from '../../src/platform/settings/define';
 import { createLogger } from '../../src/platform/logger';
 import { POS_ROUTES } from '../../src/pos/routes';
 import { RunningBff, startBff } from '../../src/pos/server';
@@ -131,6 +133,11 @@ export interface Stack {
 
 let counter = 0;
 
+/** Every rate and quota variable of the fleet's upstream budget. */
+export function budgetFigures(): string[] {
+  return [...settingsIn(upstreamSettings.settings.rates), ...settingsIn(upstreamSettings.settings.quotas)].map((s) => s.variable);
+}
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const firstSent = sentUpstream.length;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-e2e-'));
@@ -182,8 +189,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     SWEEPER_INTERVAL_MS: '200',
     HOLD_SAFETY_MARGIN_SECONDS: '30',
     REDIS_KEY_PREFIX: redisPrefix,
-    // The fleet rate limiter stays in the path but never trips, unless a test sets its own limits.
-    ...Object.fromEntries(['TRANSACTIONS', 'COUPONS', 'ORDERS', 'CUSTOMERS', 'EVENTS'].map((g) => [`UPSTREAM_RATE_LIMIT_${g}`, '100000'])),
+    // The fleet's upstream budget stays in the path but never runs short, unless a test sets its own limits.
+    ...Object.fromEntries(budgetFigures().map((variable) => [variable, '100000'])),
     ...(opts.store === 'redis' ? { REDIS_URL: redisUrl } : {}),
     // Most suites test other rules with typed customer ids; test/e2e/proof-*.test.ts test REDEMPTION_PROOF itself.
     REDEMPTION_PROOF: 'none',

@@ -62,12 +62,12 @@ describe('fromUpstreamStatus beyond the named codes', () => {
 
   it('an unknown code with a 5xx is unavailable, with a 429 rate limited', () => {
     expect(fromUpstreamStatus('hash', 502, body(1234), 4)).toMatchObject({ code: 'upstream_unavailable', retryAfterSeconds: 4 });
-    expect(fromUpstreamStatus('hash', 429, body(1234), 4)).toMatchObject({ code: 'upstream_rate_limited', retryAfterSeconds: 4 });
+    expect(fromUpstreamStatus('hash', 429, body(1234), 4)).toMatchObject({ code: 'upstream_busy', retryAfterSeconds: 4 });
   });
 
   it.each([
     [503, undefined, ServiceUnavailableError, 'upstream_unavailable'],
-    [429, 'Too Many Requests', ServiceUnavailableError, 'upstream_rate_limited'],
+    [429, 'Too Many Requests', ServiceUnavailableError, 'upstream_busy'],
     [403, '<html>Forbidden</html>', UpstreamError, 'upstream_auth_failed'],
     [401, undefined, UpstreamError, 'upstream_auth_failed'],
     [418, { teapot: true }, UpstreamError, 'upstream_invalid_response'],

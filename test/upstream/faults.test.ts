@@ -109,13 +109,13 @@ describe('no answer', () => {
 });
 
 describe('429', () => {
-  it('is a 503 upstream_rate_limited with Retry-After in seconds', async () => {
+  it('is a 503 upstream_busy with Retry-After in seconds', async () => {
     const { client } = once();
     upstream.script(loyaltyError(429, 429, 'RateLimited', 'slow down', { 'Retry-After': '7' }));
     const err = await failure(() => client.coupons('c-1'));
     client.close();
     expect(err).toBeInstanceOf(ServiceUnavailableError);
-    expect(err.code).toBe('upstream_rate_limited');
+    expect(err.code).toBe('upstream_busy');
     expect(err.retryAfterSeconds).toBe(7);
     expect(upstreamFailureKind(err)).toBe('rate_limited');
   });
@@ -126,7 +126,7 @@ describe('429', () => {
     upstream.script(json(429, 'too many', { 'Retry-After': 'Sat, 01 Mar 2025 10:00:30 GMT' }));
     const err = await failure(() => client.coupons('c-1'));
     client.close();
-    expect(err.code).toBe('upstream_rate_limited');
+    expect(err.code).toBe('upstream_busy');
     expect(err.retryAfterSeconds).toBe(30);
   });
 });

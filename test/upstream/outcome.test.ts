@@ -254,7 +254,7 @@ describe('the client: a payment whose first attempt may have landed', () => {
       async () => false,
     );
     client.close();
-    expect(outcome).toMatchObject({ kind: 'unknown', error: { code: 'upstream_rate_limited' } });
+    expect(outcome).toMatchObject({ kind: 'unknown', error: { code: 'upstream_busy' } });
     expect(upstream.seen).toHaveLength(2);
   });
 

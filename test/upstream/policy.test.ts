@@ -24,7 +24,7 @@ it('policies wrap every attempt, outermost first, and see what the breaker and l
     };
   const { client } = makeClient(upstream, { policies: [tag('breaker'), tag('limiter')] });
   upstream.script(loyaltyError(503, 5000, 'InternalError', 'down'), json(200, bodies.coupons));
-  await client.coupons('c-1', { requestId: 'rq-p' });
+  await client.coupons('c-1', { requestId: 'rq-p', priority: 'background' });
   client.close();
   expect(trace).toEqual([
     'breaker>',
@@ -38,9 +38,10 @@ it('policies wrap every attempt, outermost first, and see what the breaker and l
     '<limiter',
     '<breaker',
   ]);
-  expect(infos.filter((_, i) => i % 2 === 0).map((i) => [i.operation, i.method, i.rateGroup, i.attempt, i.requestId])).toEqual([
-    ['coupons', 'GET', 'coupons', 1, 'rq-p'],
-    ['coupons', 'GET', 'coupons', 2, 'rq-p'],
+  // The customer's coupon list is a customer read in the published table; the priority is the caller's.
+  expect(infos.filter((_, i) => i % 2 === 0).map((i) => [i.operation, i.method, i.bucket, i.priority, i.attempt, i.requestId])).toEqual([
+    ['coupons', 'GET', 'customersRead', 'background', 1, 'rq-p'],
+    ['coupons', 'GET', 'customersRead', 'background', 2, 'rq-p'],
   ]);
 });
 
@@ -60,7 +61,7 @@ it('an open breaker refuses without sending, is "unavailable" to the outbox, and
   expect(upstream.seen).toHaveLength(0);
 });
 
-it('a limiter asking to wait briefly is waited out, even for a hold (nothing was sent)', async () => {
+it('a policy refusing with a short 429 is waited out, even for a hold (nothing was sent)', async () => {
   let refused = false;
   const limiter: CallPolicy = async (_info, next) => {
     if (!refused) {

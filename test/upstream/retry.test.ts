@@ -53,7 +53,7 @@ describe('reads', () => {
     upstream.script(loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '60' }), json(200, bodies.hash));
     const err = await failure(() => client.hash('c-1'));
     client.close();
-    expect(err.code).toBe('upstream_rate_limited');
+    expect(err.code).toBe('upstream_busy');
     expect(err.retryAfterSeconds).toBe(60);
     expect(delays).toEqual([]);
     expect(upstream.seen).toHaveLength(1);
@@ -150,7 +150,7 @@ describe("payment and refund: retried; a duplicate is always thrown, the upstrea
     upstream.script(drop, loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '60' }));
     const err = await failure(() => client.payment(paymentRequest));
     client.close();
-    expect(err.code).toBe('upstream_rate_limited');
+    expect(err.code).toBe('upstream_busy');
     expect(failureOf(err)).toBe('unknown');
     expect(upstream.seen).toHaveLength(2);
   });
@@ -160,7 +160,7 @@ describe("payment and refund: retried; a duplicate is always thrown, the upstrea
     upstream.script(loyaltyError(429, 429, 'RateLimited', 'slow', { 'Retry-After': '60' }));
     const err = await failure(() => client.payment(paymentRequest));
     client.close();
-    expect(err.code).toBe('upstream_rate_limited');
+    expect(err.code).toBe('upstream_busy');
     expect(failureOf(err)).toBe('refused');
   });
 

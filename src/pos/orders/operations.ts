@@ -11,7 +11,7 @@ import { merchantOf } from '../terminals/store-merchant';
 
 /** End-of-day upload of sales rung up offline; merchant and channel come from the terminal. */
 export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
-  const { jobId } = await deps.loyalty.batchOrders(toUpstreamBatch(ctx, body), call);
+  const { jobId } = await deps.loyalty.batchOrders(toUpstreamBatch(ctx, body), { ...call, priority: 'background' });
   await rememberJob(deps.batchJobs, { jobId, storeId: ctx.identity.store.id, now: deps.clock(), logger: deps.logger, requestId: ctx.requestId });
   return { jobId, orders: body.orders.length };
 }
@@ -76,7 +76,7 @@ export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: n
   if ((await deps.batchJobs.storeOf(jobId, deps.clock())) !== ctx.identity.store.id) {
     throw problem('batch_job_not_found', `Batch job ${jobId} was not found`);
   }
-  const s = await deps.loyalty.batchStatus(jobId, { requestId: ctx.requestId });
+  const s = await deps.loyalty.batchStatus(jobId, { requestId: ctx.requestId, priority: 'background' });
   return {
     jobId,
     status: s.status,

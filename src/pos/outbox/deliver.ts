@@ -30,7 +30,7 @@ async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boo
  * know later (GET /pos/v1/outbox/:id).
  */
 export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<Record<string, unknown>> {
-  const ctx = { requestId: `${entry.id}.${entry.attempts + 1}` };
+  const ctx = { requestId: `${entry.id}.${entry.attempts + 1}`, priority: 'background' as const };
   const work = entry.work;
   switch (work.kind) {
     case 'payment': {

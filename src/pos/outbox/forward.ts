@@ -10,7 +10,7 @@ export interface QueuedView {
   outboxId: string;
   state: 'queued';
   kind: OutboxKind;
-  /** Our code of why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, behind_queued. */
+  /** Our code of why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, behind_queued. */
   reason: string;
 }
 

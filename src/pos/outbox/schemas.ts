@@ -18,7 +18,7 @@ export const QueuedViewSchema = z.object({
   reason: z
     .string()
     .describe(
-      'Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_rate_limited, or behind_queued (this customer already had queued writes)',
+      'Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes)',
     ),
 });
 

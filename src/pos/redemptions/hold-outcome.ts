@@ -42,7 +42,7 @@ type Deps = Pick<PosDeps, 'loyalty' | 'redemptions' | 'clock' | 'logger'>;
  * fails, so the caller tries again later.
  */
 export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Settled> {
-  const lookup = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: `hold-check-${r.id}` });
+  const lookup = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: `hold-check-${r.id}`, priority: 'background' });
   const fate = holdFate(lookup.state);
   const now = deps.clock();
   if (fate === 'unknown') {

@@ -49,9 +49,15 @@ export function estimatedExpiry(deps: PosDeps, askedAt: number): number {
 }
 
 /** Looks the hold up, learns the period from it; the hold's end, or undefined when the lookup failed. */
-export async function lookUpExpiry(deps: PosDeps, ctx: CallContext, hold: Pick<HoldAnswer, 'holdReference'>, answeredAt: number): Promise<number | undefined> {
+export async function lookUpExpiry(
+  deps: PosDeps,
+  ctx: CallContext,
+  hold: Pick<HoldAnswer, 'holdReference'>,
+  answeredAt: number,
+  priority: 'cashier' | 'background' = 'cashier',
+): Promise<number | undefined> {
   try {
-    const lookup = await deps.loyalty.holdLookup(hold.holdReference, { requestId: ctx.requestId });
+    const lookup = await deps.loyalty.holdLookup(hold.holdReference, { requestId: ctx.requestId, priority });
     // Epoch ms, read as UTC by the client when it has no offset (src/upstream/date-time.ts).
     const expiresAt = lookup.dateToExpire;
     // An end before the answer is bad data or a clock far off: keep the estimate.
@@ -89,7 +95,7 @@ export async function confirmExpiry(
   at: { answeredAt: number; estimate: number },
 ): Promise<void> {
   await new Promise((r) => setTimeout(r, LOOKUP_DELAY_MS));
-  const expiresAt = await lookUpExpiry(deps, ctx, hold, at.answeredAt);
+  const expiresAt = await lookUpExpiry(deps, ctx, hold, at.answeredAt, 'background');
   if (expiresAt === undefined) return;
   for (const waitMs of [0, ...NOT_STORED_YET_RETRIES_MS]) {
     if (waitMs) await new Promise((r) => setTimeout(r, waitMs));

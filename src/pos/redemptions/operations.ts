@@ -65,6 +65,7 @@ async function sendHold(
   r: Pick<Redemption, 'customerId' | 'email' | 'mobile' | 'ask'>,
   extra: { hash?: string; otp?: string },
   startedAt: number,
+  priority: 'secondLeg' | 'cashier' = 'cashier',
 ): Promise<HoldAnswer> {
   let hold: HoldAnswer;
   try {
@@ -78,7 +79,7 @@ async function sendHold(
         otp: extra.otp,
         ...holdFields(r.ask),
       },
-      { requestId: ctx.requestId },
+      { requestId: ctx.requestId, priority },
     );
   } catch (err) {
     if (isProblem(err, 'otp_invalid')) await deps.upstreamOtp.learn(true);
@@ -110,7 +111,7 @@ async function placeHold(
   extra: { hash?: string; otp?: string },
 ) {
   const startedAt = deps.clock();
-  const hold = await sendHold(deps, ctx, r, extra, startedAt);
+  const hold = await sendHold(deps, ctx, r, extra, startedAt, 'secondLeg');
   return { hold, expiresAt: await expiryOf(deps, ctx, r.id, hold, startedAt) };
 }
 

@@ -109,7 +109,8 @@ export class RedemptionOptionsCache {
     this.refreshing ??= (async () => {
       try {
         this.fetches += 1;
-        const answer = await this.loyalty.redemptionConfig({ requestId });
+        // A refresh of options already held is work nobody waits for; the first fetch has a till waiting.
+        const answer = await this.loyalty.redemptionConfig({ requestId, priority: this.current ? 'background' : 'cashier' });
         const now = this.clock();
         this.current = { options: toOptions(answer, now), terms: termsOf(answer), at: now };
         return this.current;

@@ -11,7 +11,7 @@ type Deps = Pick<PosDeps, 'sales' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
 export type OnRecord = { kind: 'payment'; totalPaid: number; hold?: { reference: string; points?: number } } | { kind: 'refund'; amount?: number };
 
 function onRecord(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<boolean> {
-  const ctx = { requestId: `sale-check-${e.id}`.slice(0, 128) };
+  const ctx = { requestId: `sale-check-${e.id}`.slice(0, 128), priority: 'background' as const };
   return expect.kind === 'payment'
     ? paymentOnRecord(deps.loyalty, { paymentId: e.id, customerId: e.customerId, totalPaid: expect.totalPaid, hold: expect.hold }, ctx)
     : refundOnRecord(deps.loyalty, { paymentId: e.paymentId, refundId: e.id, amount: expect.amount }, ctx);

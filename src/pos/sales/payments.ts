@@ -134,7 +134,7 @@ export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentB
     logger: deps.logger,
     send: () => {
       const req = request();
-      if (redemption || lock) return deps.loyalty.payment(req, { requestId: ctx.requestId });
+      if (redemption || lock) return deps.loyalty.payment(req, { requestId: ctx.requestId, priority: 'secondLeg' });
       return sendOrQueue(deps, ctx, { kind: 'payment', request: req }, { paymentId: body.paymentId, customerId: body.customerId }, (call) =>
         deps.loyalty.payment(req, call),
       );

@@ -40,13 +40,13 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
     const paid = await paymentOnRecord(
       deps.loyalty,
       { paymentId: l.paymentId as string, customerId: l.customerId, totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN },
-      { requestId: `coupon-lock-check-${l.id}` },
+      { requestId: `coupon-lock-check-${l.id}`, priority: 'background' },
     );
     if (!paid && now < l.expiresAt) return 'left for the sweeper';
     state = paid ? 'used' : 'abandoned';
   } else if (l.state === 'releasing') {
     // A release is harmless to send again; one already done answers "not active", which frees the coupons as well.
-    await deps.loyalty.couponRelease(l.lockReference, { requestId: `coupon-lock-release-${l.id}` }).catch((err: unknown) => {
+    await deps.loyalty.couponRelease(l.lockReference, { requestId: `coupon-lock-release-${l.id}`, priority: 'background' }).catch((err: unknown) => {
       if (!isProblem(err, 'coupon_lock_not_active', 'coupon_lock_not_found')) throw err;
     });
     state = 'released';

@@ -84,7 +84,7 @@ export class CouponLockSweeper {
       'coupon lock abandoned',
     );
     try {
-      await this.opts.loyalty.couponRelease(l.lockReference);
+      await this.opts.loyalty.couponRelease(l.lockReference, { priority: 'background' });
     } catch (err) {
       // The upstream lock lapses by itself at its expiry; nothing is lost but time.
       this.log.warn({ couponLockId: l.id, err: (err as Error).message }, 'could not release an abandoned coupon lock upstream; it lapses at its expiry');

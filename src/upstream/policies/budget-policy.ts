@@ -1,0 +1,39 @@
+import { certainlyNotDelivered, isBudgetRefusal, markPaused, overBudget, upstreamFailureKind } from '../errors';
+import type { CallPolicy } from '../policy';
+import { realSleep, Sleep } from '../retry';
+import type { UpstreamBudget } from './budget';
+
+export interface BudgetPolicyOptions {
+  /** How long a 429 without a readable Retry-After pauses its bucket. */
+  pauseWithoutRetryAfterMs: number;
+  /** The longest pause a 429's Retry-After may set (a wrong header must not stop the fleet for hours). */
+  maxPauseMs: number;
+  sleep?: Sleep;
+}
+
+/**
+ * The CallPolicy: takes the call's slot from the budget and waits for it (as
+ * long as its priority allows), or refuses it with `overBudget` (nothing
+ * sent, not retried): a read then answers 503 `upstream_busy` with the
+ * schedule's Retry-After at once, and a write that can wait is queued in the
+ * outbox. An upstream 429 pauses the call's bucket fleet-wide; the client
+ * retries it at once, and that reservation waits out the pause or refuses.
+ */
+export function budgetPolicy(budget: UpstreamBudget, opts: BudgetPolicyOptions): CallPolicy {
+  const sleep = opts.sleep ?? realSleep;
+  return async (info, next) => {
+    const r = await budget.reserve(info.bucket, info.priority);
+    if (!r.ok) throw overBudget(Math.max(0.001, r.retryAfterMs / 1000));
+    if (r.waitMs >= 1) await sleep(Math.round(r.waitMs), info.signal);
+    try {
+      return await next();
+    } catch (err) {
+      if (upstreamFailureKind(err) === 'rate_limited' && certainlyNotDelivered(err) && !isBudgetRefusal(err)) {
+        const seconds = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
+        await budget.pause(info.bucket, seconds === undefined ? opts.pauseWithoutRetryAfterMs : Math.min(seconds * 1000, opts.maxPauseMs));
+        markPaused(err as object);
+      }
+      throw err;
+    }
+  };
+}

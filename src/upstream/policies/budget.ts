@@ -1,0 +1,146 @@
+import type { LimitBucket } from '../../contract';
+import type { CallPriority } from '../policy';
+
+/**
+ * The fleet's budget of calls to the loyalty service, per published bucket
+ * (src/contract/rate-limits.ts): its rate per second and its quota per window
+ * (30 s), both at once, with priorities for who gets it when it is short.
+ *
+ * - Rate: one schedule per bucket (GCRA): each call takes the next free slot,
+ *   slots 1/rate s apart, so no second ever starts more than `rate` calls and
+ *   there is no burst at window edges.
+ * - Quota: a sliding log of the slots taken: a call goes only while fewer than
+ *   its priority's limit were taken in the window before its slot; if not,
+ *   its slot moves to when enough of them have left the window.
+ * - Priorities: a second leg may fill the whole quota; a cashier's call all
+ *   but the second legs' reserve; background work all but a larger reserve.
+ *   Each may take a slot at most its own wait ahead (background hardly any),
+ *   so when the schedule runs ahead the lower priorities are refused first.
+ * - Pause: an upstream 429 stops the bucket until its Retry-After, for every
+ *   priority and every instance.
+ *
+ * A refused call takes nothing. Times are the budget's own clock (Redis
+ * TIME for the fleet), so every instance reads the same schedule.
+ */
+export interface UpstreamBudget {
+  readonly kind: 'redis' | 'memory';
+  reserve(bucket: LimitBucket, priority: CallPriority): Promise<Reservation>;
+  /** No call of `bucket` goes out for `ms` from now (a longer pause already set stands). */
+  pause(bucket: LimitBucket, ms: number): Promise<void>;
+}
+
+/** Go after `waitMs`; or refused: budget for this priority is `retryAfterMs` away. */
+export type Reservation = { ok: true; waitMs: number } | { ok: false; retryAfterMs: number };
+
+/** A bucket's figures; 0 = no limit of that kind. */
+export interface BucketLimit {
+  /** Calls per second. */
+  rate: number;
+  /** Calls per quota window. */
+  quota: number;
+}
+
+export interface PriorityRule {
+  /** Per cent of each quota this priority must leave to those above it. */
+  reservePercent: number;
+  /** The longest this priority waits for its slot before it is refused. */
+  maxWaitMs: number;
+}
+
+export interface BudgetRules {
+  limits: Readonly<Record<LimitBucket, BucketLimit>>;
+  windowMs: number;
+  priorities: Readonly<Record<CallPriority, PriorityRule>>;
+}
+
+/** What one reservation asks of a bucket's state, the same for the memory and the Redis budget. */
+export interface Ask {
+  intervalMs: number;
+  windowMs: number;
+  /** Slots this priority may see taken in the window before its own; -1 = no quota. */
+  limit: number;
+  maxWaitMs: number;
+}
+
+export function askOf(rules: BudgetRules, bucket: LimitBucket, priority: CallPriority): Ask {
+  const { rate, quota } = rules.limits[bucket];
+  const rule = rules.priorities[priority];
+  return {
+    intervalMs: rate > 0 ? 1000 / rate : 0,
+    windowMs: rules.windowMs,
+    // At least one, so a tiny quota still lets every priority through now and then.
+    limit: quota > 0 ? Math.max(1, Math.floor((quota * (100 - rule.reservePercent)) / 100)) : -1,
+    maxWaitMs: rule.maxWaitMs,
+  };
+}
+
+interface BucketState {
+  /** The next free slot. */
+  slot: number;
+  /** Slots taken, oldest first (each slot is at or after the ones before it); those before `first` have left every window. */
+  taken: number[];
+  first: number;
+  pausedUntil: number;
+}
+
+/** The index of the first slot in `taken` (from `from`) later than `t`. */
+function firstAfter(taken: readonly number[], from: number, t: number): number {
+  let lo = from;
+  let hi = taken.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (taken[mid] > t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** One process's budget (no REDIS_URL, or Redis unreachable): the same rules as the fleet's. */
+export class MemoryBudget implements UpstreamBudget {
+  readonly kind = 'memory' as const;
+  private readonly buckets = new Map<LimitBucket, BucketState>();
+
+  constructor(
+    private readonly rules: BudgetRules,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async reserve(bucket: LimitBucket, priority: CallPriority): Promise<Reservation> {
+    const ask = askOf(this.rules, bucket, priority);
+    const now = this.clock();
+    const b = this.state(bucket);
+    let t = Math.max(now, b.slot, b.pausedUntil);
+    if (ask.limit >= 0) {
+      this.forget(b, now - ask.windowMs);
+      const from = firstAfter(b.taken, b.first, t - ask.windowMs);
+      const inWindow = b.taken.length - from;
+      // Full: the slot moves to when enough of those slots have left the window.
+      if (inWindow >= ask.limit) t = b.taken[from + inWindow - ask.limit] + ask.windowMs;
+    }
+    const waitMs = t - now;
+    if (waitMs > ask.maxWaitMs) return { ok: false, retryAfterMs: waitMs };
+    b.slot = t + ask.intervalMs;
+    if (ask.limit >= 0) b.taken.push(t);
+    return { ok: true, waitMs };
+  }
+
+  async pause(bucket: LimitBucket, ms: number): Promise<void> {
+    const b = this.state(bucket);
+    b.pausedUntil = Math.max(b.pausedUntil, this.clock() + ms);
+  }
+
+  private state(bucket: LimitBucket): BucketState {
+    let b = this.buckets.get(bucket);
+    if (!b) this.buckets.set(bucket, (b = { slot: 0, taken: [], first: 0, pausedUntil: 0 }));
+    return b;
+  }
+
+  /** Drops the slots at or before `t` (they count in no window from now on). */
+  private forget(b: BucketState, t: number): void {
+    b.first = firstAfter(b.taken, b.first, t);
+    if (b.first > 1024 && b.first * 2 > b.taken.length) {
+      b.taken = b.taken.slice(b.first);
+      b.first = 0;
+    }
+  }
+}
