@@ -9,7 +9,7 @@ import { startStack, Stack } from '../support/e2e';
 const status = async (url: string) => (await fetch(url)).status;
 
 describe('where /metrics and /docs are served', () => {
-  let stacks: Stack[] = [];
+  const stacks: Stack[] = [];
   afterAll(async () => {
     await Promise.all(stacks.map((s) => s.close()));
   });
