@@ -3,6 +3,7 @@ import { problem } from '../../platform/problem';
 import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { AuthFailureGuard } from '../auth/failure-guard';
 import { identityOf } from '../auth/terminal-auth';
 import { deferAdmission } from '../http/admission';
 
@@ -63,18 +64,6 @@ export function terminalRateLimit(limiter: RateLimiterAbstract, logger: Logger):
     );
     next();
   };
-}
-
-/**
- * How terminalAuth asks whether a key (a presented credential's digest, or an
- * address for requests with none) failed too often, and tells of a new failure.
- */
-export interface AuthFailureGuard {
-  readonly limit: number;
-  /** Seconds until `key` may try again, or undefined when it may try now. */
-  blockedFor(key: string): Promise<number | undefined>;
-  /** Counts one failed authentication of `key`. */
-  record(key: string): Promise<void>;
 }
 
 /** Keys remembered as having failed recently; beyond this the oldest are forgotten (they are only a hint). */
