@@ -13,13 +13,15 @@ RUN npm run build
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=8080 \
-    TERMINALS_FILE=/app/terminals/terminals.json
+    TERMINALS_FILE=/app/terminals/terminals.json \
+    TERMINAL_COMMAND=terminal
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY config/sandbox-accounts.json config/terminals.example.json ./config/
-# The terminals CLI inside the image: `docker compose run --rm bff terminal add ...`.
+# The terminals CLI inside the image: `docker compose run --rm bff terminal add ...`; TERMINAL_COMMAND
+# makes the BFF's hints name it (compose.yaml names the compose spelling).
 RUN printf '#!/bin/sh\nexec node /app/dist/pos/terminals/cli.js "$@"\n' > /usr/local/bin/terminal \
  && chmod 0755 /usr/local/bin/terminal \
  && mkdir -p /app/terminals && chown node:node /app/terminals && chmod 0700 /app/terminals

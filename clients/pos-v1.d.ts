@@ -885,18 +885,23 @@ export type components = {
         Readiness: {
             checks: {
                 /** @enum {string} */
-                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down";
+                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
                 /** @enum {string} */
-                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down";
+                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
                 /** @enum {string} */
-                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down";
+                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                /**
+                 * @description `none`: no terminal can call yet (add one with the terminal CLI)
+                 * @enum {string}
+                 */
+                terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
                 /** @enum {string} */
-                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down";
+                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
                 /**
                  * @description The outbox delivery worker
                  * @enum {string}
                  */
-                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down";
+                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
             };
             /** @enum {string} */
             status: "ready" | "not_ready";

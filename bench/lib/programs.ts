@@ -96,6 +96,7 @@ export function startBffProgram(o: BffProgramOptions): Promise<Program> {
       REDIS_KEY_PREFIX: o.redisKeyPrefix,
       TERMINALS_FILE: o.terminalsFile,
       DEMO_SETUP: 'false',
+      NODE_ENV: 'test', // production refuses the sandbox's demo keys, which the sandbox scenarios use
       ...o.env,
     },
     o.logFile,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { addTerminalCommands, terminalCommand } from './operator-commands';
 import { FEATURES, loyalty, environment, type Deployment, type Settings } from './settings';
 import { settingsIn, valuesOf, type Feature } from './settings/define';
 
@@ -62,7 +63,7 @@ function shown(key: string, value: unknown): string {
 }
 
 /** Every setting as `section.key` -> the value as start-up shows it (secrets masked). */
-export function configSummary(config: Config): Record<string, string> {
+export function configSummary(config: Partial<Config>): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (obj: object, prefix: string) => {
     for (const [k, v] of Object.entries(obj) as [string, unknown][]) {
@@ -76,10 +77,29 @@ export function configSummary(config: Config): Record<string, string> {
 }
 
 /**
+ * The settings that differ from what an empty environment gives (NODE_ENV
+ * and what follows from it included), as configSummary shows them: the
+ * start-up log line stays short on every restart, and says what this
+ * deployment chose.
+ */
+export function changedSettings(config: Partial<Config>): Record<string, string> {
+  const defaults = configSummary(loadConfig({}));
+  return Object.fromEntries(Object.entries(configSummary(config)).filter(([name, value]) => defaults[name] !== value));
+}
+
+/** The slices of the configuration a mode uses: the sandbox alone has nothing of the BFF's to show, a BFF with its own upstream no sandbox. */
+export function settingsOfMode(config: Config, mode: 'sandbox' | 'bff' | 'both'): Partial<Config> {
+  const { env, log, sandbox, ...bff } = config;
+  if (mode === 'sandbox') return { env, log, sandbox };
+  if (mode === 'bff' || config.loyalty.baseUrl) return { env, log, ...bff };
+  return config;
+}
+
+/**
  * The effective configuration on one screen: one line per section, secrets
  * masked (`(set)`, `sbx_****`, Redis passwords as `***`), long sections wrapped.
  */
-export function describeConfig(config: Config, width = 110): string[] {
+export function describeConfig(config: Partial<Config>, width = 110): string[] {
   const sections = new Map<string, string[]>();
   for (const [name, value] of Object.entries(configSummary(config))) {
     const at = name.lastIndexOf('.');
@@ -102,6 +122,9 @@ export function describeConfig(config: Config, width = 110): string[] {
   return lines;
 }
 
+/** The variables the last loadDotEnv took from its file (not those the environment already had), and that file. */
+const fromDotEnv = { file: '', variables: new Set<string>() };
+
 /**
  * Reads `.env` (or `file`) into process.env with Node's own parser; a variable
  * already in the environment wins. A missing file is no error: `.env` is optional.
@@ -109,15 +132,28 @@ export function describeConfig(config: Config, width = 110): string[] {
  */
 export function loadDotEnv(file = '.env'): string | undefined {
   if (!existsSync(file)) return undefined;
+  const before = new Set(Object.keys(process.env));
   try {
     process.loadEnvFile(file);
   } catch (err) {
     throw new ConfigError([`${file}: cannot be read (${(err as Error).message})`]);
   }
+  fromDotEnv.file = file;
+  fromDotEnv.variables = new Set(Object.keys(process.env).filter((k) => !before.has(k)));
   return file;
 }
 
-const TERMINAL_ADD = 'add terminals with `npm run terminal -- add` (in Docker: `docker compose run --rm bff terminal add ...`)';
+/** `LOG_LEVEL: ...` -> `LOG_LEVEL (from .env): ...` when .env gave it: the fix is in that file, not the environment. */
+function withOrigin(problem: string, source: NodeJS.ProcessEnv): string {
+  if (source !== process.env) return problem;
+  const variable = /^([A-Z][A-Z0-9_]*)[:. ]/.exec(problem)?.[1];
+  return variable && fromDotEnv.variables.has(variable) ? `${variable} (from ${fromDotEnv.file})${problem.slice(variable.length)}` : problem;
+}
+
+const terminalAdd = (config: Config) =>
+  `add a terminal instead:\n${addTerminalCommands(terminalCommand(config.pos.terminalCommand), config.pos.terminalsFile)
+    .map((c) => `      ${c}`)
+    .join('\n')}`;
 
 /**
  * Rules between features: what production refuses (trial conveniences that
@@ -132,8 +168,8 @@ function crossFeatureProblems(config: Config, source: NodeJS.ProcessEnv): string
     );
   }
   if (config.pos.demoSetup && config.loyalty.baseUrl)
-    problems.push(`DEMO_SETUP: demo terminals are only for the bundled sandbox; with LOYALTY_BASE_URL ${TERMINAL_ADD}`);
-  if (config.pos.demoSetup && production) problems.push(`DEMO_SETUP: never in production (NODE_ENV=production); ${TERMINAL_ADD}`);
+    problems.push(`DEMO_SETUP: demo terminals are only for the bundled sandbox; with LOYALTY_BASE_URL ${terminalAdd(config)}`);
+  if (config.pos.demoSetup && production) problems.push(`DEMO_SETUP: never in production (NODE_ENV=production); ${terminalAdd(config)}`);
   if (config.log.pretty && production) {
     problems.push(
       'LOG_PRETTY: readable logs need pino-pretty, a development dependency that production builds leave out; unset LOG_PRETTY (JSON lines) and pipe the output through pino-pretty where you read it',
@@ -141,6 +177,9 @@ function crossFeatureProblems(config: Config, source: NodeJS.ProcessEnv): string
   }
   if (config.loyalty.allowHttp && production) {
     problems.push('LOYALTY_ALLOW_HTTP: never in production (NODE_ENV=production); the secret key must travel over HTTPS: use an https:// LOYALTY_BASE_URL');
+  }
+  if (config.ops.port !== undefined && config.ops.port !== 0 && config.ops.port === config.http.port) {
+    problems.push(`OPS_PORT: ${config.ops.port} is PORT too; the ops listener needs a port of its own, away from the tills`);
   }
   return problems;
 }
@@ -150,7 +189,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+    throw new ConfigError(parsed.error.issues.map((i) => withOrigin(`${i.path.join('.')}: ${i.message}`, source)));
   }
   const env = parsed.data;
   const deployment: Deployment = { env: valuesOf(environment.settings, env).nodeEnv, bundledSandbox: !valuesOf(loyalty.settings, env).baseUrl };
@@ -159,6 +198,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     Object.entries(FEATURES).map(([name, f]: [string, Feature]) => [name, f.read(valuesOf(f.settings, env), deployment, problems)]),
   ) as Config;
   problems.push(...crossFeatureProblems(config, source));
-  if (problems.length) throw new ConfigError(problems);
+  if (problems.length) throw new ConfigError(problems.map((p) => withOrigin(p, source)));
   return config;
 }

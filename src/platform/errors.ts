@@ -57,6 +57,9 @@ export class NotAllowedError extends AppError {
 export class NotFoundError extends AppError {
   readonly status = 404;
 }
+export class MethodNotAllowedError extends AppError {
+  readonly status = 405;
+}
 export class ConflictError extends AppError {
   readonly status = 409;
 }
@@ -97,6 +100,7 @@ export const ERROR_CLASS_OF_STATUS = {
   401: AuthenticationError,
   403: NotAllowedError,
   404: NotFoundError,
+  405: MethodNotAllowedError,
   408: RequestTimeoutError,
   409: ConflictError,
   413: PayloadTooLargeError,

@@ -52,20 +52,69 @@ export const DOCS_CSP = [
 export interface ApiDocsOptions {
   /** Browser tab title of /docs. */
   title: string;
+  /**
+   * "Try it out" sends every write with a new Idempotency-Key instead of the
+   * example Swagger UI fills in (the same one each time, so a second sale from
+   * the page would be refused as a reused key). A key typed by hand is sent as
+   * typed, so a replay can be tried on purpose.
+   */
+  freshIdempotencyKeys?: boolean;
+}
+
+const KEY_HEADER = 'Idempotency-Key';
+
+/** The examples a document gives its Idempotency-Key header parameters: what Swagger UI pre-fills. */
+function keyExamples(document: object): string[] {
+  const found = new Set<string>();
+  const visit = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    const p = node as { in?: unknown; name?: unknown; example?: unknown };
+    if (p.in === 'header' && typeof p.name === 'string' && p.name.toLowerCase() === KEY_HEADER.toLowerCase() && typeof p.example === 'string')
+      found.add(p.example);
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(document);
+  return [...found];
+}
+
+/**
+ * Swagger UI's requestInterceptor, run in the browser: a write whose key is
+ * missing or a pre-filled example gets a new random one. Written as source
+ * (swagger-ui-express copies a function's text into the page's init script),
+ * with getRandomValues because randomUUID is missing on plain-HTTP pages.
+ */
+function freshKeyInterceptor(examples: string[]): (req: unknown) => unknown {
+  return new Function(
+    'req',
+    `var examples = ${JSON.stringify(examples)};
+    var method = String(req.method || 'GET').toUpperCase();
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return req;
+    var headers = req.headers || (req.headers = {});
+    var name = Object.keys(headers).filter(function (k) { return k.toLowerCase() === ${JSON.stringify(KEY_HEADER.toLowerCase())}; })[0];
+    if (name && headers[name] && examples.indexOf(headers[name]) < 0) return req;
+    if (name) delete headers[name];
+    var bytes = crypto.getRandomValues(new Uint8Array(16));
+    headers[${JSON.stringify(KEY_HEADER)}] = 'docs-' + Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
+    return req;`,
+  ) as (req: unknown) => unknown;
 }
 
 /** `GET /openapi.json` (the document, built once on first request) and `GET /docs/` (Swagger UI). */
 export function mountApiDocs(app: Express, document: () => object, opts: ApiDocsOptions): void {
   let json: string | undefined;
+  // The page needs the document's key examples now, so the document is built now too.
+  const built = opts.freshIdempotencyKeys ? document() : undefined;
+  const interceptor = built ? freshKeyInterceptor(keyExamples(built)) : undefined;
   app.get('/openapi.json', (_req, res) => {
-    json ??= JSON.stringify(document());
+    json ??= JSON.stringify(built ?? document());
     res.type('application/json').send(json);
   });
   const docsCsp: RequestHandler = (_req, res, next) => {
     res.setHeader('Content-Security-Policy', DOCS_CSP);
     next();
   };
-  const ui = { swaggerUrl: '/openapi.json', customSiteTitle: opts.title, swaggerOptions: { validatorUrl: null, displayRequestDuration: true } };
+  const swaggerOptions = { validatorUrl: null, displayRequestDuration: true, ...(interceptor ? { requestInterceptor: interceptor } : {}) };
+  const ui = { swaggerUrl: '/openapi.json', customSiteTitle: opts.title, swaggerOptions };
   // serveFiles, not serve: serve shares one init script per process, and main runs the BFF and the sandbox together.
   app.use('/docs', docsCsp, ...swaggerUi.serveFiles(undefined, ui), swaggerUi.setup(undefined, ui));
 }

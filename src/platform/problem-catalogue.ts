@@ -42,6 +42,7 @@ export const PROBLEM_CATALOGUE = {
   too_many_headers: { status: 431, meaning: 'More than MAX_HEADER_COUNT headers', tillDoes: FIX },
   headers_too_large: { status: 431, meaning: 'Headers larger than MAX_HEADER_BYTES (answered before the request has an id)', tillDoes: FIX },
   route_not_found: { status: 404, meaning: 'No such route', tillDoes: FIX },
+  method_not_allowed: { status: 405, meaning: 'The path takes other methods; the Allow header lists them', tillDoes: FIX },
   // Who is calling (401, 403, 429)
   missing_token: { status: 401, meaning: 'No terminal credentials', tillDoes: 'Set up the terminal token (ask a manager)' },
   malformed_authorization: { status: 401, meaning: 'The Authorization header is not "Bearer <token>"', tillDoes: FIX },
@@ -65,8 +66,8 @@ export const PROBLEM_CATALOGUE = {
   rate_limited: { status: 429, meaning: 'This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute', tillDoes: RETRY },
   too_many_auth_failures: {
     status: 429,
-    meaning: 'Too many failed authentications from this address this minute',
-    tillDoes: 'Wait Retry-After, then check the token',
+    meaning: 'Too many failed authentications with this credential (or, without one, from this address) this minute',
+    tillDoes: 'Check the token (ask a manager), then wait Retry-After',
   },
   // Idempotency
   idempotency_key_reused: { status: 422, meaning: 'This Idempotency-Key was used for a different request', tillDoes: 'Use a new key for a new request' },

@@ -2,16 +2,16 @@ import express, { Express, Request, RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { boundedBodyDepth, errorHandler, jsonBodiesOnly, requestLogger, unknownRoute } from '../platform/http';
-import { mountApiDocs } from '../platform/openapi';
 import { terminalAuth } from './auth';
 import type { PosDeps } from './deps';
 import { admissionBeforeErrors, awaitAdmission } from './http/admission';
 import { mountRoutes } from './http/route';
 import { enterLogContext } from './http/log-context';
+import { methodNotAllowed } from './http/method-not-allowed';
+import { mountPosDocs } from './http/ops';
 import { renderProblem } from './http/problem';
 import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
 import { httpMetrics, markRouteBase, metricsRoute } from './metrics';
-import { buildPosOpenApi } from './openapi';
 import { POS_ROUTES } from './routes';
 import { corsFor, headerCountLimit, terminalRateLimit, type BffSecurity } from './security';
 import type { TerminalRegistry } from './terminals';
@@ -21,8 +21,12 @@ export interface BffAppOptions {
   registry: TerminalRegistry;
   logger: Logger;
   bodyLimitBytes: number;
-  /** Extra ops routes (health, metrics, docs) mounted before `/pos/v1`. */
+  /** Extra ops routes (health) mounted before `/pos/v1`. */
   mountOps?: (app: Express) => void;
+  /** `/metrics` on this app (default true; METRICS_ON may put it on the ops listener, or nowhere). */
+  serveMetrics?: boolean;
+  /** `/docs` and `/openapi.json` on this app (default true; DOCS_ON, as METRICS_ON). */
+  serveDocs?: boolean;
   /** Rate limits, auth-failure limit, CORS, header bound, mTLS (src/pos/security); each off when absent. */
   security?: BffSecurity;
   /** Idempotency-Key handling for every POST; default: in-process records (24 h, 30 s lease). */
@@ -54,8 +58,8 @@ export function createBffApp(opts: BffAppOptions): Express {
   app.use(requestLogger(opts.logger, terminalLogProps));
   if (opts.security?.maxHeaderCount) app.use(headerCountLimit(opts.security.maxHeaderCount));
   opts.mountOps?.(app);
-  app.get('/metrics', metricsRoute(opts.deps.metrics));
-  mountApiDocs(app, buildPosOpenApi, { title: 'POS loyalty checkout: cashier API' });
+  if (opts.serveMetrics ?? true) app.get('/metrics', metricsRoute(opts.deps.metrics));
+  if (opts.serveDocs ?? true) mountPosDocs(app);
 
   const pos = express.Router();
   pos.use(markRouteBase);
@@ -77,6 +81,7 @@ export function createBffApp(opts: BffAppOptions): Express {
   pos.use(keys.noteError);
   app.use('/pos/v1', pos);
 
+  app.use(methodNotAllowed(app));
   app.use(unknownRoute);
   app.use(errorHandler(opts.logger, renderProblem));
   return app;

@@ -155,7 +155,7 @@ export const ProblemSchema = z
 /** `GET /healthz`. */
 export const HealthSchema = z.strictObject({ status: z.literal('ok') });
 
-const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down']);
+const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down', 'none']);
 /** `GET /readyz` (200 ready, 503 not ready): each check names what is wrong. */
 export const ReadinessSchema = z.strictObject({
   status: z.enum(['ready', 'not_ready']),
@@ -164,6 +164,7 @@ export const ReadinessSchema = z.strictObject({
     upstream: CheckState,
     sweeper: CheckState,
     worker: CheckState.optional().describe('The outbox delivery worker'),
+    terminals: CheckState.optional().describe('`none`: no terminal can call yet (add one with the terminal CLI)'),
     process: CheckState,
   }),
 });

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import { CouponLockSweeper, createCouponLockStore } from './coupons/locks';
 import { RedemptionOptionsCache } from './redemptions/options';
 import { posSettings, type PosDeps } from './deps';
 import { healthRoutes } from './http/health';
+import { createOpsApp } from './http/ops';
 import { requireRedis } from './http/redis-gate';
 import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
 import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './metrics';
@@ -39,6 +40,10 @@ export interface UpstreamTarget {
 export interface RunningBff {
   url: string;
   port: number;
+  /** The ops listener (OPS_PORT), when there is one. */
+  ops?: { url: string; port: number };
+  /** The terminals file as this instance reads it (reloaded as it changes). */
+  registry: TerminalRegistry;
   app: Express;
   deps: PosDeps;
   sweeper: HoldSweeper;
@@ -135,6 +140,14 @@ export async function startBff(
   repairs.start();
   closeHooks.push(() => repairs.stop());
   const registry = new TerminalRegistry(config.pos.terminalsFile, { logger });
+  const health = healthRoutes({
+    redis,
+    upstreamBaseUrl: upstream.baseUrl,
+    sweeperRunning: () => sweeperRunning,
+    workerRunning: () => workerRunning,
+    activeTerminals: () => registry.activeTerminals(),
+    shuttingDown: () => shuttingDown,
+  });
   const app = createBffApp({
     deps,
     registry,
@@ -144,17 +157,9 @@ export async function startBff(
     security: bffSecurity({ security: config.security, http: config.http }, { redis, keyPrefix: config.redis.keyPrefix }, logger),
     idempotency: idempotency({ store: idempotencyStore, ttlMs: config.idempotency.ttlMs, leaseMs: config.idempotency.leaseMs, clock, logger }),
     requireRedis: redis ? requireRedis(redis) : undefined,
-    mountOps: (ops) => {
-      ops.use(
-        healthRoutes({
-          redis,
-          upstreamBaseUrl: upstream.baseUrl,
-          sweeperRunning: () => sweeperRunning,
-          workerRunning: () => workerRunning,
-          shuttingDown: () => shuttingDown,
-        }),
-      );
-    },
+    mountOps: (ops) => ops.use(health),
+    serveMetrics: config.ops.metrics === 'cashier_port',
+    serveDocs: config.ops.docs === 'cashier_port',
   });
   const sweeper = new HoldSweeper({
     store: redemptions,
@@ -190,6 +195,25 @@ export async function startBff(
     s.once('error', reject);
     s.listen(config.http.port, config.http.host, () => resolve(s));
   });
+  // Operators' endpoints on a port of their own: plain HTTP, for a scraper and a person, never a till.
+  let opsServer: Server | undefined;
+  if (config.ops.port !== undefined) {
+    const opsApp = createOpsApp({
+      logger,
+      health,
+      metrics: config.ops.metrics === 'ops_port' ? metrics : undefined,
+      docs: config.ops.docs === 'ops_port',
+    });
+    opsServer = await new Promise<Server>((resolve, reject) => {
+      const s = createServer(opsApp);
+      s.listen(config.ops.port, config.ops.host);
+      s.once('error', (err) => {
+        server.close();
+        reject(Object.assign(err, { setting: 'OPS_PORT' }));
+      });
+      s.once('listening', () => resolve(s));
+    });
+  }
   // Tills keep connections open; let them, but not forever.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -200,11 +224,17 @@ export async function startBff(
   });
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
-  const host = localAddressOf(config.http.host);
+  const urlOf = (scheme: string, bindHost: string, p: number) => {
+    const host = localAddressOf(bindHost);
+    return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${p}`;
+  };
+  const opsPort = opsServer && (opsServer.address() as AddressInfo).port;
 
   return {
-    url: `${config.http.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: urlOf(config.http.tls ? 'https' : 'http', config.http.host, port),
     port,
+    ops: opsPort !== undefined ? { url: urlOf('http', config.ops.host, opsPort), port: opsPort } : undefined,
+    registry,
     app,
     deps,
     sweeper,
@@ -223,6 +253,8 @@ export async function startBff(
         sweeperRunning = false;
         workerRunning = false;
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        opsServer?.close();
+        opsServer?.closeAllConnections();
         // Connections go idle as their last answer is sent; close them as they do.
         const idle = setInterval(() => server.closeIdleConnections(), 50);
         server.closeIdleConnections();

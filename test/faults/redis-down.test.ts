@@ -22,7 +22,10 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     await stack.seed('cy', 1000);
     const ready = await fetch(`${bff.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: 'ok', upstream: 'ok', sweeper: 'ok', worker: 'ok', process: 'ok' } });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { redis: 'ok', upstream: 'ok', sweeper: 'ok', worker: 'ok', terminals: 'ok', process: 'ok' },
+    });
     const held = await till.post('/redemptions', { customerId: 'cy', hash: await stack.hash('cy'), points: 100 }).expect(201);
 
     await redis.kill();
@@ -34,7 +37,7 @@ describe('Redis stopped and restarted under a running BFF process', () => {
       5000,
       '/readyz to report Redis down',
     );
-    expect(down).toEqual({ status: 'not_ready', checks: { redis: 'down', upstream: 'ok', sweeper: 'ok', worker: 'ok', process: 'ok' } });
+    expect(down).toEqual({ status: 'not_ready', checks: { redis: 'down', upstream: 'ok', sweeper: 'ok', worker: 'ok', terminals: 'ok', process: 'ok' } });
     expect((await fetch(`${bff.url}/healthz`)).status).toBe(200);
 
     const statuses: number[] = [];

@@ -122,7 +122,7 @@ describe('start-up with a plain-HTTP loyalty service', () => {
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l))
-        .find((l) => l.msg === 'effective configuration');
+        .find((l) => String(l.msg).startsWith('effective configuration'));
       expect(summary.config['loyalty.allowHttp']).toBe('true');
     } finally {
       child.kill('SIGKILL');

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { logLines, startProgram } from './program';
+import { waitForOutput } from './readme-blocks';
 
 /**
  * The container files. `config` of Docker Compose is the real check of
@@ -23,7 +25,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-test-'));
 const emptyEnvFile = path.join(dir, 'empty.env');
 writeFileSync(emptyEnvFile, '');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const CLEAN = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|LOYALTY_|REDEMPTION_PROOF|COMPOSE_)/.test(k)));
+const CLEAN = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(PORT|LOYALTY_|REDEMPTION_PROOF|COMPOSE_|NODE_ENV$)/.test(k)));
 const REQUIRED = { LOYALTY_BASE_URL: 'https://loyalty.example.com', LOYALTY_API_KEY: 'k', LOYALTY_SECRET_KEY: 's' };
 
 function config(vars: Record<string, string>, profile?: string) {
@@ -72,6 +74,7 @@ describe('compose.yaml and Dockerfile', () => {
       REDIS_URL: 'redis://redis:6379/0',
       TERMINALS_FILE: '/app/terminals/terminals.json',
       REDEMPTION_PROOF: 'hash_or_otp',
+      TERMINAL_COMMAND: 'docker compose run --rm bff terminal',
     });
     expect(bff.depends_on).toEqual({ redis: expect.objectContaining({ condition: 'service_healthy' }) });
     expect(plain.services.redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
@@ -117,4 +120,39 @@ describe('compose.yaml and Dockerfile', () => {
     expect(existsSync('src/pos/terminals/cli.ts')).toBe(true);
     expect(existsSync('src/platform/healthcheck.ts')).toBe(true);
   });
+
+  it('starts cleanly with no terminal yet: up, not ready, its log naming the compose command that adds one (no exit for restart: to loop on)', async () => {
+    if (!compose$) throw new Error('no Docker Compose to run (see the first test)');
+    const bff = resolved(REQUIRED).services.bff as { restart: string; environment: Record<string, string> };
+    expect(bff.restart).toBe('unless-stopped');
+    // The service's own environment, with what only the compose network has swapped for this machine's.
+    const terminals = path.join(dir, 'terminals', 'terminals.json');
+    const env = {
+      ...bff.environment,
+      LOYALTY_BASE_URL: 'http://127.0.0.1:9',
+      REDIS_URL: process.env.TEST_REDIS_URL as string,
+      REDIS_KEY_PREFIX: `compose${process.pid}:`,
+      TERMINALS_FILE: terminals,
+    };
+    expect(bff.environment.NODE_ENV).toBe('production');
+    const child = startProgram(env, []);
+    try {
+      const out = await waitForOutput(child, /No terminal can call yet.*\n/, 20_000);
+      const lines = logLines(out);
+      const port = Number(/:(\d+)$/.exec(String(lines.find((l) => l.msg === 'POS BFF listening')!.listening))![1]);
+      expect(lines.find((l) => l.setting === 'TERMINALS_FILE')!.commands).toEqual([
+        `docker compose run --rm bff terminal add-store --file ${terminals} --id store-001 --merchant-id <merchant-id> --merchant-name "<merchant-name>" --branch-id <branch-id> --branch-name "<branch-name>"`,
+        `docker compose run --rm bff terminal add --file ${terminals} --store store-001 --role cashier`,
+      ]);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(((await ready.json()) as { checks: { terminals: string } }).checks.terminals).toBe('none');
+      // The image's HEALTHCHECK asks /healthz: alive, so nothing restarts it while it waits for a terminal.
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 40_000);
 });

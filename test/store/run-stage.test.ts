@@ -41,7 +41,7 @@ describe('the README deployment section, on the run stage reproduced without Doc
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('builds, adds a terminal, serves it, and refuses it within two seconds of a CLI revoke', async () => {
+  it('builds, starts before any terminal, runs the commands it prints, serves the terminal, and refuses it within two seconds of a CLI revoke', async () => {
     const steps = readmeBlock('### Deployment')
       .split('\n')
       .filter((l) => l.trim() && !l.startsWith('#'));
@@ -61,8 +61,9 @@ describe('the README deployment section, on the run stage reproduced without Doc
     for (const dev of ['typescript', 'tsx', 'jest', 'pino-pretty']) expect(existsSync(path.join(appDir, 'node_modules', dev))).toBe(false);
     for (const dep of ['express', 'ioredis', 'pino', 'zod']) expect(existsSync(path.join(appDir, 'node_modules', dep))).toBe(true);
 
-    const demo = loadSandboxAccounts('config/sandbox-accounts.json')[0];
-    sandbox = await startSandbox({ accounts: [demo], port: 0 });
+    // The loyalty service: the sandbox, with keys of its own (production refuses the demo account's).
+    const account = { ...loadSandboxAccounts('config/sandbox-accounts.json')[0], apiKey: 'runstage_api_key', secretKey: 'runstage_secret_key' };
+    sandbox = await startSandbox({ accounts: [account], port: 0 });
     const port = await freePort();
     const srv = path.join(tmp, 'srv');
     const env = {
@@ -77,29 +78,64 @@ describe('the README deployment section, on the run stage reproduced without Doc
         .replaceAll('/srv/pos', srv)
         .replace('redis://127.0.0.1:6379/0', process.env.TEST_REDIS_URL as string)
         .replace('https://loyalty.example.com', sandbox!.url)
-        .replace('your-api-key', demo.apiKey)
-        .replace('your-secret-key', demo.secretKey);
+        .replace('your-api-key', account.apiKey)
+        .replace('your-secret-key', account.secretKey);
     const exportLine = fill(steps.find((l) => l.startsWith('export '))!);
     const runAt = steps.findIndex((l) => l.includes('node dist/main.js'));
-    expect(runAt).toBeGreaterThan(1);
+    expect(runAt).toBe(3);
 
-    // Steps 2 and 3: the directory, a store and a terminal.
-    const setup = await runBash(steps.slice(1, runAt).map(fill).join('\n'), { cwd: appDir, env });
-    const token = /^pos_[A-Za-z0-9_-]{43}$/m.exec(setup.stdout)?.[0];
-    expect(token).toBeDefined();
+    // Step 2: the directory.
+    await runBash(steps.slice(1, runAt).map(fill).join('\n'), { cwd: appDir, env });
     expect(statSync(path.join(srv, 'terminals')).mode & 0o777).toBe(0o700);
-    expect(statSync(path.join(srv, 'terminals/terminals.json')).mode & 0o777).toBe(0o600);
 
-    // Step 4: the service, from dist, with production dependencies only.
+    // Step 3: the service, from dist, with production dependencies only, before any terminal exists.
     // Its own process group, so the shell and node are stopped together.
     bff = spawn('bash', ['-c', `${exportLine}\n${fill(steps[runAt])}`], { cwd: appDir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const started = await waitForOutput(bff, /POS BFF listening/, 30_000);
+    const started = await waitForOutput(bff, /No terminal can call yet.*\n/, 30_000);
+    expect(started).toContain('POS BFF listening');
     expect(started).not.toContain('tokens are shown once'); // no demo terminals in production
+    const readiness = async () => ((await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { checks: { terminals: string } }).checks.terminals;
+    expect(await readiness()).toBe('none');
+    // What it printed: this install's commands (no npm run, no tsx here), naming the file it reads.
+    const printed = (
+      started
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { setting?: string; commands?: string[] })
+        .find((l) => l.setting === 'TERMINALS_FILE')?.commands ?? []
+    ).map((c) => c.replaceAll(srv, '/srv/pos'));
+    expect(printed).toHaveLength(2);
+    for (const c of printed) expect(c).toMatch(/^node dist\/pos\/terminals\/cli\.js add(-store)? --file \/srv\/pos\/terminals\/terminals\.json /);
+
+    // Step 4, from "another shell" (no export): README's lines are the printed commands with their <placeholders> filled.
+    const step4 = steps.slice(runAt + 1, runAt + 3);
+    const commands = printed.map((command, i) => {
+      const placeholder = /"?<([a-z-]+)>"?/g;
+      const pattern = new RegExp(
+        `^${command
+          .split(placeholder)
+          .map((part, j) => (j % 2 ? '("[^"]*"|\\S+)' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join('')}( .*)?$`,
+      );
+      const m = pattern.exec(step4[i]);
+      expect({ readme: step4[i], matches: Boolean(m) }).toEqual({ readme: step4[i], matches: true });
+      let k = 1;
+      return command.replace(placeholder, () => m![k++]) + (m![k] ?? '');
+    });
+    const added = await runBash(commands.map(fill).join('\n'), { cwd: appDir, env: { PATH: env.PATH, HOME: tmp } });
+    const token = /^pos_[A-Za-z0-9_-]{43}$/m.exec(added.stdout)?.[0];
+    expect(token).toBeDefined();
+    expect(statSync(path.join(srv, 'terminals/terminals.json')).mode & 0o777).toBe(0o600);
     const call = () => fetch(`http://127.0.0.1:${port}/pos/v1/customers/demo-customer`, { headers: { Authorization: `Bearer ${token}` } });
+    const servedBy = Date.now() + 3000;
+    while ((await readiness()) !== 'ok' && Date.now() < servedBy) await new Promise((r) => setTimeout(r, 100));
+    expect(await readiness()).toBe('ok');
     expect((await call()).status).toBe(200);
 
-    // Step 5: revoke from "another shell"; the running service refuses the token within two seconds.
-    await runBash([exportLine, ...steps.slice(runAt + 1)].map(fill).join('\n'), { cwd: appDir, env });
+    // Step 5: the revoke command the CLI printed with the token is README's, and it works.
+    const revoke = /^To revoke it: (.*)$/m.exec(added.stdout)![1];
+    expect(revoke.replaceAll(srv, '/srv/pos')).toBe(steps[runAt + 3]);
+    await runBash(revoke, { cwd: appDir, env: { PATH: env.PATH, HOME: tmp } });
     const revokedAt = Date.now();
     let status = 200;
     while (Date.now() - revokedAt < 2000 && status !== 401) {

@@ -2,6 +2,7 @@ import type { SliceOf } from './define';
 import { environment } from './environment';
 import { log } from './log';
 import { http } from './http';
+import { ops } from './ops';
 import { security } from './security';
 import { sandbox } from './sandbox';
 import { loyalty } from './loyalty';
@@ -17,15 +18,16 @@ import { holdExpiry } from './hold-expiry';
  * Every feature's settings under the name of its slice of the configuration,
  * in the order start-up shows them and the generated docs list them.
  */
-export const FEATURES = { env: environment, log, http, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
+export const FEATURES = { env: environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
 
 /** The whole configuration: each feature's slice under its name. */
 export type Settings = { [K in keyof typeof FEATURES]: SliceOf<(typeof FEATURES)[K]> };
 
-export { environment, log, http, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
+export { environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
 export { NODE_ENVS, type Deployment, type Feature, type NodeEnv, type Setting, type SettingDoc } from './define';
 export type { LogSettings } from './log';
 export type { HttpSettings, TlsSettings } from './http';
+export { OPS_PLACES, type OpsPlace, type OpsSettings } from './ops';
 export type { SecuritySettings } from './security';
 export type { SandboxSettings } from './sandbox';
 export type { LoyaltySettings } from './loyalty';

@@ -9,6 +9,14 @@ export const pos = feature({
       description: 'Stores and terminals (token hashes).',
       readme: 'stores and terminals',
     }),
+    terminalCommand: setting('TERMINAL_COMMAND', z.string().min(1).max(200).optional(), {
+      description:
+        'How an operator runs the terminal CLI where this program runs, as the hints it prints show it (adding a ' +
+        'terminal, revoking one). Unset: `npm run terminal --` from a source checkout, `node dist/pos/terminals/cli.js` ' +
+        'from the build (relative to the working directory); the image sets `terminal`, compose.yaml ' +
+        '`docker compose run --rm bff terminal`.',
+      default: 'follows how the program was started',
+    }),
     holdPeriodMinutes: setting('HOLD_PERIOD_MINUTES', positiveInt.max(15 * 24 * 60).default(10), {
       description:
         "The account's hold period in minutes (1..21600), used to estimate a hold's end until a hold lookup has shown the " +

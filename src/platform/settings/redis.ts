@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RedisTarget } from '../redis';
+import { bool } from './values';
 import { feature, setting, type SliceOf, type ValuesOf } from './define';
 
 /** `host:port,host:port,...` (IPv6 hosts in brackets). */
@@ -76,6 +77,13 @@ const settings = {
     description: 'Password of the cluster nodes, or of the sentinel-managed master and replicas (only with REDIS_CLUSTER_NODES or REDIS_SENTINELS).',
     default: 'none',
   }),
+  allowInMemory: setting('ALLOW_IN_MEMORY_STORE', bool.default(false), {
+    description:
+      'With NODE_ENV=production start-up refuses to run without Redis (a restart would lose open redemptions, ' +
+      'Idempotency-Keys and queued writes). true = run without it anyway: a single-instance trial that may lose them; ' +
+      'start-up logs a warning each time.',
+    readme: 'production refuses to run without Redis; `true` allows it for a single-instance trial (start-up warns: a restart loses what is in flight)',
+  }),
   sentinelPassword: setting('REDIS_SENTINEL_PASSWORD', z.string().min(1).optional(), {
     description: 'Password of the sentinels themselves, when they require one (only with REDIS_SENTINELS).',
     default: 'none',
@@ -114,7 +122,12 @@ export const redis = feature({
   ],
   settings,
   // `url` stays beside the target so start-up can show it with its password masked.
-  read: (values, _deployment, problems) => ({ url: values.url, keyPrefix: values.keyPrefix, target: targetOf(values, problems) }),
+  read: (values, _deployment, problems) => ({
+    url: values.url,
+    keyPrefix: values.keyPrefix,
+    target: targetOf(values, problems),
+    allowInMemory: values.allowInMemory,
+  }),
 });
 
 export type RedisSettings = SliceOf<typeof redis>;

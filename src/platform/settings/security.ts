@@ -9,8 +9,10 @@ export const security = feature({
     }),
     authFailureLimitPerMinute: setting('AUTH_FAILURE_LIMIT_PER_MINUTE', nonNegativeInt.max(1_000_000_000).default(20), {
       description:
-        'Failed authentications per minute from one source address; after that the address gets 429 ' +
-        'too_many_auth_failures (before its token is even checked) until the minute is over. 0 = no limit.',
+        'Failed authentications per minute with one credential (a digest of the token or client certificate presented), ' +
+        'or from one source address for requests that present none; after that that credential (or address) gets 429 ' +
+        'too_many_auth_failures (before it is even checked) until the minute is over, while other tills behind the same ' +
+        'address carry on. 0 = no limit.',
     }),
     maxOpenRedemptionsPerTerminal: setting('MAX_OPEN_REDEMPTIONS_PER_TERMINAL', nonNegativeInt.max(1_000_000).default(10), {
       description:

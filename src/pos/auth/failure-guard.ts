@@ -1,8 +1,11 @@
-/** How terminalAuth asks whether an address failed too often, and tells of a new failure. */
+/**
+ * How terminalAuth asks whether a key (a presented credential's digest, or an
+ * address for requests with none) failed too often, and tells of a new failure.
+ */
 export interface AuthFailureGuard {
   readonly limit: number;
-  /** Seconds until `address` may try again, or undefined when it may try now. */
-  blockedFor(address: string): Promise<number | undefined>;
-  /** Counts one failed authentication from `address`. */
-  record(address: string): Promise<void>;
+  /** Seconds until `key` may try again, or undefined when it may try now. */
+  blockedFor(key: string): Promise<number | undefined>;
+  /** Counts one failed authentication of `key`. */
+  record(key: string): Promise<void>;
 }

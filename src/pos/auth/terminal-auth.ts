@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { AuthenticationError } from '../../platform/errors';
@@ -12,7 +13,10 @@ import type { TerminalIdentity } from '../terminals/types';
 export interface TerminalAuthOptions {
   /** Used when the request has no pino-http logger of its own. */
   logger?: Logger;
-  /** Counts failures per source address; an address over its limit gets 429 before its token is looked at. */
+  /**
+   * Counts failures per presented credential (per source address for requests
+   * that present none); one over its limit gets 429 before it is looked at.
+   */
   failures?: AuthFailureGuard;
   /**
    * Accept a verified TLS client certificate (mTLS) instead of a bearer token:
@@ -89,10 +93,27 @@ function fromCertificate(registry: TerminalRegistry, names: string[], header: st
 }
 
 /**
+ * What a failure counts against: a digest of the credentials presented (the
+ * Authorization header, the certificate's names), so one device retrying an
+ * old token locks out only that token, never its neighbours behind the same
+ * address; a request with no credentials at all counts against its address.
+ * The digest is keyed apart from the terminals file's token hashes and is
+ * never the token: it goes into limiter keys and, shortened, into the log.
+ */
+function failureKey(header: string | undefined, names: string[], address: string): { key: string; credential?: string } {
+  if (names.length === 0 && (header === undefined || header.trim() === '')) return { key: `address:${address}` };
+  const digest = createHash('sha256')
+    .update(`pos-auth-failure\n${[...names].sort().join('\n')}\n${header ?? ''}`)
+    .digest('hex');
+  return { key: `credential:${digest.slice(0, 40)}`, credential: digest.slice(0, 12) };
+}
+
+/**
  * `Authorization: Bearer <terminal token>` (or a verified client certificate,
  * when enabled) on every `/pos/v1` route. Any failure is a 401; the log line
- * names the source address and the reason, never the token. An address with
- * too many recent failures is refused with 429 before anything is checked.
+ * names the source address, the reason and a short digest of the credential,
+ * never the token. A credential (or, without one, an address) with too many
+ * recent failures is refused with 429 before anything is checked.
  */
 export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOptions = {}): RequestHandler {
   const { failures } = options;
@@ -100,20 +121,22 @@ export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOp
     const log = (req as { log?: Logger }).log ?? options.logger ?? silentLogger;
     // req.ip is the socket's address, or with TRUST_PROXY the till's address as the balancer forwarded it.
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const from = { remoteAddress: address, method: req.method, path: req.path };
+    const header = req.headers.authorization;
+    const names = options.clientCertificates ? verifiedClientNames(req.socket) : [];
+    const { key, credential } = failureKey(header, names, address);
+    const from = { remoteAddress: address, credential, method: req.method, path: req.path };
     if (failures) {
-      const wait = await failures.blockedFor(`address:${address}`);
+      const wait = await failures.blockedFor(key);
       if (wait !== undefined) {
         log.warn({ ...from, reason: 'too_many_auth_failures' }, 'terminal authentication refused');
+        const what = credential ? 'with these credentials' : 'without credentials from this address';
         return next(
-          problem('too_many_auth_failures', `More than ${failures.limit} failed authentications from this address in a minute; try again in ${wait} s`, {
+          problem('too_many_auth_failures', `More than ${failures.limit} failed authentications ${what} in a minute; try again in ${wait} s`, {
             retryAfterSeconds: wait,
           }),
         );
       }
     }
-    const header = req.headers.authorization;
-    const names = options.clientCertificates ? verifiedClientNames(req.socket) : [];
     const outcome = names.length ? fromCertificate(registry, names, header) : fromToken(registry, header);
     if ('code' in outcome || !outcome.ok) {
       const refusal = 'code' in outcome ? outcome : { ...INVALID_TOKEN, reason: outcome.reason, terminalId: outcome.terminalId };
@@ -121,8 +144,7 @@ export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOp
         { ...from, reason: refusal.reason, terminalId: refusal.terminalId, via: names.length ? 'certificate' : 'token' },
         'terminal authentication failed',
       );
-      // Counted against the terminal when the credential named one (a revoked till, a certificate), so its neighbours behind one address are not blocked.
-      await failures?.record(refusal.terminalId ? `terminal:${refusal.terminalId}` : `address:${address}`);
+      await failures?.record(key);
       return next(refuse(res, refusal.code, refusal.message));
     }
     res.locals.identity = outcome.identity;

@@ -9,6 +9,8 @@ export interface HealthOptions {
   sweeperRunning(): boolean;
   /** The outbox delivery worker; unset: this instance runs none and the check is left out. */
   workerRunning?(): boolean;
+  /** Terminals that can call; with none (a fresh install) the instance is not ready. Unset: the check is left out. */
+  activeTerminals?(): number;
   /** True once shutdown began: load balancers should stop sending. */
   shuttingDown?(): boolean;
   /** Default 1000 ms. */
@@ -18,11 +20,11 @@ export interface HealthOptions {
   clock?: () => number;
 }
 
-export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down';
+export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none';
 
 export interface Readiness {
   status: 'ready' | 'not_ready';
-  checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; process: CheckState };
+  checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; terminals?: CheckState; process: CheckState };
 }
 
 /** Reachability of the upstream, checked at most once per cache period (concurrent probes share one request). */
@@ -50,8 +52,8 @@ function upstreamProbe(baseUrl: string, timeoutMs: number, cacheMs: number, cloc
 
 /**
  * `/healthz`: the process answers. `/readyz`: this instance can serve
- * checkouts (Redis when configured, the upstream, the hold sweeper, the outbox worker, not
- * shutting down); 503 names what is not. Both without auth, outside /pos/v1.
+ * checkouts (Redis when configured, the upstream, the hold sweeper, the outbox worker, at
+ * least one terminal, not shutting down); 503 names what is not. Both without auth, outside /pos/v1.
  */
 export function healthRoutes(opts: HealthOptions): Router {
   const router = Router();
@@ -73,6 +75,7 @@ export function healthRoutes(opts: HealthOptions): Router {
       upstream,
       sweeper: opts.sweeperRunning() ? 'ok' : 'stopped',
       ...(opts.workerRunning ? { worker: opts.workerRunning() ? ('ok' as const) : ('stopped' as const) } : {}),
+      ...(opts.activeTerminals ? { terminals: opts.activeTerminals() > 0 ? ('ok' as const) : ('none' as const) } : {}),
       process: opts.shuttingDown?.() ? 'shutting_down' : 'ok',
     };
     const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not_configured');

@@ -23,7 +23,7 @@ export {
 export interface BffSecurity {
   /** Requests per terminal per minute on `/pos/v1`. */
   terminalLimiter?: RateLimiterAbstract;
-  /** Failed authentications per source address per minute. */
+  /** Failed authentications per presented credential (per address without one) per minute. */
   authFailures?: AuthFailureGuard;
   /** Browser origins allowed to call `/pos/v1` (CORS); empty = none. */
   corsOrigins?: readonly string[];

@@ -66,16 +66,17 @@ export function terminalRateLimit(limiter: RateLimiterAbstract, logger: Logger):
   };
 }
 
-/** Addresses remembered as having failed recently; beyond this the oldest are forgotten (they are only a hint). */
+/** Keys remembered as having failed recently; beyond this the oldest are forgotten (they are only a hint). */
 const MAX_REMEMBERED_ADDRESSES = 10_000;
 
 /**
- * Failed authentications per source address per minute, on a limiter from
- * perMinuteLimiter. The shared counter is read only for an address that has
- * failed on this instance within the window: an address that never failed
- * here costs no Redis round trip on every request (the bench showed each one
- * matters), and a guesser spread over instances fails on each of them once
- * at most before every instance consults the fleet-wide count.
+ * Failed authentications per key per minute, on a limiter from
+ * perMinuteLimiter. The shared counter is read only for a key that has
+ * failed on this instance within the window: a credential that never failed
+ * here (every good token) costs no Redis round trip on every request (the
+ * bench showed each one matters), and a key failing on several instances
+ * fails on each of them once at most before every instance consults the
+ * fleet-wide count.
  */
 export function authFailureGuard(limiter: RateLimiterAbstract, logger: Logger, now: () => number = Date.now): AuthFailureGuard {
   const warn = (err: unknown) => logger.warn({ err: (err as Error)?.message }, 'authentication failure counter failed');

@@ -1,16 +1,19 @@
 /**
  * Manages POS terminals and stores in the terminals file. Compiled into the
  * image (dist/pos/terminals/cli.js, on PATH there as `terminal`), run from a
- * checkout with `npm run terminal -- <command>` (scripts/terminal.ts).
+ * checkout with `npm run terminal -- <command>` (scripts/terminal.ts), from a
+ * pruned build with `node dist/pos/terminals/cli.js`; what it prints names
+ * itself as the install runs it (platform/operator-commands.ts).
  * Exit codes: 0 done, 1 refused (unknown store, duplicate, unusable file), 2 bad arguments.
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadDotEnv } from '../../platform/config';
+import { revokeTerminalCommand, terminalCommand } from '../../platform/operator-commands';
 import { BadRequestError, isAppError } from '../../platform/errors';
 import { addStore, addTerminal, listTerminals, revokeTerminal } from './operations';
 import { TERMINAL_ROLES, type TerminalRole } from './types';
 
-const USAGE = `usage: npm run terminal -- <command> [options]      (in the container: terminal <command> [options])
+const usage = () => `usage: ${terminalCommand()} <command> [options]
 
 commands:
   add --store <storeId> --role cashier|manager|kiosk [--label <text>] [--id <terminalId>] [--json]
@@ -77,7 +80,7 @@ function run(argv: string[]): void {
   const values = parsed.values as Values;
   const [command, ...rest] = parsed.positionals;
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${usage()}\n`);
     return;
   }
   if (!command || !(command in ALLOWED)) throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
@@ -98,7 +101,8 @@ function run(argv: string[]): void {
       } else {
         process.stdout.write(
           `Terminal ${terminal.id} created (${terminal.role}, store ${terminal.storeId}) in ${file}.\n` +
-            `Its token is shown this once and cannot be recovered; put it on the terminal now:\n\n${token}\n\n`,
+            `Its token is shown this once and cannot be recovered; put it on the terminal now:\n\n${token}\n\n` +
+            `To revoke it: ${revokeTerminalCommand(terminalCommand(), terminal.id, values.file)}\n`,
         );
       }
       return;
@@ -142,7 +146,7 @@ export function runCli(argv: string[]): void {
     run(argv);
   } catch (err) {
     if (err instanceof UsageError || err instanceof BadRequestError) {
-      process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+      process.stderr.write(`error: ${err.message}\n\n${usage()}\n`);
       process.exitCode = 2;
     } else if (err instanceof ConfigError || isAppError(err)) {
       process.stderr.write(`error: ${err.message}\n`);

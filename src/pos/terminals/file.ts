@@ -3,6 +3,7 @@ import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../platform/config';
+import { addTerminalCommands, terminalCommand } from '../../platform/operator-commands';
 import { ConflictError } from '../../platform/errors';
 import type { Store, Terminal } from './types';
 
@@ -97,7 +98,7 @@ export function readTerminalsFile(file: string): TerminalsFile | null {
 /** Like readTerminalsFile, but a missing file is an error too. */
 export function loadTerminalsFile(file: string): TerminalsFile {
   const data = readTerminalsFile(file);
-  if (!data) throw invalid(file, ['does not exist (create terminals with `npm run terminal -- add`, or start with DEMO_SETUP=true)']);
+  if (!data) throw invalid(file, [`does not exist (create a store and a terminal: ${addTerminalCommands(terminalCommand(), file).join(' ; ')})`]);
   return data;
 }
 

@@ -2,7 +2,7 @@ import { statSync, type Stats } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../platform/logger';
-import { loadTerminalsFile } from './file';
+import { loadTerminalsFile, readTerminalsFile } from './file';
 import { tokenDigest } from './tokens';
 import type { Store, Terminal, TerminalIdentity } from './types';
 
@@ -51,7 +51,11 @@ export class TerminalRegistry {
   private readonly checkIntervalMs: number;
   private readonly logger: Logger;
 
-  /** Loads the file now; a missing or invalid file throws a ConfigError naming the field. */
+  /**
+   * Loads the file now; an invalid file throws a ConfigError naming the field.
+   * A missing one is an empty set, looked for again as any change is: a fresh
+   * install starts before its first terminal is added, and serves it then.
+   */
   constructor(
     readonly file: string,
     options: TerminalRegistryOptions = {},
@@ -59,11 +63,23 @@ export class TerminalRegistry {
     this.now = options.now ?? Date.now;
     this.checkIntervalMs = options.checkIntervalMs ?? 1000;
     this.logger = options.logger ?? silentLogger;
-    this.reload();
+    if (readTerminalsFile(file)) this.reload();
+    else {
+      this.lastCheck = this.now();
+      this.failedStamp = 'missing';
+    }
   }
 
   get terminalCount(): number {
     return this.byHash.size;
+  }
+
+  /** Terminals that can call now (not revoked, their store known), after a look at the file if it is due. */
+  activeTerminals(): number {
+    this.refresh();
+    let active = 0;
+    for (const { terminal, store } of this.byHash.values()) if (!terminal.revokedAt && store) active++;
+    return active;
   }
 
   /** Re-reads the file. On a bad file it throws and keeps the last good set. */

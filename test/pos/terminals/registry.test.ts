@@ -95,7 +95,18 @@ describe('TerminalRegistry', () => {
     writeFileSync(file, JSON.stringify({ stores: [STORE], terminals: [{ ...terminal, tokenSha256: 'nothex' }] }));
     expect(() => new TerminalRegistry(file)).toThrow(ConfigError);
     expect(() => new TerminalRegistry(file)).toThrow(/terminals\.0\.tokenSha256: must be 64 lowercase hex/);
-    expect(() => new TerminalRegistry(path.join(dir, 'missing.json'))).toThrow(/does not exist/);
+  });
+
+  it('starts empty on a missing file (a fresh install) and serves the file once it appears', () => {
+    let now = 0;
+    const file = path.join(dir, 'appears-later.json');
+    const registry = new TerminalRegistry(file, { now: () => now });
+    expect(registry.activeTerminals()).toBe(0);
+    addStore(file, { id: 'store-001', merchant: { uniqueId: 'm-1', name: 'Retail' }, branch: { uniqueId: 'b-1', name: 'Main' } });
+    const { token } = addTerminal(file, { storeId: 'store-001', role: 'cashier' });
+    now += 1000;
+    expect(registry.activeTerminals()).toBe(1);
+    expect(registry.authenticate(token)?.store.id).toBe('store-001');
   });
 
   it('keeps the last good terminals when the file turns bad, logs it once, and recovers', () => {

@@ -1,0 +1,54 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { Config } from './config';
+
+/**
+ * What NODE_ENV=production refuses before the BFF starts: the parts that make
+ * `npm start` work on a laptop (the bundled sandbox, its demo keys, an
+ * in-process store) would turn real sales into a toy ledger a restart erases.
+ * Each problem names the setting and what to do. The only way around one is
+ * ALLOW_IN_MEMORY_STORE, for a single-instance trial, and start-up warns of it.
+ */
+export function productionProblems(config: Config): string[] {
+  if (config.env !== 'production') return [];
+  const problems: string[] = [];
+  if (!config.loyalty.baseUrl) {
+    problems.push(
+      'LOYALTY_BASE_URL: required with NODE_ENV=production; without it the BFF runs against the bundled sandbox, an in-memory ledger with demo keys ' +
+        "that a restart erases. Set LOYALTY_BASE_URL, LOYALTY_API_KEY and LOYALTY_SECRET_KEY to the loyalty account's (to try the product, use NODE_ENV=development)",
+    );
+  }
+  if (!config.redis.target && !config.redis.allowInMemory) {
+    problems.push(
+      'REDIS_URL: required with NODE_ENV=production (or REDIS_CLUSTER_NODES, or REDIS_SENTINELS); without Redis, open redemptions, Idempotency-Keys and ' +
+        'queued writes live in this process and a restart loses them. Set REDIS_URL=redis://<host>:6379/0; only for a single-instance trial that may lose them, ' +
+        'set ALLOW_IN_MEMORY_STORE=true',
+    );
+  }
+  const demo = demoKeys(config.sandbox.accountsFile);
+  if (config.loyalty.apiKey !== undefined && demo.apiKeys.has(config.loyalty.apiKey)) {
+    problems.push(`LOYALTY_API_KEY: a demo key of the bundled sandbox (${config.sandbox.accountsFile}) in production; set the loyalty account's own API key`);
+  }
+  if (config.loyalty.secretKey !== undefined && demo.secretKeys.has(config.loyalty.secretKey)) {
+    problems.push(
+      `LOYALTY_SECRET_KEY: a demo key of the bundled sandbox (${config.sandbox.accountsFile}) in production; set the loyalty account's own secret key`,
+    );
+  }
+  return problems;
+}
+
+/** The keys of the sandbox's accounts file: anything that authenticates there is a demo key. Unreadable: none known. */
+function demoKeys(file: string): { apiKeys: Set<string>; secretKeys: Set<string> } {
+  const apiKeys = new Set<string>();
+  const secretKeys = new Set<string>();
+  try {
+    if (existsSync(file)) {
+      for (const account of JSON.parse(readFileSync(file, 'utf8')) as { apiKey?: unknown; secretKey?: unknown }[]) {
+        if (typeof account.apiKey === 'string') apiKeys.add(account.apiKey);
+        if (typeof account.secretKey === 'string') secretKeys.add(account.secretKey);
+      }
+    }
+  } catch {
+    // Not the sandbox's to judge here: a broken accounts file matters only to the sandbox, which says so itself.
+  }
+  return { apiKeys, secretKeys };
+}

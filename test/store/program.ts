@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** The repository and `npm start`'s entry point, as the start-up tests run it. */
+export const REPO = path.join(__dirname, '../..');
+export const MAIN = path.join(REPO, 'src/main.ts');
+
+/**
+ * `npm start`'s program as its own process: one process (tsx as a loader, not
+ * its CLI, which would leave a child behind when killed), on loopback and
+ * free ports, with JSON logs, and only the environment given (plus PATH and HOME).
+ */
+export function startProgram(env: Record<string, string>, args: string[] = [], cwd = REPO): ChildProcess {
+  return spawn(process.execPath, ['--import', pathToFileURL(path.join(REPO, 'node_modules/tsx/dist/loader.mjs')).href, MAIN, ...args], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      LOG_PRETTY: 'false',
+      SANDBOX_ACCOUNTS_FILE: path.join(REPO, 'config/sandbox-accounts.json'),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The JSON log lines in `output` (other lines, such as a pretty block, left out). */
+export function logLines(output: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
