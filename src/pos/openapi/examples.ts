@@ -41,6 +41,13 @@ export const examples = {
     createdAt: NOW,
     updatedAt: NOW,
   },
+  /** The bundled sandbox's own customer (config/sandbox-accounts.json): what "Try it out" on /docs sends first. */
+  plainSale: {
+    customerId: 'demo-customer',
+    paymentId: 'demo-sale-1',
+    totalPaid: 25,
+    lines: [{ serviceId: 'sku-123', name: 'Coffee beans 250 g', amount: 25, category: ['grocery'] }],
+  },
   payment: {
     customerId: 'alice',
     paymentId: 'sale-1001',

@@ -29,6 +29,7 @@ export const SALE_ROUTES = [
     body: {
       schema: req.PaymentBody,
       examples: {
+        plain: { summary: 'A plain sale, no points (works as is against the bundled sandbox)', value: ex.plainSale },
         points: { summary: '80.00 paid, 20.00 with points', value: ex.payment },
         pointsAndCoupon: { summary: 'Points and a coupon lock together', value: couponExamples.payment },
       },
