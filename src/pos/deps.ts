@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
-import type { CashierApiSettings, HoldExpirySettings, MoneySettings } from '../platform/settings';
+import type { AuditSettings, CashierApiSettings, HoldExpirySettings, MoneySettings } from '../platform/settings';
 import type { BatchJobStore } from './batch-jobs';
 import type { LoyaltyClient } from '../upstream';
 import type { CouponLockStore } from './coupon-locks/types';
@@ -9,6 +9,7 @@ import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
 import type { HoldExpiryLookup } from './redemptions/hold-period';
 import type { Repair } from './money/repairs';
+import type { AuditTrail } from './audit/trail';
 import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales';
 import type { OpenRedemptionCap } from './security/open-redemptions';
@@ -32,6 +33,8 @@ export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[num
   Pick<MoneySettings, (typeof FROM_MONEY)[number]> & {
     /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
     holdExpiryLookup?: HoldExpiryLookup;
+    /** CASHIER_ID_REQUIRED: a store's default for needing X-Cashier-Id and X-Shift-Id; absent: false. */
+    cashierRequired?: boolean;
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -39,8 +42,13 @@ function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
 }
 
 /** The operations' settings, taken from the configuration's slices once, when the BFF is assembled. */
-export function posSettings(config: { pos: CashierApiSettings; money: MoneySettings; holdExpiry: HoldExpirySettings }): PosSettings {
-  return { ...pick(config.pos, FROM_CASHIER_API), ...pick(config.money, FROM_MONEY), holdExpiryLookup: config.holdExpiry.lookup };
+export function posSettings(config: { pos: CashierApiSettings; money: MoneySettings; holdExpiry: HoldExpirySettings; audit: AuditSettings }): PosSettings {
+  return {
+    ...pick(config.pos, FROM_CASHIER_API),
+    ...pick(config.money, FROM_MONEY),
+    holdExpiryLookup: config.holdExpiry.lookup,
+    cashierRequired: config.audit.cashierRequired,
+  };
 }
 
 /** What every cashier operation may use; built once in the app factory. */
@@ -70,10 +78,15 @@ export interface PosDeps {
   logger: Logger;
   /** Prometheus metrics of this instance (src/platform/metrics.ts). */
   metrics: Metrics;
+  /** Every cashier action that changes money or points, per store (src/pos/audit); absent: not kept. */
+  audit?: AuditTrail;
 }
 
 /** Per-request context an operation needs: who calls and the request id to pass upstream. */
 export interface CallContext {
   identity: TerminalIdentity;
   requestId: string;
+  /** X-Cashier-Id and X-Shift-Id as the till sent them (validated in src/pos/audit/cashier.ts). */
+  cashierId?: string;
+  shiftId?: string;
 }

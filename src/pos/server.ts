@@ -24,6 +24,7 @@ import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
 import { createSaleRecords } from './sales';
 import { createBatchJobStore } from './batch-jobs';
+import { AuditTrail, createAuditStore } from './audit';
 import { bffSecurity, openRedemptionCapFor } from './security';
 import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
@@ -129,6 +130,12 @@ export async function startBff(
     clock,
     logger,
     metrics,
+    audit: new AuditTrail({
+      store: createAuditStore({ redis, prefix: config.redis.keyPrefix, retentionDays: config.audit.retentionDays }),
+      logger,
+      clock,
+      onFailure: (what) => metrics.auditFailures.inc({ what }),
+    }),
   };
   const repairs = new RepairQueue({ intervalMs: 1000, logger });
   deps.repairs = repairs;
@@ -233,6 +240,7 @@ export async function startBff(
             .catch((err) => logger.error({ err }, 'a close hook failed'));
         }
         loyalty.close?.();
+        await deps.audit?.close();
         await redemptions.close();
         await otpTickets.close();
         await outbox.close();

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AppError } from '../../platform/errors';
 import { maybeApplied, writeOutcome } from '../../upstream';
+import type { AuditNote } from '../audit/record';
 
 /**
  * One thing a money action takes before the upstream hears of it (a held
@@ -33,6 +34,8 @@ export interface MoneyAction<A> {
   /** The till's refusal for a definite upstream refusal (a duplicate here means the id is another's). */
   explain?(refusal: AppError): AppError;
   logger: Logger;
+  /** Appends the outcome to the audit trail (src/pos/audit); a repair it hands on records how it settled. */
+  audit?: AuditNote;
 }
 
 /**
@@ -49,6 +52,7 @@ export interface MoneyAction<A> {
  * Returns the upstream's answer, or undefined when its record showed the write.
  */
 export async function claimActSettle<A>(action: MoneyAction<A>): Promise<A | undefined> {
+  if (action.audit) return action.audit.around(() => claimActSettle({ ...action, audit: undefined }));
   const taken: Claim<A>[] = [];
   try {
     for (const c of action.claims) {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { auditedRepair } from '../audit/record';
 
 /** The longest wait between two tries of one repair. */
 const MAX_BACKOFF_MS = 30_000;
@@ -33,6 +34,7 @@ export class RepairQueue {
   }
 
   add(repair: Repair): void {
+    repair = auditedRepair(repair);
     this.pending.set(repair.key, { repair, tries: 0, nextAt: 0 });
     this.opts.logger.warn({ repair: repair.key }, 'outcome not recorded; will settle it from the upstream');
   }

@@ -9,6 +9,7 @@ import { checkCoupons } from '../operations/coupon-verdicts';
 import { previewEarn } from '../operations/earn-preview';
 import { readPayment, readRefund } from '../operations/sale-readback';
 import { PaymentIdParam } from '../schemas';
+import { audited } from '../audit/record';
 
 /** Coupons at the till, the earn preview, the redemption rules, and reading a sale back. */
 export function couponRoutes(deps: PosDeps): Router {
@@ -20,7 +21,8 @@ export function couponRoutes(deps: PosDeps): Router {
   });
 
   router.post('/coupon-locks', tillRoles, async (req, res) => {
-    const view = await lockCoupons(deps, callContext(req, res), parseOrThrow(CouponCheckBody, req.body));
+    const body = parseOrThrow(CouponCheckBody, req.body);
+    const view = await audited(deps, callContext(req, res), 'coupon_lock', { customerId: body.customerId }, (ctx) => lockCoupons(deps, ctx, body));
     res.status(201).location(`/pos/v1/coupon-locks/${view.id}`).json(view);
   });
 

@@ -6,6 +6,7 @@ import { callContext } from '../http/context';
 import { RegisterCustomerBody } from '../customer-schemas';
 import { customerHash, customerSummary, deleteCustomer, registerCustomer } from '../operations/customers';
 import { CustomerIdParam, TierQuery } from '../schemas';
+import { audited } from '../audit/record';
 
 export function customerRoutes(deps: PosDeps): Router {
   const router = Router();
@@ -20,7 +21,7 @@ export function customerRoutes(deps: PosDeps): Router {
   router.put('/customers/:id', requireRole('cashier', 'manager'), async (req, res) => {
     const { id } = parseOrThrow(CustomerIdParam, req.params, 'path');
     const body = parseOrThrow(RegisterCustomerBody, req.body ?? {});
-    res.json(await registerCustomer(deps, callContext(req, res), id, body));
+    res.json(await audited(deps, callContext(req, res), 'customer_registration', { customerId: id }, (ctx) => registerCustomer(deps, ctx, id, body)));
   });
 
   router.get('/customers/:id/hash', requireRole('kiosk'), async (req, res) => {
@@ -30,7 +31,7 @@ export function customerRoutes(deps: PosDeps): Router {
 
   const remove: RequestHandler = async (req, res) => {
     const { id } = parseOrThrow(CustomerIdParam, req.params, 'path');
-    res.json(await deleteCustomer(deps, callContext(req, res), id));
+    res.json(await audited(deps, callContext(req, res), 'customer_deletion', { customerId: id }, (ctx) => deleteCustomer(deps, ctx, id)));
   };
   router.delete('/customers/:id', requireRole('manager'), remove);
   router.post('/customers/:id/delete', requireRole('manager'), remove);

@@ -7,6 +7,7 @@ import { recordEventsOrQueue } from '../operations/events';
 import { orderBatchStatus, uploadOrdersOrQueue } from '../operations/orders';
 import { statusFor } from '../outbox/forward';
 import { BatchOrdersBody, EventsBody, JobIdParam } from '../schemas';
+import { audited } from '../audit/record';
 
 /** Events from tills and kiosks, and the end-of-day order upload. */
 export function engagementRoutes(deps: PosDeps): Router {
@@ -14,7 +15,9 @@ export function engagementRoutes(deps: PosDeps): Router {
 
   router.post('/events', requireRole('cashier', 'manager', 'kiosk'), async (req, res) => {
     const body = parseOrThrow(EventsBody, req.body);
-    const view = await recordEventsOrQueue(deps, callContext(req, res), body);
+    const view = await audited(deps, callContext(req, res), 'events', { customerId: body.customerId, names: Object.keys(body.events) }, (ctx) =>
+      recordEventsOrQueue(deps, ctx, body),
+    );
     res.status(statusFor(view, 200)).json(view);
   });
 

@@ -5,6 +5,8 @@ import type { PosDeps } from '../deps';
 import { callContext } from '../http/context';
 import { getRedemption, startRedemption, submitOtp, voidRedemption } from '../operations/redemptions';
 import { RedemptionIdParam, StartRedemptionBody, SubmitOtpBody } from '../schemas';
+import { audited } from '../audit/record';
+import { startSubject } from '../audit/subjects';
 
 export function redemptionRoutes(deps: PosDeps): Router {
   const router = Router();
@@ -12,7 +14,7 @@ export function redemptionRoutes(deps: PosDeps): Router {
 
   router.post('/redemptions', tillRoles, async (req, res) => {
     const body = parseOrThrow(StartRedemptionBody, req.body);
-    const view = await startRedemption(deps, callContext(req, res), body);
+    const view = await audited(deps, callContext(req, res), 'redemption_start', startSubject(body), (ctx) => startRedemption(deps, ctx, body));
     res.status(201).location(`/pos/v1/redemptions/${view.id}`).json(view);
   });
 

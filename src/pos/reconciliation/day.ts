@@ -1,0 +1,80 @@
+/**
+ * A store's day in its time zone (STORE_TIME_ZONE), with Intl alone: the
+ * offset at an instant is read from how that instant is written there.
+ */
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+function formatIn(timeZone: string): Intl.DateTimeFormat {
+  let f = formats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formats.set(timeZone, f);
+  }
+  return f;
+}
+
+function partsAt(at: number, timeZone: string): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string> {
+  const parts = Object.fromEntries(
+    formatIn(timeZone)
+      .formatToParts(new Date(at))
+      .map((p) => [p.type, p.value]),
+  );
+  return parts as Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string>;
+}
+
+/** How far the zone's wall clock is ahead of UTC at `at`, in ms. */
+function offsetAt(at: number, timeZone: string): number {
+  const p = partsAt(at, timeZone);
+  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  return wall - Math.floor(at / 1000) * 1000;
+}
+
+/** Epoch ms of the wall-clock midnight that starts `date` in the zone. */
+function midnight(date: string, timeZone: string): number {
+  const wall = Date.parse(`${date}T00:00:00Z`);
+  // Twice: the offset at the guess may differ from the offset at midnight (a daylight-saving change that day).
+  const guess = wall - offsetAt(wall, timeZone);
+  return wall - offsetAt(guess, timeZone);
+}
+
+export function isCalendarDate(date: string): boolean {
+  const m = DATE.exec(date);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.toISOString().slice(0, 10) === date;
+}
+
+/** The day as [from, to], both inclusive epoch ms. */
+export function dayWindow(date: string, timeZone: string): { from: number; to: number } {
+  const next = new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  return { from: midnight(date, timeZone), to: midnight(next, timeZone) - 1 };
+}
+
+/** `YYYY-MM-DD` of `at` in the zone. */
+export function localDate(at: number, timeZone: string): string {
+  const p = partsAt(at, timeZone);
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` of `at` in the zone. */
+export function localDateTime(at: number, timeZone: string): string {
+  const p = partsAt(at, timeZone);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** `HH:MM` of `at` in the zone. */
+export function localTime(at: number, timeZone: string): string {
+  const p = partsAt(at, timeZone);
+  return `${p.hour}:${p.minute}`;
+}
