@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
-import type { AuditSettings, CashierApiSettings, HoldExpirySettings, MoneySettings } from '../platform/settings';
+import type { AuditSettings, CashierApiSettings, HoldExpirySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
 import type { BatchJobStore } from './batch-jobs';
 import type { LoyaltyClient } from '../upstream';
 import type { CouponLockStore } from './coupon-locks/types';
@@ -35,6 +35,9 @@ export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[num
     holdExpiryLookup?: HoldExpiryLookup;
     /** CASHIER_ID_REQUIRED: a store's default for needing X-Cashier-Id and X-Shift-Id; absent: false. */
     cashierRequired?: boolean;
+    /** STORE_TIME_ZONE and RECONCILIATION_CONCURRENCY (src/pos/reconciliation); absent: UTC, 2. */
+    storeTimeZone?: string;
+    reconciliationConcurrency?: number;
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -42,12 +45,20 @@ function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
 }
 
 /** The operations' settings, taken from the configuration's slices once, when the BFF is assembled. */
-export function posSettings(config: { pos: CashierApiSettings; money: MoneySettings; holdExpiry: HoldExpirySettings; audit: AuditSettings }): PosSettings {
+export function posSettings(config: {
+  pos: CashierApiSettings;
+  money: MoneySettings;
+  holdExpiry: HoldExpirySettings;
+  audit: AuditSettings;
+  reconciliation: ReconciliationSettings;
+}): PosSettings {
   return {
     ...pick(config.pos, FROM_CASHIER_API),
     ...pick(config.money, FROM_MONEY),
     holdExpiryLookup: config.holdExpiry.lookup,
     cashierRequired: config.audit.cashierRequired,
+    storeTimeZone: config.reconciliation.timeZone,
+    reconciliationConcurrency: config.reconciliation.concurrency,
   };
 }
 

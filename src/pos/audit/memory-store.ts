@@ -27,7 +27,7 @@ export class MemoryAuditStore implements AuditStore {
     const afterSeq = range.afterId === undefined ? -1 : seqOf(range.afterId);
     const inRange = kept.filter((k) => k.appendedAt >= range.fromMs && k.appendedAt <= range.untilMs && seqOf(k.entry.id) > afterSeq);
     const entries = inRange.slice(0, range.count).map((k) => ({ ...k.entry }));
-    return { entries, lastId: entries.at(-1)?.id, done: inRange.length <= range.count };
+    return { entries, lastId: entries.at(-1)?.id, done: entries.length < range.count };
   }
 
   async close(): Promise<void> {}

@@ -37,8 +37,8 @@ function matches(e: AuditEntry, f: AuditFilter): boolean {
 }
 
 /**
- * One page of a store's entries, oldest first. The stream is read from the
- * range's start to AUDIT_LATE_MS past its end, since an entry may have been
+ * One page of a store's entries, in the order they were appended. The stream
+ * is read AUDIT_LATE_MS either side of the range, since an entry may have been
  * written late (kept while Redis was away); the filter runs on each entry's
  * own time. Only `storeId`'s stream is read: another store's entries cannot
  * appear, whatever the filter.
@@ -48,7 +48,7 @@ export async function readAuditPage(store: AuditStore, storeId: string, filter: 
   let after = page.after;
   let scanned = 0;
   for (;;) {
-    const chunk = await store.scan(storeId, { fromMs: filter.from, untilMs: filter.to + AUDIT_LATE_MS, afterId: after, count: CHUNK });
+    const chunk = await store.scan(storeId, { fromMs: filter.from - AUDIT_LATE_MS, untilMs: filter.to + AUDIT_LATE_MS, afterId: after, count: CHUNK });
     for (const e of chunk.entries) {
       if (!matches(e, filter)) continue;
       entries.push(e);

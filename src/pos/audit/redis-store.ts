@@ -5,8 +5,10 @@ import type { AuditScan, AuditScanned, AuditStore, NewAuditEntry } from './types
  * The trail in Redis: one stream per store, `<prefix>audit:<storeId>`, so a
  * store's entries are read without touching another's (and spread over a
  * cluster's masters; every command names one key). Each entry is one field
- * holding its JSON. XADD trims what is older than the retention (MINID, by
- * the time each entry was appended). The connection belongs to the caller.
+ * holding its JSON, under an id Redis gives it (its own clock, so instances
+ * whose clocks differ never refuse each other's entries). XADD trims what is
+ * older than the retention (MINID ~, whole stream nodes at a time). The
+ * connection belongs to the caller.
  */
 export class RedisAuditStore implements AuditStore {
   readonly kind = 'redis' as const;

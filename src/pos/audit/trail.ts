@@ -3,9 +3,10 @@ import type { AuditStore, NewAuditEntry } from './types';
 
 /**
  * How long after its outcome an entry may still be appended (kept in memory
- * while the store was away). Reads of a time range look this far past its end
- * for entries appended late; an entry that could not be appended within it is
- * given up (counted and logged).
+ * while the store was away); one that could not be appended within it is
+ * given up (counted and logged). Reads of a time range look this far either
+ * side of it in append order (the stream's own clock), so an entry appended
+ * late, or by an instance whose clock is off, is still found by its own time.
  */
 export const AUDIT_LATE_MS = 24 * 3600_000;
 

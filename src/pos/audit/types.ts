@@ -78,17 +78,17 @@ export interface AuditEntry extends NewAuditEntry {
   id: string;
 }
 
-/** A page of one store's entries, oldest first, whose ids come after `afterId`. */
+/** A page of one store's entries in append order, whose ids come after `afterId`. */
 export interface AuditScan {
-  /** Epoch ms: entries appended before it are not read. */
+  /** Epoch ms by the store's own clock (Redis's, in a stream id): entries appended before it are not read. */
   fromMs: number;
-  /** Epoch ms: entries appended after it are not read. */
+  /** Likewise: entries appended after it are not read. */
   untilMs: number;
   afterId?: string;
   count: number;
 }
 
-/** What one scan read: its entries, the id to carry on after, and whether the range was read to its end. */
+/** What one scan read: its entries, the id to carry on after, and whether the range was read to its end (fewer than asked for). */
 export interface AuditScanned {
   entries: AuditEntry[];
   lastId?: string;
