@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger } from '../../../src/platform/logger';
+import { createLogger, silentLogger } from '../../../src/platform/logger';
 import { createMetrics } from '../../../src/platform/metrics';
 import { connectRedis, waitForRedis, type Redis } from '../../../src/platform/redis';
 import { RedisAuditStore } from '../../../src/pos/audit/redis-store';
@@ -20,7 +20,7 @@ describe('audit trail while Redis is away', () => {
   beforeAll(async () => {
     server = new ThrowawayRedis(await freePort());
     await server.start();
-    redis = connectRedis(server.url, createLogger({ level: 'silent' }));
+    redis = connectRedis(server.url, silentLogger);
     await waitForRedis(redis, 5000);
   });
   afterAll(async () => {
