@@ -110,7 +110,8 @@ async function open(): Promise<Opened> {
 
 /** LOYALTY_BASE_URL and its keys, or, as `npm start` does, the bundled sandbox and its first account. */
 function upstreamOf(config: Config): { baseUrl: string; apiKey: string; secretKey: string } {
-  if (config.loyalty.baseUrl) return { baseUrl: config.loyalty.baseUrl, apiKey: config.loyalty.apiKey as string, secretKey: config.loyalty.secretKey as string };
+  if (config.loyalty.baseUrl)
+    return { baseUrl: config.loyalty.baseUrl, apiKey: config.loyalty.apiKey as string, secretKey: config.loyalty.secretKey as string };
   const account = loadSandboxAccounts(config.sandbox.accountsFile)[0];
   return {
     baseUrl: `http://${config.sandbox.host === '0.0.0.0' ? '127.0.0.1' : config.sandbox.host}:${config.sandbox.port}`,
@@ -146,7 +147,11 @@ async function audit(values: Values, out: (s: string) => void): Promise<void> {
   const opened = await open();
   try {
     const tz = opened.config.reconciliation.timeZone;
-    const window = windowOf({ date: values.date ?? (values.from || values.to ? undefined : localDate(Date.now(), tz)), from: values.from, to: values.to }, tz, Date.now());
+    const window = windowOf(
+      { date: values.date ?? (values.from || values.to ? undefined : localDate(Date.now(), tz)), from: values.from, to: values.to },
+      tz,
+      Date.now(),
+    );
     const filter = { from: window.from, to: window.to, terminalId: values.terminal, cashierId: values.cashier, customerId: values.customer, actions };
     const entries: AuditEntry[] = [];
     let after: string | undefined;

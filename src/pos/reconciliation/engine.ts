@@ -48,7 +48,8 @@ export async function reconcileStore(deps: ReconciliationDeps, storeId: string, 
     storeId,
     window: { from: new Date(window.from).toISOString(), to: new Date(window.to).toISOString(), date: window.date, timeZone: deps.timeZone },
     generatedAt: new Date(deps.clock()).toISOString(),
-    actions: countBy(entries.map((e) => e.action)),
+    actions: countBy(entries.filter((e) => e.outcome !== 'settled').map((e) => e.action)),
+    settledLater: entries.filter((e) => e.outcome === 'settled').length,
     rows,
     anomalies: rows.flatMap((r) => r.flags.map((kind) => ({ kind, row: r.kind, id: r.id, note: r.note }))),
     totals: totalsOf(rows),
@@ -146,14 +147,20 @@ export function totalsOf(rows: ReconciliationRow[]): ReconciliationReport['total
     bff[f] = 0;
     upstream[f] = 0;
   }
+  const knownHere = new Set<Figure>();
   for (const r of rows) {
     for (const f of FIGURES) {
       const b = r.bff[f];
       if (b === null) notKnownHere[f] = (notKnownHere[f] ?? 0) + 1;
-      else if (b !== undefined) bff[f] = round((bff[f] as number) + b);
+      else if (b !== undefined) {
+        bff[f] = round((bff[f] as number) + b);
+        if (r.status !== 'upstream_only') knownHere.add(f);
+      }
       const u = r.upstream[f];
       if (typeof u === 'number') upstream[f] = round((upstream[f] as number) + u);
     }
   }
+  // A figure this BFF never knows (a refund's points given back) is not a sum of 0 here.
+  for (const f of FIGURES) if (notKnownHere[f] && !knownHere.has(f)) bff[f] = null;
   return { bff, upstream, notKnownHere };
 }

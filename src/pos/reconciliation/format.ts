@@ -15,6 +15,8 @@ const LABELS: Record<Figure, string> = {
 const MONEY = new Set<Figure>(['paid', 'refunded']);
 
 const figure = (f: Figure, v: number | null | undefined) => (v === null || v === undefined ? '' : MONEY.has(f) ? v.toFixed(2) : String(v));
+/** In the printout a figure not known is a question mark, not a blank a reader takes for 0. */
+const printed = (f: Figure, v: number | null | undefined) => (v === null ? '?' : figure(f, v));
 
 /** The rows as CSV, then the two sides' totals as two more rows. */
 export function reconciliationCsv(r: ReconciliationReport): string {
@@ -105,18 +107,13 @@ function totalsLine(label: string, here: string, there: string, width: number): 
 export function reconciliationPrintout(r: ReconciliationReport, width = RECEIPT_WIDTH): string[] {
   const tz = r.window.timeZone;
   const out = [centre(`Reconciliation ${r.storeId}`, width)];
-  out.push(
-    ...wrap(
-      r.window.date
-        ? `Day ${r.window.date} (${tz})`
-        : `${localDateTime(Date.parse(r.window.from), tz)} to ${localDateTime(Date.parse(r.window.to), tz)} (${tz})`,
-      width,
-    ),
-  );
-  out.push(row('Printed', localDateTime(Date.parse(r.generatedAt), tz).slice(0, 16), width));
+  const minute = (iso: string) => localDateTime(Date.parse(iso), tz).slice(0, 16);
+  if (r.window.date) out.push(row('Day', r.window.date, width));
+  else out.push(row('From', minute(r.window.from), width), row('To', minute(r.window.to), width));
+  out.push(row('Time zone', tz, width), row('Printed', minute(r.generatedAt), width));
   const actions = Object.values(r.actions).reduce((s, n) => s + (n ?? 0), 0);
-  out.push(row('Actions', String(actions), width));
-  out.push(row('Matched', String(r.rows.filter((x) => x.status === 'matched').length), width));
+  out.push(row('Cashier actions', String(actions), width));
+  out.push(row('Checked, in step', String(r.rows.filter((x) => !x.flags.length).length), width));
   out.push(row('Anomalies', String(r.anomalies.length), width));
   out.push(centre('Totals', width));
   out.push(totalsLine('', 'Here', 'Loyalty', width));
@@ -124,9 +121,9 @@ export function reconciliationPrintout(r: ReconciliationReport, width = RECEIPT_
   for (const f of FIGURES) {
     const missing = r.totals.notKnownHere[f] ?? 0;
     starred ||= missing > 0;
-    out.push(totalsLine(LABELS[f], `${figure(f, r.totals.bff[f])}${missing ? '*' : ''}`, figure(f, r.totals.upstream[f]), width));
+    out.push(totalsLine(LABELS[f], `${printed(f, r.totals.bff[f])}${missing ? '*' : ''}`, printed(f, r.totals.upstream[f]), width));
   }
-  if (starred) out.push(...wrap('* some figures not known here (an answer lost, or not given by the loyalty service); see the rows', width));
+  if (starred) out.push(...wrap('* not known here for some rows: an answer lost, or a figure no answer gives (points given back)', width));
   if (r.anomalies.length) {
     out.push(centre('Anomalies', width));
     for (const x of r.rows.filter((row) => row.flags.length)) {

@@ -95,8 +95,10 @@ export interface ReconciliationReport {
   storeId: string;
   window: { from: string; to: string; date?: string; timeZone: string };
   generatedAt: string;
-  /** Audit entries of the day, by action. */
+  /** The day's actions (audit entries), by action. */
   actions: Partial<Record<AuditAction, number>>;
+  /** Entries that settled an earlier unknown outcome (a repair). */
+  settledLater: number;
   rows: ReconciliationRow[];
   anomalies: { kind: Anomaly; row: RowKind; id: string; note: string }[];
   totals: { bff: Figures; upstream: Figures; /** Rows whose BFF-side figure is not known, per figure. */ notKnownHere: Partial<Record<Figure, number>> };
