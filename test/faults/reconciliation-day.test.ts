@@ -41,7 +41,7 @@ describe('a day of 200 actions in two stores, with faults, reconciled against th
   let redis: ThrowawayRedis;
   let s: Stack;
   const done: Done[] = [];
-  let actions = { '001': 0, '002': 0 };
+  const actions = { '001': 0, '002': 0 };
   let from = 0;
   let to = 0;
   const reports: Partial<Record<StoreNo, ReconciliationReport>> = {};
