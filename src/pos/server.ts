@@ -9,8 +9,8 @@ import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
 import { CircuitBreaker, createRateLimiter, rateLimitPolicy } from '../upstream/policies';
 import { createBffApp } from './app';
-import { CouponLockSweeper, createCouponLockStore } from './coupon-locks';
-import { RedemptionOptionsCache } from './operations/redemption-options';
+import { CouponLockSweeper, createCouponLockStore } from './coupons/locks';
+import { RedemptionOptionsCache } from './redemptions/options';
 import { posSettings, type PosDeps } from './deps';
 import { healthRoutes } from './http/health';
 import { requireRedis } from './http/redis-gate';
@@ -19,12 +19,13 @@ import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './me
 import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
-import { settleFromUpstream } from './operations/hold-outcome';
+import { settleFromUpstream } from './redemptions/hold-outcome';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
-import { createSaleRecords } from './sales';
-import { createBatchJobStore } from './batch-jobs';
+import { createSaleRecords } from './sales/records';
+import { createBatchJobStore } from './orders/batch-jobs';
 import { AuditTrail, createAuditStore } from './audit';
+import { auditedRepair } from './audit/record';
 import { bffSecurity, openRedemptionCapFor } from './security';
 import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
@@ -137,7 +138,7 @@ export async function startBff(
       onFailure: (what) => metrics.auditFailures.inc({ what }),
     }),
   };
-  const repairs = new RepairQueue({ intervalMs: 1000, logger });
+  const repairs = new RepairQueue({ intervalMs: 1000, logger, onAdd: auditedRepair });
   deps.repairs = repairs;
   repairs.start();
   closeHooks.push(() => repairs.stop());

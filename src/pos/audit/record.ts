@@ -12,7 +12,7 @@ type Deps = { audit?: AuditTrail };
 /** What an action is about, read when its outcome is recorded (the claims it takes fill some of it in). */
 export type SubjectOf = AuditSubject | (() => AuditSubject);
 
-/** The hook an action runs inside: records its outcome once it is known, and never changes it. */
+/** The hook an action runs inside (the claim step's `audit`): records its outcome once it is known, and never changes it. */
 export interface AuditNote {
   around<T>(run: () => Promise<T>): Promise<T>;
 }

@@ -1,7 +1,6 @@
 import type { RefundRequest } from '../../contract';
-import { parseQr } from '../operations/redemptions';
 import type { Redemption } from '../redemptions/types';
-import type { BatchOrdersBody, PaymentBody, StartRedemptionBody } from '../schemas';
+import type { BatchOrdersBody, PaymentBody } from '../schemas';
 import type { AuditSubject } from './types';
 
 /**
@@ -29,16 +28,6 @@ export const redemptionSubject = (id: string, r?: Redemption): AuditSubject => (
   customerId: r?.customerId,
   holdReference: r?.holdReference,
 });
-
-/** The customer a start names; a QR code that does not parse names nobody (the start is refused for it). */
-export function startSubject(body: StartRedemptionBody): AuditSubject {
-  if (body.customerId !== undefined || body.qr === undefined) return { customerId: body.customerId };
-  try {
-    return { customerId: parseQr(body.qr).customerId };
-  } catch {
-    return {};
-  }
-}
 
 export const batchSubject = (body: BatchOrdersBody): AuditSubject => ({
   names: body.orders.slice(0, 50).map((o) => o.orderId),

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { AppError } from '../../platform/errors';
 import { maybeApplied, writeOutcome } from '../../upstream';
-import type { AuditNote } from '../audit/record';
 
 /**
  * One thing a money action takes before the upstream hears of it (a held
@@ -34,8 +33,8 @@ export interface MoneyAction<A> {
   /** The till's refusal for a definite upstream refusal (a duplicate here means the id is another's). */
   explain?(refusal: AppError): AppError;
   logger: Logger;
-  /** Appends the outcome to the audit trail (src/pos/audit); a repair it hands on records how it settled. */
-  audit?: AuditNote;
+  /** Runs the whole step and sees its outcome (the audit trail, src/pos/audit); it must not change it. */
+  audit?: { around<T>(run: () => Promise<T>): Promise<T> };
 }
 
 /**

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { auditedRepair } from '../audit/record';
 
 /** The longest wait between two tries of one repair. */
 const MAX_BACKOFF_MS = 30_000;
@@ -27,14 +26,20 @@ export class RepairQueue {
   private running = false;
   private busy = false;
 
-  constructor(private readonly opts: { intervalMs: number; logger: Logger }) {}
+  constructor(
+    private readonly opts: {
+      intervalMs: number;
+      logger: Logger;
+      /** Sees each repair as it is added (the audit trail records how it settles). */ onAdd?: (repair: Repair) => Repair;
+    },
+  ) {}
 
   get size(): number {
     return this.pending.size;
   }
 
   add(repair: Repair): void {
-    repair = auditedRepair(repair);
+    repair = this.opts.onAdd?.(repair) ?? repair;
     this.pending.set(repair.key, { repair, tries: 0, nextAt: 0 });
     this.opts.logger.warn({ repair: repair.key }, 'outcome not recorded; will settle it from the upstream');
   }

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import { failureOf, type LoyaltyClient } from '../../upstream';
-import { BatchJobStore, rememberJob } from '../batch-jobs';
+import { BatchJobStore, rememberJob } from '../orders/batch-jobs';
 import { judgeFailure, RetryPolicy, send } from './deliver';
-import { settleQueuedId } from '../money/sale-claims';
-import type { SaleRecords } from '../sales';
+import { settleQueuedId } from '../sales/claims';
+import type { SaleRecords } from '../sales/records';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
 
 export interface OutboxWorkerOptions extends RetryPolicy {

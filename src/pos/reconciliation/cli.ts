@@ -6,7 +6,7 @@
  * the fleet's rate limit. Without Redis the trail lives in the BFF's process:
  * use GET /pos/v1/audit and /pos/v1/reconciliation instead.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, loadDotEnv, type Config } from '../../platform/config';
@@ -15,14 +15,13 @@ import { createLogger } from '../../platform/logger';
 import { connectRedis, waitForRedis, type RedisClient } from '../../platform/redis';
 import { LoyaltyClient } from '../../upstream';
 import { createRateLimiter, rateLimitPolicy } from '../../upstream/policies';
-import { loadSandboxAccounts } from '../../sandbox';
 import { auditCsv, auditText } from '../audit/format';
 import { auditEntryView, readAuditPage } from '../audit/query';
 import { RedisAuditStore } from '../audit/redis-store';
 import { AUDIT_ACTIONS, type AuditAction, type AuditEntry } from '../audit/types';
-import { createCouponLockStore } from '../coupon-locks';
+import { createCouponLockStore } from '../coupons/locks';
 import { createOutboxStore } from '../outbox';
-import { createSaleRecords } from '../sales';
+import { createSaleRecords } from '../sales/records';
 import { localDate } from './day';
 import { reconcileStore, type ReconciliationDeps } from './engine';
 import { reconciliationCsv, reconciliationPrintout } from './format';
@@ -108,11 +107,11 @@ async function open(): Promise<Opened> {
   };
 }
 
-/** LOYALTY_BASE_URL and its keys, or, as `npm start` does, the bundled sandbox and its first account. */
+/** LOYALTY_BASE_URL and its keys, or, as `npm start` does, the bundled sandbox and its first account (read as data: the BFF does not import the sandbox). */
 function upstreamOf(config: Config): { baseUrl: string; apiKey: string; secretKey: string } {
   if (config.loyalty.baseUrl)
     return { baseUrl: config.loyalty.baseUrl, apiKey: config.loyalty.apiKey as string, secretKey: config.loyalty.secretKey as string };
-  const account = loadSandboxAccounts(config.sandbox.accountsFile)[0];
+  const account = (JSON.parse(readFileSync(config.sandbox.accountsFile, 'utf8')) as { apiKey: string; secretKey: string }[])[0];
   return {
     baseUrl: `http://${config.sandbox.host === '0.0.0.0' ? '127.0.0.1' : config.sandbox.host}:${config.sandbox.port}`,
     apiKey: config.loyalty.apiKey ?? account.apiKey,

@@ -1,6 +1,6 @@
 import { displayWidth, fitWidth } from '../../platform/display-width';
 import { csvOf } from '../audit/format';
-import { centre, RECEIPT_WIDTH, row } from '../operations/receipt';
+import { centre, RECEIPT_WIDTH, row } from '../sales/receipt';
 import { localDateTime, localTime } from './day';
 import { FIGURES, type Figure, type Figures, type ReconciliationReport } from './types';
 

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../audit/types';
-import type { CouponLock } from '../coupon-locks/types';
+import type { CouponLock } from '../coupons/locks/types';
 import type { OutboxEntry } from '../outbox/types';
 import { localTime } from './day';
 import type { Anomaly, Figures, ReconciliationRow, RowKind, RowStatus } from './types';

@@ -16,7 +16,7 @@ export interface HoldSweeperOptions {
   onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
   /**
    * Asks the upstream what became of a due hold that a payment or a void had
-   * claimed, records it, and says what it recorded (see operations/hold-outcome.ts).
+   * claimed, records it, and says what it recorded (see hold-outcome.ts).
    * Without it such holds stay held until someone settles them.
    */
   settle?: (redemption: Redemption) => Promise<string>;
