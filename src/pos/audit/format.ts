@@ -45,7 +45,8 @@ export function csvOf(header: readonly string[], rows: unknown[][]): string {
   return [header, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
 
-export function auditCsv(entries: AuditEntry[]): string {
+/** One row per entry; `at` as ISO 8601 (an entry as stored, or as a manager sees it). */
+export function auditCsv(entries: (Omit<AuditEntry, 'at'> & { at: number | string })[]): string {
   return csvOf(
     COLUMNS,
     entries.map((e) => COLUMNS.map((c) => (c === 'at' ? new Date(e.at).toISOString() : e[c]))),

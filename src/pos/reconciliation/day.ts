@@ -1,3 +1,5 @@
+import { problem } from '../../platform/problem';
+
 /**
  * A store's day in its time zone (STORE_TIME_ZONE), with Intl alone: the
  * offset at an instant is read from how that instant is written there.
@@ -77,4 +79,33 @@ export function localDateTime(at: number, timeZone: string): string {
 export function localTime(at: number, timeZone: string): string {
   const p = partsAt(at, timeZone);
   return `${p.hour}:${p.minute}`;
+}
+
+const invalid = (path: string, message: string) => problem('validation_failed', `Invalid ${path}: ${message}`, { errors: [{ path, message }] });
+
+/**
+ * The window a report covers: a store's day (`date`, in STORE_TIME_ZONE), or
+ * `from`..`to` (ISO 8601, at most `maxDays`: a reconciliation reads the
+ * loyalty service once per sale, so a month of a busy store is a job, not a
+ * request); with neither, the day before `now`.
+ */
+export function windowOf(
+  q: { date?: string; from?: string; to?: string },
+  timeZone: string,
+  now: number,
+  maxDays = 7,
+): { from: number; to: number; date?: string } {
+  if (q.date !== undefined && (q.from !== undefined || q.to !== undefined)) throw invalid('date', 'give a date, or from and to, not both');
+  if (q.from !== undefined || q.to !== undefined) {
+    const from = q.from === undefined ? Number.NaN : Date.parse(q.from);
+    const to = q.to === undefined ? Number.NaN : Date.parse(q.to);
+    if (!Number.isFinite(from)) throw invalid('from', 'must be an ISO 8601 date-time, given with to');
+    if (!Number.isFinite(to)) throw invalid('to', 'must be an ISO 8601 date-time, given with from');
+    if (to < from) throw invalid('to', 'must not be before from');
+    if (to - from > maxDays * 86_400_000) throw invalid('to', `the window may be at most ${maxDays} days`);
+    return { from, to };
+  }
+  const date = q.date ?? localDate(now - 86_400_000, timeZone);
+  if (!isCalendarDate(date)) throw invalid('date', 'must be a calendar date, YYYY-MM-DD');
+  return { ...dayWindow(date, timeZone), date };
 }

@@ -41,7 +41,8 @@ export const ANOMALIES = [
 ] as const;
 export type Anomaly = (typeof ANOMALIES)[number];
 
-export type RowKind = 'sale' | 'refund' | 'sale_void' | 'redemption' | 'coupon_lock' | 'customer' | 'events' | 'batch_upload';
+export const ROW_KINDS = ['sale', 'refund', 'sale_void', 'redemption', 'coupon_lock', 'customer', 'events', 'batch_upload'] as const;
+export type RowKind = (typeof ROW_KINDS)[number];
 
 /**
  * - `matched`: both sides agree; `refused`: refused here (nothing to compare);
@@ -52,23 +53,25 @@ export type RowKind = 'sale' | 'refund' | 'sale_void' | 'redemption' | 'coupon_l
  * - `recorded_here`: an action the interface keeps no readable record of (events, sign-ups, deletions, batch uploads);
  * - and the anomalies that are a row's whole story (`missing_upstream`, `upstream_only`, `queued`, `dead_letter`, `not_checked`, `mismatch`).
  */
-export type RowStatus =
-  | 'matched'
-  | 'refused'
-  | 'not_applied'
-  | 'used'
-  | 'voided'
-  | 'released'
-  | 'open'
-  | 'lapsed'
-  | 'no_hold'
-  | 'recorded_here'
-  | 'missing_upstream'
-  | 'upstream_only'
-  | 'queued'
-  | 'dead_letter'
-  | 'not_checked'
-  | 'mismatch';
+export const ROW_STATUSES = [
+  'matched',
+  'refused',
+  'not_applied',
+  'used',
+  'voided',
+  'released',
+  'open',
+  'lapsed',
+  'no_hold',
+  'recorded_here',
+  'missing_upstream',
+  'upstream_only',
+  'queued',
+  'dead_letter',
+  'not_checked',
+  'mismatch',
+] as const;
+export type RowStatus = (typeof ROW_STATUSES)[number];
 
 export interface ReconciliationRow {
   kind: RowKind;
