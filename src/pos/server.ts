@@ -26,6 +26,9 @@ import { createSaleRecords } from './sales/records';
 import { createBatchJobStore } from './orders/batch-jobs';
 import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
+import { reconciliationDepsOf } from './reconciliation';
+import { startDailyReconciliation } from './reconciliation/daily';
+import { readTerminalsFile } from './terminals/file';
 import { bffSecurity, openRedemptionCapFor } from './security';
 import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
@@ -142,6 +145,21 @@ export async function startBff(
   deps.repairs = repairs;
   repairs.start();
   closeHooks.push(() => repairs.stop());
+  const daily = config.reconciliation.dailyAt;
+  if (daily) {
+    const stores = () => readTerminalsFile(config.pos.terminalsFile)?.stores.map((st) => st.id) ?? [];
+    const opts = {
+      deps: reconciliationDepsOf(deps),
+      at: daily,
+      dir: config.reconciliation.reportDir,
+      stores,
+      redis,
+      prefix: config.redis.keyPrefix,
+      logger,
+      clock,
+    };
+    closeHooks.push(startDailyReconciliation(opts));
+  }
   const registry = new TerminalRegistry(config.pos.terminalsFile, { logger });
   const app = createBffApp({
     deps,

@@ -6,8 +6,7 @@
  * the fleet's rate limit. Without Redis the trail lives in the BFF's process:
  * use GET /pos/v1/audit and /pos/v1/reconciliation instead.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig, loadDotEnv, type Config } from '../../platform/config';
 import { AppError } from '../../platform/errors';
@@ -25,6 +24,7 @@ import { createSaleRecords } from '../sales/records';
 import { localDate } from './day';
 import { reconcileStore, type ReconciliationDeps } from './engine';
 import { reconciliationCsv, reconciliationPrintout } from './format';
+import { writeReport } from './report-files';
 import { BACKGROUND, windowOf } from './index';
 
 export const REPORT_USAGE = `  audit --store <storeId> [--date YYYY-MM-DD | --from <ISO> --to <ISO>] [--terminal <id>] [--cashier <id>]
@@ -186,19 +186,6 @@ async function reconcile(values: Values, out: (s: string) => void): Promise<void
   } finally {
     await opened.close();
   }
-}
-
-/** The three forms of a report, one file each, named by store and day (or window). */
-export function writeReport(dir: string, report: Awaited<ReturnType<typeof reconcileStore>>): string[] {
-  mkdirSync(dir, { recursive: true });
-  const stem = path.join(dir, `reconciliation-${report.storeId}-${report.window.date ?? report.window.from.replace(/[:.]/g, '')}`);
-  const files: [string, string][] = [
-    [`${stem}.json`, `${JSON.stringify(report, null, 2)}\n`],
-    [`${stem}.csv`, reconciliationCsv(report)],
-    [`${stem}.txt`, `${reconciliationPrintout(report).join('\n')}\n`],
-  ];
-  for (const [file, text] of files) writeFileSync(file, text);
-  return files.map(([file]) => file);
 }
 
 /** Runs `audit` or `reconcile`; the exit code says how it went (0 done, 1 refused or failed, 2 bad arguments). */
