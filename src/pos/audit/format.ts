@@ -53,7 +53,7 @@ export function auditCsv(entries: (Omit<AuditEntry, 'at'> & { at: number | strin
   );
 }
 
-const signed = (n: number | undefined, sign: string, unit: string) => (n === undefined ? [] : [`${sign}${n} ${unit}`]);
+const signed = (n: number | undefined, sign: string, unit: string) => (n ? [`${sign}${n} ${unit}`] : []);
 
 /** The figures and ids of an entry in a few words. */
 export function auditDetail(e: AuditEntry): string {

@@ -75,7 +75,7 @@ export async function readAllAudit(store: AuditStore, storeId: string, from: num
 
 /** What a manager sees of an entry: all but the loyalty service's hold reference (kept for reconciliation). */
 export function auditEntryView(e: AuditEntry) {
-  const { holdReference: _hold, at, ...rest } = e;
-  return { ...rest, at: new Date(at).toISOString() };
+  const { holdReference: _hold, id, at, action, outcome, code, ...rest } = e;
+  return { id, at: new Date(at).toISOString(), action, outcome, ...(code !== undefined ? { code } : {}), ...rest };
 }
 export type AuditEntryView = ReturnType<typeof auditEntryView>;

@@ -69,7 +69,11 @@ function unknownFlag(list: AuditEntry[], timeZone: string): { flag?: Anomaly; wo
   const i = list.findIndex((e) => e.outcome === 'unknown');
   if (i < 0) return {};
   const after = list.slice(i + 1);
-  const settled = after.filter((e) => e.outcome === 'settled').map((e) => `${e.code} (${e.repair})`);
+  // In a stable order: a sale's claims settle in whichever order the loyalty service's records allow.
+  const settled = after
+    .filter((e) => e.outcome === 'settled')
+    .map((e) => `${e.code} (${e.repair})`)
+    .sort();
   const retried = after.some((e) => e.outcome === 'applied');
   const when = localTime(list[i].at, timeZone);
   if (!settled.length && !retried) return { flag: 'unknown_open', words: `outcome unknown at ${when} (${list[i].code}); not settled yet` };
