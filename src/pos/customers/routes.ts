@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { ErrorName } from '../openapi/errors';
-import { READ_ERRORS, route, TILL } from '../http/route';
+import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
 import { examples as ex } from '../openapi/examples';
 import * as res from '../response-schemas';
 import * as req from '../schemas';
@@ -9,17 +8,8 @@ import * as cs from './schemas';
 import { audited } from '../audit/record';
 
 const customerId = (description: string, example: string) => z.object({ id: req.CustomerIdParam.shape.id.meta({ description, example }) });
-const SIGN_UP_ERRORS: ErrorName[] = [
-  'BadRequest',
-  'Unauthorized',
-  'Forbidden',
-  'PayloadTooLarge',
-  'UnsupportedMediaType',
-  'Unprocessable',
-  'TooManyRequests',
-  'BadGateway',
-  'ServiceUnavailable',
-];
+/** A sign-up creates or updates by the till's own id: never 404, never a conflict. */
+const SIGN_UP_ERRORS = WRITE_ERRORS.filter((e) => e !== 'NotFound' && e !== 'Conflict');
 /** Customer `nour-1001` signs up at the till, then her mobile is added on a later visit. */
 const signUp = { displayName: 'Nour Hassan', firstName: 'Nour', lastName: 'Hassan', email: 'nour.hassan@example.com', preferredLanguage: 'ar' };
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../platform/redis';
+import { defineScripts, type RedisClient } from '../../platform/redis';
 import { problem } from '../../platform/problem';
 import { redisUnavailable } from '../../platform/redis';
 import { SALE_MACHINE, transitionRefusal, type SaleState } from '../money/machines';
@@ -68,9 +68,7 @@ export class RedisSaleRecords implements SaleRecords {
     private readonly prefix: string,
     private readonly ttlSeconds: number,
   ) {
-    redis.defineCommand('saleSwap', { numberOfKeys: 1, lua: SWAP });
-    redis.defineCommand('saleDrop', { numberOfKeys: 1, lua: DROP });
-    this.redis = redis as RedisClient & SaleScripts;
+    this.redis = defineScripts<SaleScripts>(redis, { saleSwap: { keys: 1, lua: SWAP }, saleDrop: { keys: 1, lua: DROP } });
   }
 
   private key(kind: SaleEntry['kind'], id: string) {

@@ -1,6 +1,5 @@
 import { problem } from '../../../platform/problem';
-import type { RedisClient } from '../../../platform/redis';
-import { redisUnavailable } from '../../../platform/redis';
+import { defineScripts, redisUnavailable, type RedisClient } from '../../../platform/redis';
 import { CouponLock, CouponLockChange, CouponLockStore, DEFAULT_USED_KEEP_MS, fromStored, isOpenLock, nextVersion, RECHECK_MS, retentionMs } from './types';
 
 /*
@@ -90,9 +89,7 @@ export class RedisCouponLockStore implements CouponLockStore {
   constructor(redis: RedisClient, opts: { prefix: string; recheckMs?: number; usedKeepMs?: number }) {
     this.recheckMs = opts.recheckMs ?? RECHECK_MS;
     this.usedKeepMs = opts.usedKeepMs ?? DEFAULT_USED_KEEP_MS;
-    redis.defineCommand('cplWrite', { numberOfKeys: 3, lua: WRITE });
-    redis.defineCommand('cplClaim', { lua: CLAIM });
-    this.redis = redis as RedisClient & Scripts;
+    this.redis = defineScripts<Scripts>(redis, { cplWrite: { keys: 3, lua: WRITE }, cplClaim: { lua: CLAIM } });
     this.recordPrefix = `${opts.prefix}{cpl}:r:`;
     this.dueKey = `${opts.prefix}{cpl}:due`;
     this.usedPrefix = `${opts.prefix}{cpl}:paid:`;

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicTask } from '../../../platform/periodic-task';
 import type { LoyaltyClient } from '../../../upstream';
 import { settleCouponLock } from './claims';
 import type { CouponLock, CouponLockStore } from './types';
@@ -24,8 +25,8 @@ export interface CouponLockSweeperOptions {
 export class CouponLockSweeper {
   private readonly log: Logger;
   private readonly clock: () => number;
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly task: PeriodicTask;
+  private stopped = false;
   private inFlight?: Promise<number>;
   private released = 0;
 
@@ -33,6 +34,12 @@ export class CouponLockSweeper {
     if (!(opts.intervalMs > 0)) throw new RangeError('CouponLockSweeper intervalMs must be > 0');
     this.log = opts.logger.child({ component: 'coupon-lock-sweeper', store: opts.store.kind });
     this.clock = opts.clock ?? Date.now;
+    this.task = new PeriodicTask({
+      everyMs: opts.intervalMs,
+      logger: this.log,
+      pass: () => this.sweepOnce(),
+      messages: { failing: 'coupon lock sweep failed; retrying next tick', recovered: 'coupon lock sweeper recovered' },
+    });
   }
 
   /** Locks abandoned through this sweeper since it was made. */
@@ -41,14 +48,13 @@ export class CouponLockSweeper {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.schedule();
+    this.stopped = false;
+    this.task.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
+    this.stopped = true;
+    await this.task.stop();
     await this.inFlight?.catch(() => undefined);
   }
 
@@ -67,7 +73,7 @@ export class CouponLockSweeper {
       const settled = await Promise.all(due.map((l) => (l.state === 'abandoned' ? this.release(l).then(() => true) : this.settle(l))));
       total += settled.filter(Boolean).length;
       // A short batch can mean another instance took some of the ids this one read; only empty means done.
-      if (due.length === 0 || !this.running) return total;
+      if (due.length === 0 || this.stopped) return total;
     }
   }
 
@@ -103,15 +109,5 @@ export class CouponLockSweeper {
       );
       return false;
     }
-  }
-
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.sweepOnce()
-        .catch((err) => this.log.error({ err: { message: (err as Error).message } }, 'coupon lock sweep failed; retrying next tick'))
-        .finally(() => this.schedule());
-    }, this.opts.intervalMs);
-    this.timer.unref();
   }
 }
