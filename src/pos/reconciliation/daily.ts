@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicTask } from '../../platform/periodic-task';
 import type { RedisClient } from '../../platform/redis';
 import { dayWindow, localDate, localTime } from './day';
 import { reconcileStore, type ReconciliationDeps } from './engine';
@@ -47,26 +48,26 @@ export function dailyClaim(opts: { redis?: RedisClient; prefix: string }): Daily
  * logged, at warn when it flags anything. Only reads, like every reconciliation.
  */
 export class DailyReconciliation {
-  private timer?: NodeJS.Timeout;
   private doneFor?: string;
-  private running?: Promise<void>;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly opts: DailyOptions) {}
-
-  start(): void {
-    const tick = () => {
-      this.running = this.runIfDue().finally(() => {
-        this.running = undefined;
-      });
-    };
-    tick();
-    this.timer = setInterval(tick, this.opts.checkMs ?? 60_000);
-    this.timer.unref();
+  constructor(private readonly opts: DailyOptions) {
+    this.task = new PeriodicTask({
+      everyMs: opts.checkMs ?? 60_000,
+      logger: opts.logger,
+      pass: () => this.runIfDue(),
+      messages: { failing: 'daily reconciliation failed; tried again at the next check', recovered: 'daily reconciliation runs again' },
+    });
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  /** Checks now, then every minute. */
+  start(): void {
+    this.task.start();
+    this.task.wake();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Reconciles the day before when it is time and no instance has yet. */
@@ -91,7 +92,7 @@ export class DailyReconciliation {
     } catch (err) {
       this.doneFor = undefined;
       if (mine) await this.opts.claim.give(date).catch(() => undefined);
-      logger.error({ date, err: { message: (err as Error).message } }, 'daily reconciliation failed; tried again at the next check');
+      throw err;
     }
   }
 }
