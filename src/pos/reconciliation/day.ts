@@ -1,4 +1,5 @@
 import { problem } from '../../platform/problem';
+import { upstreamTime } from '../../upstream/date-time';
 
 /**
  * A store's day in its time zone (STORE_TIME_ZONE), with Intl alone: the
@@ -6,6 +7,9 @@ import { problem } from '../../platform/problem';
  */
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Epoch ms of a calendar date's UTC midnight (a date already checked). */
+const utcMidnight = (date: string) => upstreamTime(date) as number;
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 function formatIn(timeZone: string): Intl.DateTimeFormat {
@@ -44,7 +48,7 @@ function offsetAt(at: number, timeZone: string): number {
 
 /** Epoch ms of the wall-clock midnight that starts `date` in the zone. */
 function midnight(date: string, timeZone: string): number {
-  const wall = Date.parse(`${date}T00:00:00Z`);
+  const wall = utcMidnight(date);
   // Twice: the offset at the guess may differ from the offset at midnight (a daylight-saving change that day).
   const guess = wall - offsetAt(wall, timeZone);
   return wall - offsetAt(guess, timeZone);
@@ -59,7 +63,7 @@ export function isCalendarDate(date: string): boolean {
 
 /** The day as [from, to], both inclusive epoch ms. */
 export function dayWindow(date: string, timeZone: string): { from: number; to: number } {
-  const next = new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const next = new Date(utcMidnight(date) + 86_400_000).toISOString().slice(0, 10);
   return { from: midnight(date, timeZone), to: midnight(next, timeZone) - 1 };
 }
 
@@ -97,10 +101,11 @@ export function windowOf(
 ): { from: number; to: number; date?: string } {
   if (q.date !== undefined && (q.from !== undefined || q.to !== undefined)) throw invalid('date', 'give a date, or from and to, not both');
   if (q.from !== undefined || q.to !== undefined) {
-    const from = q.from === undefined ? Number.NaN : Date.parse(q.from);
-    const to = q.to === undefined ? Number.NaN : Date.parse(q.to);
-    if (!Number.isFinite(from)) throw invalid('from', 'must be an ISO 8601 date-time, given with to');
-    if (!Number.isFinite(to)) throw invalid('to', 'must be an ISO 8601 date-time, given with from');
+    // Read as UTC when it has no offset, as every date-time here is.
+    const from = q.from === undefined ? undefined : upstreamTime(q.from);
+    const to = q.to === undefined ? undefined : upstreamTime(q.to);
+    if (from === undefined) throw invalid('from', 'must be an ISO 8601 date-time, given with to');
+    if (to === undefined) throw invalid('to', 'must be an ISO 8601 date-time, given with from');
     if (to < from) throw invalid('to', 'must not be before from');
     if (to - from > maxDays * 86_400_000) throw invalid('to', `the window may be at most ${maxDays} days`);
     return { from, to };

@@ -1,6 +1,7 @@
 import { displayWidth, fitWidth } from '../../platform/display-width';
 import { csvOf } from '../audit/format';
 import { centre, RECEIPT_WIDTH, row } from '../sales/receipt';
+import { upstreamTime } from '../../upstream/date-time';
 import { localDateTime, localTime } from './day';
 import { FIGURES, type Figure, type Figures, type ReconciliationReport } from './types';
 
@@ -107,7 +108,7 @@ function totalsLine(label: string, here: string, there: string, width: number): 
 export function reconciliationPrintout(r: ReconciliationReport, width = RECEIPT_WIDTH): string[] {
   const tz = r.window.timeZone;
   const out = [centre(`Reconciliation ${r.storeId}`, width)];
-  const minute = (iso: string) => localDateTime(Date.parse(iso), tz).slice(0, 16);
+  const minute = (iso: string) => localDateTime(upstreamTime(iso) ?? 0, tz).slice(0, 16);
   if (r.window.date) out.push(row('Day', r.window.date, width));
   else out.push(row('From', minute(r.window.from), width), row('To', minute(r.window.to), width));
   out.push(row('Time zone', tz, width), row('Printed', minute(r.generatedAt), width));

@@ -5,7 +5,7 @@ import { ReconciliationQuery, ReconciliationReportSchema } from './schemas';
 import { totalsOf } from './engine';
 import type { ReconciliationReport, ReconciliationRow } from './types';
 
-const at = Date.parse('2026-11-23T16:02:00Z');
+const at = Date.UTC(2026, 10, 23, 16, 2);
 const rows: ReconciliationRow[] = [
   {
     kind: 'sale',
