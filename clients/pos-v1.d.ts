@@ -61,6 +61,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/pos/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who did what at this store's tills: the audit trail (manager)
+         * @description Every cashier action that changed money or points (redemption start, OTP step, void, payment, refund, sale void, coupon lock and release, customer sign-up and deletion, events, batch uploads), with its time, terminal, cashier and shift (X-Cashier-Id, X-Shift-Id), ids, points, money and outcome: `applied`, `refused` (with its code), `unknown` (the till was told to send it again), `queued` (outbox), and `settled` (how an unknown outcome was settled from the loyalty service's record). Only this store's entries, oldest first; filter by terminal, cashier, customer and action; `?format=csv` for a spreadsheet. "Which cashier redeemed alice's points last Tuesday": `?date=2026-11-17&customerId=alice&action=redemption_start,otp_step,payment`. No secret, token, hash, OTP or contact detail is kept.
+         *
+         *     **Terminal roles:** manager.
+         */
+        get: operations["getAuditTrail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pos/v1/coupon-locks": {
         parameters: {
             query?: never;
@@ -469,6 +491,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/pos/v1/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This store's day against the loyalty service's own records (manager)
+         * @description Every sale, refund, redemption and coupon lock this store's tills handled that day (the audit trail), compared with the loyalty service's record (order transactions, hold lookups) and this BFF's (the outbox, coupon locks): matched, missing upstream, upstream only (done at another branch or outside this BFF), outcome unknown and how it settled, holds or locks left open, writes queued or dead in the outbox; totals of points earned, redeemed, given back and taken back and of money paid and refunded, on both sides. It only reads, at background priority within the rate limit (one order-transactions read per sale, a hold lookup where no sale shows the hold used). Default: yesterday in STORE_TIME_ZONE. `?format=csv` or `?format=print` (the 40-column printout).
+         *
+         *     **Terminal roles:** manager.
+         */
+        get: operations["getReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pos/v1/redemption-options": {
         parameters: {
             query?: never;
@@ -637,6 +681,46 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
+        AuditEntry: {
+            /** @enum {string} */
+            action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload";
+            amountHeld?: number;
+            amountPaid?: number;
+            amountRefunded?: number;
+            at: string;
+            cashierId?: string;
+            /** @description A refusal's or an unknown outcome's code; what a repair settled it as; `created`/`updated` for a sign-up */
+            code?: string;
+            couponLockId?: string;
+            couponWorth?: number;
+            customerId?: string;
+            id: string;
+            /** @description Event names, coupon codes, or a batch upload's order ids */
+            names?: string[];
+            outboxId?: string;
+            /** @enum {string} */
+            outcome: "applied" | "refused" | "unknown" | "queued" | "settled";
+            paymentId?: string;
+            pointsEarned?: number;
+            pointsHeld?: number;
+            pointsRedeemed?: number;
+            pointsTakenBack?: number;
+            redemptionId?: string;
+            refundId?: string;
+            repair?: string;
+            requestId?: string;
+            shiftId?: string;
+            storeId: string;
+            terminalId: string;
+        };
+        AuditPage: {
+            entries: components["schemas"]["AuditEntry"][];
+            from: string;
+            /** @description Pass as `after` for the next page; null on the last */
+            next: string | null;
+            storeId: string;
+            to: string;
+        };
         CustomerDeleted: {
             customerId: string;
             /** @description Always true */
@@ -906,6 +990,101 @@ export type components = {
             /** @enum {string} */
             status: "ready" | "not_ready";
         };
+        ReconciliationFigures: {
+            earned?: number | null;
+            givenBack?: number | null;
+            paid?: number | null;
+            redeemed?: number | null;
+            refunded?: number | null;
+            takenBack?: number | null;
+        };
+        ReconciliationReport: {
+            actions: {
+                batch_upload?: number;
+                coupon_lock?: number;
+                coupon_release?: number;
+                customer_deletion?: number;
+                customer_registration?: number;
+                events?: number;
+                otp_step?: number;
+                payment?: number;
+                redemption_start?: number;
+                redemption_void?: number;
+                refund?: number;
+                sale_void?: number;
+            };
+            anomalies: {
+                id: string;
+                /** @enum {string} */
+                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
+                note: string;
+                /** @enum {string} */
+                row: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";
+            }[];
+            generatedAt: string;
+            /** @description The report for the till printer, 40 columns a line */
+            printout: string[];
+            reads: {
+                holdLookup: number;
+                orderTransactions: number;
+            };
+            rows: components["schemas"]["ReconciliationRow"][];
+            settledLater: number;
+            storeId: string;
+            totals: {
+                bff: components["schemas"]["ReconciliationFigures"];
+                notKnownHere: {
+                    earned?: number;
+                    givenBack?: number;
+                    paid?: number;
+                    redeemed?: number;
+                    refunded?: number;
+                    takenBack?: number;
+                };
+                upstream: components["schemas"]["ReconciliationFigures"];
+            };
+            window: {
+                date?: string;
+                from: string;
+                timeZone: string;
+                to: string;
+            };
+        };
+        ReconciliationRow: {
+            /** @description Epoch ms of its first entry */
+            at: number;
+            /** @description This BFF's side (null: not known here) */
+            bff: {
+                earned?: number | null;
+                givenBack?: number | null;
+                paid?: number | null;
+                redeemed?: number | null;
+                refunded?: number | null;
+                takenBack?: number | null;
+            };
+            cashierIds: string[];
+            customerId?: string;
+            /** @description The audit entries of this row */
+            entries: string[];
+            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
+            id: string;
+            /** @enum {string} */
+            kind: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";
+            note: string;
+            paymentId?: string;
+            /** @enum {string} */
+            status: "matched" | "refused" | "not_applied" | "used" | "voided" | "released" | "open" | "lapsed" | "no_hold" | "recorded_here" | "missing_upstream" | "upstream_only" | "queued" | "dead_letter" | "not_checked" | "mismatch";
+            terminalIds: string[];
+            /** @description The loyalty service's record */
+            upstream: {
+                earned?: number | null;
+                givenBack?: number | null;
+                paid?: number | null;
+                redeemed?: number | null;
+                refunded?: number | null;
+                takenBack?: number | null;
+            };
+        };
         Redemption: {
             /** @description Money value on hold (null until held) */
             amount: number | null;
@@ -1149,6 +1328,11 @@ export type components = {
     };
     parameters: {
         /**
+         * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+         * @example cashier-017
+         */
+        CashierId: string;
+        /**
          * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
          * @example 0f6c2b1e-sale-1001
          */
@@ -1163,6 +1347,11 @@ export type components = {
          * @example till-7-000123
          */
         RequestId: string;
+        /**
+         * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+         * @example shift-2026-11-24-am
+         */
+        ShiftId: string;
     };
     requestBodies: never;
     headers: {
@@ -1183,6 +1372,8 @@ export type components = {
     };
     pathItems: never;
 };
+export type AuditEntry = components['schemas']['AuditEntry'];
+export type AuditPage = components['schemas']['AuditPage'];
 export type CustomerDeleted = components['schemas']['CustomerDeleted'];
 export type CustomerHash = components['schemas']['CustomerHash'];
 export type CustomerSummary = components['schemas']['CustomerSummary'];
@@ -1201,6 +1392,9 @@ export type QueuedEvents = components['schemas']['QueuedEvents'];
 export type QueuedOrderBatch = components['schemas']['QueuedOrderBatch'];
 export type QueuedPayment = components['schemas']['QueuedPayment'];
 export type Readiness = components['schemas']['Readiness'];
+export type ReconciliationFigures = components['schemas']['ReconciliationFigures'];
+export type ReconciliationReport = components['schemas']['ReconciliationReport'];
+export type ReconciliationRow = components['schemas']['ReconciliationRow'];
 export type Redemption = components['schemas']['Redemption'];
 export type RedemptionAsk = components['schemas']['RedemptionAsk'];
 export type RefundRequest = components['schemas']['RefundRequest'];
@@ -1221,9 +1415,11 @@ export type ResponseTooManyRequests = components['responses']['TooManyRequests']
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseUnprocessable = components['responses']['Unprocessable'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
+export type ParameterCashierId = components['parameters']['CashierId'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type ParameterIdempotencyKeyRequired = components['parameters']['IdempotencyKeyRequired'];
 export type ParameterRequestId = components['parameters']['RequestId'];
+export type ParameterShiftId = components['parameters']['ShiftId'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
 export type HeaderRateLimitLimit = components['headers']['RateLimitLimit'];
 export type HeaderRateLimitRemaining = components['headers']['RateLimitRemaining'];
@@ -1306,6 +1502,90 @@ export interface operations {
             431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
+    getAuditTrail: {
+        parameters: {
+            query?: {
+                /** @description E.g. `redemption_start,otp_step,payment`: who spent this customer's points */
+                action?: string;
+                /** @description The `next` of the previous page, with the same filters */
+                after?: string;
+                /** @description As the tills send it in X-Cashier-Id */
+                cashierId?: string;
+                customerId?: string;
+                /** @description A day of the store (STORE_TIME_ZONE); default today. Or give `from` and `to` (at most 31 days). */
+                date?: string;
+                /** @description `csv`: the same page as CSV (text/csv) */
+                format?: "json" | "csv";
+                from?: string;
+                limit?: number;
+                terminalId?: string;
+                to?: string;
+            };
+            header?: {
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, oldest first */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "storeId": "store-001",
+                     *       "from": "2026-11-24T00:00:00.000Z",
+                     *       "to": "2026-11-24T23:59:59.999Z",
+                     *       "entries": [
+                     *         {
+                     *           "id": "1795603643120-0",
+                     *           "at": "2026-11-24T09:14:03.120Z",
+                     *           "storeId": "store-001",
+                     *           "terminalId": "till-1",
+                     *           "cashierId": "cashier-017",
+                     *           "shiftId": "shift-2026-11-24-am",
+                     *           "requestId": "till-1-000123",
+                     *           "action": "payment",
+                     *           "outcome": "applied",
+                     *           "customerId": "alice",
+                     *           "paymentId": "sale-1001",
+                     *           "redemptionId": "rdm_Q2x9fT0aLm4pZr8s",
+                     *           "amountPaid": 130,
+                     *           "pointsEarned": 260,
+                     *           "pointsRedeemed": 200
+                     *         }
+                     *       ],
+                     *       "next": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditPage"];
+                    /**
+                     * @example at,storeId,terminalId,cashierId,shiftId,action,outcome,code,customerId,paymentId,refundId,redemptionId,couponLockId,outboxId,names,pointsEarned,pointsRedeemed,pointsHeld,pointsTakenBack,amountPaid,amountRefunded,amountHeld,couponWorth,requestId,repair,id
+                     *     2026-11-24T09:14:03.120Z,store-001,till-1,cashier-017,shift-2026-11-24-am,payment,applied,,alice,sale-1001,,rdm_Q2x9fT0aLm4pZr8s,,,,260,200,,,130,,,,till-1-000123,,1795603643120-0
+                     */
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     lockCoupons: {
         parameters: {
             query?: never;
@@ -1316,10 +1596,20 @@ export interface operations {
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;
@@ -1518,10 +1808,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The coupon lock id from POST /coupon-locks */
@@ -1619,10 +1919,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;
@@ -1788,10 +2098,20 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The loyalty customer id (the same in every channel when possible) */
@@ -1905,10 +2225,20 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The loyalty customer id */
@@ -1956,10 +2286,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The loyalty customer id */
@@ -2055,10 +2395,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;
@@ -2130,10 +2480,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;
@@ -2216,10 +2576,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;
@@ -2438,10 +2808,20 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The outboxId of a queued write */
@@ -2505,10 +2885,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The outboxId of a queued write */
@@ -2573,10 +2963,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The outboxId of a queued write */
@@ -2643,10 +3043,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;
@@ -2934,10 +3344,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The paymentId of the completed sale */
@@ -3102,6 +3522,223 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getReconciliation: {
+        parameters: {
+            query?: {
+                /** @description A day of the store (STORE_TIME_ZONE); default yesterday. Or give `from` and `to` (at most 7 days). */
+                date?: string;
+                /** @description `csv`: one row per row and the two totals (text/csv); `print`: the 40-column printout (text/plain) */
+                format?: "json" | "csv" | "print";
+                from?: string;
+                to?: string;
+            };
+            header?: {
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, with its printout */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "storeId": "store-001",
+                     *       "window": {
+                     *         "from": "2026-11-23T00:00:00.000Z",
+                     *         "to": "2026-11-23T23:59:59.999Z",
+                     *         "date": "2026-11-23",
+                     *         "timeZone": "UTC"
+                     *       },
+                     *       "generatedAt": "2026-11-24T06:00:00.000Z",
+                     *       "actions": {
+                     *         "payment": 2
+                     *       },
+                     *       "settledLater": 1,
+                     *       "rows": [
+                     *         {
+                     *           "kind": "sale",
+                     *           "id": "sale-1001",
+                     *           "customerId": "alice",
+                     *           "terminalIds": [
+                     *             "till-1"
+                     *           ],
+                     *           "cashierIds": [
+                     *             "cashier-017"
+                     *           ],
+                     *           "status": "matched",
+                     *           "flags": [],
+                     *           "note": "paid 130",
+                     *           "bff": {
+                     *             "paid": 130,
+                     *             "earned": 260,
+                     *             "redeemed": 200
+                     *           },
+                     *           "upstream": {
+                     *             "paid": 130,
+                     *             "earned": 260,
+                     *             "redeemed": 200
+                     *           },
+                     *           "entries": [
+                     *             "1795521720000-0"
+                     *           ],
+                     *           "at": 1795446120000
+                     *         },
+                     *         {
+                     *           "kind": "sale",
+                     *           "id": "sale-1002",
+                     *           "customerId": "bob",
+                     *           "terminalIds": [
+                     *             "till-2"
+                     *           ],
+                     *           "cashierIds": [
+                     *             "cashier-021"
+                     *           ],
+                     *           "status": "matched",
+                     *           "flags": [
+                     *             "unknown_then_settled"
+                     *           ],
+                     *           "note": "paid 60; outcome unknown at 16:02; settled: recorded (sale:payment:sale-1002)",
+                     *           "bff": {
+                     *             "paid": 60,
+                     *             "earned": null,
+                     *             "redeemed": 0
+                     *           },
+                     *           "upstream": {
+                     *             "paid": 60,
+                     *             "earned": 60,
+                     *             "redeemed": 0
+                     *           },
+                     *           "entries": [
+                     *             "1795525320000-0",
+                     *             "1795525322000-0"
+                     *           ],
+                     *           "at": 1795449720000
+                     *         }
+                     *       ],
+                     *       "anomalies": [
+                     *         {
+                     *           "kind": "unknown_then_settled",
+                     *           "row": "sale",
+                     *           "id": "sale-1002",
+                     *           "note": "paid 60; outcome unknown at 16:02; settled: recorded (sale:payment:sale-1002)"
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "bff": {
+                     *           "paid": 190,
+                     *           "refunded": 0,
+                     *           "earned": 260,
+                     *           "redeemed": 200,
+                     *           "givenBack": 0,
+                     *           "takenBack": 0
+                     *         },
+                     *         "upstream": {
+                     *           "paid": 190,
+                     *           "refunded": 0,
+                     *           "earned": 320,
+                     *           "redeemed": 200,
+                     *           "givenBack": 0,
+                     *           "takenBack": 0
+                     *         },
+                     *         "notKnownHere": {
+                     *           "earned": 1
+                     *         }
+                     *       },
+                     *       "reads": {
+                     *         "orderTransactions": 2,
+                     *         "holdLookup": 0
+                     *       },
+                     *       "printout": [
+                     *         "------- Reconciliation store-001 -------",
+                     *         "Day                           2026-11-23",
+                     *         "Time zone                            UTC",
+                     *         "Printed                 2026-11-24 06:00",
+                     *         "Cashier actions                        2",
+                     *         "Checked, in step                       1",
+                     *         "Anomalies                              1",
+                     *         "---------------- Totals ----------------",
+                     *         "                       Here      Loyalty",
+                     *         "Paid                 190.00       190.00",
+                     *         "Refunded               0.00         0.00",
+                     *         "Earned                 260*          320",
+                     *         "Redeemed                200          200",
+                     *         "Given back                0            0",
+                     *         "Taken back                0            0",
+                     *         "* not known here for some rows: an",
+                     *         "answer lost, or a figure no answer gives",
+                     *         "(points given back)",
+                     *         "-------------- Anomalies ---------------",
+                     *         "16:02 sale sale-1002",
+                     *         "  unknown then settled",
+                     *         "  paid 60; outcome unknown at 16:02;",
+                     *         "  settled: recorded",
+                     *         "  (sale:payment:sale-1002)",
+                     *         "----------------------------------------"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReconciliationReport"];
+                    /**
+                     * @example time,kind,id,status,flags,customerId,paymentId,terminals,cashiers,here_paid,here_refunded,here_earned,here_redeemed,here_givenBack,here_takenBack,loyalty_paid,loyalty_refunded,loyalty_earned,loyalty_redeemed,loyalty_givenBack,loyalty_takenBack,note,auditEntries
+                     *     2026-11-23 15:02:00,sale,sale-1001,matched,,alice,,till-1,cashier-017,130.00,,260,200,,,130.00,,260,200,,,paid 130,1
+                     *     2026-11-23 16:02:00,sale,sale-1002,matched,unknown_then_settled,bob,,till-2,cashier-021,60.00,,,0,,,60.00,,60,0,,,paid 60; outcome unknown at 16:02; settled: recorded (sale:payment:sale-1002),2
+                     *     ,total,here,,,,,,,190.00,0.00,260,200,0,0,,,,,,,,
+                     *     ,total,loyalty,,,,,,,,,,,,,190.00,0.00,320,200,0,0,,
+                     */
+                    "text/csv; charset=utf-8": string;
+                    /**
+                     * @example ------- Reconciliation store-001 -------
+                     *     Day                           2026-11-23
+                     *     Time zone                            UTC
+                     *     Printed                 2026-11-24 06:00
+                     *     Cashier actions                        2
+                     *     Checked, in step                       1
+                     *     Anomalies                              1
+                     *     ---------------- Totals ----------------
+                     *                            Here      Loyalty
+                     *     Paid                 190.00       190.00
+                     *     Refunded               0.00         0.00
+                     *     Earned                 260*          320
+                     *     Redeemed                200          200
+                     *     Given back                0            0
+                     *     Taken back                0            0
+                     *     * not known here for some rows: an
+                     *     answer lost, or a figure no answer gives
+                     *     (points given back)
+                     *     -------------- Anomalies ---------------
+                     *     16:02 sale sale-1002
+                     *       unknown then settled
+                     *       paid 60; outcome unknown at 16:02;
+                     *       settled: recorded
+                     *       (sale:payment:sale-1002)
+                     *     ----------------------------------------
+                     */
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listRedemptionOptions: {
         parameters: {
             query?: never;
@@ -3187,10 +3824,20 @@ export interface operations {
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;
@@ -3315,10 +3962,20 @@ export interface operations {
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The redemption id from POST /redemptions */
@@ -3387,10 +4044,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path: {
                 /** @description The redemption id from POST /redemptions */
@@ -3458,10 +4125,20 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
             };
             path?: never;
             cookie?: never;

@@ -43,6 +43,9 @@ export interface LogContext {
   terminalId?: string;
   storeId?: string;
   role?: string;
+  /** X-Cashier-Id and X-Shift-Id, when the till sent them. */
+  cashierId?: string;
+  shiftId?: string;
 }
 
 const logContext = new AsyncLocalStorage<LogContext>();

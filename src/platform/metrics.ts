@@ -46,6 +46,8 @@ export interface Metrics {
   readonly outboxDeadLetters: Counter<'operation'>;
   /** Each `error` event of the Redis connection (failed commands and reconnect attempts). */
   readonly redisErrors: Counter;
+  /** `what`: `write_failed` (an audit entry kept in memory and tried again) or `entry_lost` (given up). */
+  readonly auditFailures: Counter<'what'>;
   readonly redisUp: Gauge;
   /** 0 closed, 1 half-open, 2 open (CIRCUIT_STATE_VALUE). */
   readonly circuitState: Gauge;
@@ -140,6 +142,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       name: 'pos_outbox_deliveries_total',
       help: 'Outbox delivery attempts, by operation and outcome',
       labelNames: ['operation', 'outcome'],
+      registers,
+    }),
+    auditFailures: new Counter({
+      name: 'pos_audit_failures_total',
+      help: 'Audit trail writes that failed (write_failed: kept and tried again) and entries given up (entry_lost)',
+      labelNames: ['what'],
       registers,
     }),
     outboxDeadLetters: new Counter({

@@ -30,6 +30,16 @@ export const PROBLEM_CATALOGUE = {
     tillDoes: 'Send a new key per request and the same key on its retries',
   },
   idempotency_key_invalid: { status: 400, meaning: 'The Idempotency-Key header is not 1-255 visible ASCII characters, sent once', tillDoes: FIX },
+  cashier_header_invalid: {
+    status: 400,
+    meaning: 'X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header',
+    tillDoes: FIX,
+  },
+  cashier_required: {
+    status: 400,
+    meaning: 'This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header',
+    tillDoes: 'Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again',
+  },
   request_aborted: { status: 400, meaning: 'The till closed the request before its body arrived', tillDoes: 'Send it again (same Idempotency-Key)' },
   request_size_invalid: { status: 400, meaning: 'The body was not as long as Content-Length said', tillDoes: 'Send it again (same Idempotency-Key)' },
   request_unreadable: { status: 400, meaning: 'The body could not be read', tillDoes: 'Send it again (same Idempotency-Key)' },

@@ -9,6 +9,7 @@ import { mountRoutes } from './http/route';
 import { enterLogContext } from './http/log-context';
 import { methodNotAllowed } from './http/method-not-allowed';
 import { mountPosDocs } from './http/ops';
+import { cashierHeaders, cashierOf } from './audit/cashier';
 import { renderProblem } from './http/problem';
 import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
 import { httpMetrics, markRouteBase, metricsRoute } from './metrics';
@@ -44,7 +45,7 @@ export interface BffAppOptions {
 /** The terminal and store on every log line of an authenticated request. */
 function terminalLogProps(req: Request): Record<string, unknown> {
   const identity = (req.res?.locals as { identity?: { terminal: { id: string; role: string }; store: { id: string } } } | undefined)?.identity;
-  return identity ? { terminalId: identity.terminal.id, storeId: identity.store.id, role: identity.terminal.role } : {};
+  return identity ? { terminalId: identity.terminal.id, storeId: identity.store.id, role: identity.terminal.role, ...(req.res ? cashierOf(req.res) : {}) } : {};
 }
 
 export function createBffApp(opts: BffAppOptions): Express {
@@ -69,6 +70,7 @@ export function createBffApp(opts: BffAppOptions): Express {
   pos.use(jsonBodiesOnly);
   pos.use(express.json({ limit: opts.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'] }));
   pos.use(boundedBodyDepth());
+  pos.use(cashierHeaders({ requiredByDefault: opts.deps.settings.cashierRequired ?? false }));
   pos.use(enterLogContext);
   // After auth and parsing: a key is scoped to the terminal and bound to the parsed body.
   const keys =

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
-import type { CashierApiSettings, HoldExpirySettings, MoneySettings } from '../platform/settings';
+import type { AuditSettings, CashierApiSettings, HoldExpirySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
 import type { BatchJobStore } from './orders/batch-jobs';
 import type { LoyaltyClient } from '../upstream';
 import type { CouponLockStore } from './coupons/locks/types';
@@ -8,6 +8,7 @@ import type { RedemptionOptionsCache } from './redemptions/options';
 import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
 import type { Repair } from './money/repairs';
+import type { AuditTrail } from './audit/trail';
 import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales/records';
 import type { OpenRedemptionCap } from './redemptions/open-redemptions';
@@ -31,6 +32,11 @@ export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[num
   Pick<MoneySettings, (typeof FROM_MONEY)[number]> & {
     /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
     holdExpiryLookup?: HoldExpirySettings['lookup'];
+    /** CASHIER_ID_REQUIRED: a store's default for needing X-Cashier-Id and X-Shift-Id; absent: false. */
+    cashierRequired?: boolean;
+    /** STORE_TIME_ZONE and RECONCILIATION_CONCURRENCY (src/pos/reconciliation); absent: UTC, 2. */
+    storeTimeZone?: string;
+    reconciliationConcurrency?: number;
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -38,8 +44,21 @@ function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
 }
 
 /** The operations' settings, taken from the configuration's slices once, when the BFF is assembled. */
-export function posSettings(config: { pos: CashierApiSettings; money: MoneySettings; holdExpiry: HoldExpirySettings }): PosSettings {
-  return { ...pick(config.pos, FROM_CASHIER_API), ...pick(config.money, FROM_MONEY), holdExpiryLookup: config.holdExpiry.lookup };
+export function posSettings(config: {
+  pos: CashierApiSettings;
+  money: MoneySettings;
+  holdExpiry: HoldExpirySettings;
+  audit: AuditSettings;
+  reconciliation: ReconciliationSettings;
+}): PosSettings {
+  return {
+    ...pick(config.pos, FROM_CASHIER_API),
+    ...pick(config.money, FROM_MONEY),
+    holdExpiryLookup: config.holdExpiry.lookup,
+    cashierRequired: config.audit.cashierRequired,
+    storeTimeZone: config.reconciliation.timeZone,
+    reconciliationConcurrency: config.reconciliation.concurrency,
+  };
 }
 
 /** What every cashier operation may use; built once in the app factory. */
@@ -69,10 +88,15 @@ export interface PosDeps {
   logger: Logger;
   /** Prometheus metrics of this instance (src/platform/metrics.ts). */
   metrics: Metrics;
+  /** Every cashier action that changes money or points, per store (src/pos/audit); absent: not kept. */
+  audit?: AuditTrail;
 }
 
 /** Per-request context an operation needs: who calls and the request id to pass upstream. */
 export interface CallContext {
   identity: TerminalIdentity;
   requestId: string;
+  /** X-Cashier-Id and X-Shift-Id as the till sent them (validated in src/pos/audit/cashier.ts). */
+  cashierId?: string;
+  shiftId?: string;
 }

@@ -7,6 +7,8 @@ import { OUTBOX_ROUTES } from './outbox/routes';
 import { REDEMPTION_ROUTES } from './redemptions/routes';
 import { REFUND_ROUTES } from './refunds/routes';
 import { SALE_ROUTES } from './sales/routes';
+import { AUDIT_ROUTES } from './audit/routes';
+import { RECONCILIATION_ROUTES } from './reconciliation/routes';
 
 /** Every cashier route, in the order they are mounted; the OpenAPI document is made from this list. */
 export const POS_ROUTES: readonly PosRoute[] = [
@@ -18,4 +20,6 @@ export const POS_ROUTES: readonly PosRoute[] = [
   ...EVENT_ROUTES,
   ...ORDER_ROUTES,
   ...OUTBOX_ROUTES,
+  ...AUDIT_ROUTES,
+  ...RECONCILIATION_ROUTES,
 ];

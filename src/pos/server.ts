@@ -25,6 +25,11 @@ import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
 import { createSaleRecords } from './sales/records';
 import { createBatchJobStore } from './orders/batch-jobs';
+import { AuditTrail, createAuditStore } from './audit';
+import { auditedRepair } from './audit/record';
+import { reconciliationDepsOf } from './reconciliation';
+import { startDailyReconciliation } from './reconciliation/daily';
+import { readTerminalsFile } from './terminals/file';
 import { bffSecurity, openRedemptionCapFor } from './security';
 import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
@@ -134,11 +139,32 @@ export async function startBff(
     clock,
     logger,
     metrics,
+    audit: new AuditTrail({
+      store: createAuditStore({ redis, prefix: config.redis.keyPrefix, retentionDays: config.audit.retentionDays }),
+      logger,
+      clock,
+      onFailure: (what) => metrics.auditFailures.inc({ what }),
+    }),
   };
-  const repairs = new RepairQueue({ intervalMs: 1000, logger });
+  const repairs = new RepairQueue({ intervalMs: 1000, logger, onAdd: auditedRepair });
   deps.repairs = repairs;
   repairs.start();
   closeHooks.push(() => repairs.stop());
+  const daily = config.reconciliation.dailyAt;
+  if (daily) {
+    const stores = () => readTerminalsFile(config.pos.terminalsFile)?.stores.map((st) => st.id) ?? [];
+    const opts = {
+      deps: reconciliationDepsOf(deps),
+      at: daily,
+      dir: config.reconciliation.reportDir,
+      stores,
+      redis,
+      prefix: config.redis.keyPrefix,
+      logger,
+      clock,
+    };
+    closeHooks.push(startDailyReconciliation(opts));
+  }
   const registry = new TerminalRegistry(config.pos.terminalsFile, { logger });
   const health = healthRoutes({
     redis,
@@ -265,6 +291,7 @@ export async function startBff(
             .catch((err) => logger.error({ err }, 'a close hook failed'));
         }
         loyalty.close?.();
+        await deps.audit?.close();
         await redemptions.close();
         await otpTickets.close();
         await outbox.close();

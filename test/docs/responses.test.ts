@@ -159,6 +159,28 @@ describe('real answers of queued writes and the outbox routes match the document
   });
 });
 
+describe('store reports match the documented schemas', () => {
+  let s: Stack;
+  beforeAll(async () => {
+    s = await startStack({ store: 'memory' });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('the audit trail and the reconciliation of the day so far', async () => {
+    const from = new Date(Date.now() - 60_000).toISOString();
+    await s.seed('doc-report', 500);
+    await s.pos('cashier').post('/payments', { customerId: 'doc-report', paymentId: 'doc-report-1', totalPaid: 30 }).set('X-Cashier-Id', 'c-1').expect(201);
+    const audit = documented('get', '/audit', await s.pos('manager').get('/audit?customerId=doc-report'));
+    expect(audit.entries).toHaveLength(1);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const report = documented('get', '/reconciliation', await s.pos('manager').get(`/reconciliation?from=${from}&to=${to}`));
+    expect(report.rows.map((r: { id: string; status: string }) => [r.id, r.status])).toEqual([['doc-report-1', 'matched']]);
+    problem(await s.pos('manager').get('/reconciliation?date=yesterday'), 400);
+  });
+});
+
 describe('coverage', () => {
   it('every documented cashier answer was seen for real: each route, and each queued answer', () => {
     const documentedAnswers = POS_ROUTES.flatMap((r) => [`${r.method} ${r.path} success`, ...(r.queued ? [`${r.method} ${r.path} queued`] : [])]);

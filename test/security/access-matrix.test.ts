@@ -295,6 +295,9 @@ const ROUTES: RouteRule[] = [
   },
   // Every store may list its own dead letters (store-002 has none): not a 404.
   { name: 'GET /outbox/dead', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/outbox/dead' }) },
+  // Store reports: each store's manager reads its own store's (the other store's cannot be named).
+  { name: 'GET /audit', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/audit' }) },
+  { name: 'GET /reconciliation', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/reconciliation' }) },
   {
     name: 'POST /outbox/dead/:id/retry',
     roles: ['manager'],

@@ -13,17 +13,36 @@ import { upstream } from './upstream';
 import { money } from './money';
 import { pos } from './pos';
 import { holdExpiry } from './hold-expiry';
+import { audit } from './audit';
+import { reconciliation } from './reconciliation';
 
 /**
  * Every feature's settings under the name of its slice of the configuration,
  * in the order start-up shows them and the generated docs list them.
  */
-export const FEATURES = { env: environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
+export const FEATURES = {
+  env: environment,
+  log,
+  http,
+  ops,
+  security,
+  sandbox,
+  loyalty,
+  redis,
+  idempotency,
+  outbox,
+  upstream,
+  money,
+  pos,
+  holdExpiry,
+  audit,
+  reconciliation,
+};
 
 /** The whole configuration: each feature's slice under its name. */
 export type Settings = { [K in keyof typeof FEATURES]: SliceOf<(typeof FEATURES)[K]> };
 
-export { environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry };
+export { environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry, audit, reconciliation };
 export { NODE_ENVS, type Deployment, type Feature, type NodeEnv, type Setting, type SettingDoc } from './define';
 export type { LogSettings } from './log';
 export type { HttpSettings, TlsSettings } from './http';
@@ -38,3 +57,5 @@ export type { UpstreamSettings } from './upstream';
 export type { MoneySettings } from './money';
 export type { CashierApiSettings } from './pos';
 export type { HoldExpirySettings } from './hold-expiry';
+export type { AuditSettings } from './audit';
+export type { ReconciliationSettings } from './reconciliation';

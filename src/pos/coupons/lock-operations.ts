@@ -9,6 +9,7 @@ import type { CallContext, PosDeps } from '../deps';
 import type { CouponCheckBody } from './schemas';
 import { couponLockRefused, worthOf } from './verdicts';
 import { merchantOf } from '../terminals/store-merchant';
+import { auditNote } from '../audit/record';
 
 const round2 = (n: number) => Math.round((n + Number.EPSILON) * 100) / 100;
 
@@ -137,6 +138,7 @@ export async function releaseCouponLock(deps: PosDeps, ctx: CallContext, id: str
         throw err;
       }),
     onRecord: async () => false,
+    audit: auditNote(deps, ctx, 'coupon_release', { customerId: l.customerId, couponLockId: id }),
   });
   return couponLockView(lock.ended as CouponLock, deps.clock());
 }

@@ -5,6 +5,7 @@ import * as res from '../response-schemas';
 import * as req from '../schemas';
 import { customerHash, customerSummary, deleteCustomer, registerCustomer } from './operations';
 import * as cs from './schemas';
+import { audited } from '../audit/record';
 
 const customerId = (description: string, example: string) => z.object({ id: req.CustomerIdParam.shape.id.meta({ description, example }) });
 /** A sign-up creates or updates by the till's own id: never 404, never a conflict. */
@@ -23,7 +24,7 @@ const deleted = (operationId: string, method: 'delete' | 'post', path: string, s
     params: customerId('The loyalty customer id', 'alice'),
     success: { status: 200, description: 'Deleted', schema: res.CustomerDeletedSchema, example: ex.customerDeleted },
     errors: READ_ERRORS,
-    handle: (deps, ctx, { params }) => deleteCustomer(deps, ctx, params.id),
+    handle: (deps, ctx, { params }) => audited(deps, ctx, 'customer_deletion', { customerId: params.id }, (c) => deleteCustomer(deps, c, params.id)),
   });
 
 /** Customers at the till: look one up, sign one up, the kiosk's QR hash, and deletion (managers). */
@@ -72,7 +73,8 @@ export const CUSTOMER_ROUTES = [
       example: { customerId: 'nour-1001', outcome: 'created', loyaltyId: '81234', profile: signUp },
     },
     errors: SIGN_UP_ERRORS,
-    handle: (deps, ctx, { params, body }) => registerCustomer(deps, ctx, params.id, body),
+    handle: (deps, ctx, { params, body }) =>
+      audited(deps, ctx, 'customer_registration', { customerId: params.id }, (c) => registerCustomer(deps, c, params.id, body)),
   }),
   route({
     method: 'get',

@@ -3,6 +3,7 @@ import { examples as ex } from '../openapi/examples';
 import * as res from '../response-schemas';
 import * as req from '../schemas';
 import { recordEventsOrQueue } from './operations';
+import { audited } from '../audit/record';
 
 /** Customer events from tills and kiosks. */
 export const EVENT_ROUTES = [
@@ -17,6 +18,7 @@ export const EVENT_ROUTES = [
     success: { status: 200, description: 'Sent on', schema: res.EventsAcceptedSchema, example: ex.eventsAccepted },
     queued: { schema: res.QueuedEventsSchema, example: ex.queuedEvents },
     errors: WRITE_ERRORS,
-    handle: (deps, ctx, { body }) => recordEventsOrQueue(deps, ctx, body),
+    handle: (deps, ctx, { body }) =>
+      audited(deps, ctx, 'events', { customerId: body.customerId, names: Object.keys(body.events) }, (c) => recordEventsOrQueue(deps, c, body)),
   }),
 ];

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { requestIdOf } from '../../platform/http';
 import { runWithLogContext } from '../../platform/logger';
 import type { TerminalIdentity } from '../terminals/types';
+import { cashierOf } from '../audit/cashier';
 
 /**
  * Puts the request id and the calling terminal on every log line written
@@ -17,6 +18,7 @@ export const enterLogContext: RequestHandler = (req, res, next) => {
       terminalId: identity?.terminal.id,
       storeId: identity?.store.id,
       role: identity?.terminal.role,
+      ...cashierOf(res),
     },
     next,
   );

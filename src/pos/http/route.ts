@@ -32,7 +32,7 @@ export interface PosRoute<
   /** Express form, below /pos/v1. */
   path: string;
   operationId: string;
-  tag: 'Customers' | 'Redemptions' | 'Payments' | 'Engagement' | 'Outbox';
+  tag: 'Customers' | 'Redemptions' | 'Payments' | 'Engagement' | 'Outbox' | 'Store reports';
   summary: string;
   description?: string;
   roles: TerminalRole[];
@@ -47,6 +47,8 @@ export interface PosRoute<
   /** `emptyIs`: the body taken when the request has none. */
   body?: { schema: NonNullable<B>; examples: Examples; emptyIs?: Out<B> };
   success: { status: 200 | 201 | 202; description: string; schema: S; example: unknown; location?: boolean };
+  /** Other forms of the answer, asked for with `?format=`: the content type and how the answer is written in it (a report's CSV). */
+  formats?: Record<string, { contentType: string; write(view: z.output<S>): string; example: string }>;
   /** The 202 answer when the write was queued in the outbox (the upstream was out of reach). */
   queued?: { schema: NonNullable<QS>; example: unknown };
   errors: ErrorName[];
@@ -108,6 +110,8 @@ export function mountRoutes(router: Router, deps: PosDeps, routes: readonly PosR
       };
       const view = await r.handle(deps, callContext(req, res), input);
       res.status(r.queued ? statusFor(view, r.success.status) : r.success.status);
+      const form = r.formats?.[String((input.query as { format?: unknown } | undefined)?.format)];
+      if (form) return void res.type(form.contentType).send(form.write(view));
       if (r.success.location) res.location(`${POS_API_PREFIX}${r.path}/${(view as { id: string }).id}`);
       res.json(view);
     });

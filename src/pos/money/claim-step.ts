@@ -33,6 +33,8 @@ export interface MoneyAction<A> {
   /** The till's refusal for a definite upstream refusal (a duplicate here means the id is another's). */
   explain?(refusal: AppError): AppError;
   logger: Logger;
+  /** Runs the whole step and sees its outcome (the audit trail, src/pos/audit); it must not change it. */
+  audit?: { around<T>(run: () => Promise<T>): Promise<T> };
 }
 
 /**
@@ -49,6 +51,7 @@ export interface MoneyAction<A> {
  * Returns the upstream's answer, or undefined when its record showed the write.
  */
 export async function claimActSettle<A>(action: MoneyAction<A>): Promise<A | undefined> {
+  if (action.audit) return action.audit.around(() => claimActSettle({ ...action, audit: undefined }));
   const taken: Claim<A>[] = [];
   try {
     for (const c of action.claims) {

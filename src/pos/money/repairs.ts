@@ -26,7 +26,14 @@ export class RepairQueue {
   private busy = false;
   private readonly task: PeriodicTask;
 
-  constructor(private readonly opts: { intervalMs: number; logger: Logger }) {
+  constructor(
+    private readonly opts: {
+      intervalMs: number;
+      logger: Logger;
+      /** Sees each repair as it is added (the audit trail records how it settles). */
+      onAdd?: (repair: Repair) => Repair;
+    },
+  ) {
     this.task = new PeriodicTask({
       everyMs: opts.intervalMs,
       logger: opts.logger,
@@ -40,6 +47,7 @@ export class RepairQueue {
   }
 
   add(repair: Repair): void {
+    repair = this.opts.onAdd?.(repair) ?? repair;
     this.pending.set(repair.key, { repair, tries: 0, nextAt: 0 });
     this.opts.logger.warn({ repair: repair.key }, 'outcome not recorded; will settle it from the upstream');
   }

@@ -66,6 +66,8 @@ export const PARAMS = {
   idempotencyKey: ref('parameters', 'IdempotencyKey'),
   idempotencyKeyRequired: ref('parameters', 'IdempotencyKeyRequired'),
   requestId: ref('parameters', 'RequestId'),
+  cashierId: ref('parameters', 'CashierId'),
+  shiftId: ref('parameters', 'ShiftId'),
 };
 export const REQUEST_ID_HEADER = { 'X-Request-Id': ref('headers', 'XRequestId') };
 export const REPLAYED_HEADER = { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') };
@@ -120,6 +122,22 @@ export function registerComponents(registry: OpenAPIRegistry): void {
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
     example: 'till-7-000123',
   });
+  for (const [name, header, example] of [
+    ['CashierId', 'X-Cashier-Id', 'cashier-017'],
+    ['ShiftId', 'X-Shift-Id', 'shift-2026-11-24-am'],
+  ] as const) {
+    registry.registerComponent('parameters', name, {
+      name: header,
+      in: 'header',
+      required: false,
+      description:
+        `The till's own id of the ${name === 'CashierId' ? 'cashier' : 'shift'} (never a name or an email): kept in the audit trail with the action, logged, ` +
+        "and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id " +
+        'on every write (400 `cashier_required`).',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$' },
+      example,
+    });
+  }
   registry.registerComponent('headers', 'XRequestId', {
     description: 'The request id: yours when it was valid, otherwise a new UUID. Quote it in a support ticket.',
     schema: { type: 'string' },

@@ -31,11 +31,12 @@ type Headers = Exclude<ResponseConfig['headers'], undefined | z.ZodObject>;
 
 /** The success answer, and the 202 of a queued write (one 202 with either body when the success is a 202 too). */
 function successResponses(r: PosRoute, headers: Headers): RouteConfig['responses'] {
+  const forms = Object.fromEntries(Object.entries(r.formats ?? {}).map(([, f]) => [f.contentType, { schema: z.string(), example: f.example }]));
   const ok = {
     [r.success.status]: {
       description: r.success.description,
       headers,
-      content: { 'application/json': { schema: r.success.schema, example: r.success.example } },
+      content: { 'application/json': { schema: r.success.schema, example: r.success.example }, ...forms },
     },
   };
   if (!r.queued) return ok;
@@ -70,8 +71,11 @@ function toRouteConfig(r: PosRoute): RouteConfig {
     summary: r.summary,
     description: [r.description, roleText(r.roles)].filter(Boolean).join('\n\n'),
     'x-terminal-roles': r.roles,
-    parameters:
-      r.method === 'post' ? [r.idempotencyKey === 'required' ? PARAMS.idempotencyKeyRequired : PARAMS.idempotencyKey, PARAMS.requestId] : [PARAMS.requestId],
+    parameters: [
+      ...(r.method === 'post' ? [r.idempotencyKey === 'required' ? PARAMS.idempotencyKeyRequired : PARAMS.idempotencyKey] : []),
+      PARAMS.requestId,
+      ...(r.method === 'get' ? [] : [PARAMS.cashierId, PARAMS.shiftId]),
+    ],
     request: {
       params: r.params,
       query: r.query,
@@ -187,6 +191,7 @@ export function buildPosOpenApi() {
       { name: 'Payments', description: 'Sales, voids and refunds' },
       { name: 'Engagement', description: 'Events and offline order uploads' },
       { name: 'Outbox', description: 'Writes queued while the loyalty service was out of reach, and their dead letters' },
+      { name: 'Store reports', description: "For managers: the store's audit trail and its end-of-day reconciliation against the loyalty service" },
       { name: 'Operations', description: 'For operators, without a terminal token' },
     ],
   });

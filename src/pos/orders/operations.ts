@@ -8,6 +8,9 @@ import { saleIdClaim } from '../sales/claims';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { BatchOrdersBody } from '../schemas';
 import { merchantOf } from '../terminals/store-merchant';
+import { auditNote } from '../audit/record';
+import { batchSubject } from '../audit/subjects';
+import { withCashier } from '../audit/cashier';
 
 /** End-of-day upload of sales rung up offline; merchant and channel come from the terminal. */
 export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
@@ -18,7 +21,7 @@ export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchO
 
 function toUpstreamBatch(ctx: CallContext, body: BatchOrdersBody): BatchOrdersRequest {
   const merchant = merchantOf(ctx.identity.store);
-  return { body: body.orders.map((o) => ({ ...o, channel: 'pos' as const, merchant })) };
+  return { body: body.orders.map((o) => ({ ...o, channel: 'pos' as const, merchant, extra: withCashier(ctx, undefined) })) };
 }
 
 export type QueuedOrders = QueuedView & { orders: number };
@@ -57,6 +60,7 @@ export async function uploadOrdersOrQueue(
       ),
     // A batch is not refused as a whole for a duplicate; its orders are, one by one, in its status.
     onRecord: async () => false,
+    audit: auditNote(deps, ctx, 'batch_upload', batchSubject(body)),
   });
   return answer as Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders;
 }

@@ -11,6 +11,8 @@ import { confirmExpiry, estimatedExpiry, lookUpExpiry } from './hold-period';
 import type { Redemption, RedemptionAsk } from './types';
 import { CustomerId, Hash, type StartRedemptionBody } from '../schemas';
 import { redemptionView, RedemptionView } from './view';
+import { auditNote, noteForAudit } from '../audit/record';
+import { redemptionSubject } from '../audit/subjects';
 
 export function newRedemptionId(): string {
   return `rdm_${randomBytes(12).toString('base64url')}`;
@@ -353,6 +355,7 @@ async function holdNow(
     await releaseOrphan(deps, ctx, hold.holdReference);
     refuseUnchecked(deps.settings.redemptionProof);
   }
+  noteForAudit({ holdReference: hold.holdReference });
   const expiresAt = await expiryOf(deps, ctx, base.id, hold, startedAt);
   const record: Redemption = {
     ...base,
@@ -393,6 +396,7 @@ export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp
     logger: deps.logger,
     send: () => placeHold(deps, ctx, r, { otp, hash: r.hash }),
     onRecord: async () => false,
+    audit: auditNote(deps, ctx, 'otp_step', redemptionSubject(id, r)),
   });
   return redemptionView(confirming.ended as Redemption, deps.clock());
 }
@@ -428,6 +432,7 @@ export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string
       }
     },
     onRecord: async () => false,
+    audit: auditNote(deps, ctx, 'redemption_void', () => redemptionSubject(id, voiding.claimed)),
   });
   return redemptionView(voiding.ended as Redemption, deps.clock());
 }

@@ -6,6 +6,8 @@ import * as res from '../response-schemas';
 import * as req from '../schemas';
 import { RedemptionOptionsSchema } from '../coupons/schemas';
 import { getRedemption, startRedemption, submitOtp, voidRedemption } from './operations';
+import { audited } from '../audit/record';
+import { startSubject } from '../audit/start-subject';
 
 const redemptionId = z.object({ id: req.RedemptionIdParam.shape.id.meta({ description: 'The redemption id from POST /redemptions', example: REDEMPTION_ID }) });
 /** POST /redemptions: its 409 is mostly the per-terminal cap on open redemptions. */
@@ -42,7 +44,7 @@ export const REDEMPTION_ROUTES = [
       location: true,
     },
     errors: START_ERRORS,
-    handle: (deps, ctx, { body }) => startRedemption(deps, ctx, body),
+    handle: (deps, ctx, { body }) => audited(deps, ctx, 'redemption_start', startSubject(body), (c) => startRedemption(deps, c, body)),
   }),
   route({
     method: 'post',

@@ -8,6 +8,8 @@ import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { RefundBody, SaleLine, SaleVoidBody } from '../schemas';
 import { merchantOf } from '../terminals/store-merchant';
+import { auditNote } from '../audit/record';
+import { refundSubject } from '../audit/subjects';
 
 export interface RefundView {
   refundId: string;
@@ -85,7 +87,13 @@ async function requireOwnSale(deps: PosDeps, ctx: CallContext, paymentId: string
 }
 
 /** The refund write itself: sent now, or queued behind the customer's queued writes; its outcome settles the claims. */
-function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims: Claim[]): Promise<RefundView | QueuedRefund> {
+function sendRefund(
+  deps: PosDeps,
+  ctx: CallContext,
+  req: RefundRequest,
+  claims: Claim[],
+  action: 'refund' | 'sale_void' = 'refund',
+): Promise<RefundView | QueuedRefund> {
   const summary = { refundId: req.refundTransactionId, paymentId: req.reverseTransactionId, customerId: req.customerId };
   return claimActSettle<RefundAnswer | QueuedRefund>({
     what: `Refund ${req.refundTransactionId}`,
@@ -106,6 +114,7 @@ function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims:
             { loyaltyCode: refusal.loyaltyCode },
           )
         : refusal,
+    audit: auditNote(deps, ctx, action, refundSubject(req)),
   }).then((answer) => (answer && 'queued' in answer ? answer : refundView(req, answer)));
 }
 
@@ -155,5 +164,5 @@ export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: strin
     saleForVoid(deps, ctx, paymentId, refundId, deps.settings.returnsAtAnyBranch),
     saleIdClaim(deps, ctx, { kind: 'refund', id: refundId, customerId: body.customerId, paymentId }, { kind: 'refund' }),
   ];
-  return sendRefund(deps, ctx, req, claims);
+  return sendRefund(deps, ctx, req, claims, 'sale_void');
 }

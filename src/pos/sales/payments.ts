@@ -13,6 +13,9 @@ import type { Redemption } from '../redemptions/types';
 import type { PaymentBody, SaleLine } from '../schemas';
 import { merchantOf } from '../terminals/store-merchant';
 import { checkSaleTotals } from './totals';
+import { auditNote } from '../audit/record';
+import { saleSubject } from '../audit/subjects';
+import { withCashier } from '../audit/cashier';
 
 /** Drops zero tax/discount: the v4.0 interface wants them positive or absent. */
 const positiveOrAbsent = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
@@ -47,7 +50,7 @@ export function toUpstreamPayment(ctx: CallContext, body: PaymentBody, now: numb
     merchant: merchantOf(ctx.identity.store),
     redemption,
     cashbackConfigurations: body.returnWindowDays !== undefined ? { returnWindow: body.returnWindowDays } : undefined,
-    extra: body.extra,
+    extra: withCashier(ctx, body.extra),
     paymentDetails: body.lines?.map((l) => ({
       serviceId: l.serviceId,
       serviceName: l.name,
@@ -141,6 +144,7 @@ export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentB
     },
     onRecord: () => paymentOnRecordOf(deps, body, hold()),
     explain: (refusal) => explainRefusal(refusal, body),
+    audit: auditNote(deps, ctx, 'payment', () => saleSubject(body, redemption?.claimed)),
   });
   if (answer && 'queued' in answer) return { view: answer };
   return { view: paymentView(body, answer, redemption?.ended), lock: lock?.ended };

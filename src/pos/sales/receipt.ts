@@ -39,7 +39,7 @@ export function row(label: string, value: string, width = RECEIPT_WIDTH): string
   return l + ' '.repeat(room - displayWidth(l)) + v;
 }
 
-function centre(text: string, width = RECEIPT_WIDTH): string {
+export function centre(text: string, width = RECEIPT_WIDTH): string {
   const t = fitWidth(` ${text} `, width);
   const left = Math.floor((width - displayWidth(t)) / 2);
   return '-'.repeat(left) + t + '-'.repeat(width - left - displayWidth(t));

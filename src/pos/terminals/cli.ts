@@ -12,6 +12,7 @@ import { revokeTerminalCommand, terminalCommand } from '../../platform/operator-
 import { BadRequestError, isAppError } from '../../platform/errors';
 import { addStore, addTerminal, listTerminals, revokeTerminal } from './operations';
 import { TERMINAL_ROLES, type TerminalRole } from './types';
+import { REPORT_USAGE, runReportCli } from '../reconciliation/cli';
 
 const usage = () => `usage: ${terminalCommand()} <command> [options]
 
@@ -22,10 +23,11 @@ commands:
       list terminals (never their tokens; at most 8 hex characters of a hash)
   revoke <terminalId>
       revoke a terminal; a running BFF refuses its token within a second or so
-  add-store --id <storeId> --merchant-id <id> --merchant-name <name> --branch-id <id> --branch-name <name>
-      add a store (the merchant and branch the loyalty service knows)
+  add-store --id <storeId> --merchant-id <id> --merchant-name <name> --branch-id <id> --branch-name <name> [--require-cashier]
+      add a store (the merchant and branch the loyalty service knows); --require-cashier: its tills must send X-Cashier-Id and X-Shift-Id
+${REPORT_USAGE}
 
-every command takes --file <path> (default: TERMINALS_FILE, else config/terminals.json)`;
+every terminal command takes --file <path> (default: TERMINALS_FILE, else config/terminals.json)`;
 
 class UsageError extends Error {}
 
@@ -40,6 +42,7 @@ const OPTIONS = {
   'merchant-name': { type: 'string' },
   'branch-id': { type: 'string' },
   'branch-name': { type: 'string' },
+  'require-cashier': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -49,7 +52,7 @@ const ALLOWED: Record<string, (keyof typeof OPTIONS)[]> = {
   add: ['file', 'store', 'role', 'label', 'id', 'json'],
   list: ['file', 'json'],
   revoke: ['file'],
-  'add-store': ['file', 'id', 'merchant-id', 'merchant-name', 'branch-id', 'branch-name'],
+  'add-store': ['file', 'id', 'merchant-id', 'merchant-name', 'branch-id', 'branch-name', 'require-cashier'],
 };
 
 function required(values: Values, name: keyof Values): string {
@@ -134,6 +137,7 @@ function run(argv: string[]): void {
         id: required(values, 'id'),
         merchant: { uniqueId: required(values, 'merchant-id'), name: required(values, 'merchant-name') },
         branch: { uniqueId: required(values, 'branch-id'), name: required(values, 'branch-name') },
+        ...(values['require-cashier'] ? { requireCashier: true } : {}),
       });
       process.stdout.write(`Store ${store.id} added (${store.merchant.name} / ${store.branch.name}) in ${file}.\n`);
       return;
@@ -142,6 +146,8 @@ function run(argv: string[]): void {
 }
 
 export function runCli(argv: string[]): void {
+  // The report commands read Redis and the loyalty service: asynchronous, in their own module.
+  if (argv[0] === 'audit' || argv[0] === 'reconcile') return void runReportCli(argv);
   try {
     run(argv);
   } catch (err) {

@@ -29,6 +29,8 @@ export const StoreSchema = z.strictObject({
     .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, 'event names are letters, digits and _ . : -'))
     .max(200)
     .optional(),
+  /** Tills must send X-Cashier-Id and X-Shift-Id on every write; absent: CASHIER_ID_REQUIRED. */
+  requireCashier: z.boolean().optional(),
 });
 
 export const TerminalSchema = z.strictObject({

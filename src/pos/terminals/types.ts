@@ -8,6 +8,8 @@ export interface Store {
   branch: { uniqueId: string; name: string };
   /** Event names this store's kiosks may send; absent: the KIOSK_EVENTS setting. */
   kioskEvents?: string[];
+  /** Tills must name the cashier and shift on every write; absent: the CASHIER_ID_REQUIRED setting. */
+  requireCashier?: boolean;
 }
 
 export interface Terminal {

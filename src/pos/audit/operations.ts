@@ -1,0 +1,50 @@
+import type { CallContext, PosDeps } from '../deps';
+import { localDate, windowOf } from '../reconciliation/day';
+import { MemoryAuditStore } from './memory-store';
+import { auditEntryView, readAuditPage, type AuditEntryView } from './query';
+import type { AuditQuery } from './schemas';
+import type { AuditAction } from './types';
+import type { z } from 'zod';
+
+/** How far back one request may read: a month, enough for "last Tuesday" and a dispute's week. */
+const MAX_DAYS = 31;
+
+export interface AuditPageView {
+  storeId: string;
+  from: string;
+  to: string;
+  entries: AuditEntryView[];
+  next: string | null;
+}
+
+/**
+ * A page of the caller's store's audit trail: only its own stream is read, so
+ * another store's entries cannot appear whatever the filter. Today (the store's
+ * day) unless a date or a window is given.
+ */
+export async function readStoreAudit(deps: PosDeps, ctx: CallContext, q: z.output<typeof AuditQuery>): Promise<AuditPageView> {
+  const tz = deps.settings.storeTimeZone ?? 'UTC';
+  const now = deps.clock();
+  const window = windowOf({ date: q.date ?? (q.from || q.to ? undefined : localDate(now, tz)), from: q.from, to: q.to }, tz, now, MAX_DAYS);
+  const storeId = ctx.identity.store.id;
+  const page = await readAuditPage(
+    deps.audit?.store ?? new MemoryAuditStore(0),
+    storeId,
+    {
+      from: window.from,
+      to: window.to,
+      terminalId: q.terminalId,
+      cashierId: q.cashierId,
+      customerId: q.customerId,
+      actions: q.action?.split(',') as AuditAction[] | undefined,
+    },
+    { limit: q.limit, after: q.after },
+  );
+  return {
+    storeId,
+    from: new Date(window.from).toISOString(),
+    to: new Date(window.to).toISOString(),
+    entries: page.entries.map(auditEntryView),
+    next: page.next ?? null,
+  };
+}

@@ -1,0 +1,30 @@
+import type { LoyaltyCallContext } from '../../upstream';
+import type { PosDeps } from '../deps';
+import type { ReconciliationDeps } from './engine';
+import { MemoryAuditStore } from '../audit/memory-store';
+
+export { reconcileStore } from './engine';
+export { windowOf } from './day';
+export type { ReconciliationDeps, ReconciliationWindow } from './engine';
+export { reconciliationCsv, reconciliationPrintout } from './format';
+export type { ReconciliationReport, ReconciliationRow } from './types';
+
+/** What every reconciliation read carries to the upstream client: it is background work, after the tills. */
+export const BACKGROUND: LoyaltyCallContext = { priority: 'background' };
+
+/** A reconciliation of a running BFF's stores: its own stores and client. */
+export function reconciliationDepsOf(deps: PosDeps): ReconciliationDeps {
+  return {
+    // Without a trail nothing was recorded: an empty one.
+    audit: deps.audit?.store ?? new MemoryAuditStore(0),
+    loyalty: deps.loyalty,
+    outbox: deps.outbox,
+    couponLocks: deps.couponLocks,
+    sales: deps.sales,
+    clock: deps.clock,
+    logger: deps.logger,
+    concurrency: deps.settings.reconciliationConcurrency ?? 2,
+    timeZone: deps.settings.storeTimeZone ?? 'UTC',
+    call: BACKGROUND,
+  };
+}

@@ -1,0 +1,65 @@
+import { isProblem } from '../../platform/problem';
+import type { HoldLookupAnswer, LoyaltyCallContext, LoyaltyClient } from '../../upstream';
+import type { OrderTransactionsAnswer } from '../../upstream/coupon-answers';
+
+export type Transaction = OrderTransactionsAnswer['transactions'][number];
+export type HoldRead = { state: HoldLookupAnswer['state']; points?: number } | 'not_found';
+
+/**
+ * The loyalty service's own records, read for a reconciliation: order
+ * transactions and hold lookups, each id once (cached), never a write. Every
+ * read carries the background priority, so it takes the fleet's rate budget
+ * only after the tills' calls.
+ */
+export class UpstreamReads {
+  readonly counts = { orderTransactions: 0, holdLookup: 0 };
+  private readonly orders = new Map<string, Promise<Transaction[]>>();
+  private readonly holds = new Map<string, Promise<HoldRead>>();
+
+  constructor(
+    private readonly loyalty: Pick<LoyaltyClient, 'orderTransactions' | 'holdLookup'>,
+    private readonly call: LoyaltyCallContext,
+  ) {}
+
+  /** An order's transactions; none when the service has no record of it. */
+  transactions(orderId: string): Promise<Transaction[]> {
+    let read = this.orders.get(orderId);
+    if (!read) {
+      this.counts.orderTransactions += 1;
+      read = this.loyalty.orderTransactions(orderId, this.call).then(
+        (a) => a.transactions,
+        (err: unknown) => {
+          if (isProblem(err, 'transaction_not_found', 'original_transaction_not_found', 'upstream_not_found')) return [];
+          throw err;
+        },
+      );
+      this.orders.set(orderId, read);
+    }
+    return read;
+  }
+
+  hold(reference: string): Promise<HoldRead> {
+    let read = this.holds.get(reference);
+    if (!read) {
+      this.counts.holdLookup += 1;
+      read = this.loyalty.holdLookup(reference, this.call).then(
+        (h): HoldRead => ({ state: h.state, points: h.holdEquivalentPoints }),
+        (err: unknown) => {
+          if (isProblem(err, 'hold_not_active', 'upstream_not_found')) return 'not_found';
+          throw err;
+        },
+      );
+      this.holds.set(reference, read);
+    }
+    return read;
+  }
+}
+
+/** Runs `fn` over `items`, at most `n` at a time. */
+export async function inPool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+}
