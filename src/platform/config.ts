@@ -102,8 +102,10 @@ export function settingsOfMode(config: Config, mode: 'sandbox' | 'bff' | 'both')
 export function describeConfig(config: Partial<Config>, width = 110): string[] {
   const sections = new Map<string, string[]>();
   for (const [name, value] of Object.entries(configSummary(config))) {
-    const at = name.lastIndexOf('.');
-    const [section, key] = at < 0 ? [name, ''] : [name.slice(0, at), name.slice(at + 1)];
+    // Two levels make a section (`upstream.budget`); deeper names stay in the key (`limits.events.rate`), so nested settings share lines.
+    const parts = name.split('.');
+    const [section, key] =
+      parts.length === 1 ? [name, ''] : [parts.slice(0, Math.min(2, parts.length - 1)).join('.'), parts.slice(Math.min(2, parts.length - 1)).join('.')];
     sections.set(section, [...(sections.get(section) ?? []), key ? `${key}=${value}` : value]);
   }
   const pad = Math.max(...[...sections.keys()].map((s) => s.length)) + 2;
