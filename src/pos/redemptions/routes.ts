@@ -4,7 +4,7 @@ import { couponExamples } from '../openapi/coupon-examples';
 import { examples as ex, REDEMPTION_ID } from '../openapi/examples';
 import * as res from '../response-schemas';
 import * as req from '../schemas';
-import { RedemptionOptionsSchema } from '../coupons/schemas';
+import { RedemptionOptionsSchema } from './schemas';
 import { getRedemption, startRedemption, submitOtp, voidRedemption } from './operations';
 import { audited } from '../audit/record';
 import { startSubject } from '../audit/start-subject';

@@ -3,7 +3,7 @@ import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
 import { couponExamples, saleExamples } from '../openapi/coupon-examples';
 import { examples as ex } from '../openapi/examples';
 import * as req from '../schemas';
-import * as sale from '../coupons/schemas';
+import * as sale from '../sales/schemas';
 import { refundSale } from '../sales/operations';
 import { readRefund } from '../sales/readback';
 import { ReceiptQuery } from '../sales/receipt-query';

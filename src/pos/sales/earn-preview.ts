@@ -1,4 +1,4 @@
-import type { EarnPreviewBody } from '../coupons/schemas';
+import type { EarnPreviewBody } from './schemas';
 import type { CallContext, PosDeps } from '../deps';
 import { merchantOf } from '../terminals/store-merchant';
 

@@ -4,7 +4,7 @@ import { couponExamples, saleExamples } from '../openapi/coupon-examples';
 import { examples as ex } from '../openapi/examples';
 import * as res from '../response-schemas';
 import * as req from '../schemas';
-import * as sale from '../coupons/schemas';
+import * as sale from './schemas';
 import { previewEarn } from './earn-preview';
 import { completeSale, voidCompletedSale } from './operations';
 import { readPayment } from './readback';
