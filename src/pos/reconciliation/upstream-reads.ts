@@ -1,3 +1,4 @@
+import { AppError } from '../../platform/errors';
 import { isProblem } from '../../platform/problem';
 import type { HoldLookupAnswer, LoyaltyCallContext, LoyaltyClient } from '../../upstream';
 import type { OrderTransactionsAnswer } from '../../upstream/coupon-answers';
@@ -9,7 +10,8 @@ export type HoldRead = { state: HoldLookupAnswer['state']; points?: number } | '
  * The loyalty service's own records, read for a reconciliation: order
  * transactions and hold lookups, each id once (cached), never a write. Every
  * read carries the background priority, so it takes the fleet's rate budget
- * only after the tills' calls.
+ * only after the tills' calls; refused for want of budget, it waits its turn
+ * (the answer's Retry-After) and asks again, as work nobody waits for may.
  */
 export class UpstreamReads {
   readonly counts = { orderTransactions: 0, holdLookup: 0 };
@@ -26,7 +28,7 @@ export class UpstreamReads {
     let read = this.orders.get(orderId);
     if (!read) {
       this.counts.orderTransactions += 1;
-      read = this.loyalty.orderTransactions(orderId, this.call).then(
+      read = patiently(() => this.loyalty.orderTransactions(orderId, this.call)).then(
         (a) => a.transactions,
         (err: unknown) => {
           if (isProblem(err, 'transaction_not_found', 'original_transaction_not_found', 'upstream_not_found')) return [];
@@ -42,7 +44,7 @@ export class UpstreamReads {
     let read = this.holds.get(reference);
     if (!read) {
       this.counts.holdLookup += 1;
-      read = this.loyalty.holdLookup(reference, this.call).then(
+      read = patiently(() => this.loyalty.holdLookup(reference, this.call)).then(
         (h): HoldRead => ({ state: h.state, points: h.holdEquivalentPoints }),
         (err: unknown) => {
           if (isProblem(err, 'hold_not_active', 'upstream_not_found')) return 'not_found';
@@ -52,6 +54,22 @@ export class UpstreamReads {
       this.holds.set(reference, read);
     }
     return read;
+  }
+}
+
+/** A read refused for want of budget (nothing sent) waits the Retry-After and is asked again, up to this many times. */
+const BUSY_TRIES = 60;
+const MAX_BUSY_WAIT_MS = 5_000;
+
+async function patiently<T>(read: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!isProblem(err, 'upstream_busy') || tries >= BUSY_TRIES) throw err;
+      const waitMs = Math.min(MAX_BUSY_WAIT_MS, Math.max(50, ((err as AppError).retryAfterSeconds ?? 1) * 1000));
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
   }
 }
 
