@@ -68,6 +68,10 @@ export type RetriedDeadLetter = Answer<'retryDeadLetter', 200>;
 export type DiscardedDeadLetter = Answer<'discardDeadLetter', 200>;
 export type DeletedDeadLetter = Answer<'deleteDeadLetter', 200>;
 
+// Store managers: the audit trail and the day's reconciliation
+export type AuditTrail = Answer<'getAuditTrail', 200>;
+export type Reconciliation = Answer<'getReconciliation', 200>;
+
 // Health
 export type Health = Answer<'getHealth', 200>;
 export type Readiness = Answer<'getReadiness', 200>;
