@@ -35,7 +35,8 @@ export class PeriodicTask {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.later(this.opts.everyMs);
+    // Started again while a stop waits for the pass in hand: that pass's end schedules the next.
+    if (!this.current) this.later(this.opts.everyMs);
   }
 
   /** Runs the next pass now (after the one in hand, if any) rather than at the end of the wait. */

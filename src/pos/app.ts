@@ -65,7 +65,13 @@ export function createBffApp(opts: BffAppOptions): Express {
   const pos = express.Router();
   pos.use(markRouteBase);
   pos.use(corsFor(opts.security?.corsOrigins ?? []));
-  pos.use(terminalAuth(opts.registry, { failures: opts.security?.authFailures, clientCertificates: opts.security?.clientCertificates }));
+  pos.use(
+    terminalAuth(opts.registry, {
+      failures: opts.security?.authFailures,
+      addressFailures: opts.security?.addressFailures,
+      clientCertificates: opts.security?.clientCertificates,
+    }),
+  );
   if (opts.security?.terminalLimiter) pos.use(terminalRateLimit(opts.security.terminalLimiter, opts.logger));
   pos.use(jsonBodiesOnly);
   pos.use(express.json({ limit: opts.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'] }));

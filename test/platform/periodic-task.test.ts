@@ -126,3 +126,30 @@ describe('PeriodicTask, the timer of every background loop', () => {
     expect(ended).toBe(true);
   });
 });
+
+describe('PeriodicTask started again while stopping', () => {
+  it('never runs two passes at once', async () => {
+    const { logger } = logCapture();
+    let concurrent = 0;
+    let most = 0;
+    const task = new PeriodicTask({
+      everyMs: 5,
+      logger,
+      messages,
+      pass: async () => {
+        concurrent += 1;
+        most = Math.max(most, concurrent);
+        await sleep(40);
+        concurrent -= 1;
+      },
+    });
+    task.start();
+    await sleep(15);
+    const stopping = task.stop();
+    task.start();
+    await stopping;
+    await sleep(120);
+    await task.stop();
+    expect(most).toBe(1);
+  });
+});

@@ -60,6 +60,17 @@ describe('two tills behind one address, one with a bad token (Redis, two instanc
     noise.close();
   });
 
+  it('bounds guessing with a new token each time per address (ten times the limit), never refusing a valid token from it', async () => {
+    const guesser = rawClient(s.bffs[0].url, { localAddress: '127.0.0.4' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 52; i++) statuses.push((await guesser.send({ method: 'GET', path, headers: bearer(`pos_${String(i).padStart(43, 'g')}`) })).status);
+    // Each guess is a new credential: its own count never trips; the address's does, after 10 x 5 failures.
+    expect(statuses.slice(0, 49).every((st) => st === 401)).toBe(true);
+    expect(statuses.slice(50)).toEqual([429, 429]);
+    expect((await guesser.send({ method: 'GET', path, headers: bearer(s.tokens.cashier) })).status).toBe(404);
+    guesser.close();
+  });
+
   it('keeps tokens out of the limiter keys and the log; the log tells the failing credential apart by a short digest', async () => {
     const redis = new Redis(process.env.TEST_REDIS_URL as string);
     const keys = await redis.keys(`${s.redisPrefix}rl:auth-failures*`);

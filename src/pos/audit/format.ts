@@ -37,7 +37,7 @@ const COLUMNS = [
 export function csvCell(v: unknown): string {
   if (v === undefined || v === null) return '';
   let s = Array.isArray(v) ? v.join(' ') : String(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  if ((typeof v === 'string' || Array.isArray(v)) && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

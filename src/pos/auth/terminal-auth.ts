@@ -19,6 +19,12 @@ export interface TerminalAuthOptions {
    */
   failures?: AuthFailureGuard;
   /**
+   * Counts every failure per source address, whatever was presented; once over
+   * its (higher) limit, failing requests from the address get 429 instead of 401.
+   * Looked at only after a request failed, so a valid token is never refused by it.
+   */
+  addressFailures?: AuthFailureGuard;
+  /**
    * Accept a verified TLS client certificate (mTLS) instead of a bearer token:
    * its subject CN, or one of its DNS subject alternative names, is the terminal id.
    */
@@ -145,6 +151,23 @@ export function terminalAuth(registry: TerminalRegistry, options: TerminalAuthOp
         'terminal authentication failed',
       );
       await failures?.record(key);
+      const { addressFailures } = options;
+      if (addressFailures && credential) {
+        await addressFailures.record(`address:${address}`);
+        const wait = await addressFailures.blockedFor(`address:${address}`);
+        if (wait !== undefined) {
+          log.warn({ ...from, reason: 'too_many_auth_failures_from_address' }, 'terminal authentication refused');
+          return next(
+            problem(
+              'too_many_auth_failures',
+              `More than ${addressFailures.limit} failed authentications from this address in a minute; try again in ${wait} s`,
+              {
+                retryAfterSeconds: wait,
+              },
+            ),
+          );
+        }
+      }
       return next(refuse(res, refusal.code, refusal.message));
     }
     res.locals.identity = outcome.identity;

@@ -19,12 +19,22 @@ export {
   type TerminalSets,
 } from '../redemptions/open-redemptions';
 
+/**
+ * An address may fail this many times the per-credential limit in a minute
+ * before its failing requests are refused: a device retrying one old token
+ * is stopped by its own count long before, and a valid token from the same
+ * address is never refused by it (it is checked only once a request failed).
+ */
+export const ADDRESS_FAILURE_FACTOR = 10;
+
 /** The hostile-caller defences createBffApp mounts; each is off when absent. */
 export interface BffSecurity {
   /** Requests per terminal per minute on `/pos/v1`. */
   terminalLimiter?: RateLimiterAbstract;
   /** Failed authentications per presented credential (per address without one) per minute. */
   authFailures?: AuthFailureGuard;
+  /** Failed authentications per address, whatever was presented: bounds guessing with a new token each time. */
+  addressFailures?: AuthFailureGuard;
   /** Browser origins allowed to call `/pos/v1` (CORS); empty = none. */
   corsOrigins?: readonly string[];
   /** More request headers than this is a 431. */
@@ -44,9 +54,11 @@ export function bffSecurity(
     perMinute > 0 ? perMinuteLimiter({ name, perMinute, redis: store.redis, keyPrefix: store.keyPrefix }) : undefined;
   const terminalLimiter = limiter('terminal', security.terminalRateLimitPerMinute);
   const failures = limiter('auth-failures', security.authFailureLimitPerMinute);
+  const perAddress = limiter('auth-failures-address', security.authFailureLimitPerMinute * ADDRESS_FAILURE_FACTOR);
   return {
     terminalLimiter,
     authFailures: failures && authFailureGuard(failures, logger),
+    addressFailures: perAddress && authFailureGuard(perAddress, logger),
     corsOrigins: http.corsOrigins,
     maxHeaderCount: http.maxHeaderCount,
     clientCertificates: Boolean(http.tls?.clientCaFile),

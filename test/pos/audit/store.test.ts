@@ -1,6 +1,6 @@
 import { silentLogger } from '../../../src/platform/logger';
 import { createAuditStore } from '../../../src/pos/audit';
-import { auditCsv, auditText } from '../../../src/pos/audit/format';
+import { auditCsv, auditText, csvCell } from '../../../src/pos/audit/format';
 import { readAllAudit, readAuditPage } from '../../../src/pos/audit/query';
 import { AuditTrail } from '../../../src/pos/audit/trail';
 import { MemoryAuditStore } from '../../../src/pos/audit/memory-store';
@@ -141,6 +141,12 @@ describe('audit formats', () => {
     expect(lines[1]).toContain(`"'=HYPERLINK(""x"")"`);
     expect(lines[1]).toContain('"P,1"');
     expect(lines[2]).toContain('refused,sale_not_found');
+  });
+
+  it('CSV: a list cell (names from tills: order ids, coupon codes) is made text too when it starts like a formula', () => {
+    expect(csvCell(['=HYPERLINK("x")', 'B-2'])).toBe(`"'=HYPERLINK(""x"") B-2"`);
+    expect(csvCell(['WELCOME10'])).toBe('WELCOME10');
+    expect(csvCell(-80)).toBe('-80');
   });
 
   it('text: one line per entry in the store time zone', () => {
