@@ -50,6 +50,8 @@ export function dailyClaim(opts: { redis?: RedisClient; prefix: string }): Daily
 export class DailyReconciliation {
   private doneFor?: string;
   private readonly task: PeriodicTask;
+  /** Aborted by stop(): a run in hand gives its day back for another instance (or the next start) rather than holding it. */
+  private stopping = new AbortController();
 
   constructor(private readonly opts: DailyOptions) {
     this.task = new PeriodicTask({
@@ -62,11 +64,13 @@ export class DailyReconciliation {
 
   /** Checks now, then every minute. */
   start(): void {
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
     this.task.start();
     this.task.wake();
   }
 
   stop(): Promise<void> {
+    this.stopping.abort();
     return this.task.stop();
   }
 
@@ -82,8 +86,12 @@ export class DailyReconciliation {
       this.doneFor = today;
       mine = await this.opts.claim.take(date);
       if (!mine) return;
+      const signal = this.stopping.signal;
       for (const storeId of this.opts.stores()) {
-        const report = await reconcileStore(deps, storeId, { ...dayWindow(date, deps.timeZone), date });
+        signal.throwIfAborted();
+        const report = await reconcileStore({ ...deps, call: { ...deps.call, signal } }, storeId, { ...dayWindow(date, deps.timeZone), date });
+        // Stopped mid-store: its reads were cut short, so no report of it is written; the day goes back.
+        signal.throwIfAborted();
         const files = writeReport(this.opts.dir, report);
         const line = { storeId, date, anomalies: report.anomalies.length, files };
         if (report.anomalies.length) logger.warn(line, 'daily reconciliation written: anomalies to look into');

@@ -28,7 +28,7 @@ export class UpstreamReads {
     let read = this.orders.get(orderId);
     if (!read) {
       this.counts.orderTransactions += 1;
-      read = patiently(() => this.loyalty.orderTransactions(orderId, this.call)).then(
+      read = patiently(() => this.loyalty.orderTransactions(orderId, this.call), this.call.signal).then(
         (a) => a.transactions,
         (err: unknown) => {
           if (isProblem(err, 'transaction_not_found', 'original_transaction_not_found', 'upstream_not_found')) return [];
@@ -44,7 +44,7 @@ export class UpstreamReads {
     let read = this.holds.get(reference);
     if (!read) {
       this.counts.holdLookup += 1;
-      read = patiently(() => this.loyalty.holdLookup(reference, this.call)).then(
+      read = patiently(() => this.loyalty.holdLookup(reference, this.call), this.call.signal).then(
         (h): HoldRead => ({ state: h.state, points: h.holdEquivalentPoints }),
         (err: unknown) => {
           if (isProblem(err, 'hold_not_active', 'upstream_not_found')) return 'not_found';
@@ -61,12 +61,12 @@ export class UpstreamReads {
 const BUSY_TRIES = 60;
 const MAX_BUSY_WAIT_MS = 5_000;
 
-async function patiently<T>(read: () => Promise<T>): Promise<T> {
+async function patiently<T>(read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await read();
     } catch (err) {
-      if (!isProblem(err, 'upstream_busy') || tries >= BUSY_TRIES) throw err;
+      if (!isProblem(err, 'upstream_busy') || tries >= BUSY_TRIES || signal?.aborted) throw err;
       const waitMs = Math.min(MAX_BUSY_WAIT_MS, Math.max(50, ((err as AppError).retryAfterSeconds ?? 1) * 1000));
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
