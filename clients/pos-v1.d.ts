@@ -1632,7 +1632,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    /** @description The new redemption */
+                    /** @description Where to read it: /pos/v1/coupon-locks/{id} */
                     Location?: string;
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -3852,7 +3852,7 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    /** @description The new redemption */
+                    /** @description Where to read it: /pos/v1/redemptions/{id} */
                     Location?: string;
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];

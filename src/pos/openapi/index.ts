@@ -62,7 +62,7 @@ function successResponses(r: PosRoute, headers: Headers): RouteConfig['responses
 function toRouteConfig(r: PosRoute): RouteConfig {
   const headers: Headers = { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS };
   if (r.method === 'post') Object.assign(headers, REPLAYED_HEADER);
-  if (r.success.location) headers.Location = { description: 'The new redemption', schema: { type: 'string' } };
+  if (r.success.location) headers.Location = { description: `Where to read it: ${POS_API_PREFIX}${r.path}/{id}`, schema: { type: 'string' } };
   return {
     method: r.method,
     path: POS_API_PREFIX + openApiPath(r.path),
