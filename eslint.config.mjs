@@ -13,6 +13,8 @@ export default defineConfig(
   { ignores: ['dist/', 'coverage/', 'node_modules/', '.tmp/', 'bench/results/', 'clients/*.d.ts'] },
   js.configs.recommended,
   tseslint.configs.recommended,
+  // CommonJS config files (dependency-cruiser's) run in Node's module scope.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

@@ -1013,7 +1013,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request is malformed or a field is invalid (`validation_failed`; `errors` names each field). Also: a body that is not JSON (`malformed_json`), nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`). */
+        /** @description The request is malformed or a field is invalid (`validation_failed`; `errors` names each field). Also: a body that is not JSON (`malformed_json`), nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`), or none where the write requires one (`idempotency_key_required`). */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1149,6 +1149,11 @@ export type components = {
          */
         IdempotencyKey: string;
         /**
+         * @description Required on this write: it creates something the till has no id of its own for, so a retry without the key could do it twice (400 `idempotency_key_required`). Send a new key per request and the same key on its retries: the same key with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+         * @example 7d1e4c2a-redemption
+         */
+        IdempotencyKeyRequired: string;
+        /**
          * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
          * @example till-7-000123
          */
@@ -1212,6 +1217,7 @@ export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseUnprocessable = components['responses']['Unprocessable'];
 export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type ParameterIdempotencyKeyRequired = components['parameters']['IdempotencyKeyRequired'];
 export type ParameterRequestId = components['parameters']['RequestId'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
 export type HeaderRateLimitLimit = components['headers']['RateLimitLimit'];
@@ -1298,12 +1304,12 @@ export interface operations {
     lockCoupons: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
-                 * @example 0f6c2b1e-sale-1001
+                 * @description Required on this write: it creates something the till has no id of its own for, so a retry without the key could do it twice (400 `idempotency_key_required`). Send a new key per request and the same key on its retries: the same key with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 7d1e4c2a-redemption
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -3169,12 +3175,12 @@ export interface operations {
     startRedemption: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
-                 * @example 0f6c2b1e-sale-1001
+                 * @description Required on this write: it creates something the till has no id of its own for, so a retry without the key could do it twice (400 `idempotency_key_required`). Send a new key per request and the same key on its retries: the same key with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 7d1e4c2a-redemption
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -3297,12 +3303,12 @@ export interface operations {
     submitRedemptionOtp: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
                 /**
-                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
-                 * @example 0f6c2b1e-sale-1001
+                 * @description Required on this write: it creates something the till has no id of its own for, so a retry without the key could do it twice (400 `idempotency_key_required`). Send a new key per request and the same key on its retries: the same key with the same body replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 7d1e4c2a-redemption
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123

@@ -3,12 +3,14 @@
  *   openapi/pos-v1.json      the cashier API (what GET /openapi.json on the BFF serves)
  *   openapi/loyalty-v4.json  the v4.0 interface as the sandbox serves it
  *   clients/pos-v1.d.ts      TypeScript types for till developers (openapi-typescript)
+ *   README.md                its error table, from the problem catalogue
  * Run: npm run openapi          (write)
  *      npm run openapi -- --check   (exit 1 when a committed file is out of date)
  * test/docs/artifacts.test.ts fails when the committed files differ from these.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { withErrorTable } from '../src/platform/problem-catalogue';
 import { buildPosOpenApi } from '../src/pos/openapi';
 import { buildLoyaltyOpenApi } from '../src/sandbox/openapi';
 
@@ -40,7 +42,8 @@ export async function generateClientTypes(posDocument: string): Promise<string> 
 /** Every generated file, by path relative to the repository root, with its exact content. */
 export async function generateArtifacts(): Promise<Record<string, string>> {
   const docs = generateDocuments();
-  return { ...docs, [POS_CLIENT_TYPES]: await generateClientTypes(docs[POS_DOCUMENT]) };
+  const readme = withErrorTable(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+  return { ...docs, [POS_CLIENT_TYPES]: await generateClientTypes(docs[POS_DOCUMENT]), 'README.md': readme };
 }
 
 function read(file: string): string | undefined {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Child, freePort, ROOT, spawnTs, track, waitForPort } from './processes';
 
@@ -104,7 +104,21 @@ export function startBffProgram(o: BffProgramOptions): Promise<Program> {
   );
 }
 
-/** `src/main.ts --sandbox-only` (what `npm run sandbox` runs), with the repository's sandbox accounts unless `env` names others. */
+/**
+ * The sandbox's published rate limits stay enforced (their cost is measured)
+ * but out of reach, as the BFF's own limiters are: the bench sends far more
+ * than one real account may.
+ */
+const SANDBOX_LIMITS_OUT_OF_REACH = { enforced: true, multiplier: 10_000 };
+
+/**
+ * `src/main.ts --sandbox-only` (what `npm run sandbox` runs), with the repository's sandbox accounts unless `env` names others;
+ * it is given a copy of that file (next to `logFile`) with each account's limits out of reach, unless the account sets its own.
+ */
 export function startSandboxProgram(logFile: string, env: Record<string, string> = {}): Promise<Program> {
-  return startMain('sandbox', '--sandbox-only', env, logFile, []);
+  const source = path.resolve(ROOT, env.SANDBOX_ACCOUNTS_FILE ?? path.join('config', 'sandbox-accounts.json'));
+  const accounts = JSON.parse(readFileSync(source, 'utf8')) as Record<string, unknown>[];
+  const accountsFile = logFile.replace(/(\.log)?$/, '-accounts.json');
+  writeFileSync(accountsFile, JSON.stringify(accounts.map((a) => ({ rateLimits: SANDBOX_LIMITS_OUT_OF_REACH, ...a }))));
+  return startMain('sandbox', '--sandbox-only', { ...env, SANDBOX_ACCOUNTS_FILE: accountsFile }, logFile, []);
 }

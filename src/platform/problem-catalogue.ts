@@ -24,6 +24,11 @@ export const PROBLEM_CATALOGUE = {
   body_too_deep: { status: 400, meaning: 'The body nests deeper than 32 levels', tillDoes: FIX },
   malformed_body_encoding: { status: 400, meaning: 'The body does not decode as its Content-Encoding says', tillDoes: FIX },
   malformed_path: { status: 400, meaning: 'The path has broken percent-encoding', tillDoes: FIX },
+  idempotency_key_required: {
+    status: 400,
+    meaning: 'This write needs an Idempotency-Key header: a retry without one could do it twice',
+    tillDoes: 'Send a new key per request and the same key on its retries',
+  },
   idempotency_key_invalid: { status: 400, meaning: 'The Idempotency-Key header is not 1-255 visible ASCII characters, sent once', tillDoes: FIX },
   request_aborted: { status: 400, meaning: 'The till closed the request before its body arrived', tillDoes: 'Send it again (same Idempotency-Key)' },
   request_size_invalid: { status: 400, meaning: 'The body was not as long as Content-Length said', tillDoes: 'Send it again (same Idempotency-Key)' },
@@ -301,4 +306,14 @@ export function catalogueTable(): string {
     '|---|--:|---|---|',
     ...catalogueEntries().map((e) => `| \`${e.code}\` | ${e.status} | ${esc(e.meaning)} | ${esc(e.tillDoes)} |`),
   ].join('\n');
+}
+
+/** `readme` with its error table (the one starting with catalogueTable's header) made anew. */
+export function withErrorTable(readme: string): string {
+  const lines = readme.split('\n');
+  const start = lines.indexOf(catalogueTable().split('\n')[0]);
+  if (start < 0) throw new Error('README.md has no error table to replace');
+  let end = start;
+  while (end < lines.length && lines[end].startsWith('|')) end++;
+  return [...lines.slice(0, start), catalogueTable(), ...lines.slice(end)].join('\n');
 }

@@ -218,3 +218,21 @@ export function redisUnavailable(err: unknown, what: string): unknown {
   if (err instanceof (ReplyError as typeof Error) && !TRANSIENT_REPLY.test(err.message)) return err;
   return problem('redis_unavailable', `The ${what} (Redis) is unavailable; try again shortly`, { retryAfterSeconds: 1, cause: err });
 }
+
+/** A Lua script for `defineScripts`: its source and how many of its arguments are keys (omitted when each call passes the count first). */
+export interface LuaScript {
+  lua: string;
+  keys?: number;
+}
+
+/**
+ * The one way scripts are put on a client: each becomes a method named as in
+ * `scripts`, typed by `T`, run by EVALSHA (ioredis falls back to EVAL once per
+ * connection, so a restarted Redis loses nothing). Atomic on one node; on a
+ * cluster every key of one call must share a slot.
+ */
+export function defineScripts<T extends object>(redis: RedisClient, scripts: { [K in keyof T]: LuaScript }): RedisClient & T {
+  for (const [name, s] of Object.entries(scripts) as [string, LuaScript][])
+    redis.defineCommand(name, s.keys === undefined ? { lua: s.lua } : { numberOfKeys: s.keys, lua: s.lua });
+  return redis as RedisClient & T;
+}

@@ -6,17 +6,13 @@ import { mountApiDocs } from '../platform/openapi';
 import { terminalAuth } from './auth';
 import type { PosDeps } from './deps';
 import { admissionBeforeErrors, awaitAdmission } from './http/admission';
+import { mountRoutes } from './http/route';
 import { enterLogContext } from './http/log-context';
 import { renderProblem } from './http/problem';
 import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
 import { httpMetrics, markRouteBase, metricsRoute } from './metrics';
 import { buildPosOpenApi } from './openapi';
-import { couponRoutes } from './routes/coupons';
-import { customerRoutes } from './routes/customers';
-import { engagementRoutes } from './routes/engagement';
-import { outboxRoutes } from './routes/outbox';
-import { paymentRoutes } from './routes/payments';
-import { redemptionRoutes } from './routes/redemptions';
+import { POS_ROUTES } from './routes';
 import { corsFor, headerCountLimit, terminalRateLimit, type BffSecurity } from './security';
 import type { TerminalRegistry } from './terminals';
 
@@ -37,7 +33,7 @@ export interface BffAppOptions {
    * Off by default: a till could otherwise claim any address.
    */
   trustProxy?: boolean | number | string;
-  /** Put in front of routes that need Redis (redemptions) so they answer 503 at once while it is down. */
+  /** Put in front of routes that need Redis (redemptions, coupon locks) so they answer 503 at once while it is down. */
   requireRedis?: RequestHandler;
 }
 
@@ -76,14 +72,7 @@ export function createBffApp(opts: BffAppOptions): Express {
     idempotency({ store: createIdempotencyStore({ prefix: '' }), ttlMs: 24 * 3_600_000, leaseMs: 30_000, clock: opts.deps.clock, logger: opts.logger });
   pos.use(keys.handler);
   pos.use(awaitAdmission);
-  if (opts.requireRedis) pos.use('/redemptions', opts.requireRedis);
-  if (opts.requireRedis) pos.use('/coupon-locks', opts.requireRedis);
-  pos.use(customerRoutes(opts.deps));
-  pos.use(redemptionRoutes(opts.deps));
-  pos.use(paymentRoutes(opts.deps));
-  pos.use(couponRoutes(opts.deps));
-  pos.use(engagementRoutes(opts.deps));
-  pos.use(outboxRoutes(opts.deps));
+  mountRoutes(pos, opts.deps, POS_ROUTES, { requireRedis: opts.requireRedis });
   pos.use(admissionBeforeErrors);
   pos.use(keys.noteError);
   app.use('/pos/v1', pos);

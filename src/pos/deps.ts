@@ -1,17 +1,16 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
 import type { CashierApiSettings, HoldExpirySettings, MoneySettings } from '../platform/settings';
-import type { BatchJobStore } from './batch-jobs';
+import type { BatchJobStore } from './orders/batch-jobs';
 import type { LoyaltyClient } from '../upstream';
-import type { CouponLockStore } from './coupon-locks/types';
-import type { RedemptionOptionsCache } from './operations/redemption-options';
+import type { CouponLockStore } from './coupons/locks/types';
+import type { RedemptionOptionsCache } from './redemptions/options';
 import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
-import type { HoldExpiryLookup } from './redemptions/hold-period';
 import type { Repair } from './money/repairs';
 import type { RedemptionStore } from './redemptions/types';
-import type { SaleRecords } from './sales';
-import type { OpenRedemptionCap } from './security/open-redemptions';
+import type { SaleRecords } from './sales/records';
+import type { OpenRedemptionCap } from './redemptions/open-redemptions';
 import type { TerminalIdentity } from './terminals/types';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
@@ -31,7 +30,7 @@ const FROM_MONEY = ['returnsAtAnyBranch', 'kioskEvents', 'kioskQr'] as const;
 export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[number]> &
   Pick<MoneySettings, (typeof FROM_MONEY)[number]> & {
     /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
-    holdExpiryLookup?: HoldExpiryLookup;
+    holdExpiryLookup?: HoldExpirySettings['lookup'];
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -50,7 +49,7 @@ export interface PosDeps {
   redemptions: RedemptionStore;
   /** Which store made each sale and refund (refunds, voids and read-back are store-scoped). */
   sales: SaleRecords;
-  /** Coupons locked for a sale at the till (src/pos/coupon-locks). */
+  /** Coupons locked for a sale at the till (src/pos/coupons/locks). */
   couponLocks: CouponLockStore;
   /** The account's redemption rules, cached (REDEMPTION_OPTIONS_TTL_SECONDS). */
   redemptionOptions: RedemptionOptionsCache;

@@ -2,20 +2,14 @@ import { z } from 'zod';
 import { DateTime } from '../contract';
 import { REDEMPTION_MACHINE, type RedemptionState as RedemptionStateName } from './money/machines';
 import type { Readiness } from './http/health';
-import type { customerHash, customerSummary, deleteCustomer } from './operations/customers';
-import type { QueuedEvents, recordEvents } from './operations/events';
-import type { orderBatchStatus, QueuedOrders, uploadOrders } from './operations/orders';
-import type { PaymentView, QueuedPayment } from './operations/payments';
-import type { RedemptionView } from './operations/redemption-view';
-import type { QueuedRefund, RefundView } from './operations/refunds';
 import { QueuedViewSchema } from './outbox/schemas';
 
 /**
  * What the cashier routes answer, as zod schemas: the source of the OpenAPI
  * document's response bodies and of the till client types. Strict, so a field
  * an operation starts returning without a schema here fails the e2e check
- * (test/docs/responses.test.ts); the type assertions at the bottom keep them
- * in step with the operations at compile time.
+ * (test/docs/responses.test.ts); each route entry's handler must return what
+ * its schemas say, at compile time.
  */
 
 const RedemptionState = z.enum(Object.keys(REDEMPTION_MACHINE) as [RedemptionStateName, ...RedemptionStateName[]]);
@@ -174,24 +168,8 @@ export const ReadinessSchema = z.strictObject({
   }),
 });
 
-// Compile-time check that each schema describes exactly what its operation returns.
+// The routes' answers are checked against these schemas where each route entry compiles (src/pos/http/route.ts);
+// readiness is served outside the route table, so it is checked here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Out<S extends z.ZodType> = z.output<S>;
-type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
-const inStep: [
-  Same<Out<typeof RedemptionViewSchema>, RedemptionView>,
-  Same<Out<typeof PaymentViewSchema>, PaymentView>,
-  Same<Out<typeof RefundViewSchema>, RefundView>,
-  Same<Out<typeof CustomerSummarySchema>, Returned<typeof customerSummary>>,
-  Same<Out<typeof CustomerHashSchema>, Returned<typeof customerHash>>,
-  Same<Out<typeof CustomerDeletedSchema>, Returned<typeof deleteCustomer>>,
-  Same<Out<typeof EventsAcceptedSchema>, Returned<typeof recordEvents>>,
-  Same<Out<typeof OrderBatchAcceptedSchema>, Returned<typeof uploadOrders>>,
-  Same<Out<typeof OrderBatchStatusSchema>, Returned<typeof orderBatchStatus>>,
-  Same<Out<typeof ReadinessSchema>, Readiness>,
-  Same<Out<typeof QueuedPaymentSchema>, QueuedPayment>,
-  Same<Out<typeof QueuedRefundSchema>, QueuedRefund>,
-  Same<Out<typeof QueuedEventsSchema>, QueuedEvents>,
-  Same<Out<typeof QueuedOrderBatchSchema>, QueuedOrders>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+const inStep: Same<z.output<typeof ReadinessSchema>, Readiness> = true;
 void inStep;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { CouponTarget, Email, Mobile } from '../contract';
+import { CouponTarget, Email, LimitBucket, Mobile, PUBLISHED_LIMITS } from '../contract';
 
 /**
  * One sandbox account: its keys and every dashboard setting the v4.0 service
@@ -88,6 +88,38 @@ export const SeedCustomer = z.strictObject({
 });
 export type SeedCustomer = z.infer<typeof SeedCustomer>;
 
+const LIMIT_BUCKETS = Object.keys(PUBLISHED_LIMITS) as LimitBucket[];
+
+/** One bucket's own figures; a figure left out stays the published one times the multiplier. */
+export const BucketLimitSettings = z.strictObject({
+  rate: z.number().int().min(1).max(1_000_000).optional(),
+  quota: z.number().int().min(1).max(30_000_000).optional(),
+});
+
+/**
+ * The published limits (src/contract/rate-limits.ts) as this account lives
+ * them: on at the published figures unless raised, lowered or switched off.
+ */
+export const RateLimitSettings = z.strictObject({
+  /** false: no limit at all (tests and load runs that are not about limits). */
+  enforced: z.boolean().default(true),
+  /** Every published rate and quota times this (rounded down, at least 1). */
+  multiplier: z.number().finite().positive().max(10_000).default(1),
+  /** Per bucket (e.g. transactionsWrite): figures that replace the multiplied published ones. */
+  buckets: z
+    .strictObject(
+      Object.fromEntries(LIMIT_BUCKETS.map((b) => [b, BucketLimitSettings.optional()])) as Record<LimitBucket, z.ZodOptional<typeof BucketLimitSettings>>,
+      {
+        error: (issue) =>
+          issue.code === 'unrecognized_keys'
+            ? `unknown bucket ${issue.keys.map((k) => `"${k}"`).join(', ')}; use one of: ${LIMIT_BUCKETS.join(', ')}`
+            : undefined,
+      },
+    )
+    .default({}),
+});
+export type RateLimitSettings = z.output<typeof RateLimitSettings>;
+
 export const AccountSettings = z
   .strictObject({
     name: z.string().min(1).max(200),
@@ -120,6 +152,8 @@ export const AccountSettings = z
     otpTtlSeconds: z.number().int().min(10).max(86_400).default(300),
     /** Customers present at start and after every `POST /_sandbox/reset`. */
     seedCustomers: z.array(SeedCustomer).max(10_000).default([]),
+    /** The published per-second rates and 30-s quotas, enforced per account and bucket. */
+    rateLimits: RateLimitSettings.default({ enforced: true, multiplier: 1, buckets: {} }),
   })
   .superRefine((a, ctx) => {
     const dup = <T>(items: T[], key: (t: T) => string | number, path: string) => {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SandboxClock } from './clock';
 import type { BatchJobs } from './state/batch-jobs';
 import type { FaultRules } from './state/faults';
+import type { RequestLog } from './state/request-log';
 import type { SandboxStore } from './state/store';
 
 /** What every route and operation of the sandbox is given. */
@@ -19,6 +20,8 @@ export interface SandboxContext {
   onClose: (() => void | Promise<void>)[];
   /** Injected faults (admin API); cleared by reset. */
   faults: FaultRules;
+  /** Requests each account's limit buckets let through lately (http/rate-limits.ts); cleared by reset. */
+  requestLog: RequestLog;
   /** Background batch order jobs; cleared by reset, stopped by close. */
   batchJobs: BatchJobs;
 }

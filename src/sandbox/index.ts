@@ -9,6 +9,7 @@ import { SandboxClock } from './clock';
 import type { SandboxContext } from './context';
 import { BatchJobs } from './state/batch-jobs';
 import { FaultRules } from './state/faults';
+import { RequestLog } from './state/request-log';
 import { SandboxStore } from './state/store';
 
 export { loadSandboxAccounts, parseAccounts, publicSettings } from './accounts';
@@ -45,10 +46,12 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
     beforeOperation: [],
     onClose: [],
     faults: new FaultRules(),
+    requestLog: new RequestLog(),
     batchJobs: new BatchJobs(),
   };
   ctx.store.onReset(() => {
     ctx.faults.clear();
+    ctx.requestLog.clear();
     ctx.batchJobs.clear();
   });
   ctx.onClose.push(() => ctx.batchJobs.clear());

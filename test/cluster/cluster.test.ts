@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import Redis, { Cluster } from 'ioredis';
 import request from 'supertest';
 import { addTerminal } from '../../src/pos/terminals';
 import { expiredCount, PAST_HOLD_MS, waitFor } from '../e2e/helpers';
 import { activity, eventually, faultsApplied, inBatches, paymentsOf, pending, setFaults } from '../pos/outbox/stack-helpers';
-import { startStack, Stack } from '../support/e2e';
+import { KEY_REQUIRED, startStack, Stack } from '../support/e2e';
 import { RedisCluster, startRedisCluster } from '../support/redis-topologies';
 
 /**
@@ -64,7 +65,8 @@ describe('three BFF instances on a Redis Cluster', () => {
       get: (p: string) => http.get(`/pos/v1${p}`).set('Authorization', `Bearer ${token}`),
       post: (p: string, body: object, key?: string) => {
         const t = http.post(`/pos/v1${p}`).set('Authorization', `Bearer ${token}`);
-        return (key ? t.set('Idempotency-Key', key) : t).send(body);
+        const k = key ?? (KEY_REQUIRED.test(p) ? randomUUID() : undefined);
+        return (k ? t.set('Idempotency-Key', k) : t).send(body);
       },
     };
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '../../src/platform/logger';
 import { connectRedis, type RedisClient } from '../../src/platform/redis';
-import { type CouponLock, RedisCouponLockStore } from '../../src/pos/coupon-locks';
+import { type CouponLock, RedisCouponLockStore } from '../../src/pos/coupons/locks';
 import { RedisRedemptionStore } from '../../src/pos/redemptions';
 import { aHold, T0 } from '../pos/redemptions/harness';
 import { RedisCluster, startRedisCluster } from '../support/redis-topologies';

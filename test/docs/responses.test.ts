@@ -1,5 +1,5 @@
 import type request from 'supertest';
-import { POS_ROUTES, PosRouteDoc } from '../../src/pos/openapi';
+import { POS_ROUTES, PosRoute } from '../../src/pos/openapi';
 import { ProblemSchema } from '../../src/pos/response-schemas';
 import { waitFor } from '../e2e/helpers';
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
@@ -13,7 +13,7 @@ import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 const exercised = new Set<string>();
 
 /** Checks one answer against the route's documented success response. */
-function documented(method: PosRouteDoc['method'], path: string, res: request.Response, answer: 'success' | 'queued' = 'success') {
+function documented(method: PosRoute['method'], path: string, res: request.Response, answer: 'success' | 'queued' = 'success') {
   const route = POS_ROUTES.find((r) => r.method === method && r.path === path);
   if (!route) throw new Error(`${method} ${path} is not documented`);
   exercised.add(`${method} ${path} ${answer}`);

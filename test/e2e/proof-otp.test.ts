@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { loadConfig } from '../../src/platform/config';
 import { silentLogger } from '../../src/platform/logger';
@@ -70,7 +71,7 @@ describe('OTP learnt from the upstream (as against a real service)', () => {
   const till = () => {
     const http = request(bff.url);
     const auth = { Authorization: `Bearer ${s.tokens.cashier}` };
-    return { post: (p: string, body: object) => http.post(`/pos/v1${p}`).set(auth).send(body) };
+    return { post: (p: string, body: object) => http.post(`/pos/v1${p}`).set(auth).set('Idempotency-Key', randomUUID()).send(body) };
   };
 
   it('turns "OTP required" into otp_required and sends the code, for the first typed id too; then QR codes take the OTP path at once', async () => {

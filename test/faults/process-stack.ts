@@ -7,7 +7,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { startSandbox, StartedSandbox } from '../../src/sandbox';
-import { e2eAccount, SANDBOX_KEYS } from '../support/e2e';
+import { e2eAccount, KEY_REQUIRED, SANDBOX_KEYS } from '../support/e2e';
 import { freePort } from '../support/ports';
 
 /**
@@ -157,6 +157,7 @@ function launch(env: Record<string, string>, port: number): BffProcess {
       get: (p) => http.get(`/pos/v1${p}`).set('Authorization', `Bearer ${token}`),
       post: (p, body) => {
         const t = http.post(`/pos/v1${p}`).set('Authorization', `Bearer ${token}`);
+        if (KEY_REQUIRED.test(p)) void t.set('Idempotency-Key', randomUUID());
         return body === undefined ? t : t.send(body);
       },
     }),

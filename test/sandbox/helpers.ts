@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { BalanceResponse } from '../../src/contract';
 import type { AccountSettingsInput } from '../../src/sandbox';
 import { createSandbox, Sandbox } from '../../src/sandbox';
+import { LIMITS_OUT_OF_REACH } from '../support/sandbox-limits';
 
 export const API = '/api/v4.0/integrations';
 export const START = Date.parse('2025-03-01T10:00:00.000Z');
@@ -38,6 +39,7 @@ export function testAccount(overrides: Partial<AccountSettingsInput> = {}): Acco
     coupons: [],
     eventRewards: { place_order: 10 },
     otpTtlSeconds: 300,
+    rateLimits: LIMITS_OUT_OF_REACH,
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
+import { KEY_REQUIRED, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 
 /**
  * Every /pos/v1 route x {no token, wrong token, revoked token, cashier,
@@ -344,6 +345,7 @@ describe('access matrix of /pos/v1', () => {
     let req = request(s.bff.url)[method](`/pos/v1${path}`);
     const token = tokenFor(credential, side);
     if (token) req = req.set('Authorization', `Bearer ${token}`);
+    if (method === 'post' && KEY_REQUIRED.test(path)) req = req.set('Idempotency-Key', randomUUID());
     if (body) req = req.send(body);
     const res = await req;
     expect({ status: res.status, code: res.status >= 400 ? res.body.code : undefined }).toEqual({

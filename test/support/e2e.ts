@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import Redis from 'ioredis';
 import request from 'supertest';
@@ -8,6 +9,7 @@ import { loadConfig } from '../../src/platform/config';
 import { upstream as upstreamSettings } from '../../src/platform/settings';
 import { settingsIn } from '../../src/platform/settings/define';
 import { createLogger } from '../../src/platform/logger';
+import { POS_ROUTES } from '../../src/pos/routes';
 import { RunningBff, startBff } from '../../src/pos/server';
 import { addStore, addTerminal, revokeTerminal } from '../../src/pos/terminals';
 import type { TerminalRole } from '../../src/pos/terminals/types';
@@ -15,6 +17,14 @@ import { loadSandboxAccounts, startSandbox, StartedSandbox } from '../../src/san
 import type { AccountSettingsInput } from '../../src/sandbox';
 import { Exchange, Transport } from '../../src/upstream/transport';
 import { referenceViolations } from '../reference/request-validator';
+import { LIMITS_OUT_OF_REACH } from './sandbox-limits';
+
+/** The POST paths whose route entry requires an Idempotency-Key (read from the route table). */
+export const KEY_REQUIRED = new RegExp(
+  `^(${POS_ROUTES.filter((r) => r.idempotencyKey === 'required')
+    .map((r) => r.path.replace(/:[^/]+/g, '[^/?]+'))
+    .join('|')})(\\?.*)?$`,
+);
 
 /**
  * Every request a BFF of this test file sends upstream, recorded where they
@@ -48,7 +58,15 @@ export const SANDBOX_KEYS = { apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_
 
 export function e2eAccount(overrides: Partial<AccountSettingsInput> = {}): AccountSettingsInput {
   const demo = loadSandboxAccounts('config/sandbox-accounts.json')[0];
-  return { ...demo, apiKey: SANDBOX_KEYS.apikey, secretKey: SANDBOX_KEYS.secretkey, seedCustomers: [], ...overrides } as AccountSettingsInput;
+  // The published limits raised out of reach; a test about them passes its own `rateLimits` in `overrides`.
+  return {
+    ...demo,
+    apiKey: SANDBOX_KEYS.apikey,
+    secretKey: SANDBOX_KEYS.secretkey,
+    seedCustomers: [],
+    rateLimits: LIMITS_OUT_OF_REACH,
+    ...overrides,
+  } as AccountSettingsInput;
 }
 
 export interface StackOptions {
@@ -202,7 +220,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     };
     return {
       get: (p: string) => recorded(http.get(`/pos/v1${p}`).set(auth)),
-      post: (p: string, body?: object) => recorded(body === undefined ? http.post(`/pos/v1${p}`).set(auth) : http.post(`/pos/v1${p}`).set(auth).send(body)),
+      post: (p: string, body?: object) => {
+        // The writes that require a key get a fresh one, as a till sends; a test sets its own to retry.
+        const headers = KEY_REQUIRED.test(p) ? { ...auth, 'Idempotency-Key': randomUUID() } : auth;
+        return recorded(body === undefined ? http.post(`/pos/v1${p}`).set(headers) : http.post(`/pos/v1${p}`).set(headers).send(body));
+      },
       put: (p: string, body?: object) => recorded(body === undefined ? http.put(`/pos/v1${p}`).set(auth) : http.put(`/pos/v1${p}`).set(auth).send(body)),
       delete: (p: string) => recorded(http.delete(`/pos/v1${p}`).set(auth)),
     };

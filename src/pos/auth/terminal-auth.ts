@@ -5,7 +5,7 @@ import { silentLogger } from '../../platform/logger';
 import { problem } from '../../platform/problem';
 import type { ProblemCodeWithStatus } from '../../platform/problem-catalogue';
 import { verifiedClientNames } from '../../platform/tls';
-import type { AuthFailureGuard } from '../security/rate-limits';
+import type { AuthFailureGuard } from './failure-guard';
 import type { TerminalRegistry, Verification } from '../terminals/registry';
 import type { TerminalIdentity } from '../terminals/types';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { RECEIPT_DEFAULT } from '../receipt-query';
+import { RECEIPT_DEFAULT } from '../sales/receipt-query';
 
 /** JSON with object keys sorted at every level, so key order never changes a fingerprint. */
 export function canonicalJson(value: unknown): string {

@@ -1,4 +1,4 @@
-import { redisUnavailable, type RedisClient } from '../../platform/redis';
+import { defineScripts, redisUnavailable, type RedisClient } from '../../platform/redis';
 import type { BeginResult, Claim, IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
 
 /*
@@ -39,19 +39,13 @@ return 1
 /** The Redis TTL outlives the logical expiry by this much, so a lagging clock never loses a live record. */
 const GC_SLACK_MS = 5_000;
 
-type Scripted = RedisClient & {
+interface IdempotencyScripts {
   idemBegin(key: string, record: string, now: string, px: string): Promise<string | null>;
   idemOwned(key: string, owner: string, op: 'set' | 'del', record: string, px: string): Promise<number>;
-};
-
-function withScripts(redis: RedisClient): Scripted {
-  const r = redis as Scripted;
-  if (typeof r.idemBegin !== 'function') {
-    redis.defineCommand('idemBegin', { numberOfKeys: 1, lua: BEGIN });
-    redis.defineCommand('idemOwned', { numberOfKeys: 1, lua: OWNED });
-  }
-  return r;
 }
+
+const withScripts = (redis: RedisClient) =>
+  defineScripts<IdempotencyScripts>(redis, { idemBegin: { keys: 1, lua: BEGIN }, idemOwned: { keys: 1, lua: OWNED } });
 
 function unavailable(err: unknown): unknown {
   return redisUnavailable(err, 'idempotency store');
@@ -80,7 +74,7 @@ interface DoneRecord {
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Scripted;
+  private readonly redis: RedisClient & IdempotencyScripts;
 
   constructor(
     redis: RedisClient,

@@ -1,4 +1,4 @@
 export { httpMetrics, markRouteBase, metricsRoute, routeLabel, UNMATCHED_ROUTE } from './http';
-export { countExpiredHold, instrumentRedemptions } from './redemptions';
+export { countExpiredHold, instrumentRedemptions } from '../redemptions/metrics';
 export { countUpstreamCall } from './upstream';
-export { countRegistration } from './registrations';
+export { countRegistration } from '../customers/metrics';

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicTask } from '../../platform/periodic-task';
 
 /** The longest wait between two tries of one repair. */
 const MAX_BACKOFF_MS = 30_000;
@@ -22,11 +23,17 @@ export interface Repair {
  */
 export class RepairQueue {
   private readonly pending = new Map<string, { repair: Repair; tries: number; nextAt: number }>();
-  private timer?: NodeJS.Timeout;
-  private running = false;
   private busy = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly opts: { intervalMs: number; logger: Logger }) {}
+  constructor(private readonly opts: { intervalMs: number; logger: Logger }) {
+    this.task = new PeriodicTask({
+      everyMs: opts.intervalMs,
+      logger: opts.logger,
+      pass: () => this.runOnce(),
+      messages: { failing: 'repair pass failed; retrying next tick', recovered: 'repair passes run again' },
+    });
+  }
 
   get size(): number {
     return this.pending.size;
@@ -38,13 +45,12 @@ export class RepairQueue {
   }
 
   start(): void {
-    this.running = true;
-    this.schedule();
+    this.task.start();
   }
 
-  stop(): void {
-    this.running = false;
-    clearTimeout(this.timer);
+  /** No more passes; resolves once the pass in hand has ended. */
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass over what is pending; returns how many were settled. */
@@ -78,13 +84,5 @@ export class RepairQueue {
       this.busy = false;
     }
     return settled;
-  }
-
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => {
-      void this.runOnce().finally(() => this.schedule());
-    }, this.opts.intervalMs);
-    this.timer.unref();
   }
 }

@@ -64,6 +64,7 @@ export function errorResponses(names: readonly ErrorName[]): Record<string, { $r
 
 export const PARAMS = {
   idempotencyKey: ref('parameters', 'IdempotencyKey'),
+  idempotencyKeyRequired: ref('parameters', 'IdempotencyKeyRequired'),
   requestId: ref('parameters', 'RequestId'),
 };
 export const REQUEST_ID_HEADER = { 'X-Request-Id': ref('headers', 'XRequestId') };
@@ -99,6 +100,17 @@ export function registerComponents(registry: OpenAPIRegistry): void {
       'while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: '0f6c2b1e-sale-1001',
+  });
+  registry.registerComponent('parameters', 'IdempotencyKeyRequired', {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: true,
+    description:
+      'Required on this write: it creates something the till has no id of its own for, so a retry without the key could do it twice ' +
+      '(400 `idempotency_key_required`). Send a new key per request and the same key on its retries: the same key with the same body ' +
+      'replays the first answer; with another body it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    example: '7d1e4c2a-redemption',
   });
   registry.registerComponent('parameters', 'RequestId', {
     name: 'X-Request-Id',

@@ -45,7 +45,7 @@ export const ERRORS = {
     description:
       'The request is malformed or a field is invalid (`validation_failed`; `errors` names each field). Also: a body that is not JSON (`malformed_json`), ' +
       'nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); ' +
-      'a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`).',
+      'a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`), or none where the write requires one (`idempotency_key_required`).',
     examples: answers(
       answer('A field is invalid', 'validation_failed', 'Invalid request body: points: Too small: expected number to be >0', {
         errors: [{ path: 'points', message: 'Too small: expected number to be >0' }],
@@ -55,6 +55,11 @@ export const ERRORS = {
       answer('The body does not decode as its Content-Encoding says', 'malformed_body_encoding', 'The request body is not valid gzip data'),
       answer('The path has broken percent-encoding (e.g. %zz)', 'malformed_path', 'The request path has invalid percent-encoding'),
       answer('The Idempotency-Key is unusable', 'idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once'),
+      answer(
+        'No Idempotency-Key on a write that requires one',
+        'idempotency_key_required',
+        'Idempotency-Key is required here: a retry without it could do this twice. Send a new key per request, the same key on its retries',
+      ),
     ),
   },
   Unauthorized: {

@@ -4,11 +4,11 @@ import { openApiPath } from '../../platform/openapi';
 import { catalogueTable } from '../../platform/problem-catalogue';
 import * as res from '../response-schemas';
 import { errorResponses, nameSchemas, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
-import { POS_ROUTES, PosRouteDoc } from './routes';
+import { POS_API_PREFIX, type PosRoute } from '../http/route';
+import { POS_ROUTES } from '../routes';
 
-export { POS_ROUTES, type PosRouteDoc } from './routes';
-
-export const POS_API_PREFIX = '/pos/v1';
+export { POS_ROUTES } from '../routes';
+export { POS_API_PREFIX, type PosRoute } from '../http/route';
 export const POS_API_VERSION = '1.0.0';
 
 /** Routes outside /pos/v1, without a terminal token. */
@@ -30,7 +30,7 @@ const QUEUED_NOTE =
 type Headers = Exclude<ResponseConfig['headers'], undefined | z.ZodObject>;
 
 /** The success answer, and the 202 of a queued write (one 202 with either body when the success is a 202 too). */
-function successResponses(r: PosRouteDoc, headers: Headers): RouteConfig['responses'] {
+function successResponses(r: PosRoute, headers: Headers): RouteConfig['responses'] {
   const ok = {
     [r.success.status]: {
       description: r.success.description,
@@ -58,7 +58,7 @@ function successResponses(r: PosRouteDoc, headers: Headers): RouteConfig['respon
   };
 }
 
-function toRouteConfig(r: PosRouteDoc): RouteConfig {
+function toRouteConfig(r: PosRoute): RouteConfig {
   const headers: Headers = { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS };
   if (r.method === 'post') Object.assign(headers, REPLAYED_HEADER);
   if (r.success.location) headers.Location = { description: 'The new redemption', schema: { type: 'string' } };
@@ -70,7 +70,8 @@ function toRouteConfig(r: PosRouteDoc): RouteConfig {
     summary: r.summary,
     description: [r.description, roleText(r.roles)].filter(Boolean).join('\n\n'),
     'x-terminal-roles': r.roles,
-    parameters: r.method === 'post' ? [PARAMS.idempotencyKey, PARAMS.requestId] : [PARAMS.requestId],
+    parameters:
+      r.method === 'post' ? [r.idempotencyKey === 'required' ? PARAMS.idempotencyKeyRequired : PARAMS.idempotencyKey, PARAMS.requestId] : [PARAMS.requestId],
     request: {
       params: r.params,
       query: r.query,

@@ -1,4 +1,4 @@
-import { redisUnavailable, type RedisClient } from '../../platform/redis';
+import { defineScripts, redisUnavailable, type RedisClient } from '../../platform/redis';
 
 /**
  * What the upstream's newest answer showed about OTPs, shared by the whole
@@ -36,13 +36,16 @@ redis.call('SET', KEYS[1], ARGV[1])
 return 1`;
 
 /** One key, `<prefix>otp-mode`, without a TTL: it describes the loyalty account, not a request. */
+interface ModeScripts {
+  otpModeRecord(key: string, seen: string, at: string): Promise<unknown>;
+}
+
 export class RedisOtpMode implements OtpModeStore {
   private readonly key: string;
-  constructor(
-    private readonly redis: RedisClient,
-    prefix: string,
-  ) {
+  private readonly redis: RedisClient & ModeScripts;
+  constructor(redis: RedisClient, prefix: string) {
     this.key = `${prefix}otp-mode`;
+    this.redis = defineScripts<ModeScripts>(redis, { otpModeRecord: { keys: 1, lua: RECORD } });
   }
 
   async get() {
@@ -52,7 +55,7 @@ export class RedisOtpMode implements OtpModeStore {
 
   async record(required: boolean, at: number) {
     const seen: Seen = { required, at };
-    await this.redis.eval(RECORD, 1, this.key, JSON.stringify(seen), String(at)).catch(unavailable);
+    await this.redis.otpModeRecord(this.key, JSON.stringify(seen), String(at)).catch(unavailable);
   }
 }
 

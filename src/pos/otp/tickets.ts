@@ -1,4 +1,4 @@
-import { redisUnavailable, type RedisClient } from '../../platform/redis';
+import { defineScripts, redisUnavailable, type RedisClient } from '../../platform/redis';
 
 /**
  * Which redemption a customer's code was asked for. The loyalty service keeps
@@ -67,11 +67,19 @@ return 0`;
 /** Redis forgets a ticket this long after it lapsed (readers go by `lapsesAt`; this only bounds memory). */
 const KEEP_AFTER_LAPSE_MS = 60 * 60_000;
 
+interface TicketScripts {
+  otpTicketClaim(key: string, ticket: string, now: string, keepMs: string): Promise<string | null>;
+  otpTicketSettle(key: string, redemptionId: string): Promise<number>;
+}
+
 export class RedisOtpTickets implements OtpTicketStore {
+  private readonly redis: RedisClient & TicketScripts;
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.redis = defineScripts<TicketScripts>(redis, { otpTicketClaim: { keys: 1, lua: CLAIM }, otpTicketSettle: { keys: 1, lua: SETTLE } });
+  }
 
   private key(customerId: string) {
     return `${this.prefix}otp:${customerId}`;
@@ -79,8 +87,7 @@ export class RedisOtpTickets implements OtpTicketStore {
 
   async claim(customerId: string, ticket: OtpTicket, now: number) {
     const keepMs = Math.max(1, Math.round(ticket.lapsesAt - now)) + KEEP_AFTER_LAPSE_MS;
-    const standing = (await this.redis.eval(CLAIM, 1, this.key(customerId), JSON.stringify(ticket), String(now), String(keepMs)).catch(unavailable)) as
-      string | null;
+    const standing = await this.redis.otpTicketClaim(this.key(customerId), JSON.stringify(ticket), String(now), String(keepMs)).catch(unavailable);
     return standing ? (JSON.parse(standing) as OtpTicket) : null;
   }
 
@@ -91,7 +98,7 @@ export class RedisOtpTickets implements OtpTicketStore {
   }
 
   async settle(customerId: string, redemptionId: string) {
-    await this.redis.eval(SETTLE, 1, this.key(customerId), redemptionId).catch(unavailable);
+    await this.redis.otpTicketSettle(this.key(customerId), redemptionId).catch(unavailable);
   }
 
   async close() {}

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../platform/redis';
+import { defineScripts, type RedisClient } from '../../platform/redis';
 
 /*
  * The Lua side of RedisOutboxStore. Every key a script touches is passed in
@@ -142,11 +142,12 @@ export interface OutboxScripts {
 }
 
 export function withOutboxScripts(redis: RedisClient): RedisClient & OutboxScripts {
-  redis.defineCommand('obxEnqueue', { numberOfKeys: 3, lua: ENQUEUE });
-  redis.defineCommand('obxPick', { lua: PICK });
-  redis.defineCommand('obxRenew', { numberOfKeys: 1, lua: RENEW });
-  redis.defineCommand('obxFinish', { numberOfKeys: 5, lua: FINISH });
-  redis.defineCommand('obxRetryDead', { numberOfKeys: 4, lua: RETRY_DEAD });
-  redis.defineCommand('obxDiscardDead', { numberOfKeys: 2, lua: DISCARD_DEAD });
-  return redis as RedisClient & OutboxScripts;
+  return defineScripts<OutboxScripts>(redis, {
+    obxEnqueue: { keys: 3, lua: ENQUEUE },
+    obxPick: { lua: PICK },
+    obxRenew: { keys: 1, lua: RENEW },
+    obxFinish: { keys: 5, lua: FINISH },
+    obxRetryDead: { keys: 4, lua: RETRY_DEAD },
+    obxDiscardDead: { keys: 2, lua: DISCARD_DEAD },
+  });
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
+import { PeriodicTask } from '../../platform/periodic-task';
 import { failureOf, type LoyaltyClient } from '../../upstream';
-import { BatchJobStore, rememberJob } from '../batch-jobs';
+import { BatchJobStore, rememberJob } from '../orders/batch-jobs';
 import { judgeFailure, RetryPolicy, send } from './deliver';
-import { settleQueuedId } from '../money/sale-claims';
-import type { SaleRecords } from '../sales';
+import { settleQueuedId } from '../sales/claims';
+import type { SaleRecords } from '../sales/records';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
 
 export interface OutboxWorkerOptions extends RetryPolicy {
@@ -42,10 +43,7 @@ export class OutboxWorker {
   private readonly clock: () => number;
   private readonly log: Logger;
   private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  private failing = false;
+  private readonly task: PeriodicTask;
   private delivered = 0;
 
   constructor(private readonly opts: OutboxWorkerOptions) {
@@ -54,6 +52,12 @@ export class OutboxWorker {
     this.consumer = opts.consumer ?? `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.clock = opts.clock ?? Date.now;
     this.log = opts.logger.child({ component: 'outbox-worker', consumer: this.consumer, store: opts.store.kind });
+    this.task = new PeriodicTask({
+      everyMs: opts.pollIntervalMs,
+      logger: this.log,
+      pass: () => this.takeFree(),
+      messages: { failing: 'outbox: cannot read the queue; retrying every poll', recovered: 'outbox store reachable again' },
+    });
   }
 
   /** Entries this worker delivered since it was made. */
@@ -62,17 +66,13 @@ export class OutboxWorker {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.pump();
+    this.task.start();
+    this.task.wake();
   }
 
   /** Stops taking entries, finishes the deliveries in hand, and hands back what it held (another instance may take it at once). */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.task.stop();
     await Promise.all(this.inFlight);
     await this.opts.store
       .release(this.consumer)
@@ -81,49 +81,20 @@ export class OutboxWorker {
       );
   }
 
-  private async pump(): Promise<void> {
-    while (this.running) {
-      const free = this.opts.concurrency - this.inFlight.size;
-      let taken = 0;
-      if (free > 0) {
-        try {
-          const entries = await this.opts.store.take(this.consumer, this.clock(), free);
-          if (this.failing) this.log.info('outbox store reachable again');
-          this.failing = false;
-          for (const e of entries) this.track(this.deliver(e));
-          taken = entries.length;
-        } catch (err) {
-          if (!this.failing)
-            this.log.error(
-              { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
-              'outbox: cannot read the queue; retrying every poll',
-            );
-          this.failing = true;
-        }
-      }
-      if (taken > 0 && this.inFlight.size < this.opts.concurrency) continue;
-      await this.idle();
-    }
-  }
-
-  /** Waits for a poll interval, a delivery to finish, or stop(). */
-  private idle(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.opts.pollIntervalMs);
-      timer.unref();
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
+  /** Takes as many entries as there are free delivery slots; true when it could take more at once. Throws when the queue cannot be read. */
+  private async takeFree(): Promise<boolean> {
+    const free = this.opts.concurrency - this.inFlight.size;
+    if (free <= 0) return false;
+    const entries = await this.opts.store.take(this.consumer, this.clock(), free);
+    for (const e of entries) this.track(this.deliver(e));
+    return entries.length > 0 && this.inFlight.size < this.opts.concurrency;
   }
 
   private track(p: Promise<void>): void {
     this.inFlight.add(p);
     void p.finally(() => {
       this.inFlight.delete(p);
-      this.wake?.();
+      this.task.wake();
     });
   }
 

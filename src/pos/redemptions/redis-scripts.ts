@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../platform/redis';
+import { defineScripts, type RedisClient } from '../../platform/redis';
 import { CLAIMED_CODES, HELD_CODE } from './redis-codec';
 
 /*
@@ -101,8 +101,5 @@ export interface RedemptionScripts {
 
 /** Registers the scripts on the client (EVALSHA, falling back to EVAL once per connection). */
 export function withRedemptionScripts(redis: RedisClient): RedisClient & RedemptionScripts {
-  redis.defineCommand('rdmRead', { numberOfKeys: 2, lua: READ });
-  redis.defineCommand('rdmWrite', { numberOfKeys: 2, lua: WRITE });
-  redis.defineCommand('rdmSweep', { lua: SWEEP });
-  return redis as RedisClient & RedemptionScripts;
+  return defineScripts<RedemptionScripts>(redis, { rdmRead: { keys: 2, lua: READ }, rdmWrite: { keys: 2, lua: WRITE }, rdmSweep: { lua: SWEEP } });
 }

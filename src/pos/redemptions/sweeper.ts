@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicTask } from '../../platform/periodic-task';
 import { isClaimed } from './record';
 import type { Redemption, RedemptionStore } from './types';
 
@@ -16,7 +17,7 @@ export interface HoldSweeperOptions {
   onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
   /**
    * Asks the upstream what became of a due hold that a payment or a void had
-   * claimed, records it, and says what it recorded (see operations/hold-outcome.ts).
+   * claimed, records it, and says what it recorded (see hold-outcome.ts).
    * Without it such holds stay held until someone settles them.
    */
   settle?: (redemption: Redemption) => Promise<string>;
@@ -32,18 +33,15 @@ export interface HoldSweeperOptions {
  */
 export class HoldSweeper {
   private readonly store: RedemptionStore;
-  private readonly intervalMs: number;
   private readonly batchSize: number;
   private readonly log: Logger;
   private readonly clock: () => number;
   private readonly onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
   private readonly settle?: (redemption: Redemption) => Promise<string>;
   private expired = 0;
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly task: PeriodicTask;
   /** Bumped by stop(), so a sweep in progress ends after its current batch. */
   private stops = 0;
-  private failing = false;
   private inFlight?: Promise<number>;
   private unsubscribe?: () => void;
 
@@ -52,12 +50,17 @@ export class HoldSweeper {
     const batchSize = opts.batchSize ?? 1000;
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('HoldSweeper batchSize must be a positive integer');
     this.store = opts.store;
-    this.intervalMs = opts.intervalMs;
     this.batchSize = batchSize;
     this.log = opts.logger.child({ component: 'hold-sweeper', store: opts.store.kind });
     this.clock = opts.clock ?? Date.now;
     this.onExpired = opts.onExpired;
     this.settle = opts.settle;
+    this.task = new PeriodicTask({
+      everyMs: opts.intervalMs,
+      logger: this.log,
+      pass: () => this.sweepOnce(),
+      messages: { failing: 'hold sweep failed; retrying every tick', recovered: 'hold sweeper recovered' },
+    });
   }
 
   /** Holds expired through this sweeper since it was made. */
@@ -66,18 +69,14 @@ export class HoldSweeper {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.unsubscribe = this.store.onReadExpiry?.((r) => this.note(r, 'read'));
-    this.schedule();
+    this.unsubscribe ??= this.store.onReadExpiry?.((r) => this.note(r, 'read'));
+    this.task.start();
   }
 
   /** Stops the timer and waits for a sweep in progress (which ends after its current batch). */
   async stop(): Promise<void> {
-    this.running = false;
     this.stops += 1;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    await this.task.stop();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.inFlight?.catch(() => undefined);
@@ -141,28 +140,6 @@ export class HoldSweeper {
       this.onExpired(r, via);
     } catch (err) {
       this.log.warn({ err, redemptionId: r.id }, 'onExpired hook failed');
-    }
-  }
-
-  private schedule(): void {
-    if (!this.running) return;
-    this.timer = setTimeout(() => void this.tick(), this.intervalMs);
-    this.timer.unref();
-  }
-
-  /** One timer tick: never throws; an outage is logged once, and its end once. */
-  private async tick(): Promise<void> {
-    try {
-      await this.sweepOnce();
-      if (this.failing) this.log.info('hold sweeper recovered');
-      this.failing = false;
-    } catch (err) {
-      const e = err as Error & { code?: string };
-      if (!this.failing) this.log.error({ err: { message: e.message, code: e.code } }, 'hold sweep failed; retrying every tick');
-      else this.log.debug({ err: { message: e.message } }, 'hold sweep still failing');
-      this.failing = true;
-    } finally {
-      this.schedule();
     }
   }
 }

@@ -3,11 +3,13 @@ import type { Logger } from 'pino';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { HttpSettings, SecuritySettings } from '../../platform/settings';
 import type { RedemptionStore } from '../redemptions/types';
-import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminalSets } from './open-redemptions';
-import { authFailureGuard, AuthFailureGuard, perMinuteLimiter } from './rate-limits';
+import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminalSets } from '../redemptions/open-redemptions';
+import type { AuthFailureGuard } from '../auth/failure-guard';
+import { authFailureGuard, perMinuteLimiter } from './rate-limits';
 
 export { corsFor, headerCountLimit } from './http-limits';
-export { authFailureGuard, perMinuteLimiter, terminalRateLimit, type AuthFailureGuard, type LimiterOptions } from './rate-limits';
+export type { AuthFailureGuard } from '../auth/failure-guard';
+export { authFailureGuard, perMinuteLimiter, terminalRateLimit, type LimiterOptions } from './rate-limits';
 export {
   MemoryTerminalSets,
   openRedemptionCap,
@@ -15,7 +17,7 @@ export {
   type OpenRedemptionCap,
   type OpenRedemptionCapOptions,
   type TerminalSets,
-} from './open-redemptions';
+} from '../redemptions/open-redemptions';
 
 /** The hostile-caller defences createBffApp mounts; each is off when absent. */
 export interface BffSecurity {

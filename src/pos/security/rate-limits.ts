@@ -3,6 +3,7 @@ import { problem } from '../../platform/problem';
 import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { AuthFailureGuard } from '../auth/failure-guard';
 import { identityOf } from '../auth/terminal-auth';
 import { deferAdmission } from '../http/admission';
 
@@ -63,15 +64,6 @@ export function terminalRateLimit(limiter: RateLimiterAbstract, logger: Logger):
     );
     next();
   };
-}
-
-/** How terminalAuth asks whether an address failed too often, and tells of a new failure. */
-export interface AuthFailureGuard {
-  readonly limit: number;
-  /** Seconds until `address` may try again, or undefined when it may try now. */
-  blockedFor(address: string): Promise<number | undefined>;
-  /** Counts one failed authentication from `address`. */
-  record(address: string): Promise<void>;
 }
 
 /** Addresses remembered as having failed recently; beyond this the oldest are forgotten (they are only a hint). */

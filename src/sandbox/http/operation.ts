@@ -3,12 +3,14 @@ import type { Operation } from '../../contract';
 import type { SandboxContext } from '../context';
 import type { AccountEntry } from '../state/store';
 import { accountFrom, requireKeys } from './keys';
+import { enforceRateLimits } from './rate-limits';
 
 export type OperationHandler = (req: Request, account: AccountEntry, res: Response) => unknown | Promise<unknown>;
 
 /**
  * Mounts one v4.0 operation from the contract's OPERATIONS table: its method
- * and path, its key requirement, the before-operation hooks, then the handler,
+ * and path, its key requirement, the account's rate limits, the
+ * before-operation hooks (fault rules), then the handler,
  * whose return value is sent as the 200 JSON body.
  */
 export function mountOperation(router: Router, ctx: SandboxContext, op: Operation, handler: OperationHandler): void {
@@ -20,6 +22,7 @@ export function mountOperation(router: Router, ctx: SandboxContext, op: Operatio
       next();
     },
     requireKeys(ctx.store, op.keys),
+    enforceRateLimits(ctx),
     runHooks(ctx),
     async (req, res) => {
       const body = await handler(req, accountFrom(res), res);

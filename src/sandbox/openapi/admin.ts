@@ -1,7 +1,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { named } from '../../platform/openapi';
-import { AccountSettings, SeedCustomer } from '../accounts';
+import { AccountSettings, BucketLimitSettings, RateLimitSettings, SeedCustomer } from '../accounts';
 import { BulkSeed, ClockAdvance } from '../operations/admin';
 import { FaultRulesInput } from '../operations/faults';
 import { loyaltyErrors, REQUEST_ID_PARAM } from './components';
@@ -26,6 +26,14 @@ export function adminRoutes(): RouteConfig[] {
       'Every dashboard setting of an account. PUT /_sandbox/accounts/{apikey} takes any of these fields (apiKey must equal the path; secretKey left out is kept).',
   });
   named(FaultRulesInput, 'FaultRules');
+  named(BucketLimitSettings, 'BucketLimitSettings', {
+    description: "A bucket's own figures: rate per second, quota per 30 s; one left out stays the published figure times the multiplier.",
+  });
+  named(RateLimitSettings, 'RateLimitSettings', {
+    description:
+      "An account's published rate limits: each v4.0 operation counts against its bucket (the reference table's rows); past the bucket's rate in any one second " +
+      'or its quota in any 30 s the request is refused with 429 and Retry-After, and not counted. Default: enforced at the published figures.',
+  });
   const apikey = z.object({ apikey: z.string().meta({ description: 'The account apikey', example: 'sbx_demo_api_key' }) });
   const customerId = z.object({ customerId: z.string().meta({ example: 'alice' }) });
   const route = (r: Omit<RouteConfig, 'tags' | 'parameters'>): RouteConfig => ({
@@ -102,16 +110,18 @@ export function adminRoutes(): RouteConfig[] {
       path: '/_sandbox/accounts/{apikey}',
       operationId: 'sandboxReplaceAccount',
       summary:
-        "Change an account's settings: the fields given replace the current ones, objects (earn, eventRewards) are merged one level, arrays replaced whole",
+        "Change an account's settings: the fields given replace the current ones, objects (earn, eventRewards, rateLimits) are merged one level, arrays replaced whole",
       security: BOTH,
       request: {
         params: apikey,
         body: {
           required: true,
-          content: json(anyObject.meta({ description: 'Any fields of AccountSettings; apiKey, if given, must equal the path' }), {
-            otpEnabled: true,
-            earn: { pointsPerUnit: 2 },
-          }),
+          content: json(
+            z.looseObject({ rateLimits: RateLimitSettings.optional() }).meta({
+              description: 'Any fields of AccountSettings (rateLimits among them); apiKey, if given, must equal the path',
+            }),
+            { otpEnabled: true, earn: { pointsPerUnit: 2 }, rateLimits: { multiplier: 10 } },
+          ),
         },
       },
       responses: { 200: ok('The new settings (without the secret key)') },

@@ -81,7 +81,8 @@ const ERRORS = {
   },
   RateLimited: {
     status: 429,
-    description: 'Too many requests; wait Retry-After seconds.',
+    description:
+      "Too many requests: past the rate (per second) or the 30-s quota of the operation's bucket in the published table, for this account (its rateLimits setting), or injected by a fault rule; wait Retry-After seconds.",
     example: loyaltyError(429, 'RateLimited', 'Too many requests; try again in 1 s'),
   },
   InternalError: {

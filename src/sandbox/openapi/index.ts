@@ -1,6 +1,16 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { API_PREFIX, CustomerId, LoyaltyErrorBody, OPERATIONS, Operation, TierProgressQuery } from '../../contract';
+import {
+  API_PREFIX,
+  CustomerId,
+  LoyaltyErrorBody,
+  OPERATION_BUCKET,
+  OPERATIONS,
+  Operation,
+  PUBLISHED_LIMITS,
+  QUOTA_WINDOW_SECONDS,
+  TierProgressQuery,
+} from '../../contract';
 import { openApiPath, pathParams } from '../../platform/openapi';
 import { adminRoutes } from './admin';
 import { LoyaltyErrorName, loyaltyErrors, nameContractSchemas, registerLoyaltyComponents, REQUEST_ID_HEADER, REQUEST_ID_PARAM } from './components';
@@ -28,13 +38,16 @@ function toRouteConfig(op: Operation): RouteConfig {
   const ex = OPERATION_EXAMPLES[op.id as keyof typeof OPERATIONS];
   const params = pathParams(op.path);
   const keysNote = op.keys === 'both' ? 'Keys: apikey and secretkey.' : 'Keys: apikey (and secretkey when the account is in High Security Mode).';
+  const limit = PUBLISHED_LIMITS[OPERATION_BUCKET[op.id as keyof typeof OPERATIONS]];
+  const limitNote = ` Rate limit (${limit.row}): ${limit.rate} per second and ${limit.quota} per ${QUOTA_WINDOW_SECONDS} s per account, unless its rateLimits setting says otherwise.`;
   return {
     method: op.method.toLowerCase() as 'get' | 'post' | 'delete',
     path: API_PREFIX + openApiPath(op.path),
     operationId: op.id,
     tags: [op.extension ? 'Published beyond the spec' : 'v4.0 operations'],
     summary: op.summary,
-    description: keysNote + (op.extension ? " Not one of the specification's ten operations; shaped as the published v4.0 reference documents it." : ''),
+    description:
+      keysNote + limitNote + (op.extension ? " Not one of the specification's ten operations; shaped as the published v4.0 reference documents it." : ''),
     security: security(op),
     parameters: [
       REQUEST_ID_PARAM,

@@ -53,7 +53,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 
 /**
  * Changes an account's settings: the body names only what changes. Each field
- * replaces the current one, except objects (`earn`, `eventRewards`), whose
+ * replaces the current one, except objects (`earn`, `eventRewards`, `rateLimits`), whose
  * fields are merged one level deep; arrays (tiers, coupons, ...) are replaced
  * whole. `secretKey` left out keeps the current one (GET never shows it).
  */

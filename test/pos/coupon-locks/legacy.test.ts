@@ -1,4 +1,4 @@
-import { fromStored, type CouponLock } from '../../../src/pos/coupon-locks';
+import { fromStored, type CouponLock } from '../../../src/pos/coupons/locks';
 
 /** Locks an earlier version stored (claims as flags beside `locked`) read in today's states, so a rolling upgrade loses no claim. */
 const stored = (extra: Partial<CouponLock> & { releasing?: true }): CouponLock =>

@@ -8,7 +8,7 @@ import {
   MemoryCouponLockStore,
   RECHECK_MS,
   RedisCouponLockStore,
-} from '../../../src/pos/coupon-locks';
+} from '../../../src/pos/coupons/locks';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 
 const T0 = 1_760_000_000_000;

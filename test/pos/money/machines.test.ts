@@ -12,7 +12,7 @@ import {
   SALE_MACHINE,
   transitionRefusal,
 } from '../../../src/pos/money/machines';
-import { type CouponLock, type CouponLockStore, MemoryCouponLockStore, OPEN_LOCK_STATES, RedisCouponLockStore } from '../../../src/pos/coupon-locks';
+import { type CouponLock, type CouponLockStore, MemoryCouponLockStore, OPEN_LOCK_STATES, RedisCouponLockStore } from '../../../src/pos/coupons/locks';
 import { ENDING_STATES, MemoryRedemptionStore, OPEN_STATES, type RedemptionStore, RedisRedemptionStore } from '../../../src/pos/redemptions';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 import { aHold, T0 } from '../redemptions/harness';

@@ -1,4 +1,4 @@
-import { worthOf } from '../../../src/pos/operations/coupon-verdicts';
+import { worthOf } from '../../../src/pos/coupons/verdicts';
 
 describe('worthOf: what a coupon takes off a basket', () => {
   it('takes a fixed amount, at most the basket', () => {

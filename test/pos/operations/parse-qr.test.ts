@@ -1,4 +1,4 @@
-import { parseQr } from '../../../src/pos/operations/redemptions';
+import { parseQr } from '../../../src/pos/redemptions/operations';
 
 /**
  * A QR code is the customer id and the customer's hash. A separator (`:` or

@@ -1,5 +1,5 @@
 import { displayWidth } from '../../../src/platform/display-width';
-import { row } from '../../../src/pos/operations/receipt';
+import { row } from '../../../src/pos/sales/receipt';
 
 describe('row: one receipt line in printed columns', () => {
   it('puts the label left and the value right, 40 columns in all', () => {

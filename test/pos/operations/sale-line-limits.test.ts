@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { PaymentRequest, RefundRequest } from '../../../src/contract';
 import type { CallContext } from '../../../src/pos/deps';
-import { toUpstreamPayment } from '../../../src/pos/operations/payments';
-import { toUpstreamRefund } from '../../../src/pos/operations/refunds';
+import { toUpstreamPayment } from '../../../src/pos/sales/payments';
+import { toUpstreamRefund } from '../../../src/pos/refunds/operations';
 import { PaymentBody, RefundBody, SaleLine } from '../../../src/pos/schemas';
 
 /**

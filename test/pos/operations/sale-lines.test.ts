@@ -1,7 +1,7 @@
 import { PaymentRequest, RefundRequest } from '../../../src/contract';
 import type { CallContext } from '../../../src/pos/deps';
-import { toUpstreamPayment } from '../../../src/pos/operations/payments';
-import { toUpstreamRefund } from '../../../src/pos/operations/refunds';
+import { toUpstreamPayment } from '../../../src/pos/sales/payments';
+import { toUpstreamRefund } from '../../../src/pos/refunds/operations';
 import { PaymentBody, RefundBody, SaleLine } from '../../../src/pos/schemas';
 
 /** One line shape for payments and refunds: each upstream gets the fields it has. */

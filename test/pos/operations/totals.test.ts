@@ -1,6 +1,6 @@
 import { AppError } from '../../../src/platform/errors';
-import { couponsOnBasket, redemptionWorth } from '../../../src/pos/operations/discount-worth';
-import { applyTotals, couponsApplied } from '../../../src/pos/operations/totals';
+import { couponsOnBasket, redemptionWorth } from '../../../src/pos/sales/discount-worth';
+import { applyTotals, couponsApplied } from '../../../src/pos/sales/totals';
 
 const points = { ask: { kind: 'points', points: 200 }, holdAmount: 20 } as const;
 const byRule = (holdAmount: number) => ({ ask: { kind: 'rule', ruleId: '7' }, holdAmount }) as const;

@@ -1,0 +1,70 @@
+/**
+ * The layout's import rules (docs/DESIGN.md, "Where things live"), checked by
+ * `npm run lint:deps` (part of `npm test`). Type-only imports count too.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circles',
+      severity: 'error',
+      comment: 'A circle makes two modules one: neither can be read, tested or moved alone.',
+      from: { path: '^src/(pos|upstream|platform|contract)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'contract-stands-alone',
+      severity: 'error',
+      comment: "The loyalty service's interface depends on nothing of ours.",
+      from: { path: '^src/contract/' },
+      to: { path: '^src/', pathNot: '^src/contract/' },
+    },
+    {
+      name: 'platform-below-everything',
+      severity: 'error',
+      from: { path: '^src/platform/' },
+      to: { path: '^src/(pos|upstream|sandbox)/' },
+    },
+    {
+      name: 'upstream-knows-no-till',
+      severity: 'error',
+      comment: 'The client of the loyalty service serves the BFF; it does not know it.',
+      from: { path: '^src/upstream/' },
+      to: { path: '^src/(pos|sandbox)/' },
+    },
+    {
+      name: 'sandbox-stands-apart',
+      severity: 'error',
+      comment: 'The sandbox plays the loyalty service: it shares the contract, never the BFF or its client.',
+      from: { path: '^src/sandbox/' },
+      to: { path: '^src/(pos|upstream)/' },
+    },
+    {
+      name: 'money-machinery-knows-no-feature',
+      severity: 'error',
+      comment: 'The claim step, state machines and repairs are shared by every money action and depend on none.',
+      from: { path: '^src/pos/money/' },
+      to: { path: '^src/pos/', pathNot: '^src/pos/money/' },
+    },
+    {
+      name: 'nothing-imports-the-top',
+      severity: 'error',
+      comment: 'app.ts, server.ts and routes.ts put the features together; a feature importing them runs back up.',
+      from: { path: '^src/pos/', pathNot: '^src/pos/(app|server|routes)\\.ts$|^src/pos/openapi/index\\.ts$' },
+      to: { path: '^src/pos/(app|server|routes)\\.ts$' },
+    },
+    {
+      name: 'routes-only-in-the-table',
+      severity: 'error',
+      comment: "A feature's route entries are read by the route table alone; use cases do not call routes.",
+      from: { path: '^src/pos/', pathNot: '^src/pos/routes\\.ts$' },
+      to: { path: '^src/pos/[^/]+/routes\\.ts$' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: 'node_modules' },
+  },
+};

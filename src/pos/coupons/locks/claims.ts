@@ -1,0 +1,159 @@
+import { isProblem, problem } from '../../../platform/problem';
+import { paymentOnRecord, type LoyaltyClient } from '../../../upstream';
+import type { CouponLock, CouponLockStore } from './types';
+import type { CallContext, PosDeps } from '../../deps';
+import { recordClaim, type RecordClaim } from '../../money/claim-step';
+
+type Deps = Pick<PosDeps, 'couponLocks' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
+/** What settling a lock from the upstream's record needs (the sweeper has no more). */
+type SettleDeps = Pick<PosDeps, 'couponLocks' | 'clock' | 'logger'> & { loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'> };
+
+export const couponLockNotFound = (id: string) => problem('coupon_lock_not_found', `Coupon lock ${id} was not found`);
+
+export type CouponLockClaim = RecordClaim<CouponLock>;
+
+async function change(store: CouponLockStore, id: string, now: number, rule: (cur: CouponLock) => CouponLock | Error): Promise<CouponLock> {
+  let refusal: Error | undefined;
+  const result = await store.change(id, now, (cur) => {
+    const next = rule(cur);
+    if (next instanceof Error) {
+      refusal = next;
+      return next.message;
+    }
+    return next;
+  });
+  if (!result.ok && result.reason === 'not_found') throw couponLockNotFound(id);
+  if (!result.ok) throw refusal ?? problem('coupon_lock_busy', `Coupon lock ${id} could not be claimed: ${result.detail}`);
+  return result.lock;
+}
+
+/**
+ * What a lock a payment claimed became, from the upstream's record of that
+ * payment: burned (`used`) when the payment is on record; `abandoned` once the
+ * upstream lock has ended without it. Before then it is left for the sweeper,
+ * which looks again at its release time.
+ */
+export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise<string> {
+  const now = deps.clock();
+  let state: 'used' | 'abandoned' | 'released';
+  if (l.state === 'paying') {
+    const paid = await paymentOnRecord(
+      deps.loyalty,
+      { paymentId: l.paymentId as string, customerId: l.customerId, totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN },
+      { requestId: `coupon-lock-check-${l.id}`, priority: 'background' },
+    );
+    if (!paid && now < l.expiresAt) return 'left for the sweeper';
+    state = paid ? 'used' : 'abandoned';
+  } else if (l.state === 'releasing') {
+    // A release is harmless to send again; one already done answers "not active", which frees the coupons as well.
+    await deps.loyalty.couponRelease(l.lockReference, { requestId: `coupon-lock-release-${l.id}`, priority: 'background' }).catch((err: unknown) => {
+      if (!isProblem(err, 'coupon_lock_not_active', 'coupon_lock_not_found')) throw err;
+    });
+    state = 'released';
+  } else {
+    return 'unchanged';
+  }
+  const result = await deps.couponLocks.change(l.id, deps.clock(), (cur) =>
+    cur.state === l.state && cur.paymentId === l.paymentId ? { ...cur, state } : `it is ${cur.state}`,
+  );
+  if (result.ok)
+    deps.logger.info(
+      { couponLockId: l.id, storeId: l.storeId, customerId: l.customerId, paymentId: l.paymentId, recorded: state },
+      'coupon lock settled from the upstream',
+    );
+  return result.ok ? state : 'unchanged';
+}
+
+function settleLater(deps: Deps, l: CouponLock): void {
+  deps.repairs?.add({ key: `coupon-lock:${l.id}`, settle: () => settleCouponLock(deps, l) });
+}
+
+/**
+ * A lock claimed by a payment (`paying`): this store's, this customer's,
+ * `locked`, and not past its release time; the same payment may claim it again
+ * (a till's retry). Applied: `used`. Refused: `locked` again, unless the claim
+ * was already this payment's (its record then decides).
+ */
+export function couponLockForPayment(
+  deps: Deps,
+  ctx: CallContext,
+  id: string,
+  who: { customerId: string; paymentId: string; totalPaid: number },
+): CouponLockClaim {
+  return recordClaim(`coupon lock ${id}`, {
+    async take() {
+      const now = deps.clock();
+      let again = false;
+      const record = await change(deps.couponLocks, id, now, (cur) => {
+        if (cur.storeId !== ctx.identity.store.id) return couponLockNotFound(id);
+        if (cur.customerId !== who.customerId) return problem('coupon_lock_customer_mismatch', `Coupon lock ${id} belongs to another customer`);
+        const extra = { extra: { state: cur.state } };
+        // The same payment again: a claim still `paying` may have landed; `used` was applied.
+        again = cur.paymentId === who.paymentId && cur.state === 'paying';
+        if (again || (cur.paymentId === who.paymentId && cur.state === 'used')) return cur;
+        if (cur.state === 'releasing') return problem('coupon_lock_not_active', `Coupon lock ${id} is being released; lock the coupons again`, extra);
+        if (cur.state === 'used') return problem('coupon_lock_used', `Coupon lock ${id} was already used by payment ${cur.paymentId}`, extra);
+        if (cur.state === 'paying') return problem('coupon_lock_in_use', `Coupon lock ${id} is already used by payment ${cur.paymentId}`, extra);
+        if (cur.state !== 'locked') return problem('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}; lock the coupons again`, extra);
+        if (cur.releaseAt <= now) return problem('coupon_lock_not_active', `Coupon lock ${id} has run out of time; lock the coupons again`, extra);
+        return { ...cur, state: 'paying', paymentId: who.paymentId, paidTotal: who.totalPaid };
+      });
+      return { record, again };
+    },
+    finish: () =>
+      change(deps.couponLocks, id, deps.clock(), (cur) =>
+        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used')
+          ? { ...cur, state: 'used' }
+          : new Error(`Coupon lock ${id} is ${cur.state}`),
+      ),
+    async free(l, again) {
+      if (again) {
+        await settleCouponLock(deps, l).catch(() => settleLater(deps, l));
+        return;
+      }
+      await deps.couponLocks.change(id, deps.clock(), (cur) =>
+        cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'locked', paymentId: undefined, paidTotal: undefined } : 'not ours',
+      );
+    },
+    settleLater: (l) => settleLater(deps, l),
+  });
+}
+
+/**
+ * A lock claimed by the till's release (`releasing`). Applied: `released`.
+ * Refused: `locked` again. A lock a payment holds is `coupon_lock_in_use`;
+ * a used one `coupon_lock_used`.
+ */
+export function couponLockForRelease(deps: Deps, ctx: CallContext, id: string): CouponLockClaim {
+  return recordClaim(`coupon lock ${id}`, {
+    async take() {
+      let again = false;
+      const record = await change(deps.couponLocks, id, deps.clock(), (cur) => {
+        if (cur.storeId !== ctx.identity.store.id) return couponLockNotFound(id);
+        const extra = { extra: { state: cur.state } };
+        if (cur.state === 'used') return problem('coupon_lock_used', `Coupon lock ${id} was used by payment ${cur.paymentId}`, extra);
+        if (cur.state === 'paying') return problem('coupon_lock_in_use', `Coupon lock ${id} is being used by payment ${cur.paymentId}`, extra);
+        // A second release of the same lock (a till's retry) may carry on: releasing twice is harmless.
+        again = cur.state === 'releasing';
+        if (again) return cur;
+        if (cur.state !== 'locked') return problem('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}`, extra);
+        return { ...cur, state: 'releasing' };
+      });
+      return { record, again };
+    },
+    // The sweeper may have abandoned it meanwhile, and released it upstream too.
+    finish: () =>
+      change(deps.couponLocks, id, deps.clock(), (cur) =>
+        cur.state === 'releasing' || cur.state === 'abandoned'
+          ? cur.state === 'abandoned'
+            ? cur
+            : { ...cur, state: 'released' }
+          : new Error(`Coupon lock ${id} is ${cur.state}`),
+      ),
+    async free(l, again) {
+      if (again) return settleLater(deps, l);
+      await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.state === 'releasing' ? { ...cur, state: 'locked' } : 'not releasing'));
+    },
+    settleLater: (l) => settleLater(deps, l),
+  });
+}

@@ -1,0 +1,114 @@
+import { isProblem, problem } from '../../platform/problem';
+import type { CustomerRegistered, RegisterCustomerBody } from './schemas';
+import type { CallContext, PosDeps } from '../deps';
+import { countRegistration } from '../metrics';
+
+/**
+ * One summary for the till: balance, tier progress and coupons, fetched in
+ * parallel. The balance is essential; tier and coupons are shown when they
+ * come back and listed in `unavailable` when they do not.
+ */
+export async function customerSummary(deps: PosDeps, ctx: CallContext, customerId: string, lang?: string) {
+  const c = { requestId: ctx.requestId };
+  const [balance, tier, coupons] = await Promise.allSettled([
+    deps.loyalty.balance(customerId, c),
+    deps.loyalty.tierProgress(customerId, { lang }, c),
+    deps.loyalty.coupons(customerId, c),
+  ]);
+  if (balance.status === 'rejected') throw balance.reason;
+  const unavailable: string[] = [];
+  for (const [name, result] of [
+    ['tier', tier],
+    ['coupons', coupons],
+  ] as const) {
+    if (result.status === 'rejected') {
+      if (isProblem(result.reason, 'customer_not_found')) throw result.reason;
+      unavailable.push(name);
+      deps.logger.warn({ requestId: ctx.requestId, part: name, err: (result.reason as Error).message }, 'customer summary part unavailable');
+    }
+  }
+  const b = balance.value;
+  // Only the available balance is sure to be there; the rest of the published balance is optional.
+  const orNull = (n: number | undefined) => n ?? null;
+  return {
+    customerId,
+    currency: b.currency ?? null,
+    pointsName: b.pointsName ?? null,
+    points: {
+      available: b.availablePointsBalance,
+      pending: orNull(b.pendingPoints),
+      total: orNull(b.totalPointsBalance),
+      held: orNull(b.heldPoints),
+      earnedAllTime: orNull(b.totalEarnedPoints),
+    },
+    value: { available: orNull(b.availablePointsValue), pending: orNull(b.pendingPointsValue), total: orNull(b.totalPointsValue) },
+    tier:
+      tier.status === 'fulfilled'
+        ? { current: tier.value.current.name, next: tier.value.next?.name ?? null, progress: tier.value.progress, nextAt: tier.value.next?.minProgress ?? null }
+        : null,
+    coupons:
+      coupons.status === 'fulfilled'
+        ? coupons.value.coupons.map((cp) => ({
+            code: cp.code,
+            name: cp.name ?? null,
+            value: orNull(cp.value),
+            currency: cp.currency ?? null,
+            expiresAt: cp.expiryDate !== undefined ? new Date(cp.expiryDate).toISOString() : null,
+            usable: cp.isAvailableToUse ?? null,
+          }))
+        : null,
+    unavailable,
+  };
+}
+
+export async function deleteCustomer(deps: PosDeps, ctx: CallContext, customerId: string) {
+  await deps.loyalty.deleteCustomer(customerId, { requestId: ctx.requestId });
+  return { customerId, deleted: true };
+}
+
+/**
+ * The customer's current hash, for a kiosk to show as the QR code. The hash is
+ * the customer's proof of presence at a till, and a kiosk knows the customer
+ * only by the id it was given, so it is handed out only where the store says
+ * its kiosks establish who the customer is (KIOSK_QR; off in production).
+ */
+export async function customerHash(deps: PosDeps, ctx: CallContext, customerId: string) {
+  if (!deps.settings.kioskQr) {
+    throw problem('kiosk_qr_off', "Kiosks do not show customers' QR codes here (KIOSK_QR is off): the customer shows the code from their own app");
+  }
+  const { hash } = await deps.loyalty.hash(customerId, { requestId: ctx.requestId });
+  // What the kiosk renders as a QR code: customer id then hash (DESIGN.md section 3).
+  return { customerId, hash, qr: `${customerId}:${hash}` };
+}
+
+/**
+ * A customer signs up at the till (the published get-or-create flow): the
+ * balance read says whether the service knows this id, then `POST /customers`
+ * creates the profile or updates it with the fields given, so calling again is
+ * safe and never makes a second profile. The email and mobile also go at the
+ * top level, where an account that merges channels reads them. Every valid
+ * call is counted by outcome (`failed`: refused or out of reach).
+ */
+export async function registerCustomer(deps: PosDeps, ctx: CallContext, customerId: string, body: RegisterCustomerBody): Promise<CustomerRegistered> {
+  const c = { requestId: ctx.requestId };
+  try {
+    const known = await deps.loyalty.balance(customerId, c).then(
+      () => true,
+      (err: unknown) => {
+        if (isProblem(err, 'customer_not_found')) return false;
+        throw err;
+      },
+    );
+    const { guest, email, mobile, ...attributes } = body;
+    const answer = await deps.loyalty.upsertCustomer(
+      { customerId, email, mobile, guest, customerAttributes: { ...attributes, email, mobile, channel: 'pos' } },
+      c,
+    );
+    const outcome = known ? 'updated' : 'created';
+    countRegistration(deps.metrics, outcome);
+    return { customerId, outcome, loyaltyId: answer.gameballId ?? null, profile: body };
+  } catch (err) {
+    countRegistration(deps.metrics, 'failed');
+    throw err;
+  }
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { examples as ex } from '../openapi/examples';
+import * as res from '../response-schemas';
+import * as req from '../schemas';
+import { customerHash, customerSummary, deleteCustomer, registerCustomer } from './operations';
+import * as cs from './schemas';
+
+const customerId = (description: string, example: string) => z.object({ id: req.CustomerIdParam.shape.id.meta({ description, example }) });
+/** A sign-up creates or updates by the till's own id: never 404, never a conflict. */
+const SIGN_UP_ERRORS = WRITE_ERRORS.filter((e) => e !== 'NotFound' && e !== 'Conflict');
+/** Customer `nour-1001` signs up at the till, then her mobile is added on a later visit. */
+const signUp = { displayName: 'Nour Hassan', firstName: 'Nour', lastName: 'Hassan', email: 'nour.hassan@example.com', preferredLanguage: 'ar' };
+
+const deleted = (operationId: string, method: 'delete' | 'post', path: string, summary: string) =>
+  route({
+    method,
+    path,
+    operationId,
+    tag: 'Customers',
+    roles: ['manager'],
+    summary,
+    params: customerId('The loyalty customer id', 'alice'),
+    success: { status: 200, description: 'Deleted', schema: res.CustomerDeletedSchema, example: ex.customerDeleted },
+    errors: READ_ERRORS,
+    handle: (deps, ctx, { params }) => deleteCustomer(deps, ctx, params.id),
+  });
+
+/** Customers at the till: look one up, sign one up, the kiosk's QR hash, and deletion (managers). */
+export const CUSTOMER_ROUTES = [
+  route({
+    method: 'get',
+    path: '/customers/:id',
+    operationId: 'getCustomerSummary',
+    tag: 'Customers',
+    roles: TILL,
+    summary: "A customer's points, tier and coupons",
+    description:
+      'Balance, tier progress and coupons are read in parallel. The balance is required; tier and coupons are `null` and listed in `unavailable` when they could not be read.',
+    params: customerId('The loyalty customer id', 'alice'),
+    query: req.TierQuery,
+    success: { status: 200, description: 'The summary', schema: res.CustomerSummarySchema, example: ex.customerSummary },
+    errors: READ_ERRORS,
+    handle: (deps, ctx, { params, query }) => customerSummary(deps, ctx, params.id, query.lang),
+  }),
+  route({
+    method: 'put',
+    path: '/customers/:id',
+    operationId: 'registerCustomer',
+    tag: 'Customers',
+    roles: TILL,
+    summary: 'Register a customer at the till, or update their profile',
+    description:
+      'Get-or-create: an unknown customer id gets a loyalty profile; a known one has its profile updated with the fields sent ' +
+      '(fields not sent keep their values). Safe to send again: it never makes a second profile. ' +
+      'When the account merges channels by email (or mobile), send that field: the loyalty service joins this id to the profile that already has it, ' +
+      'and answers 422 `channel_field_required` naming the field when it is missing. ' +
+      'Then `GET /customers/{id}` shows the balance.',
+    params: customerId('The loyalty customer id (the same in every channel when possible)', 'nour-1001'),
+    body: {
+      schema: cs.RegisterCustomerBody,
+      emptyIs: {},
+      examples: {
+        signUp: { summary: 'A new customer signs up at checkout', value: signUp },
+        addMobile: { summary: 'On a later visit, the mobile is added (the rest stays)', value: { mobile: '+201001234567' } },
+      },
+    },
+    success: {
+      status: 200,
+      description: 'The profile was created or updated',
+      schema: cs.CustomerRegisteredSchema,
+      example: { customerId: 'nour-1001', outcome: 'created', loyaltyId: '81234', profile: signUp },
+    },
+    errors: SIGN_UP_ERRORS,
+    handle: (deps, ctx, { params, body }) => registerCustomer(deps, ctx, params.id, body),
+  }),
+  route({
+    method: 'get',
+    path: '/customers/:id/hash',
+    operationId: 'getCustomerHash',
+    tag: 'Customers',
+    roles: ['kiosk'],
+    summary: 'The rotating hash to show as a QR code (kiosk)',
+    params: customerId('The loyalty customer id', 'alice'),
+    success: { status: 200, description: 'The current hash and the QR payload', schema: res.CustomerHashSchema, example: ex.customerHash },
+    errors: READ_ERRORS,
+    handle: (deps, ctx, { params }) => customerHash(deps, ctx, params.id),
+  }),
+  deleted('deleteCustomer', 'delete', '/customers/:id', 'Delete a customer and their data (manager)'),
+  deleted('deleteCustomerPost', 'post', '/customers/:id/delete', 'Delete a customer (POST form, for tills that cannot send DELETE)'),
+];

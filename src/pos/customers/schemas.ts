@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { Email, Mobile } from '../../contract';
+import { NO_CONTROL, PRINTABLE } from '../schemas';
+
+/**
+ * The customer sign-up at the till (`PUT /customers/:id`): the profile fields a
+ * till collects, a subset of the published `customerAttributes`. Strict like
+ * every cashier request, so a misspelt field is a 400 naming it.
+ */
+/** No control or invisible characters: names end up in logs and on receipts. */
+const Name = z.string().trim().min(1).max(200).regex(PRINTABLE, NO_CONTROL);
+const Code = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9 _-]+$/, 'letters, digits, space, _ and - only');
+
+export const RegisterCustomerBody = z.strictObject({
+  displayName: Name.optional(),
+  firstName: Name.optional(),
+  lastName: Name.optional(),
+  email: Email.optional().describe("The customer's email; also what an account that merges channels by email joins the customer's ids by"),
+  mobile: Mobile.optional().describe("The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by"),
+  dateOfBirth: z.iso.date().optional().describe('YYYY-MM-DD'),
+  gender: Code(20).optional(),
+  preferredLanguage: z
+    .string()
+    .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en or ar-EG')
+    .optional(),
+  city: Name.optional(),
+  country: Name.optional(),
+  zip: Code(20).optional(),
+  guest: z.boolean().optional().describe('True for a customer who does not sign up (a guest checkout)'),
+});
+export type RegisterCustomerBody = z.infer<typeof RegisterCustomerBody>;
+
+export const RegistrationOutcome = z.enum(['created', 'updated']);
+export type RegistrationOutcome = z.infer<typeof RegistrationOutcome>;
+
+export const CustomerRegisteredSchema = z.strictObject({
+  customerId: z.string(),
+  outcome: RegistrationOutcome.describe(
+    'created: the loyalty service did not know this customer id before the call; updated: the profile existed and was updated (never duplicated)',
+  ),
+  loyaltyId: z
+    .string()
+    .nullable()
+    .describe("The loyalty service's own id of the profile (the same on every call for one customer); null when it did not give one"),
+  profile: RegisterCustomerBody.describe('The fields this call sent (fields not sent keep their earlier values)'),
+});
+export type CustomerRegistered = z.infer<typeof CustomerRegisteredSchema>;

@@ -1,0 +1,115 @@
+import type { RequestHandler, Router } from 'express';
+import type { z } from 'zod';
+import { problem } from '../../platform/problem';
+import { parseOrThrow } from '../../platform/validation';
+import { requireRole } from '../auth';
+import type { CallContext, PosDeps } from '../deps';
+import { IDEMPOTENCY_HEADER } from '../idempotency';
+import type { ErrorName } from '../openapi/errors';
+import { statusFor } from '../outbox/forward';
+import type { TerminalRole } from '../terminals/types';
+import { callContext } from './context';
+
+export const POS_API_PREFIX = '/pos/v1';
+
+type Examples = Record<string, { summary: string; value: unknown }>;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Input<P, Q, B> = { params: Out<P>; query: Out<Q>; body: Out<B> };
+
+/**
+ * One cashier route: what the OpenAPI document says of it and what serves it.
+ * `mountRoutes` reads the same entry to check the role, the key and the input,
+ * and the document is generated from the same entries (src/pos/openapi).
+ */
+export interface PosRoute<
+  P extends z.ZodObject | undefined = z.ZodObject | undefined,
+  Q extends z.ZodObject | undefined = z.ZodObject | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  S extends z.ZodType = z.ZodType,
+  QS extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  method: 'get' | 'put' | 'post' | 'delete';
+  /** Express form, below /pos/v1. */
+  path: string;
+  operationId: string;
+  tag: 'Customers' | 'Redemptions' | 'Payments' | 'Engagement' | 'Outbox';
+  summary: string;
+  description?: string;
+  roles: TerminalRole[];
+  /** When a setting widens or narrows `roles` (which then documents the default). */
+  rolesFor?: (settings: PosDeps['settings']) => TerminalRole[];
+  /** A write that creates something the till has no id of its own for: a retry without the key could do it twice. */
+  idempotencyKey?: 'required';
+  /** Answer 503 at once while Redis is down: the route cannot keep its records without it. */
+  needsRedis?: boolean;
+  params?: P;
+  query?: Q;
+  /** `emptyIs`: the body taken when the request has none. */
+  body?: { schema: NonNullable<B>; examples: Examples; emptyIs?: Out<B> };
+  success: { status: 200 | 201 | 202; description: string; schema: S; example: unknown; location?: boolean };
+  /** The 202 answer when the write was queued in the outbox (the upstream was out of reach). */
+  queued?: { schema: NonNullable<QS>; example: unknown };
+  errors: ErrorName[];
+  /** Its answer is what the schemas say (checked when the entry compiles). */
+  handle(deps: PosDeps, ctx: CallContext, input: Input<P, Q, B>): Promise<z.output<S> | Out<QS>>;
+}
+
+/** Builds an entry with its input types inferred from its schemas. */
+export function route<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  S extends z.ZodType = z.ZodType,
+  QS extends z.ZodType | undefined = undefined,
+>(entry: PosRoute<P, Q, B, S, QS>): PosRoute {
+  return entry as unknown as PosRoute;
+}
+
+export const TILL: TerminalRole[] = ['cashier', 'manager'];
+export const READ_ERRORS: ErrorName[] = ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'BadGateway', 'ServiceUnavailable'];
+/** Reads answered from the BFF's own records (no upstream call). */
+export const LOCAL_READ_ERRORS: ErrorName[] = ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'ServiceUnavailable'];
+export const WRITE_ERRORS: ErrorName[] = [
+  'BadRequest',
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'Conflict',
+  'PayloadTooLarge',
+  'UnsupportedMediaType',
+  'Unprocessable',
+  'TooManyRequests',
+  'BadGateway',
+  'ServiceUnavailable',
+];
+export const one = (summary: string, value: unknown): Examples => ({ default: { summary, value } });
+
+const requireKey: RequestHandler = (req, _res, next) => {
+  if (req.headers['idempotency-key'] !== undefined) return next();
+  next(
+    problem(
+      'idempotency_key_required',
+      `${IDEMPOTENCY_HEADER} is required here: a retry without it could do this twice. Send a new key per request, the same key on its retries`,
+    ),
+  );
+};
+
+/** Mounts each entry in order (so a literal path listed first wins over a parameter). */
+export function mountRoutes(router: Router, deps: PosDeps, routes: readonly PosRoute[], opts: { requireRedis?: RequestHandler } = {}): void {
+  for (const r of routes) {
+    const guards: RequestHandler[] = [requireRole(...(r.rolesFor?.(deps.settings) ?? r.roles))];
+    if (r.idempotencyKey === 'required') guards.push(requireKey);
+    if (r.needsRedis && opts.requireRedis) guards.unshift(opts.requireRedis);
+    router[r.method](r.path, ...guards, async (req, res) => {
+      const input = {
+        params: r.params ? parseOrThrow(r.params, req.params, 'path') : undefined,
+        query: r.query ? parseOrThrow(r.query, req.query, 'query') : undefined,
+        body: r.body ? parseOrThrow(r.body.schema, req.body ?? r.body.emptyIs) : undefined,
+      };
+      const view = await r.handle(deps, callContext(req, res), input);
+      res.status(r.queued ? statusFor(view, r.success.status) : r.success.status);
+      if (r.success.location) res.location(`${POS_API_PREFIX}${r.path}/${(view as { id: string }).id}`);
+      res.json(view);
+    });
+  }
+}

@@ -1,0 +1,89 @@
+import type { BatchOrdersRequest } from '../../contract';
+import { problem } from '../../platform/problem';
+import type { BatchItemFailure, LoyaltyCallContext } from '../../upstream';
+import { rememberJob } from './batch-jobs';
+import type { CallContext, PosDeps } from '../deps';
+import { claimActSettle } from '../money/claim-step';
+import { saleIdClaim } from '../sales/claims';
+import { QueuedView, sendOrQueue } from '../outbox/forward';
+import type { BatchOrdersBody } from '../schemas';
+import { merchantOf } from '../terminals/store-merchant';
+
+/** End-of-day upload of sales rung up offline; merchant and channel come from the terminal. */
+export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
+  const { jobId } = await deps.loyalty.batchOrders(toUpstreamBatch(ctx, body), { ...call, priority: 'background' });
+  await rememberJob(deps.batchJobs, { jobId, storeId: ctx.identity.store.id, now: deps.clock(), logger: deps.logger, requestId: ctx.requestId });
+  return { jobId, orders: body.orders.length };
+}
+
+function toUpstreamBatch(ctx: CallContext, body: BatchOrdersBody): BatchOrdersRequest {
+  const merchant = merchantOf(ctx.identity.store);
+  return { body: body.orders.map((o) => ({ ...o, channel: 'pos' as const, merchant })) };
+}
+
+export type QueuedOrders = QueuedView & { orders: number };
+
+/**
+ * The upload, through the one claim -> act -> settle step: every order id is
+ * claimed for this store first (one taken by another store or customer refuses
+ * the upload, and nothing is sent), so the store that rang an order up is the
+ * one that may read, refund or void it. Queued when the upstream is out of
+ * reach; delivered in order per store. The job id is known once delivered
+ * (GET /pos/v1/outbox/:id). A second delivery after a lost answer makes a
+ * second job whose orders fail one by one as duplicates of the first: nothing
+ * is counted twice. Orders a job refuses are freed when its status is read.
+ */
+export async function uploadOrdersOrQueue(
+  deps: PosDeps,
+  ctx: CallContext,
+  body: BatchOrdersBody,
+): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders> {
+  const claims = body.orders.map((o) =>
+    saleIdClaim(
+      deps,
+      ctx,
+      { kind: 'payment', id: o.orderId, customerId: o.customerId, paymentId: o.orderId },
+      { kind: 'payment', totalPaid: o.totalPaid },
+      { acceptedLater: true },
+    ),
+  );
+  const answer = await claimActSettle<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders>({
+    what: `The upload of ${body.orders.length} orders`,
+    claims,
+    logger: deps.logger,
+    send: () =>
+      sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) =>
+        uploadOrders(deps, ctx, body, call),
+      ),
+    // A batch is not refused as a whole for a duplicate; its orders are, one by one, in its status.
+    onRecord: async () => false,
+  });
+  return answer as Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders;
+}
+
+/** Why an order of a batch failed, in our words, by the upstream's code; its own text never reaches a till. */
+const FAILURE_REASONS: Record<number, string> = {
+  9004: 'already recorded (duplicate order id)',
+  7000: 'customer not found',
+  3000: 'a required field is missing',
+  3003: 'a value is not valid',
+  3016: 'the order is not valid',
+};
+const reasonOf = (f: BatchItemFailure) => (f.code !== undefined && FAILURE_REASONS[f.code]) || 'refused by the loyalty service';
+
+/** A job of the caller's store; another store's, or one not uploaded through us, is "not found". */
+export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: number) {
+  if ((await deps.batchJobs.storeOf(jobId, deps.clock())) !== ctx.identity.store.id) {
+    throw problem('batch_job_not_found', `Batch job ${jobId} was not found`);
+  }
+  const s = await deps.loyalty.batchStatus(jobId, { requestId: ctx.requestId, priority: 'background' });
+  return {
+    jobId,
+    status: s.status,
+    total: s.total,
+    processed: s.processed,
+    succeeded: s.succeeded,
+    failed: s.failed,
+    failures: s.failures.map((f) => ({ orderId: f.orderId ?? null, customerId: f.customerId ?? null, reason: reasonOf(f) })),
+  };
+}

@@ -1,0 +1,92 @@
+import { isOpen } from './record';
+import type { Redemption } from './types';
+import type { PosDeps } from '../deps';
+
+/**
+ * What the upstream's hold lookup says became of a hold. The published
+ * reference names `active`, `expired` and `used`; older answers (and the
+ * sandbox before it followed the reference) also say `released`, and other
+ * spellings of the same states are accepted, in any case.
+ */
+type HoldFate = 'used' | 'ended' | 'active' | 'unknown';
+
+const FATES: Record<string, HoldFate> = {
+  used: 'used',
+  redeemed: 'used',
+  consumed: 'used',
+  expired: 'ended',
+  released: 'ended',
+  cancelled: 'ended',
+  canceled: 'ended',
+  voided: 'ended',
+  active: 'active',
+  held: 'active',
+};
+
+function holdFate(state: unknown): HoldFate {
+  const k = typeof state === 'string' ? state.trim().toLowerCase() : '';
+  return Object.hasOwn(FATES, k) ? FATES[k] : 'unknown';
+}
+
+export type Settled = 'redeemed' | 'voided' | 'expired' | 'still_active' | 'unchanged';
+
+type Deps = Pick<PosDeps, 'loyalty' | 'redemptions' | 'clock' | 'logger'>;
+
+/**
+ * Asks the upstream what became of a claimed hold and records it: used means
+ * the payment that claimed it went through (`redeemed`, so the same sale sent
+ * again is recognised); ended means it is over (`voided` if a void claimed it,
+ * else `expired`); active means the upstream still holds it: the claim is kept
+ * (a payment may still be in flight upstream) and the sweeper asks again at
+ * its expiry, which is taken over. Throws when the upstream or the store
+ * fails, so the caller tries again later.
+ */
+export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Settled> {
+  const lookup = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: `hold-check-${r.id}`, priority: 'background' });
+  const fate = holdFate(lookup.state);
+  const now = deps.clock();
+  if (fate === 'unknown') {
+    deps.logger.warn(
+      { redemptionId: r.id, upstreamState: String(lookup.state).slice(0, 40) },
+      'hold lookup answered a state this BFF does not know; left as it is',
+    );
+    return 'unchanged';
+  }
+  if (fate === 'active') {
+    const until = lookup.dateToExpire;
+    if (!(until > (r.expiresAt ?? 0))) return 'still_active';
+    const moved = await deps.redemptions.change(r.id, now, (cur) => (isOpen(cur) ? { ...cur, expiresAt: until } : `it is ${cur.state}`));
+    return moved.ok ? 'still_active' : 'unchanged';
+  }
+  let recorded: Settled = 'unchanged';
+  const result = await deps.redemptions.change(r.id, now, (cur) => {
+    if (!isOpen(cur)) return `it is ${cur.state}`;
+    if (fate === 'used') {
+      recorded = 'redeemed';
+      return { ...cur, state: 'redeemed' };
+    }
+    recorded = cur.state === 'voiding' ? 'voided' : 'expired';
+    return { ...cur, state: recorded, paymentId: undefined };
+  });
+  if (!result.ok) {
+    if (result.reason === 'rejected')
+      deps.logger.warn(
+        { redemptionId: r.id, upstreamState: lookup.state, detail: result.detail },
+        'hold outcome from the upstream does not fit the record; left as it is',
+      );
+    return 'unchanged';
+  }
+  deps.logger.info(
+    {
+      redemptionId: r.id,
+      storeId: r.storeId,
+      customerId: r.customerId,
+      holdReference: r.holdReference,
+      paymentId: r.paymentId,
+      upstreamState: lookup.state,
+      recorded,
+    },
+    'hold outcome settled from the upstream',
+  );
+  return recorded;
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { LOCAL_READ_ERRORS, one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { couponExamples } from '../openapi/coupon-examples';
+import { examples as ex, REDEMPTION_ID } from '../openapi/examples';
+import * as res from '../response-schemas';
+import * as req from '../schemas';
+import { RedemptionOptionsSchema } from '../coupons/schemas';
+import { getRedemption, startRedemption, submitOtp, voidRedemption } from './operations';
+
+const redemptionId = z.object({ id: req.RedemptionIdParam.shape.id.meta({ description: 'The redemption id from POST /redemptions', example: REDEMPTION_ID }) });
+/** POST /redemptions: its 409 is mostly the per-terminal cap on open redemptions. */
+const START_ERRORS = WRITE_ERRORS.map((e) => (e === 'Conflict' ? 'StartRedemptionConflict' : e));
+
+/** Redemptions: the rules for the till's buttons, then hold points (with the OTP step), read, void. */
+export const REDEMPTION_ROUTES = [
+  route({
+    method: 'post',
+    path: '/redemptions',
+    operationId: 'startRedemption',
+    idempotencyKey: 'required',
+    tag: 'Redemptions',
+    roles: TILL,
+    needsRedis: true,
+    summary: 'Start a redemption: hold points by amount, points or rule',
+    description:
+      "Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: " +
+      'send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). ' +
+      'A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`.',
+    body: {
+      schema: req.StartRedemptionBody,
+      examples: {
+        byPoints: { summary: 'Hold 200 points (customer id and hash)', value: ex.startByPoints },
+        byQr: { summary: 'Hold 20.00 of value, customer from a scanned QR code', value: ex.startByQr },
+        withOtp: { summary: 'With the OTP the customer read out', value: ex.startWithOtp },
+      },
+    },
+    success: {
+      status: 201,
+      description: 'The redemption: `held`, or `otp_required`',
+      schema: res.RedemptionViewSchema,
+      example: ex.redemptionHeld,
+      location: true,
+    },
+    errors: START_ERRORS,
+    handle: (deps, ctx, { body }) => startRedemption(deps, ctx, body),
+  }),
+  route({
+    method: 'post',
+    path: '/redemptions/:id/otp',
+    operationId: 'submitRedemptionOtp',
+    idempotencyKey: 'required',
+    tag: 'Redemptions',
+    roles: TILL,
+    needsRedis: true,
+    summary: 'Place the hold with the OTP the customer read out',
+    params: redemptionId,
+    body: { schema: req.SubmitOtpBody, examples: one('The six digits', ex.submitOtp) },
+    success: { status: 200, description: 'The redemption, now `held`', schema: res.RedemptionViewSchema, example: ex.redemptionHeld },
+    errors: WRITE_ERRORS,
+    handle: (deps, ctx, { params, body }) => submitOtp(deps, ctx, params.id, body.otp),
+  }),
+  route({
+    method: 'get',
+    path: '/redemptions/:id',
+    operationId: 'getRedemption',
+    tag: 'Redemptions',
+    roles: TILL,
+    needsRedis: true,
+    summary: 'State of a redemption and seconds left on its hold',
+    params: redemptionId,
+    success: { status: 200, description: 'The redemption', schema: res.RedemptionViewSchema, example: ex.redemptionHeld },
+    errors: LOCAL_READ_ERRORS,
+    handle: (deps, ctx, { params }) => getRedemption(deps, ctx, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/redemptions/:id/void',
+    operationId: 'voidRedemption',
+    tag: 'Redemptions',
+    roles: TILL,
+    needsRedis: true,
+    summary: 'Release the hold (the sale goes ahead without points, or is abandoned)',
+    params: redemptionId,
+    success: {
+      status: 200,
+      description: 'The redemption, now `voided`',
+      schema: res.RedemptionViewSchema,
+      example: { ...ex.redemptionHeld, state: 'voided', secondsLeft: 0 },
+    },
+    errors: WRITE_ERRORS,
+    handle: (deps, ctx, { params }) => voidRedemption(deps, ctx, params.id),
+  }),
+  route({
+    method: 'get',
+    path: '/redemption-options',
+    operationId: 'listRedemptionOptions',
+    tag: 'Redemptions',
+    roles: TILL,
+    summary: "The account's redemption rules, for the till's buttons",
+    description: 'Cached by each instance for REDEMPTION_OPTIONS_TTL_SECONDS, then refreshed in the background. Start one with POST /redemptions `{ ruleId }`.',
+    success: { status: 200, description: 'Factor and rules', schema: RedemptionOptionsSchema, example: couponExamples.options },
+    errors: READ_ERRORS,
+    handle: (deps, ctx) => deps.redemptionOptions.get(ctx.requestId),
+  }),
+];

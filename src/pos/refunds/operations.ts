@@ -1,0 +1,159 @@
+import type { RefundRequest } from '../../contract';
+import { isProblem, problem } from '../../platform/problem';
+import { refundOnRecord, type RefundAnswer } from '../../upstream';
+import { claimActSettle, type Claim } from '../money/claim-step';
+import { NotOnRecordYet, saleForVoid, saleIdClaim, saleNotFound, settleSaleId } from '../sales/claims';
+import { stateOf } from '../sales/records';
+import type { CallContext, PosDeps } from '../deps';
+import { QueuedView, sendOrQueue } from '../outbox/forward';
+import type { RefundBody, SaleLine, SaleVoidBody } from '../schemas';
+import { merchantOf } from '../terminals/store-merchant';
+
+export interface RefundView {
+  refundId: string;
+  paymentId: string;
+  customerId: string;
+  status: 'refunded' | 'already_refunded';
+  amountRefunded: number | null;
+  pointsReversed: number | null;
+  loyaltyTransactionId: string | null;
+}
+
+/** The till's view of a refund: the upstream's answer, or (absent) its record showed it applied before. */
+function refundView(req: RefundRequest, applied: RefundAnswer | undefined): RefundView {
+  return {
+    refundId: req.refundTransactionId,
+    paymentId: req.reverseTransactionId,
+    customerId: req.customerId,
+    status: applied ? 'refunded' : 'already_refunded',
+    amountRefunded: applied?.refundAmount ?? null,
+    pointsReversed: applied?.refundEquivalentPoints ?? null,
+    loyaltyTransactionId: applied?.gameballTransactionId ?? null,
+  };
+}
+
+/**
+ * A refund line item is priced per unit (the upstream multiplies by the
+ * quantity); the till's line gives its total. Rounded to a millionth, far
+ * below any currency's unit, so price times quantity is the line's amount
+ * within a fraction of a cent.
+ */
+function unitPrice(l: SaleLine): number {
+  return l.quantity === undefined ? l.amount : Math.round((l.amount / l.quantity) * 1e6) / 1e6;
+}
+
+export function toUpstreamRefund(ctx: CallContext, body: RefundBody, now: number): RefundRequest {
+  return {
+    customerId: body.customerId,
+    refundTransactionId: body.refundId,
+    reverseTransactionId: body.paymentId,
+    transactionTime: body.transactionTime ?? new Date(now).toISOString(),
+    email: body.email,
+    mobile: body.mobile,
+    refundAmount: body.amount,
+    merchant: merchantOf(ctx.identity.store),
+    lineItems: body.lines?.map((l) => ({
+      productId: l.serviceId,
+      sku: l.sku,
+      title: l.name,
+      vendor: l.provider,
+      quantity: l.quantity,
+      price: unitPrice(l),
+      taxes: l.tax,
+      discount: l.discount,
+      category: l.category,
+      tags: l.tags,
+      extra: l.extra,
+    })),
+  };
+}
+
+/** A refund (or sale void) queued in the outbox (answered 202). */
+export type QueuedRefund = QueuedView & { refundId: string; paymentId: string; customerId: string };
+
+/**
+ * A sale is refunded or voided by the store that rang it up; another store's
+ * sale reads as missing, as another store's redemption does, unless the chain
+ * allows returns at any branch. A sale this BFF has no record of (taken before
+ * it was deployed, or older than SALE_RECORD_DAYS) is left to the upstream's
+ * own rules: its store is not known here.
+ */
+async function requireOwnSale(deps: PosDeps, ctx: CallContext, paymentId: string): Promise<void> {
+  if (deps.settings.returnsAtAnyBranch) return;
+  const owner = (await deps.sales.get('payment', paymentId))?.storeId;
+  if (owner !== undefined && owner !== ctx.identity.store.id) throw saleNotFound(paymentId);
+}
+
+/** The refund write itself: sent now, or queued behind the customer's queued writes; its outcome settles the claims. */
+function sendRefund(deps: PosDeps, ctx: CallContext, req: RefundRequest, claims: Claim[]): Promise<RefundView | QueuedRefund> {
+  const summary = { refundId: req.refundTransactionId, paymentId: req.reverseTransactionId, customerId: req.customerId };
+  return claimActSettle<RefundAnswer | QueuedRefund>({
+    what: `Refund ${req.refundTransactionId}`,
+    claims: claims as Claim<RefundAnswer | QueuedRefund>[],
+    logger: deps.logger,
+    send: () => sendOrQueue(deps, ctx, { kind: 'refund', request: req }, summary, (call) => deps.loyalty.refund(req, call)),
+    onRecord: () =>
+      refundOnRecord(
+        deps.loyalty,
+        { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined },
+        { requestId: ctx.requestId },
+      ),
+    explain: (refusal) =>
+      isProblem(refusal, 'duplicate_transaction')
+        ? problem(
+            'refund_id_taken',
+            `The loyalty service already has another refund under id ${req.refundTransactionId}; nothing was refunded: use a new refund id`,
+            { loyaltyCode: refusal.loyaltyCode },
+          )
+        : refusal,
+  }).then((answer) => (answer && 'queued' in answer ? answer : refundView(req, answer)));
+}
+
+/**
+ * Full, by amount, or by lines: the upstream's refund rules decide which.
+ * The refund id is claimed for this store first (a refusal frees it). Queued
+ * when the upstream is out of reach (its refundId makes a second delivery a
+ * duplicate, not a second refund), and behind the customer's queued writes,
+ * so it never reaches the upstream before its payment.
+ */
+export async function refund(deps: PosDeps, ctx: CallContext, body: RefundBody): Promise<RefundView | QueuedRefund> {
+  await requireOwnSale(deps, ctx, body.paymentId);
+  const req = toUpstreamRefund(ctx, body, deps.clock());
+  const id = saleIdClaim(
+    deps,
+    ctx,
+    { kind: 'refund', id: body.refundId, customerId: body.customerId, paymentId: body.paymentId },
+    { kind: 'refund', amount: body.amount },
+  );
+  return sendRefund(deps, ctx, req, [id]);
+}
+
+/** The refund id of a sale's void; tills cannot use it (the refund id schema refuses the prefix). */
+export const voidRefundId = (paymentId: string) => `void-${paymentId}`;
+
+/**
+ * Voiding a completed sale is its full refund. The sale is claimed for the
+ * void (`voiding`) and its refund id derived from the payment's, so a retry
+ * cannot refund twice and a second void is refused from the sale's record.
+ */
+export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody): Promise<RefundView | QueuedRefund> {
+  const refundId = body.refundId ?? voidRefundId(paymentId);
+  const known = await deps.sales.get('payment', paymentId);
+  if (!deps.settings.returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
+  // Not known as recorded yet (a batch's order, a queued sale): the upstream's record says whether it is, before the sale is claimed.
+  if (known && stateOf(known) === 'recording' && known.totalPaid !== undefined) {
+    await settleSaleId(deps, known, { kind: 'payment', totalPaid: known.totalPaid }).catch((err: unknown) => {
+      if (!(err instanceof NotOnRecordYet)) throw err;
+    });
+  }
+  const req = toUpstreamRefund(
+    ctx,
+    { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile },
+    deps.clock(),
+  );
+  const claims = [
+    saleForVoid(deps, ctx, paymentId, refundId, deps.settings.returnsAtAnyBranch),
+    saleIdClaim(deps, ctx, { kind: 'refund', id: refundId, customerId: body.customerId, paymentId }, { kind: 'refund' }),
+  ];
+  return sendRefund(deps, ctx, req, claims);
+}

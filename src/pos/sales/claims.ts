@@ -1,0 +1,208 @@
+import { problem } from '../../platform/problem';
+import { paymentOnRecord, refundOnRecord } from '../../upstream';
+import type { CallContext, PosDeps } from '../deps';
+import { isQueued } from '../outbox/forward';
+import { SaleEntry, SaleRecords, stateOf } from './records';
+import type { Claim } from '../money/claim-step';
+
+type Deps = Pick<PosDeps, 'sales' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
+
+/** What the upstream's record of an id must show for it to be this write. */
+export type OnRecord = { kind: 'payment'; totalPaid: number; hold?: { reference: string; points?: number } } | { kind: 'refund'; amount?: number };
+
+function onRecord(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<boolean> {
+  const ctx = { requestId: `sale-check-${e.id}`.slice(0, 128), priority: 'background' as const };
+  return expect.kind === 'payment'
+    ? paymentOnRecord(deps.loyalty, { paymentId: e.id, customerId: e.customerId, totalPaid: expect.totalPaid, hold: expect.hold }, ctx)
+    : refundOnRecord(deps.loyalty, { paymentId: e.paymentId, refundId: e.id, amount: expect.amount }, ctx);
+}
+
+/**
+ * How long a sale or refund id whose write may have landed is asked about: a
+ * write in flight lands within its timeouts, far inside this. After it, the
+ * claim stands until the same request settles it or its TTL ends.
+ */
+const SALE_REPAIR_MS = 15 * 60_000;
+
+/** The upstream's record does not show the write (yet): it may still land, so the claim stands and is asked again later. */
+export class NotOnRecordYet extends Error {}
+
+/**
+ * Settles a claimed id from the upstream's record: on record, it is the
+ * claiming store's (`recorded`). Not on record proves nothing (the write may
+ * still be in flight, or queued), so the claim is never deleted here: it is
+ * asked again later, and stands until the same request settles it or its TTL
+ * (SALE_RECORD_DAYS) ends. Only a definite refusal frees an id.
+ */
+export async function settleSaleId(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<string> {
+  if (!(await onRecord(deps, e, expect))) throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record yet`);
+  const r = await deps.sales.change(e.kind, e.id, (cur) =>
+    stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`,
+  );
+  return r.ok ? 'recorded' : 'unchanged';
+}
+
+/** A void under way on a sale, settled by its refund's record (and, not on record yet, asked again later). */
+export async function settleSaleVoid(deps: Deps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
+  await settleSaleId(deps, refund, { kind: 'refund' });
+  const r = await deps.sales.change('payment', sale.id, (cur) =>
+    stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`,
+  );
+  return r.ok ? 'voided' : 'unchanged';
+}
+
+/** An id of another store, or of another customer, is refused the same way: nothing tells whose it is. */
+const idTaken = (kind: SaleEntry['kind'], id: string) =>
+  problem(
+    `${kind}_id_taken`,
+    `${kind === 'payment' ? 'Payment' : 'Refund'} id ${id} is already used by another ${kind === 'payment' ? 'sale' : 'refund'}; nothing was recorded for this one: use a new id`,
+  );
+
+/**
+ * A sale or refund id claimed for this store (`recording`) before its write
+ * goes upstream; `recorded` once the upstream accepted it (for a batch's order:
+ * once its record upstream shows it, see settleSaleId); a refusal deletes the claim. The same id sent again by the same store for the same customer
+ * (a till's retry) carries on; then a refusal does not free it, since the
+ * earlier attempt may have landed: the upstream's record decides.
+ */
+export function saleIdClaim(
+  deps: Deps,
+  ctx: CallContext,
+  entry: Omit<SaleEntry, 'storeId' | 'state'>,
+  expect: OnRecord,
+  opts: { acceptedLater?: boolean } = {},
+): Claim {
+  const mine: SaleEntry = {
+    ...entry,
+    storeId: ctx.identity.store.id,
+    ...(expect.kind === 'payment' ? { totalPaid: expect.totalPaid } : { refundAmount: expect.amount }),
+  };
+  let again = false;
+  // What settles the id: this write's record, or, when an earlier attempt holds the claim, that attempt's.
+  let settleBy: { entry: SaleEntry; expect: OnRecord } = { entry: mine, expect };
+  return {
+    name: `${entry.kind} ${entry.id}`,
+    get again() {
+      return again;
+    },
+    async take() {
+      const got = await deps.sales.claim(mine);
+      if (got.ok) return;
+      const held = got.entry;
+      if (held.storeId !== mine.storeId || held.customerId !== mine.customerId || held.paymentId !== mine.paymentId) throw idTaken(entry.kind, entry.id);
+      // Still `recording`: an earlier attempt's outcome is not known, and it may have landed. `recorded`: it was applied.
+      again = stateOf(held) === 'recording';
+      if (again)
+        settleBy = {
+          entry: held,
+          expect: held.kind === 'payment' ? { kind: 'payment', totalPaid: held.totalPaid ?? Number.NaN } : { kind: 'refund', amount: held.refundAmount },
+        };
+    },
+    async finish(answer) {
+      // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
+      if (isQueued(answer) || opts.acceptedLater) return;
+      const r = await deps.sales.change(entry.kind, entry.id, (cur) =>
+        cur.storeId === mine.storeId ? (stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : cur) : 'another store',
+      );
+      if (!r.ok) throw new Error(`${entry.kind} ${entry.id}: ${r.detail}`);
+    },
+    async free() {
+      if (again) return this.settleLater();
+      await deps.sales.free(entry.kind, entry.id, mine.storeId);
+    },
+    settleLater() {
+      const { entry: e, expect: x } = settleBy;
+      deps.repairs?.add({ key: `sale:${entry.kind}:${entry.id}`, settle: () => settleSaleId(deps, e, x), until: Date.now() + SALE_REPAIR_MS });
+    },
+  };
+}
+
+/**
+ * A recorded sale claimed by its void (`voiding`, naming the void's refund id).
+ * Applied: `voided`. Refused: `recorded` again. A sale this BFF has no record
+ * of (older than SALE_RECORD_DAYS, or from before it), or one not recorded yet,
+ * has nothing to claim: the upstream's rules and the refund id's own claim decide.
+ */
+export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, refundId: string, anyBranch: boolean): Claim {
+  let claimed: SaleEntry | null = null;
+  let again = false;
+  return {
+    name: `sale ${paymentId}`,
+    get again() {
+      return again;
+    },
+    async take() {
+      let refusal: Error | undefined;
+      let queued = false;
+      const r = await deps.sales.change('payment', paymentId, (cur) => {
+        if (cur.storeId !== ctx.identity.store.id && !anyBranch) return (refusal = saleNotFound(paymentId)).message;
+        const state = stateOf(cur);
+        again = state === 'voiding' && cur.voidRefundId === refundId;
+        if (again) return cur;
+        if (state === 'voided') return (refusal = problem('sale_already_voided', `Sale ${paymentId} was already voided`)).message;
+        if (state === 'voiding') return (refusal = problem('sale_void_in_progress', `Sale ${paymentId} is being voided (refund ${cur.voidRefundId})`)).message;
+        // Not recorded yet (queued, or its outcome unknown): nothing to claim; the void's refund queues behind it (one customer's writes go in order) and dies with it.
+        if (state === 'recording') return ((queued = true), 'not recorded yet');
+        return { ...cur, state: 'voiding', voidRefundId: refundId };
+      });
+      if (r.ok) claimed = r.entry;
+      else if (queued) return;
+      else if (refusal) throw refusal;
+      else if (r.entry) throw problem('sale_busy', `Sale ${paymentId} could not be claimed: ${r.detail}`);
+    },
+    async finish(answer) {
+      if (!claimed || isQueued(answer)) return;
+      const r = await deps.sales.change('payment', paymentId, (cur) =>
+        stateOf(cur) === 'voiding' || stateOf(cur) === 'voided' ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`,
+      );
+      if (!r.ok) throw new Error(`Sale ${paymentId}: ${r.detail}`);
+    },
+    async free() {
+      if (!claimed) return;
+      if (again) return this.settleLater();
+      await deps.sales.change('payment', paymentId, (cur) =>
+        stateOf(cur) === 'voiding' && cur.voidRefundId === refundId ? { ...cur, state: 'recorded', voidRefundId: undefined } : 'not voiding',
+      );
+    },
+    settleLater() {
+      const sale = claimed;
+      if (!sale) return;
+      const refund: SaleEntry = { kind: 'refund', id: refundId, storeId: ctx.identity.store.id, customerId: sale.customerId, paymentId };
+      deps.repairs?.add({
+        key: `sale-void:${paymentId}`,
+        settle: () => settleSaleVoid(deps, { ...sale, voidRefundId: refundId }, refund),
+        until: Date.now() + SALE_REPAIR_MS,
+      });
+    },
+  };
+}
+
+export const saleNotFound = (paymentId: string) => problem('sale_not_found', `Sale ${paymentId} was not found in this store`);
+
+/**
+ * A queued sale or refund the outbox finished: delivered makes its id the
+ * store's (`recorded`; a void's sale `voided`), a dead letter of a definite
+ * refusal frees it (a void's sale is `recorded` again). A dead letter given up
+ * after attempts that may have landed (timeouts, 5xx) leaves the claim standing:
+ * the write may be done. Ids not claimed by that store are left alone.
+ */
+export async function settleQueuedId(
+  sales: SaleRecords,
+  e: { kind: 'payment' | 'refund'; id: string; paymentId: string; storeId: string; mayHaveLanded?: boolean },
+  delivered: boolean,
+): Promise<void> {
+  if (!delivered && e.mayHaveLanded) return;
+  if (delivered) {
+    await sales.change(e.kind, e.id, (cur) =>
+      cur.storeId === e.storeId && stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : 'not a queued claim',
+    );
+  } else {
+    await sales.free(e.kind, e.id, e.storeId);
+  }
+  if (e.kind !== 'refund') return;
+  await sales.change('payment', e.paymentId, (cur) =>
+    stateOf(cur) === 'voiding' && cur.voidRefundId === e.id
+      ? { ...cur, state: delivered ? 'voided' : 'recorded', ...(delivered ? {} : { voidRefundId: undefined }) }
+      : 'not this void',
+  );
+}

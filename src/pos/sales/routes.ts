@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { couponExamples, saleExamples } from '../openapi/coupon-examples';
+import { examples as ex } from '../openapi/examples';
+import * as res from '../response-schemas';
+import * as req from '../schemas';
+import * as sale from '../coupons/schemas';
+import { previewEarn } from './earn-preview';
+import { completeSale, voidCompletedSale } from './operations';
+import { readPayment } from './readback';
+import { ReceiptQuery } from './receipt-query';
+
+const paymentId = (description: string) => z.object({ paymentId: req.PaymentIdParam.shape.paymentId.meta({ description, example: 'sale-1001' }) });
+
+/** Sales: the earn preview, the payment (with held points and locked coupons), reading it back, voiding it. */
+export const SALE_ROUTES = [
+  route({
+    method: 'post',
+    path: '/payments',
+    operationId: 'recordPayment',
+    tag: 'Payments',
+    roles: TILL,
+    summary: 'Record a sale (and pay with held points)',
+    description:
+      "Sends the payment with the terminal's merchant and branch and channel `pos`. With `redemptionId`, the held points pay part of the sale; " +
+      "the redemption must be this store's, this customer's, `held`, and not about to expire. Retrying the same `paymentId` is safe. " +
+      'Without a redemption, a payment the loyalty service cannot take now is queued (202) and delivered later; with one it fails (503), as the hold would lapse.',
+    query: ReceiptQuery,
+    body: {
+      schema: req.PaymentBody,
+      examples: {
+        points: { summary: '80.00 paid, 20.00 with points', value: ex.payment },
+        pointsAndCoupon: { summary: 'Points and a coupon lock together', value: couponExamples.payment },
+      },
+    },
+    success: { status: 201, description: 'Recorded, with the receipt block', schema: sale.SalePaymentSchema, example: saleExamples.paymentWithCoupon },
+    queued: { schema: res.QueuedPaymentSchema, example: ex.queuedPayment },
+    errors: WRITE_ERRORS,
+    handle: (deps, ctx, { query, body }) => completeSale(deps, ctx, body, query.receipt),
+  }),
+  route({
+    method: 'post',
+    path: '/payments/:paymentId/void',
+    operationId: 'voidSale',
+    tag: 'Payments',
+    roles: ['manager'],
+    summary: 'Void a completed sale: its full refund (manager)',
+    description:
+      'The refund id defaults to `void-<paymentId>`, so voiding twice cannot refund twice. The coupons the sale burned stay used (the loyalty service ' +
+      'has no way to give one back): `couponsNotReturned` names them, and so does the receipt.',
+    params: paymentId('The paymentId of the completed sale'),
+    query: ReceiptQuery,
+    body: { schema: req.SaleVoidBody, examples: one('Void sale-1001', ex.saleVoid) },
+    success: {
+      status: 200,
+      description: 'Refunded, with the receipt block',
+      schema: sale.SaleRefundSchema,
+      example: { ...saleExamples.refunded, refundId: 'void-sale-1001' },
+    },
+    queued: { schema: sale.QueuedSaleRefundSchema, example: { ...ex.queuedRefund, refundId: 'void-sale-1001', couponsNotReturned: ['WELCOME10'] } },
+    errors: WRITE_ERRORS,
+    handle: (deps, ctx, { params, query, body }) => voidCompletedSale(deps, ctx, params.paymentId, body, query.receipt),
+  }),
+  route({
+    method: 'post',
+    path: '/earn-preview',
+    operationId: 'previewEarn',
+    tag: 'Payments',
+    roles: TILL,
+    summary: 'Points a basket would earn, before the customer pays (reads only)',
+    description: 'Priced by the same rules as the payment: send the same lines and `totalPaid` and the payment earns `points`.',
+    body: { schema: sale.EarnPreviewBody, examples: one('One line', couponExamples.preview) },
+    success: { status: 200, description: 'The preview', schema: sale.EarnPreviewSchema, example: couponExamples.previewed },
+    errors: WRITE_ERRORS,
+    handle: (deps, ctx, { body }) => previewEarn(deps, ctx, body),
+  }),
+  route({
+    method: 'get',
+    path: '/payments/:paymentId',
+    operationId: 'getPayment',
+    tag: 'Payments',
+    roles: TILL,
+    summary: "What a sale did at the loyalty service (this store's sales)",
+    description: "For a till that lost an answer: read before retrying. 404 when the sale is another store's, unknown, or not delivered yet (queued).",
+    params: paymentId("The sale's paymentId"),
+    success: { status: 200, description: 'The sale', schema: sale.PaymentReadbackSchema, example: couponExamples.paymentRead },
+    errors: READ_ERRORS,
+    handle: (deps, ctx, { params }) => readPayment(deps, ctx, params.paymentId),
+  }),
+];
