@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { LimitBucket } from '../../contract';
-import type { RedisClient } from '../../platform/redis';
+import { defineScripts, type RedisClient } from '../../platform/redis';
 import type { CallPriority } from '../policy';
 import { askOf, BudgetRules, MemoryBudget, Reservation, UpstreamBudget } from './budget';
 
@@ -56,7 +56,7 @@ end
 return 1
 `;
 
-type WithBudget = RedisClient & {
+interface BudgetScripts {
   budgetReserve(
     slot: string,
     log: string,
@@ -68,7 +68,7 @@ type WithBudget = RedisClient & {
     tag: string,
   ): Promise<[number, number]>;
   budgetPause(pause: string, us: string): Promise<number>;
-};
+}
 
 const us = (ms: number) => String(Math.round(ms * 1000));
 
@@ -81,7 +81,7 @@ const us = (ms: number) => String(Math.round(ms * 1000));
  */
 export class RedisBudget implements UpstreamBudget {
   readonly kind = 'redis' as const;
-  private readonly redis: WithBudget;
+  private readonly redis: RedisClient & BudgetScripts;
   private readonly fallback: MemoryBudget;
   private readonly tagPrefix = randomBytes(4).toString('hex');
   private calls = 0;
@@ -91,9 +91,7 @@ export class RedisBudget implements UpstreamBudget {
     redis: RedisClient,
     private readonly opts: { prefix: string; rules: BudgetRules; logger: Logger },
   ) {
-    redis.defineCommand('budgetReserve', { numberOfKeys: 3, lua: RESERVE });
-    redis.defineCommand('budgetPause', { numberOfKeys: 1, lua: PAUSE });
-    this.redis = redis as WithBudget;
+    this.redis = defineScripts<BudgetScripts>(redis, { budgetReserve: { keys: 3, lua: RESERVE }, budgetPause: { keys: 1, lua: PAUSE } });
     this.fallback = new MemoryBudget(opts.rules);
   }
 
