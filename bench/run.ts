@@ -59,6 +59,12 @@ function settingsFrom(argv: string[]) {
     actionRounds: num('action-rounds', quick ? 5 : 15),
     /** Scenario 8, the peak day: tills on one account, each load (× capacity) for this long, the sandbox's calls this far away. */
     peak: {
+      env: Object.fromEntries(
+        (arg('peak-env') ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      ) as Record<string, string>,
       tills: num('tills', 48),
       durationS: num('peak-duration', quick ? 20 : 60),
       loads: (arg('peak-loads') ?? '0.5,1,2,4').split(',').map(Number),

@@ -7,9 +7,11 @@ import { Child, ROOT } from '../lib/processes';
 import { Program, startBffProgram, startSandboxProgram } from '../lib/programs';
 import { startPrivateRedis } from '../lib/redis-server';
 import { sandboxCallsFromLog } from '../lib/upstream-calls';
-import { Capacity, capacityLine, capacityOf, LoadResult, peakTables, runLoad } from './peak';
+import { Capacity, capacityLine, capacityOf, LoadResult, PeakTarget, peakTables, runLoad } from './peak';
 
 export interface PeakSettings {
+  /** Further settings for the BFFs under the published limits (e.g. a reserve to try). */
+  env: Record<string, string>;
   tills: number;
   durationS: number;
   loads: number[];
@@ -34,11 +36,21 @@ export interface PeakResult {
  * settings are the defaults, its budget the published figures.
  */
 const TILL_ENV = { TERMINAL_RATE_LIMIT_PER_MINUTE: '1000000000' };
-/** The baseline: the same, with the budget out of reach (as the sandbox's limits are then). */
-const NO_BUDGET_ENV = {
-  ...Object.fromEntries(settingsIn(upstreamSettings.settings.rates).map((s) => [s.variable, '100000'])),
-  ...Object.fromEntries(settingsIn(upstreamSettings.settings.quotas).map((s) => [s.variable, '10000000'])),
-};
+/** As before the quota: the published rates paced fleet-wide, no quota (and a sandbox that enforced nothing). */
+const RATES_ONLY_ENV = Object.fromEntries(settingsIn(upstreamSettings.settings.quotas).map((s) => [s.variable, '0']));
+
+/** Resolves every caller's `begin()` once `n` have called it: the same start for loads run side by side, `offsetMs` apart. */
+function startTogether(n: number, offsetMs: number): () => Promise<number> {
+  let waiting: ((at: number) => void)[] = [];
+  return () =>
+    new Promise<number>((resolve) => {
+      waiting.push(resolve);
+      if (waiting.length < n) return;
+      const at = Date.now() + 500;
+      waiting.forEach((go, i) => go(at + i * offsetMs));
+      waiting = [];
+    });
+}
 
 /** Scenario 8: the sandbox with the published limits on, a private Redis, two BFF instances per load; the call costs first, then each load. */
 export async function peakDay(
@@ -48,28 +60,50 @@ export async function peakDay(
   say: (line: string) => void,
 ): Promise<PeakResult> {
   const p = s.peak;
-  // The demo account with the published limits on, at their default figures.
-  const accountsFile = path.join(ctx.work, 'peak-accounts.json');
   const [demo] = JSON.parse(readFileSync(path.join(ROOT, 'config', 'sandbox-accounts.json'), 'utf8')) as Record<string, unknown>[];
-  writeFileSync(accountsFile, JSON.stringify([{ ...demo, rateLimits: { enforced: true, multiplier: 1 } }]));
-  const sandboxLog = ctx.logs('sandbox-8');
-  const sandbox = keep(await startSandboxProgram(sandboxLog, { SANDBOX_ACCOUNTS_FILE: accountsFile }));
   const keys = { apiKey: String(demo.apiKey), secretKey: String(demo.secretKey) };
   const redis = keep(await startPrivateRedis());
-  let running: Program[] = [];
-  const startBff = (prefix: string, limits: boolean, i: number) =>
+  /** A sandbox of its own (its own log) for one side: the demo account with the published limits on at their default figures. */
+  const sandboxFor = async (name: string) => {
+    const accountsFile = path.join(ctx.work, `${name}-accounts.json`);
+    writeFileSync(accountsFile, JSON.stringify([{ ...demo, rateLimits: { enforced: true, multiplier: 1 } }]));
+    const log = ctx.logs(name);
+    return { sandbox: keep(await startSandboxProgram(log, { SANDBOX_ACCOUNTS_FILE: accountsFile })), log };
+  };
+  const startBff = (sandbox: Program, prefix: string, limits: boolean, name: string) =>
     startBffProgram({
       upstream: { url: sandbox.url, ...keys },
       redisUrl: redis.url,
       redisKeyPrefix: prefix,
       terminalsFile: ctx.terminalsFile,
-      logFile: ctx.logs(`bff-8-${i}`),
+      logFile: ctx.logs(name),
       nodeFlags: ctx.nodeFlags,
-      env: { ...TILL_ENV, ...(limits ? {} : NO_BUDGET_ENV) },
+      env: { ...TILL_ENV, ...(limits ? p.env : RATES_ONLY_ENV) },
     });
+  /** One side of the scenario: its sandbox, and two BFF instances per load. */
+  const targetFor = async (name: string, limits: boolean): Promise<PeakTarget> => {
+    const { sandbox, log } = await sandboxFor(`sandbox-8-${name}`);
+    let running: Program[] = [];
+    return {
+      sandbox,
+      keys,
+      sandboxLog: log,
+      tokens: ctx.tokens,
+      async startBffs(prefix: string) {
+        running = await Promise.all([0, 1].map((i) => startBff(sandbox, prefix, limits, `bff-8-${name}-${i}`)));
+        return running;
+      },
+      async stopBffs() {
+        await Promise.all(running.map((b) => b.stop()));
+        running = [];
+      },
+    };
+  };
+  const limited = await targetFor('limits', true);
+  const { sandbox, sandboxLog } = limited;
 
   say('   the calls each cashier action costs, counted at the sandbox');
-  const costBff = await startBff('peak-cost:', true, 0);
+  const costBff = await startBff(sandbox, 'peak-cost:', true, 'bff-8-cost');
   let costs: CallCost[];
   try {
     costs = await measureCallCosts(
@@ -91,20 +125,7 @@ export async function peakDay(
   const capacity = capacityOf(costs);
   say(`   ${capacityLine(capacity)}`);
 
-  const target = {
-    sandbox,
-    keys,
-    sandboxLog,
-    tokens: ctx.tokens,
-    async startBffs(prefix: string, limits: boolean) {
-      running = await Promise.all([0, 1].map((i) => startBff(prefix, limits, i)));
-      return running;
-    },
-    async stopBffs() {
-      await Promise.all(running.map((b) => b.stop()));
-      running = [];
-    },
-  };
+  const before = p.baseline ? await targetFor('before', false) : undefined;
   const options = {
     capacity,
     durationS: p.durationS,
@@ -114,23 +135,34 @@ export async function peakDay(
     retries: 3,
     progress: (l: string) => say(`   ${l}`),
   };
-  const plan = [
-    ...(p.baseline ? [{ label: `${p.loads[0]}× without limits`, factor: p.loads[0], limits: false }] : []),
-    ...p.loads.map((f) => ({ label: `${f}×`, factor: f, limits: true })),
-  ];
+  const report = (r: LoadResult) =>
+    say(
+      `   ${r.label}: ${Math.round(r.completedPerMin)} checkouts/min, ${r.upstream429} upstream 429s, ${r.refusedAfterHold} payments refused after hold, ` +
+        `${r.startsRefused} starts refused, ${r.plain.queued} sales queued (drained after ${r.drainS ?? 'n/a'} s), lost ${r.ledger.lost}, doubled ${r.ledger.doubled}, ` +
+        `useful ${Math.round(r.usefulShare * 100)} % of what the limits allow`,
+    );
   const loads: LoadResult[] = [];
   try {
-    for (const [index, load] of plan.entries()) {
-      const r = await runLoad(target, options, { ...load, index });
-      say(
-        `   ${r.label}: ${Math.round(r.completedPerMin)} checkouts/min, ${r.upstream429} upstream 429s, ${r.refusedAfterHold} payments refused after hold, ` +
-          `${r.startsRefused} starts refused, ${r.plain.queued} sales queued (drained after ${r.drainS ?? 'n/a'} s), lost ${r.ledger.lost}, doubled ${r.ledger.doubled}, ` +
-          `useful ${Math.round(r.usefulShare * 100)} % of the quota`,
-      );
-      loads.push(r);
+    for (const [index, factor] of p.loads.entries()) {
+      const load = { label: `${factor}×`, factor, limits: true, index };
+      if (index === 0 && before) {
+        // The lowest load also as before the quota, side by side on a sandbox of its own, so both see the same machine.
+        const begin = startTogether(2, (p.tills / (factor * capacity.perSecond) / p.tills / 2) * 1000);
+        const pair = await Promise.all([
+          runLoad(limited, options, load, begin),
+          runLoad(before, options, { label: `${factor}× as before (rates alone, no quota, no sandbox limits)`, factor, limits: false, index }, begin),
+        ]);
+        pair.reverse().forEach(report);
+        loads.push(...pair);
+      } else {
+        const r = await runLoad(limited, options, load);
+        report(r);
+        loads.push(r);
+      }
     }
   } finally {
-    await target.stopBffs();
+    await limited.stopBffs();
+    await before?.stopBffs();
   }
   const markdown = `${table}\n\n${capacityLine(capacity)}\n\n${peakTables(loads, capacity, p.durationS)}`;
   return { settings: p, costs, costsAsInReadme, capacity, loads, markdown };

@@ -65,8 +65,8 @@ export interface PeakTarget {
   sandboxLog: string;
   /** Cashier tokens, one per till (all of one store). */
   tokens: string[];
-  /** Starts the BFF instances for one load (`limits`: the published budget, or out of reach), on a fresh Redis prefix. */
-  startBffs(prefix: string, limits: boolean): Promise<Program[]>;
+  /** Starts the BFF instances for one load (`limits`: the published budget, else the published rates alone, as before the quota), on a fresh Redis prefix. */
+  startBffs(prefix: string): Promise<Program[]>;
   stopBffs(): Promise<void>;
 }
 
@@ -119,7 +119,7 @@ async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise
   );
 }
 
-/** The sandbox's account for this load: limits as published (or out of reach), every v4.0 call `latencyMs` away. */
+/** The sandbox's account for this load: limits as published (or out of reach, as before the sandbox enforced any), every v4.0 call `latencyMs` away. */
 async function prepareSandbox(t: PeakTarget, limits: boolean, latencyMs: number): Promise<void> {
   await adminPut(t.sandbox, t.keys, `/_sandbox/accounts/${t.keys.apiKey}`, {
     rateLimits: limits ? { enforced: true, multiplier: 1 } : { enforced: true, multiplier: 10_000 },
@@ -231,7 +231,13 @@ export function mostAllowed(bucket: LimitBucket, seconds: number): number {
 }
 
 /** One load: fresh customers and BFFs, the tills for `durationS`, the drain, the ledger check, the sandbox's record of every call. */
-export async function runLoad(t: PeakTarget, o: PeakOptions, load: { label: string; factor: number; limits: boolean; index: number }): Promise<LoadResult> {
+export async function runLoad(
+  t: PeakTarget,
+  o: PeakOptions,
+  load: { label: string; factor: number; limits: boolean; index: number },
+  /** When the tills start (epoch ms), once this load is set up; another load run beside it shares the moment. */
+  begin: () => Promise<number> = async () => Date.now() + 500,
+): Promise<LoadResult> {
   const offered = load.factor * o.capacity.perSecond;
   const expected = Math.ceil(offered * o.durationS);
   const prefix = `pk${load.index}x${randomBytes(2).toString('hex')}`;
@@ -239,7 +245,7 @@ export async function runLoad(t: PeakTarget, o: PeakOptions, load: { label: stri
   const poolSize = Math.ceil(expected * 0.6) + o.tills;
   const qr = await freshCustomers(t, prefix, poolSize, poolSize);
   await prepareSandbox(t, load.limits, o.latencyMs);
-  const bffs = await t.startBffs(`peak-${prefix}:`, load.limits);
+  const bffs = await t.startBffs(`peak-${prefix}:`);
   const pools = { points: 0, plain: 0 };
   const nextCustomer = (kind: Checkout['kind']) => (pools[kind] < poolSize ? `${prefix}${kind === 'points' ? 'p' : 'n'}${pools[kind]++}` : undefined);
   const samples: Samples = {};
@@ -248,7 +254,7 @@ export async function runLoad(t: PeakTarget, o: PeakOptions, load: { label: stri
   o.progress(
     `${load.label}: ${o.tills} tills, ${fixed(offered * 60, 0)} checkouts/min offered (a checkout every ${fixed(intervalMs / 1000, 2)} s per till) for ${o.durationS} s`,
   );
-  const startAt = Date.now() + 500;
+  const startAt = await begin();
   const perTill = await Promise.all(
     Array.from({ length: o.tills }, (_, i) =>
       runTill(
