@@ -167,19 +167,26 @@ interface ActivityEntry {
   properties: Record<string, unknown>;
 }
 
-/** What the sandbox's ledger says against what the tills were told, payment id by payment id. */
+/**
+ * What the sandbox's ledger says against what the tills were told, payment id
+ * by payment id: lost (told 201 or 202, not there), doubled (there twice, or a
+ * second sale for one checkout's customer), and the other mismatches.
+ */
 async function checkLedger(t: PeakTarget, checkouts: Checkout[], holdsTold: number): Promise<LoadResult['ledger']> {
   const told = new Map<string, PaymentTold>();
   for (const c of checkouts) for (const p of c.payments) told.set(p.paymentId, p);
   const out = { lost: 0, doubled: 0, appliedWhenRefused: 0, notTold: 0, pointsMismatch: 0, holdsNotTold: 0 };
   const applied = new Map<string, ActivityEntry[]>();
   let holds = 0;
+  // Every checkout has a customer of its own: two sales recorded for one customer are one checkout charged twice.
+  let customersChargedTwice = 0;
   const customers = [...new Set(checkouts.map((c) => c.customerId))];
   await inParallel(customers, 16, async (id) => {
     const { activity } = (await adminGet(t.sandbox, t.keys, `/_sandbox/customers/${encodeURIComponent(id)}/activity`)) as { activity: ActivityEntry[] };
-    for (const a of activity) {
-      if (a.type === 'Points Held') holds += 1;
-      if (a.type !== 'Payment Processed') continue;
+    const sales = activity.filter((a) => a.type === 'Payment Processed');
+    holds += activity.filter((a) => a.type === 'Points Held').length;
+    if (sales.length > 1) customersChargedTwice += 1;
+    for (const a of sales) {
       const pid = String(a.properties.paymentId);
       applied.set(pid, [...(applied.get(pid) ?? []), a]);
     }
@@ -194,6 +201,7 @@ async function checkLedger(t: PeakTarget, checkouts: Checkout[], holdsTold: numb
       out.pointsMismatch += 1;
   }
   for (const pid of applied.keys()) if (!told.has(pid)) out.notTold += 1;
+  out.doubled += customersChargedTwice;
   out.holdsNotTold = Math.max(0, holds - holdsTold);
   return out;
 }
