@@ -8,12 +8,14 @@ import { loadSandboxAccounts } from '../src/sandbox';
 import { LoadSpec, measureInterleaved } from './lib/load';
 import { Child, ROOT, startServer } from './lib/processes';
 import { redisCommandsProbe } from './lib/probes';
-import { Program, startBffProgram, startSandboxProgram, useCompiledPrograms } from './lib/programs';
+import { startBffProgram, startSandboxProgram, useCompiledPrograms } from './lib/programs';
 import { startPrivateRedis } from './lib/redis-server';
+import { adminGet, adminPut, seedCustomers } from './lib/sandbox-admin';
 import { sandboxCallsFromLog, UpstreamCall } from './lib/upstream-calls';
 import { HttpFigures, httpTable, machineInfo, targetTable } from './lib/report';
 import { ActionsResult, actionsTable, ActionTarget, measureActions } from './scenarios/actions';
 import { HoldScaleResult, holdTrackerScale } from './scenarios/holds';
+import { peakDay, PeakResult } from './scenarios/peak-setup';
 import { checkoutFigures, checkoutRequests, failures, paymentRequests, sandboxPaymentRequests } from './scenarios/requests';
 import { targets } from './targets';
 
@@ -36,7 +38,7 @@ function settingsFrom(argv: string[]) {
     runs: num('runs', 3),
     warmupS: num('warmup', quick ? 1 : 2),
     connections: num('connections', 16),
-    only: [...new Set((arg('only') ?? '1,2,3,4,5,6,7').split(',').map((x) => x.trim()))],
+    only: [...new Set((arg('only') ?? '1,2,3,4,5,6,7,8').split(',').map((x) => x.trim()))],
     profile: argv.includes('--profile'),
     /** Run the BFF and the sandbox compiled to JavaScript, as the Dockerfile does (default: from source with tsx, as npm start). */
     compiled: argv.includes('--compiled'),
@@ -55,11 +57,31 @@ function settingsFrom(argv: string[]) {
     /** Scenario 7: how far away the upstream is (the stub's delay, the sandbox's fault rule), and rounds of every action. */
     upstreamLatencyMs: num('upstream-latency-ms', 80),
     actionRounds: num('action-rounds', quick ? 5 : 15),
+    /** Scenario 8, the peak day: tills on one account, each load (× capacity) for this long, the sandbox's calls this far away. */
+    peak: {
+      env: Object.fromEntries(
+        (arg('peak-env') ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      ) as Record<string, string>,
+      tills: num('tills', 48),
+      durationS: num('peak-duration', quick ? 20 : 60),
+      loads: (arg('peak-loads') ?? '0.5,1,2,4').split(',').map(Number),
+      latencyMs: Number(arg('peak-latency-ms') ?? 20),
+      drainLimitS: num('drain-limit', quick ? 120 : 300),
+      baseline: !argv.includes('--no-baseline'),
+    },
     holds: { open: quick ? 100_000 : 1_000_000, due: 10_000, small: 1000, checks: 5000 },
     customers: { small: 1000, large: quick ? 100_000 : 1_000_000 },
   };
 }
 type Settings = ReturnType<typeof settingsFrom>;
+// Checked once, before anything starts.
+function checkPeak(s: Settings): void {
+  if (s.peak.loads.some((l) => !(l > 0))) throw new Error('--peak-loads must be positive numbers, e.g. 0.5,1,2,4');
+  if (!(s.peak.latencyMs >= 0)) throw new Error('--peak-latency-ms must be 0 or more');
+}
 
 /** Cashier terminals the load comes from, in turn. */
 const TILLS = 64;
@@ -128,6 +150,7 @@ async function measureGroup(s: Settings, scenarios: HttpScenario[]): Promise<Htt
 
 async function main() {
   const s = settingsFrom(process.argv.slice(2));
+  checkPeak(s);
   const has = (id: string) => s.only.includes(id);
   const machine = machineInfo();
   const work = mkdtempSync(path.join(os.tmpdir(), 'posbff-bench-'));
@@ -145,6 +168,7 @@ async function main() {
   const redisBreakdown: Record<string, Record<string, number>> = {};
   let holds: HoldScaleResult | undefined;
   let actions: ActionsResult | undefined;
+  let peak: PeakResult | undefined;
 
   try {
     // One store with TILLS cashier terminals, in a terminals file of the bench's own.
@@ -154,7 +178,10 @@ async function main() {
       merchant: { uniqueId: 'm-bench', name: 'Bench Retail' },
       branch: { uniqueId: 'branch-bench', name: 'Bench Branch' },
     });
-    const tokens = Array.from({ length: TILLS }, (_, i) => addTerminal(terminalsFile, { storeId: 'store-bench', role: 'cashier', id: `till-${i + 1}` }).token);
+    const tokens = Array.from(
+      { length: Math.max(TILLS, s.peak.tills) },
+      (_, i) => addTerminal(terminalsFile, { storeId: 'store-bench', role: 'cashier', id: `till-${i + 1}` }).token,
+    );
     const managerToken = addTerminal(terminalsFile, { storeId: 'store-bench', role: 'manager', id: 'manager-1' }).token;
     const account = loadSandboxAccounts(path.join(ROOT, 'config', 'sandbox-accounts.json'))[0];
     const sandboxKeys = { apiKey: account.apiKey, secretKey: account.secretKey };
@@ -373,6 +400,13 @@ async function main() {
       await procs.stopAll();
     }
 
+    // Scenario 8: the peak day, N tills on one account with the published limits on.
+    if (has('8')) {
+      say(`Scenario 8: peak day, ${s.peak.tills} tills on one account, published limits on, ${s.peak.durationS} s per load`);
+      peak = await peakDay(s, (c) => procs.keep(c), { terminalsFile, tokens, managerToken, logs, nodeFlags, work }, say);
+      await procs.stopAll();
+    }
+
     // Scenario 5: a million open holds in one private Redis, a thousand in another.
     if (has('5')) {
       say(`Scenario 5: hold tracker with ${s.holds.open.toLocaleString('en-US')} open holds`);
@@ -398,7 +432,8 @@ async function main() {
   const rows = targets(http, holds, s);
   const ran = `Node ${machine.node} on ${machine.cpus} x ${machine.cpuModel}, ${machine.date.slice(0, 10)}, load average at start ${machine.loadAverage.join(' ')}`;
   const actionTable = actions ? `\n\n${actionsTable(actions, ['stub', 'sandbox'])}` : '';
-  const tables = `${ran}\n\n${http.length ? httpTable(http, s.connections) : ''}${rows.length ? `\n\n${targetTable(rows)}` : ''}${actionTable}\n`;
+  const peakTable = peak ? `\n\n${peak.markdown}` : '';
+  const tables = `${ran}\n\n${http.length ? httpTable(http, s.connections) : ''}${rows.length ? `\n\n${targetTable(rows)}` : ''}${actionTable}${peakTable}\n`;
   process.stdout.write(`\n${tables}\n`);
   const out = path.join(ROOT, 'bench', 'results', 'latest.json');
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -406,7 +441,7 @@ async function main() {
   writeFileSync(
     out,
     JSON.stringify(
-      { machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, actions, targets: rows, markdown: tables },
+      { machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, actions, peak, targets: rows, markdown: tables },
       null,
       2,
     ),
@@ -417,31 +452,6 @@ async function main() {
 
 /** X-Request-Id prefix of scenario 7's requests, by which the upstream's record of each call is matched. */
 const ACTION_PREFIX = 'act-';
-
-async function adminGet(sandbox: Program, keys: { apiKey: string; secretKey: string }, route: string): Promise<unknown> {
-  const res = await fetch(`${sandbox.url}${route}`, { headers: { apikey: keys.apiKey, secretkey: keys.secretKey } });
-  if (!res.ok) throw new Error(`GET ${route} on the sandbox failed: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-
-async function adminPut(sandbox: Program, keys: { apiKey: string; secretKey: string }, route: string, body: unknown): Promise<void> {
-  const res = await fetch(`${sandbox.url}${route}`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'application/json', apikey: keys.apiKey, secretkey: keys.secretKey },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`PUT ${route} on the sandbox failed: ${res.status} ${await res.text()}`);
-}
-
-/** Bulk seeding through the sandbox's admin API (`prefix0 .. prefix{count-1}`). */
-async function seedCustomers(sandbox: Program, keys: { apiKey: string; secretKey: string }, prefix: string, count: number, points: number): Promise<void> {
-  const res = await fetch(`${sandbox.url}/_sandbox/customers/bulk`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', apikey: keys.apiKey, secretkey: keys.secretKey },
-    body: JSON.stringify({ prefix, count, points }),
-  });
-  if (!res.ok) throw new Error(`seeding the sandbox failed: ${res.status} ${await res.text()}`);
-}
 
 main().catch((err) => {
   process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -11,6 +11,8 @@ export interface UpstreamCall {
   operation: string;
   start: number;
   end: number;
+  /** The HTTP status the upstream answered (the sandbox's log; the stub does not record it). */
+  status?: number;
 }
 
 const ROUTES = Object.values(OPERATIONS).map((op) => ({
@@ -27,13 +29,18 @@ export function operationOf(method: string, url: string): string | undefined {
 /**
  * The sandbox's calls from its log (JSON lines from pino-http: `time` when the
  * answer was finished, `responseTime` since the request arrived, `req.id` the
- * caller's X-Request-Id). Whole milliseconds.
+ * caller's X-Request-Id, `res.statusCode`). Whole milliseconds.
  */
 export function sandboxCallsFromLog(file: string, requestIdPrefix: string): UpstreamCall[] {
+  return sandboxCallsFromLines(readFileSync(file, 'utf8').split('\n'), requestIdPrefix);
+}
+
+/** As sandboxCallsFromLog, from log lines already read (e.g. a test's in-process sandbox); `''` takes every call. */
+export function sandboxCallsFromLines(lines: Iterable<string>, requestIdPrefix = ''): UpstreamCall[] {
   const calls: UpstreamCall[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.includes(requestIdPrefix)) continue;
-    let entry: { time?: number; responseTime?: number; req?: { id?: string; method?: string; url?: string } };
+  for (const line of lines) {
+    if (!line.includes(requestIdPrefix) || !line.includes('responseTime')) continue;
+    let entry: { time?: number; responseTime?: number; req?: { id?: string; method?: string; url?: string }; res?: { statusCode?: number } };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
@@ -42,7 +49,7 @@ export function sandboxCallsFromLog(file: string, requestIdPrefix: string): Upst
     const { time, responseTime, req } = entry;
     if (typeof time !== 'number' || typeof responseTime !== 'number' || !req?.id?.startsWith(requestIdPrefix)) continue;
     const operation = operationOf(req.method ?? '', req.url ?? '');
-    if (operation) calls.push({ requestId: req.id, operation, start: time - responseTime, end: time });
+    if (operation) calls.push({ requestId: req.id, operation, start: time - responseTime, end: time, status: entry.res?.statusCode });
   }
   return calls;
 }

@@ -46,9 +46,9 @@ describe('the 30-s quota, fleet-wide: past it a till hears 503 upstream_busy at 
     for (const a of refused) {
       expect(a.status).toBe(503);
       expect(a.body.code).toBe('upstream_busy');
-      // When the first of those four leaves the 30-s window.
+      // When the first of those four leaves the 30-s window (counted UPSTREAM_LIMIT_MARGIN_MS longer, rounded up to whole seconds).
       expect(Number(a.headers['retry-after'])).toBeGreaterThanOrEqual(28);
-      expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(30);
+      expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(31);
     }
     // One more, alone: answered at once (no wait for budget, no client retry; a loose bound on a shared machine), and still nothing sent.
     const [again, ms] = await timed(() => s.pos('kiosk', 1).get('/customers/q-ana/hash'));

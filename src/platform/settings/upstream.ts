@@ -67,6 +67,11 @@ export const upstream = feature({
     backgroundMaxWaitMs: setting('UPSTREAM_BACKGROUND_MAX_WAIT_MS', nonNegativeInt.max(60_000).default(50), {
       description: 'How long background work may wait for budget before it is put off (and tried again later), in milliseconds.',
     }),
+    limitMarginMs: setting('UPSTREAM_LIMIT_MARGIN_MS', nonNegativeInt.max(5000).default(100), {
+      description:
+        'How much later than planned a call may reach the loyalty service (timers, the network), in milliseconds: the budget ' +
+        'counts each second and each quota window this much longer, so calls paced at the full rate are not refused there (0..5000).',
+    }),
     pauseWithoutRetryAfterMs: setting('UPSTREAM_429_PAUSE_MS', nonNegativeInt.max(600_000).default(1000), {
       description: 'How long a 429 from the loyalty service without a Retry-After pauses its bucket, fleet-wide, in milliseconds.',
     }),
@@ -84,6 +89,7 @@ export const upstream = feature({
       budget: {
         limits: Object.fromEntries(BUCKETS.map((b) => [b, { rate: v.rates[b], quota: v.quotas[b] }])) as Record<LimitBucket, { rate: number; quota: number }>,
         windowMs: v.quotaWindowSeconds * 1000,
+        marginMs: v.limitMarginMs,
         priorities: {
           secondLeg: { reservePercent: 0, maxWaitMs: v.secondLegMaxWaitMs },
           cashier: { reservePercent: v.secondLegReservePercent, maxWaitMs: v.cashierMaxWaitMs },

@@ -51,6 +51,13 @@ export interface BudgetRules {
   limits: Readonly<Record<LimitBucket, BucketLimit>>;
   windowMs: number;
   priorities: Readonly<Record<CallPriority, PriorityRule>>;
+  /**
+   * How much later than its slot a call may reach the loyalty service (a
+   * timer firing late, the network), which counts from its arrival: each
+   * window is counted this much longer (a rate's second, the quota's window),
+   * so calls sent at the full rate still arrive inside it. Default 0.
+   */
+  marginMs?: number;
 }
 
 /** What one reservation asks of a bucket's state, the same for the memory and the Redis budget. */
@@ -65,9 +72,10 @@ export interface Ask {
 export function askOf(rules: BudgetRules, bucket: LimitBucket, priority: CallPriority): Ask {
   const { rate, quota } = rules.limits[bucket];
   const rule = rules.priorities[priority];
+  const margin = rules.marginMs ?? 0;
   return {
-    intervalMs: rate > 0 ? 1000 / rate : 0,
-    windowMs: rules.windowMs,
+    intervalMs: rate > 0 ? (1000 + margin) / rate : 0,
+    windowMs: rules.windowMs + margin,
     // At least one, so a tiny quota still lets every priority through now and then.
     limit: quota > 0 ? Math.max(1, Math.floor((quota * (100 - rule.reservePercent)) / 100)) : -1,
     maxWaitMs: rule.maxWaitMs,

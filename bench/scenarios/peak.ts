@@ -1,0 +1,363 @@
+import { randomBytes } from 'node:crypto';
+import { LimitBucket, OPERATION_BUCKET, PUBLISHED_LIMITS, QUOTA_WINDOW_SECONDS } from '../../src/contract';
+import { BucketCounts, CallCost, checkoutCost } from '../lib/call-costs';
+import { percentile } from '../lib/load';
+import type { Program } from '../lib/programs';
+import { fixed, integer } from '../lib/report';
+import { adminGet, adminPut, adminSend, SandboxKeys, seedCustomers } from '../lib/sandbox-admin';
+import { sandboxCallsFromLog, UpstreamCall } from '../lib/upstream-calls';
+import { ACTIONS, Checkout, PaymentTold, runTill, Samples, tillRequest } from './peak-tills';
+
+/**
+ * Scenario 8, the peak day: N tills of one chain on one loyalty account,
+ * against the sandbox with the published limits on (default figures), at
+ * multiples of the account's capacity, which is computed from the quota and
+ * the measured calls per checkout. Half the checkouts want points (QR code ->
+ * hold -> payment with its receipt); the rest are plain sales with their
+ * receipt. After each load: the backlog of queued sales drains, and the
+ * sandbox's ledger is checked against what the tills were told.
+ */
+
+/** The checkouts of the scenario, as rows of the call-cost measurement. */
+export const POINTS_CHECKOUT = ['Start redemption, QR code (hold)', 'Payment with redemption (receipt)'];
+export const PLAIN_CHECKOUT = ['Payment (receipt)'];
+
+export interface Capacity {
+  /** Checkouts per second the account allows, half of them with points. */
+  perSecond: number;
+  /** The bucket that sets it. */
+  bucket: LimitBucket;
+  /** Calls per checkout in each bucket (the mean of the two kinds). */
+  perCheckout: BucketCounts;
+  points: BucketCounts;
+  plain: BucketCounts;
+}
+
+/** From the published figures (the lower of the rate and the quota per second) and the measured calls per checkout. */
+export function capacityOf(costs: CallCost[]): Capacity {
+  const points = checkoutCost(costs, POINTS_CHECKOUT);
+  const plain = checkoutCost(costs, PLAIN_CHECKOUT);
+  let best: Capacity | undefined;
+  const perCheckout: BucketCounts = {};
+  for (const b of Object.keys(PUBLISHED_LIMITS) as LimitBucket[]) {
+    const calls = ((points[b] ?? 0) + (plain[b] ?? 0)) / 2;
+    if (!calls) continue;
+    perCheckout[b] = calls;
+    const { rate, quota } = PUBLISHED_LIMITS[b];
+    const perSecond = Math.min(rate, quota / QUOTA_WINDOW_SECONDS) / calls;
+    if (!best || perSecond < best.perSecond) best = { perSecond, bucket: b, perCheckout, points, plain };
+  }
+  if (!best) throw new Error('a checkout made no upstream call: nothing to compute a capacity from');
+  return best;
+}
+
+export function capacityLine(c: Capacity): string {
+  const { rate, quota, row } = PUBLISHED_LIMITS[c.bucket];
+  return (
+    `Capacity: ${fixed(c.perSecond, 2)} checkouts/s = ${integer(c.perSecond * 60)}/min, set by "${row}" (${rate}/s, ${quota} per ${QUOTA_WINDOW_SECONDS} s): ` +
+    `a checkout with points costs ${c.points[c.bucket] ?? 0} calls there, a plain sale ${c.plain[c.bucket] ?? 0}, half and half ${c.perCheckout[c.bucket]}`
+  );
+}
+
+export interface PeakTarget {
+  sandbox: Program;
+  keys: SandboxKeys;
+  sandboxLog: string;
+  /** Cashier tokens, one per till (all of one store). */
+  tokens: string[];
+  /** Starts the BFF instances for one load (`limits`: the published budget, else the published rates alone, as before the quota), on a fresh Redis prefix. */
+  startBffs(prefix: string): Promise<Program[]>;
+  stopBffs(): Promise<void>;
+}
+
+export interface PeakOptions {
+  capacity: Capacity;
+  durationS: number;
+  tills: number;
+  latencyMs: number;
+  drainLimitS: number;
+  retries: number;
+  progress(line: string): void;
+}
+
+export interface LoadResult {
+  label: string;
+  factor: number;
+  limits: boolean;
+  offeredPerMin: number;
+  checkouts: number;
+  completedPerMin: number;
+  /** Sales the upstream recorded while the tills were busy (not the queued ones delivered after), per minute. */
+  recordedPerMin: number;
+  withPointsPerMin: number;
+  pointsWanted: number;
+  startsRefused: number;
+  startRefusals: Record<string, number>;
+  refusedAfterHold: number;
+  refusedAfterHoldFinally: number;
+  plain: { created: number; queued: number; other: number };
+  drainS: number | null;
+  undrained: number;
+  upstream429: number;
+  upstream429During: number;
+  /** 2xx calls in the binding bucket during the load, over its quota for that long. */
+  usefulShare: number;
+  useful: number;
+  callsByBucket: Record<string, { ok: number; limited: number; other: number }>;
+  latency: Record<string, { n: number; p50: number; p99: number }>;
+  ledger: { lost: number; doubled: number; appliedWhenRefused: number; notTold: number; pointsMismatch: number; holdsNotTold: number };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}
+
+/** The sandbox's account for this load: limits as published (or out of reach, as before the sandbox enforced any), every v4.0 call `latencyMs` away. */
+async function prepareSandbox(t: PeakTarget, limits: boolean, latencyMs: number): Promise<void> {
+  await adminPut(t.sandbox, t.keys, `/_sandbox/accounts/${t.keys.apiKey}`, {
+    rateLimits: limits ? { enforced: true, multiplier: 1 } : { enforced: true, multiplier: 10_000 },
+  });
+  await adminPut(t.sandbox, t.keys, '/_sandbox/faults', { rules: latencyMs > 0 ? [{ operation: '*', latencyMs }] : [] });
+}
+
+/** Reset, customers seeded, and the QR codes of the points customers read with the limits off (the customers' apps, not the tills). */
+async function freshCustomers(t: PeakTarget, prefix: string, points: number, plain: number): Promise<Map<string, string>> {
+  await adminSend(t.sandbox, t.keys, 'POST', '/_sandbox/reset', {});
+  await adminPut(t.sandbox, t.keys, `/_sandbox/accounts/${t.keys.apiKey}`, { rateLimits: { enforced: false } });
+  await seedCustomers(t.sandbox, t.keys, `${prefix}p`, points, 1000);
+  await seedCustomers(t.sandbox, t.keys, `${prefix}n`, plain, 1000);
+  const qr = new Map<string, string>();
+  const ids = Array.from({ length: points }, (_, i) => `${prefix}p${i}`);
+  await inParallel(ids, 16, async (id) => {
+    const { hash } = (await adminGet(t.sandbox, t.keys, `/api/v4.0/integrations/customers/${id}/hash`)) as { hash: string };
+    qr.set(id, `${id}:${hash}`);
+  });
+  return qr;
+}
+
+/** Polls the queued sales until each is delivered or dead; when the last was delivered (epoch ms) and how many were not. */
+async function drain(t: PeakTarget, base: string, queued: PaymentTold[], limitS: number): Promise<{ lastDelivered: number | null; undrained: number }> {
+  const open = new Map(queued.map((p) => [p.outboxId as string, p]));
+  let lastDelivered: number | null = null;
+  const until = Date.now() + limitS * 1000;
+  while (open.size && Date.now() < until) {
+    await inParallel([...open.keys()], 16, async (id) => {
+      const a = await tillRequest(base, 'GET', `/outbox/${id}`, t.tokens[0]);
+      const state = a.body.state;
+      if (state === 'delivered') {
+        const at = Date.parse(String(a.body.deliveredAt));
+        lastDelivered = Math.max(lastDelivered ?? 0, at);
+        open.delete(id);
+      } else if (state === 'dead') open.delete(id);
+    });
+    if (open.size) await sleep(1000);
+  }
+  return { lastDelivered, undrained: open.size };
+}
+
+interface ActivityEntry {
+  type: string;
+  properties: Record<string, unknown>;
+}
+
+/**
+ * What the sandbox's ledger says against what the tills were told, payment id
+ * by payment id: lost (told 201 or 202, not there), doubled (there twice, or a
+ * second sale for one checkout's customer), and the other mismatches.
+ */
+async function checkLedger(t: PeakTarget, checkouts: Checkout[], holdsTold: number): Promise<LoadResult['ledger']> {
+  const told = new Map<string, PaymentTold>();
+  for (const c of checkouts) for (const p of c.payments) told.set(p.paymentId, p);
+  const out = { lost: 0, doubled: 0, appliedWhenRefused: 0, notTold: 0, pointsMismatch: 0, holdsNotTold: 0 };
+  const applied = new Map<string, ActivityEntry[]>();
+  let holds = 0;
+  // Every checkout has a customer of its own: two sales recorded for one customer are one checkout charged twice.
+  let customersChargedTwice = 0;
+  const customers = [...new Set(checkouts.map((c) => c.customerId))];
+  await inParallel(customers, 16, async (id) => {
+    const { activity } = (await adminGet(t.sandbox, t.keys, `/_sandbox/customers/${encodeURIComponent(id)}/activity`)) as { activity: ActivityEntry[] };
+    const sales = activity.filter((a) => a.type === 'Payment Processed');
+    holds += activity.filter((a) => a.type === 'Points Held').length;
+    if (sales.length > 1) customersChargedTwice += 1;
+    for (const a of sales) {
+      const pid = String(a.properties.paymentId);
+      applied.set(pid, [...(applied.get(pid) ?? []), a]);
+    }
+  });
+  for (const [pid, p] of told) {
+    const n = applied.get(pid)?.length ?? 0;
+    if (p.told === 'refused') {
+      if (n) out.appliedWhenRefused += 1;
+    } else if (n === 0) out.lost += 1;
+    else if (n > 1) out.doubled += 1;
+    if (p.told === 'recorded' && p.pointsRedeemed !== undefined && n === 1 && Number(applied.get(pid)![0].properties.redeemedPoints ?? 0) !== p.pointsRedeemed)
+      out.pointsMismatch += 1;
+  }
+  for (const pid of applied.keys()) if (!told.has(pid)) out.notTold += 1;
+  out.doubled += customersChargedTwice;
+  out.holdsNotTold = Math.max(0, holds - holdsTold);
+  return out;
+}
+
+function latencies(samples: Samples): LoadResult['latency'] {
+  const out: LoadResult['latency'] = {};
+  for (const name of Object.values(ACTIONS)) {
+    const s = Float64Array.from(samples[name] ?? []).sort();
+    out[name] = { n: s.length, p50: percentile(s, 0.5), p99: percentile(s, 0.99) };
+  }
+  return out;
+}
+
+function callsIn(calls: UpstreamCall[], from: number, to: number) {
+  const byBucket: LoadResult['callsByBucket'] = {};
+  for (const c of calls) {
+    if (c.start < from || c.start > to) continue;
+    const b = OPERATION_BUCKET[c.operation as keyof typeof OPERATION_BUCKET];
+    const row = (byBucket[b] ??= { ok: 0, limited: 0, other: 0 });
+    if (c.status === 429) row.limited += 1;
+    else if (c.status !== undefined && c.status < 300) row.ok += 1;
+    else row.other += 1;
+  }
+  return byBucket;
+}
+
+/**
+ * The most calls a bucket's limits let through in `seconds` from an empty
+ * window: the quota once per started window (the sandbox counts any 30 s, so
+ * a full window can only follow one that has emptied), at most the rate.
+ */
+export function mostAllowed(bucket: LimitBucket, seconds: number): number {
+  const { rate, quota } = PUBLISHED_LIMITS[bucket];
+  return Math.min(rate * seconds, quota * Math.ceil(seconds / QUOTA_WINDOW_SECONDS));
+}
+
+/** One load: fresh customers and BFFs, the tills for `durationS`, the drain, the ledger check, the sandbox's record of every call. */
+export async function runLoad(
+  t: PeakTarget,
+  o: PeakOptions,
+  load: { label: string; factor: number; limits: boolean; index: number },
+  /** When the tills start (epoch ms), once this load is set up; another load run beside it shares the moment. */
+  begin: () => Promise<number> = async () => Date.now() + 500,
+): Promise<LoadResult> {
+  const offered = load.factor * o.capacity.perSecond;
+  const expected = Math.ceil(offered * o.durationS);
+  const prefix = `pk${load.index}x${randomBytes(2).toString('hex')}`;
+  // Every checkout has a customer of its own; half want points, with some room for the schedule's jitter.
+  const poolSize = Math.ceil(expected * 0.6) + o.tills;
+  const qr = await freshCustomers(t, prefix, poolSize, poolSize);
+  await prepareSandbox(t, load.limits, o.latencyMs);
+  const bffs = await t.startBffs(`peak-${prefix}:`);
+  const pools = { points: 0, plain: 0 };
+  const nextCustomer = (kind: Checkout['kind']) => (pools[kind] < poolSize ? `${prefix}${kind === 'points' ? 'p' : 'n'}${pools[kind]++}` : undefined);
+  const samples: Samples = {};
+  const intervalMs = (o.tills / offered) * 1000;
+  const run = `pk-${prefix}`;
+  o.progress(
+    `${load.label}: ${o.tills} tills, ${fixed(offered * 60, 0)} checkouts/min offered (a checkout every ${fixed(intervalMs / 1000, 2)} s per till) for ${o.durationS} s`,
+  );
+  const startAt = await begin();
+  const perTill = await Promise.all(
+    Array.from({ length: o.tills }, (_, i) =>
+      runTill(
+        { base: bffs[i % bffs.length].url, token: t.tokens[i], till: i, run, qr: (id) => qr.get(id) as string, samples, retries: o.retries },
+        {
+          startAt,
+          durationMs: o.durationS * 1000,
+          intervalMs,
+          offsetMs: (i * intervalMs) / o.tills,
+          kindOf: (n) => ((n + i) % 2 ? 'points' : 'plain'),
+          nextCustomer,
+        },
+      ),
+    ),
+  );
+  const checkouts = perTill.flat();
+  const loadEnd = Math.max(startAt + o.durationS * 1000, ...checkouts.map((c) => c.endedAt));
+  const payments = checkouts.flatMap((c) => c.payments);
+  const queued = payments.filter((p) => p.told === 'queued');
+  o.progress(`${load.label}: ${checkouts.length} checkouts; ${queued.length} sales queued, draining`);
+  const drained = await drain(t, bffs[0].url, queued, o.drainLimitS);
+  const drainEnd = Date.now();
+  // The sandbox writes its log line after each answer: give the last ones a moment.
+  await sleep(500);
+  const holdsTold = checkouts.filter((c) => c.kind === 'points' && !c.startRefused).length;
+  const ledger = await checkLedger(t, checkouts, holdsTold);
+  await t.stopBffs();
+
+  const calls = sandboxCallsFromLog(t.sandboxLog, '');
+  const during = callsIn(calls, startAt, loadEnd);
+  const all = callsIn(calls, startAt, drainEnd);
+  const bucket = o.capacity.bucket;
+  const useful = during[bucket]?.ok ?? 0;
+  const minutes = o.durationS / 60;
+  const completed = checkouts.filter((c) => c.completed);
+  const plainAnswers = payments.filter((p) => !p.withRedemption);
+  const startRefusals: Record<string, number> = {};
+  for (const c of checkouts) if (c.startRefused) startRefusals[c.startRefused] = (startRefusals[c.startRefused] ?? 0) + 1;
+  return {
+    label: load.label,
+    factor: load.factor,
+    limits: load.limits,
+    offeredPerMin: offered * 60,
+    checkouts: checkouts.length,
+    completedPerMin: completed.length / minutes,
+    recordedPerMin: payments.filter((p) => p.told === 'recorded').length / minutes,
+    withPointsPerMin: completed.filter((c) => c.withPoints).length / minutes,
+    pointsWanted: checkouts.filter((c) => c.kind === 'points').length,
+    startsRefused: checkouts.filter((c) => c.startRefused).length,
+    startRefusals,
+    refusedAfterHold: checkouts.filter((c) => c.refusedAfterHold).length,
+    refusedAfterHoldFinally: checkouts.filter((c) => c.refusedAfterHold && !c.withPoints).length,
+    plain: {
+      created: plainAnswers.filter((p) => p.status === 201).length,
+      queued: plainAnswers.filter((p) => p.status === 202).length,
+      other: plainAnswers.filter((p) => p.status !== 201 && p.status !== 202).length,
+    },
+    drainS: queued.length === 0 ? 0 : drained.lastDelivered === null ? null : Math.max(0, (drained.lastDelivered - loadEnd) / 1000),
+    undrained: drained.undrained,
+    upstream429: Object.values(all).reduce((n, r) => n + r.limited, 0),
+    upstream429During: Object.values(during).reduce((n, r) => n + r.limited, 0),
+    usefulShare: useful / mostAllowed(bucket, o.durationS),
+    useful,
+    callsByBucket: all,
+    latency: latencies(samples),
+    ledger,
+  };
+}
+
+const ms = (x: number) => (Number.isFinite(x) ? fixed(x, x < 10 ? 1 : 0) : '–');
+
+/** Two tables: what the tills got per load, and how long each cashier action took. */
+export function peakTables(rows: LoadResult[], c: Capacity, durationS: number): string {
+  const row = PUBLISHED_LIMITS[c.bucket].row;
+  const outcomes = [
+    `| Load (× capacity) | Checkouts/min offered | Completed/min (201 or 202) | Recorded/min at once (capacity ${integer(c.perSecond * 60)}) | With points/min | Upstream 429s | Payments refused after hold | Starts refused | Plain sales 201 / 202 / other | Backlog drained after | Lost / doubled | Useful ${row} calls / most the limits allow |`,
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows.map((r) => {
+      const drain =
+        r.drainS === null ? `not in time (${r.undrained} left)` : r.undrained ? `${fixed(r.drainS, 1)} s (${r.undrained} left)` : `${fixed(r.drainS, 1)} s`;
+      const ledgerBad = r.ledger.appliedWhenRefused + r.ledger.notTold + r.ledger.pointsMismatch + r.ledger.holdsNotTold;
+      return (
+        `| ${r.label} | ${integer(r.offeredPerMin)} | ${integer(r.completedPerMin)} | ${integer(r.recordedPerMin)} (${fixed(r.recordedPerMin / (c.perSecond * 60), 2)}×) | ${integer(r.withPointsPerMin)} | ${r.upstream429} | ${r.refusedAfterHold} | ${r.startsRefused} of ${r.pointsWanted} | ` +
+        `${r.plain.created} / ${r.plain.queued} / ${r.plain.other} | ${drain} | ${r.ledger.lost} / ${r.ledger.doubled}${ledgerBad ? ` (+${ledgerBad} other mismatches)` : ''} | ${fixed(r.usefulShare * 100, 0)} % (${r.useful} of ${mostAllowed(c.bucket, durationS)} in ${durationS} s) |`
+      );
+    }),
+  ];
+  const names = Object.values(ACTIONS);
+  const times = [
+    `| Load | ${names.map((n) => `${n}: p50 / p99 ms (n)`).join(' | ')} |`,
+    `|---|${names.map(() => '--:').join('|')}|`,
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${names.map((n) => (r.latency[n].n ? `${ms(r.latency[n].p50)} / ${ms(r.latency[n].p99)} (${r.latency[n].n})` : '–')).join(' | ')} |`,
+    ),
+  ];
+  return `${outcomes.join('\n')}\n\n${times.join('\n')}`;
+}
