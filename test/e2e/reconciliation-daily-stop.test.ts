@@ -11,7 +11,7 @@ import { waitFor } from './helpers';
 
 /**
  * A BFF stopping while its daily reconciliation runs: the run ends at once
- * (its reads are aborted) and the day is given back, so another instance, or
+ * (its reads, in flight to a slow loyalty service, are aborted) and the day is given back, so another instance, or
  * this one started again, writes that day's report.
  */
 describe('the daily reconciliation, stopped mid-run', () => {
@@ -29,21 +29,21 @@ describe('the daily reconciliation, stopped mid-run', () => {
     await s.seed('ds-1', 0);
     await s.pos('cashier').post('/payments', { customerId: 'ds-1', paymentId: 'ds-sale-1', totalPaid: 30 }).expect(201);
     await s.bffs[0].deps.audit?.flush();
+    // The loyalty service answers order reads only after a minute: the reads are in flight when the BFF stops.
+    await s.sandboxAdmin
+      .put('/_sandbox/faults')
+      .set(SANDBOX_KEYS)
+      .send({ rules: [{ operation: 'orderTransactions', latencyMs: 60_000 }] })
+      .expect(200);
     const seen: CallInfo[] = [];
-    // The loyalty service never answers in time: each read waits until its call is aborted.
     const loyalty = new LoyaltyClient({
       baseUrl: s.sandbox.url,
       apiKey: SANDBOX_KEYS.apikey,
       secretKey: SANDBOX_KEYS.secretkey,
-      timeoutMs: 60_000,
+      timeoutMs: 120_000,
       retries: 0,
       logger: silentLogger,
-      policies: [
-        (info) => {
-          seen.push(info);
-          return new Promise((_, reject) => info.signal?.addEventListener('abort', () => reject(new Error('aborted'))));
-        },
-      ],
+      policies: [(info, next) => (seen.push(info), next())],
     });
     const claim = dailyClaim({ prefix: 'x' });
     const tomorrow = Date.now() + 86_400_000;

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { BalanceResponse } from '../../src/contract';
 import type { AccountSettingsInput } from '../../src/sandbox';
 import { createSandbox, Sandbox } from '../../src/sandbox';
+import { PUBLISHED_CATEGORY } from '../reference/sandbox-published';
 import { LIMITS_OUT_OF_REACH } from '../support/sandbox-limits';
 
 export const API = '/api/v4.0/integrations';
@@ -96,18 +97,7 @@ export function harness(accounts: AccountSettingsInput[] = [testAccount()]): Har
   };
 }
 
-/** The published error categories by the thousands digit of the code (429, which has no published code, is a request error). */
-export const PUBLISHED_CATEGORY: Record<number, string> = {
-  1: 'AUTHENTICATION_ERROR',
-  2: 'REQUEST_ERROR',
-  3: 'PAYLOAD_ERROR',
-  4: 'GENERAL_ERROR',
-  5: 'SERVER_ERROR',
-  6: 'CONFIGURATIONS_ERROR',
-  7: 'CUSTOMER_ERROR',
-  8: 'SUBSCRIPTION_ERROR',
-  9: 'TRANSACTIONS_ERROR',
-};
+/** The published category of a code, as the reference reading has it (429, which has no published code, is a request error). */
 export const categoryOf = (code: number) => (code === 429 ? 'REQUEST_ERROR' : PUBLISHED_CATEGORY[Math.floor(code / 1000)]);
 
 export interface LoyaltyErrorReply {

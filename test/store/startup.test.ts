@@ -1,17 +1,14 @@
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { freePort } from '../support/ports';
+import { REPO, startProgram } from './program';
 import { exited, runBash, waitForOutput } from './readme-blocks';
 
 /** Production defaults, .env, and what start-up says when it cannot run. */
-const REPO = path.join(__dirname, '../..');
-const MAIN = path.join(REPO, 'src/main.ts');
 const REAL = { LOYALTY_BASE_URL: 'http://127.0.0.1:9', LOYALTY_API_KEY: 'live_key', LOYALTY_SECRET_KEY: 'live_secret' };
 
 function problems(env: Record<string, string>): string {
@@ -53,22 +50,7 @@ describe('settings that must not carry demo defaults into a store', () => {
 describe('start-up', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-store-startup-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const start = (env: Record<string, string>, args: string[] = [], cwd = REPO) =>
-    // One process (tsx as a loader, not its CLI, which would leave a child behind when killed).
-    spawn(process.execPath, ['--import', pathToFileURL(path.join(REPO, 'node_modules/tsx/dist/loader.mjs')).href, MAIN, ...args], {
-      cwd,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        SANDBOX_PORT: '0',
-        LOG_PRETTY: 'false',
-        SANDBOX_ACCOUNTS_FILE: path.join(REPO, 'config/sandbox-accounts.json'),
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  const start = startProgram;
   const withTerminal = (name: string) => {
     const file = path.join(dir, name);
     addStore(file, { id: 'store-001', merchant: { uniqueId: 'm-1', name: 'Retail' }, branch: { uniqueId: 'b-1', name: 'Main' } });

@@ -143,6 +143,17 @@ function verdict(
   return { status: 'matched', flags, words };
 }
 
+/** A sale's or refund's row when the order's record could not be read: what the BFF knows, nothing compared. */
+function unreadableOrder(reason: string, flags: Anomaly[], notes: string[], bff: Figures) {
+  return {
+    status: 'not_checked' as const,
+    flags: [...flags, 'not_checked' as const],
+    note: [...notes, `record unreadable (${reason})`].join('; '),
+    bff,
+    upstream: {},
+  };
+}
+
 function saleRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): ReconciliationRow {
   const row = base('sale', id, list);
   const amountPaid = list.find((e) => e.amountPaid !== undefined)?.amountPaid ?? null;
@@ -171,15 +182,7 @@ function saleRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): Re
   const flags: Anomaly[] = unknown.flag ? [unknown.flag] : [];
   const notes: string[] = [`paid ${amountPaid ?? '?'}`, ...(unknown.words ? [unknown.words] : [])];
   const unreadable = facts.unreadable.get(`order:${id}`);
-  if (unreadable)
-    return {
-      ...row,
-      status: 'not_checked',
-      flags: [...flags, 'not_checked'],
-      note: [...notes, `record unreadable (${unreadable})`].join('; '),
-      bff: side.bff,
-      upstream: {},
-    };
+  if (unreadable) return { ...row, ...unreadableOrder(unreadable, flags, notes, side.bff) };
   const tx = facts.transactions.get(id) ?? [];
   const paid = tx.find((t) => PAYMENT_TYPES.has(t.transactionType) && (t.transactionId === undefined || t.transactionId === id));
   const upstream: Figures = paid
@@ -227,15 +230,7 @@ function refundRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): 
     notes.push(`a sale of ${owner}`);
   }
   const unreadable = paymentId ? facts.unreadable.get(`order:${paymentId}`) : undefined;
-  if (unreadable)
-    return {
-      ...row,
-      status: 'not_checked',
-      flags: [...flags, 'not_checked'],
-      note: [...notes, `record unreadable (${unreadable})`].join('; '),
-      bff: side.bff,
-      upstream: {},
-    };
+  if (unreadable) return { ...row, ...unreadableOrder(unreadable, flags, notes, side.bff) };
   const tx = paymentId ? (facts.transactions.get(paymentId) ?? []) : [];
   const upstream = refundFigures(tx, id);
   const v = verdict(side, upstream !== undefined, side.bff, upstream ?? zero);
