@@ -1,5 +1,5 @@
 import { parseQr } from '../redemptions/operations';
-import type { StartRedemptionBody } from '../schemas';
+import type { StartRedemptionBody } from '../redemptions/schemas';
 import type { AuditSubject } from './types';
 
 /** The customer a start names; a QR code that does not parse names nobody (the start is refused for it). */

@@ -1,6 +1,7 @@
 import type { RefundRequest } from '../../contract';
 import type { Redemption } from '../redemptions/types';
-import type { BatchOrdersBody, PaymentBody } from '../schemas';
+import type { BatchOrdersBody } from '../orders/schemas';
+import type { PaymentBody } from '../sales/schemas';
 import type { AuditSubject } from './types';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LOCAL_READ_ERRORS, one, route, TILL, WRITE_ERRORS } from '../http/route';
-import { COUPON_LOCK_ID, couponExamples } from '../openapi/coupon-examples';
+import { COUPON_LOCK_ID, couponExamples } from './examples';
 import { getCouponLock, lockCoupons, releaseCouponLock } from './lock-operations';
 import * as cs from './schemas';
 import { checkCoupons } from './verdicts';

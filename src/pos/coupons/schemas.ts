@@ -1,10 +1,11 @@
 import { COUPON_LOCK_MACHINE, type CouponLockState } from '../money/machines';
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CouponLockId, CustomerId, Money, NO_CONTROL, PRINTABLE } from '../schemas';
+import { CustomerId, Money, NO_CONTROL, PRINTABLE } from '../http/fields';
 
 /** Request and answer shapes of the coupon routes: checks and locks. */
 export const CouponCode = z.string().trim().min(1).max(100).regex(PRINTABLE, NO_CONTROL);
+export const CouponLockId = z.string().regex(/^cpl_[A-Za-z0-9_-]{8,64}$/, 'must be a coupon lock id (cpl_...)');
 export const CouponLockIdParam = z.strictObject({ id: CouponLockId });
 
 export const CouponCheckBody = z.strictObject({

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
-import { examples as ex } from '../openapi/examples';
-import * as res from '../response-schemas';
-import * as req from '../schemas';
 import { customerHash, customerSummary, deleteCustomer, registerCustomer } from './operations';
+import { customerExamples } from './examples';
 import * as cs from './schemas';
 import { audited } from '../audit/record';
 
-const customerId = (description: string, example: string) => z.object({ id: req.CustomerIdParam.shape.id.meta({ description, example }) });
+const customerId = (description: string, example: string) => z.object({ id: cs.CustomerIdParam.shape.id.meta({ description, example }) });
 /** A sign-up creates or updates by the till's own id: never 404, never a conflict. */
 const SIGN_UP_ERRORS = WRITE_ERRORS.filter((e) => e !== 'NotFound' && e !== 'Conflict');
 /** Customer `nour-1001` signs up at the till, then her mobile is added on a later visit. */
@@ -22,7 +20,7 @@ const deleted = (operationId: string, method: 'delete' | 'post', path: string, s
     roles: ['manager'],
     summary,
     params: customerId('The loyalty customer id', 'alice'),
-    success: { status: 200, description: 'Deleted', schema: res.CustomerDeletedSchema, example: ex.customerDeleted },
+    success: { status: 200, description: 'Deleted', schema: cs.CustomerDeletedSchema, example: customerExamples.customerDeleted },
     errors: READ_ERRORS,
     handle: (deps, ctx, { params }) => audited(deps, ctx, 'customer_deletion', { customerId: params.id }, (c) => deleteCustomer(deps, c, params.id)),
   });
@@ -39,8 +37,8 @@ export const CUSTOMER_ROUTES = [
     description:
       'Balance, tier progress and coupons are read in parallel. The balance is required; tier and coupons are `null` and listed in `unavailable` when they could not be read.',
     params: customerId('The loyalty customer id', 'alice'),
-    query: req.TierQuery,
-    success: { status: 200, description: 'The summary', schema: res.CustomerSummarySchema, example: ex.customerSummary },
+    query: cs.TierQuery,
+    success: { status: 200, description: 'The summary', schema: cs.CustomerSummarySchema, example: customerExamples.customerSummary },
     errors: READ_ERRORS,
     handle: (deps, ctx, { params, query }) => customerSummary(deps, ctx, params.id, query.lang),
   }),
@@ -84,7 +82,7 @@ export const CUSTOMER_ROUTES = [
     roles: ['kiosk'],
     summary: 'The rotating hash to show as a QR code (kiosk)',
     params: customerId('The loyalty customer id', 'alice'),
-    success: { status: 200, description: 'The current hash and the QR payload', schema: res.CustomerHashSchema, example: ex.customerHash },
+    success: { status: 200, description: 'The current hash and the QR payload', schema: cs.CustomerHashSchema, example: customerExamples.customerHash },
     errors: READ_ERRORS,
     handle: (deps, ctx, { params }) => customerHash(deps, ctx, params.id),
   }),

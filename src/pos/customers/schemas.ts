@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Email, Mobile } from '../../contract';
-import { NO_CONTROL, PRINTABLE } from '../schemas';
+import { DateTime, Email, Mobile } from '../../contract';
+import { CustomerId, NO_CONTROL, PRINTABLE } from '../http/fields';
 
 /**
  * The customer sign-up at the till (`PUT /customers/:id`): the profile fields a
@@ -51,3 +51,59 @@ export const CustomerRegisteredSchema = z.strictObject({
   profile: RegisterCustomerBody.describe('The fields this call sent (fields not sent keep their earlier values)'),
 });
 export type CustomerRegistered = z.infer<typeof CustomerRegisteredSchema>;
+
+export const CustomerIdParam = z.strictObject({ id: CustomerId });
+
+export const TierQuery = z.strictObject({
+  lang: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'must be a language code')
+    .optional(),
+});
+
+const shownIfGiven = 'null when the loyalty service did not give it';
+export const CustomerSummarySchema = z.strictObject({
+  customerId: z.string(),
+  currency: z.string().nullable().describe(shownIfGiven),
+  pointsName: z.string().nullable().describe(shownIfGiven),
+  points: z
+    .strictObject({
+      available: z.number().describe('Always given: what can be redeemed now'),
+      pending: z.number().nullable(),
+      total: z.number().nullable(),
+      held: z.number().nullable(),
+      earnedAllTime: z.number().nullable(),
+    })
+    .describe(`Points; each but available is ${shownIfGiven}`),
+  value: z
+    .strictObject({ available: z.number().nullable(), pending: z.number().nullable(), total: z.number().nullable() })
+    .describe(`Money value of the points; ${shownIfGiven}`),
+  tier: z
+    .strictObject({ current: z.string(), next: z.string().nullable().describe('Null in the top tier'), progress: z.number(), nextAt: z.number().nullable() })
+    .nullable()
+    .describe('Null when tier progress could not be read (then "tier" is in unavailable)'),
+  coupons: z
+    .array(
+      z
+        .strictObject({
+          code: z.string(),
+          name: z.string().nullable(),
+          value: z.number().nullable(),
+          currency: z.string().nullable(),
+          expiresAt: DateTime.nullable(),
+          usable: z.boolean().nullable(),
+        })
+        .describe(`Each field but code is ${shownIfGiven}`),
+    )
+    .nullable()
+    .describe('Null when coupons could not be read (then "coupons" is in unavailable)'),
+  unavailable: z.array(z.string()).describe('Parts that could not be read this time: "tier", "coupons"'),
+});
+
+export const CustomerHashSchema = z.strictObject({
+  customerId: z.string(),
+  hash: z.string().describe("The loyalty service's hash (six digits from the bundled sandbox); changes after each transaction of the customer"),
+  qr: z.string().describe('What to render as the QR code: customer id, ":", hash'),
+});
+
+export const CustomerDeletedSchema = z.strictObject({ customerId: z.string(), deleted: z.boolean().describe('Always true') });

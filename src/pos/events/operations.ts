@@ -3,7 +3,7 @@ import { problem } from '../../platform/problem';
 import type { LoyaltyCallContext } from '../../upstream';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
-import type { EventsBody } from '../schemas';
+import type { EventsBody } from './schemas';
 
 const toUpstreamEvents = (body: EventsBody): EventRequest => ({ customerId: body.customerId, email: body.email, mobile: body.mobile, events: body.events });
 

@@ -1,8 +1,7 @@
 import { one, route, WRITE_ERRORS } from '../http/route';
-import { examples as ex } from '../openapi/examples';
-import * as res from '../response-schemas';
-import * as req from '../schemas';
+import { eventExamples } from './examples';
 import { recordEventsOrQueue } from './operations';
+import { EventsAcceptedSchema, EventsBody, QueuedEventsSchema } from './schemas';
 import { audited } from '../audit/record';
 
 /** Customer events from tills and kiosks. */
@@ -14,9 +13,9 @@ export const EVENT_ROUTES = [
     tag: 'Engagement',
     roles: ['cashier', 'manager', 'kiosk'],
     summary: 'Send customer events (store visit, survey answered, ...)',
-    body: { schema: req.EventsBody, examples: one('A store visit', ex.events) },
-    success: { status: 200, description: 'Sent on', schema: res.EventsAcceptedSchema, example: ex.eventsAccepted },
-    queued: { schema: res.QueuedEventsSchema, example: ex.queuedEvents },
+    body: { schema: EventsBody, examples: one('A store visit', eventExamples.events) },
+    success: { status: 200, description: 'Sent on', schema: EventsAcceptedSchema, example: eventExamples.eventsAccepted },
+    queued: { schema: QueuedEventsSchema, example: eventExamples.queuedEvents },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { body }) =>
       audited(deps, ctx, 'events', { customerId: body.customerId, names: Object.keys(body.events) }, (c) => recordEventsOrQueue(deps, c, body)),

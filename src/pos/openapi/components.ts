@@ -1,48 +1,55 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { named } from '../../platform/openapi';
+import * as customers from '../customers/schemas';
+import * as events from '../events/schemas';
+import * as http from '../http/answers';
+import * as orders from '../orders/schemas';
 import * as outbox from '../outbox/schemas';
-import * as res from '../response-schemas';
-import * as req from '../schemas';
+import * as redemptions from '../redemptions/schemas';
+import * as refunds from '../refunds/schemas';
+import * as sales from '../sales/schemas';
 import { type ErrorDoc, ERRORS, type ErrorName, RATE_LIMIT_HEADER_NAMES } from './errors';
 
-/** Component names of the cashier API's own schemas (requests from ../schemas, responses from ../response-schemas). */
+/** Component names of the cashier API's own schemas (each from its feature's schemas.ts; the problem and health answers from ../http/answers). */
 export function nameSchemas(): void {
-  named(req.StartRedemptionBody, 'StartRedemptionRequest', { description: 'Give exactly one of amount, points, ruleId; and qr, or customerId (with hash).' });
-  named(req.SubmitOtpBody, 'SubmitOtpRequest');
-  named(req.PaymentBody, 'PaymentRequest', {
+  named(redemptions.StartRedemptionBody, 'StartRedemptionRequest', {
+    description: 'Give exactly one of amount, points, ruleId; and qr, or customerId (with hash).',
+  });
+  named(redemptions.SubmitOtpBody, 'SubmitOtpRequest');
+  named(sales.PaymentBody, 'PaymentRequest', {
     description: 'Merchant, branch and channel come from the terminal; name a held redemption to pay with its points.',
   });
-  named(req.SaleLine, 'SaleLine', { description: 'One line of a sale: the same shape in payments, refunds and earn previews.' });
-  named(req.SaleVoidBody, 'SaleVoidRequest');
-  named(req.RefundBody, 'RefundRequest', { description: 'Full refund (no amount, no lines), by amount, or by lines; not both.' });
-  named(req.EventsBody, 'EventsRequest');
-  named(req.BatchOrdersBody, 'OrderBatchRequest');
-  named(req.BatchOrder, 'OfflineOrder');
-  named(res.RedemptionViewSchema, 'Redemption');
-  named(res.RedemptionAskSchema, 'RedemptionAsk');
-  named(res.PaymentViewSchema, 'PaymentResult');
-  named(res.RefundViewSchema, 'RefundResult');
-  named(res.CustomerSummarySchema, 'CustomerSummary');
-  named(res.CustomerHashSchema, 'CustomerHash');
-  named(res.CustomerDeletedSchema, 'CustomerDeleted');
-  named(res.EventsAcceptedSchema, 'EventsAccepted');
-  named(res.OrderBatchAcceptedSchema, 'OrderBatchAccepted');
-  named(res.OrderBatchStatusSchema, 'OrderBatchStatus');
-  named(res.QueuedPaymentSchema, 'QueuedPayment', {
+  named(sales.SaleLine, 'SaleLine', { description: 'One line of a sale: the same shape in payments, refunds and earn previews.' });
+  named(sales.SaleVoidBody, 'SaleVoidRequest');
+  named(refunds.RefundBody, 'RefundRequest', { description: 'Full refund (no amount, no lines), by amount, or by lines; not both.' });
+  named(events.EventsBody, 'EventsRequest');
+  named(orders.BatchOrdersBody, 'OrderBatchRequest');
+  named(orders.BatchOrder, 'OfflineOrder');
+  named(redemptions.RedemptionViewSchema, 'Redemption');
+  named(redemptions.RedemptionAskSchema, 'RedemptionAsk');
+  named(sales.PaymentViewSchema, 'PaymentResult');
+  named(refunds.RefundViewSchema, 'RefundResult');
+  named(customers.CustomerSummarySchema, 'CustomerSummary');
+  named(customers.CustomerHashSchema, 'CustomerHash');
+  named(customers.CustomerDeletedSchema, 'CustomerDeleted');
+  named(events.EventsAcceptedSchema, 'EventsAccepted');
+  named(orders.OrderBatchAcceptedSchema, 'OrderBatchAccepted');
+  named(orders.OrderBatchStatusSchema, 'OrderBatchStatus');
+  named(sales.QueuedPaymentSchema, 'QueuedPayment', {
     description: 'The loyalty service was out of reach: the payment waits in the outbox and is delivered later with its own paymentId.',
   });
-  named(res.QueuedRefundSchema, 'QueuedRefund', {
+  named(refunds.QueuedRefundSchema, 'QueuedRefund', {
     description: 'The loyalty service was out of reach: the refund waits in the outbox (its refundId makes a second delivery harmless).',
   });
-  named(res.QueuedEventsSchema, 'QueuedEvents');
-  named(res.QueuedOrderBatchSchema, 'QueuedOrderBatch', {
+  named(events.QueuedEventsSchema, 'QueuedEvents');
+  named(orders.QueuedOrderBatchSchema, 'QueuedOrderBatch', {
     description: 'The upload waits in the outbox; its jobId shows in GET /pos/v1/outbox/{id} once delivered.',
   });
   named(outbox.OutboxEntryViewSchema, 'OutboxEntry');
   named(outbox.DeadLettersSchema, 'DeadLetters');
-  named(res.HealthSchema, 'Health');
-  named(res.ReadinessSchema, 'Readiness');
-  named(res.ProblemSchema, 'Problem', { description: 'RFC 9457 problem details (application/problem+json)' });
+  named(http.HealthSchema, 'Health');
+  named(http.ReadinessSchema, 'Readiness');
+  named(http.ProblemSchema, 'Problem', { description: 'RFC 9457 problem details (application/problem+json)' });
 }
 
 const PROBLEM = 'application/problem+json';

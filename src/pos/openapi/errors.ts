@@ -1,5 +1,5 @@
-import type { ProblemCode } from '../../platform/problem-catalogue';
-import { problemExample } from './examples';
+import { STATUS_CODES } from 'node:http';
+import { PROBLEM_CATALOGUE, type ProblemCode } from '../../platform/problem-catalogue';
 
 /** Header components (registered in components.ts) an error response may carry. */
 export type HeaderName = 'RetryAfter' | 'RateLimitLimit' | 'RateLimitRemaining' | 'RateLimitReset' | 'WwwAuthenticate';
@@ -11,6 +11,21 @@ export interface ErrorDoc {
   examples: Record<string, { summary: string; value: object }>;
   /** Response header name -> header component. */
   headers?: Record<string, HeaderName>;
+}
+
+/** A problem+json body as the BFF writes it, with the catalogue's status for the code. */
+export function problemExample(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
+  const { status } = PROBLEM_CATALOGUE[code];
+  return {
+    type: `urn:pos-loyalty:problem:${code}`,
+    title: STATUS_CODES[status],
+    status,
+    detail,
+    code,
+    requestId: '3f1c9a0e-5b1d-4a59-9d2e-0c7b8f6e2a41',
+    errorId: '8d0f7c55-2b43-4d0e-a1f6-5e9b7c3d2a10',
+    ...extra,
+  };
 }
 
 type Answer = [code: ProblemCode, example: { summary: string; value: object }];

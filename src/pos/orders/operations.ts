@@ -6,7 +6,7 @@ import type { CallContext, PosDeps } from '../deps';
 import { claimActSettle } from '../money/claim-step';
 import { saleIdClaim } from '../sales/claims';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
-import type { BatchOrdersBody } from '../schemas';
+import type { BatchOrdersBody } from './schemas';
 import { merchantOf } from '../terminals/store-merchant';
 import { auditNote } from '../audit/record';
 import { batchSubject } from '../audit/subjects';

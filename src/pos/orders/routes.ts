@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
-import { examples as ex } from '../openapi/examples';
-import * as res from '../response-schemas';
-import * as req from '../schemas';
+import { orderExamples } from './examples';
 import { orderBatchStatus, uploadOrdersOrQueue } from './operations';
+import { BatchOrdersBody, JobIdParam, OrderBatchAcceptedSchema, OrderBatchStatusSchema, QueuedOrderBatchSchema } from './schemas';
 
 /** The end-of-day upload of sales rung up offline, and its progress. */
 export const ORDER_ROUTES = [
@@ -14,9 +13,9 @@ export const ORDER_ROUTES = [
     tag: 'Engagement',
     roles: TILL,
     summary: 'Upload sales rung up offline (end of day)',
-    body: { schema: req.BatchOrdersBody, examples: one('One offline sale', ex.orders) },
-    success: { status: 202, description: 'Accepted; poll the job', schema: res.OrderBatchAcceptedSchema, example: ex.ordersAccepted },
-    queued: { schema: res.QueuedOrderBatchSchema, example: ex.queuedOrders },
+    body: { schema: BatchOrdersBody, examples: one('One offline sale', orderExamples.orders) },
+    success: { status: 202, description: 'Accepted; poll the job', schema: OrderBatchAcceptedSchema, example: orderExamples.ordersAccepted },
+    queued: { schema: QueuedOrderBatchSchema, example: orderExamples.queuedOrders },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { body }) => uploadOrdersOrQueue(deps, ctx, body),
   }),
@@ -27,8 +26,8 @@ export const ORDER_ROUTES = [
     tag: 'Engagement',
     roles: TILL,
     summary: 'Progress and failures of an order upload',
-    params: z.object({ jobId: req.JobIdParam.shape.jobId.meta({ description: 'The jobId from POST /orders/batch', example: '17' }) }),
-    success: { status: 200, description: 'The job', schema: res.OrderBatchStatusSchema, example: ex.orderStatus },
+    params: z.object({ jobId: JobIdParam.shape.jobId.meta({ description: 'The jobId from POST /orders/batch', example: '17' }) }),
+    success: { status: 200, description: 'The job', schema: OrderBatchStatusSchema, example: orderExamples.orderStatus },
     errors: READ_ERRORS,
     handle: (deps, ctx, { params }) => orderBatchStatus(deps, ctx, params.jobId),
   }),

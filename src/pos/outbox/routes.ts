@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import { LOCAL_READ_ERRORS, route } from '../http/route';
-import { examples as ex, OUTBOX_ID } from '../openapi/examples';
+import { OUTBOX_ID, outboxExamples } from './examples';
 import { discardDeadLetter, listDeadLetters, outboxStatus, retryDeadLetter } from './operations';
 import * as outbox from './schemas';
 
 const outboxId = z.object({ id: outbox.OutboxIdParam.shape.id.meta({ description: 'The outboxId of a queued write', example: OUTBOX_ID }) });
-const discarded = { status: 200 as const, description: 'Discarded', schema: outbox.OutboxEntryViewSchema, example: { ...ex.deadLetter, state: 'discarded' } };
+const discarded = {
+  status: 200 as const,
+  description: 'Discarded',
+  schema: outbox.OutboxEntryViewSchema,
+  example: { ...outboxExamples.deadLetter, state: 'discarded' },
+};
 
 /**
  * Queued writes: their state for the till that made them (its store), and the
@@ -20,7 +25,7 @@ export const OUTBOX_ROUTES = [
     roles: ['manager'],
     summary: "This store's dead letters: queued writes that will not be delivered by themselves (manager)",
     query: outbox.DeadLetterQuery,
-    success: { status: 200, description: 'Newest first', schema: outbox.DeadLettersSchema, example: { deadLetters: [ex.deadLetter] } },
+    success: { status: 200, description: 'Newest first', schema: outbox.DeadLettersSchema, example: { deadLetters: [outboxExamples.deadLetter] } },
     errors: ['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'ServiceUnavailable'],
     handle: (deps, ctx, { query }) => listDeadLetters(deps, ctx, query.limit),
   }),
@@ -36,7 +41,7 @@ export const OUTBOX_ROUTES = [
       status: 200,
       description: 'Queued again',
       schema: outbox.OutboxEntryViewSchema,
-      example: { ...ex.deadLetter, state: 'queued', deadAt: undefined },
+      example: { ...outboxExamples.deadLetter, state: 'queued', deadAt: undefined },
     },
     errors: LOCAL_READ_ERRORS,
     handle: (deps, ctx, { params }) => retryDeadLetter(deps, ctx, params.id),
@@ -74,7 +79,7 @@ export const OUTBOX_ROUTES = [
     summary: "State of a queued write (this store's)",
     description: 'queued -> delivering -> delivered, or dead (refused by the loyalty service, or too many attempts) -> retried or discarded.',
     params: outboxId,
-    success: { status: 200, description: 'The entry', schema: outbox.OutboxEntryViewSchema, example: ex.outboxEntry },
+    success: { status: 200, description: 'The entry', schema: outbox.OutboxEntryViewSchema, example: outboxExamples.outboxEntry },
     errors: LOCAL_READ_ERRORS,
     handle: (deps, ctx, { params }) => outboxStatus(deps, ctx, params.id),
   }),

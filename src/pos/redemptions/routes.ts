@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { LOCAL_READ_ERRORS, one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
-import { couponExamples } from '../openapi/coupon-examples';
-import { examples as ex, REDEMPTION_ID } from '../openapi/examples';
-import * as res from '../response-schemas';
-import * as req from '../schemas';
-import { RedemptionOptionsSchema } from './schemas';
+import { REDEMPTION_ID, redemptionExamples } from './examples';
+import { RedemptionIdParam, RedemptionOptionsSchema, RedemptionViewSchema, StartRedemptionBody, SubmitOtpBody } from './schemas';
 import { getRedemption, startRedemption, submitOtp, voidRedemption } from './operations';
 import { audited } from '../audit/record';
 import { startSubject } from '../audit/start-subject';
 
-const redemptionId = z.object({ id: req.RedemptionIdParam.shape.id.meta({ description: 'The redemption id from POST /redemptions', example: REDEMPTION_ID }) });
+const redemptionId = z.object({ id: RedemptionIdParam.shape.id.meta({ description: 'The redemption id from POST /redemptions', example: REDEMPTION_ID }) });
 /** POST /redemptions: its 409 is mostly the per-terminal cap on open redemptions. */
 const START_ERRORS = WRITE_ERRORS.map((e) => (e === 'Conflict' ? 'StartRedemptionConflict' : e));
 
@@ -29,18 +26,18 @@ export const REDEMPTION_ROUTES = [
       'send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). ' +
       'A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`.',
     body: {
-      schema: req.StartRedemptionBody,
+      schema: StartRedemptionBody,
       examples: {
-        byPoints: { summary: 'Hold 200 points (customer id and hash)', value: ex.startByPoints },
-        byQr: { summary: 'Hold 20.00 of value, customer from a scanned QR code', value: ex.startByQr },
-        withOtp: { summary: 'With the OTP the customer read out', value: ex.startWithOtp },
+        byPoints: { summary: 'Hold 200 points (customer id and hash)', value: redemptionExamples.startByPoints },
+        byQr: { summary: 'Hold 20.00 of value, customer from a scanned QR code', value: redemptionExamples.startByQr },
+        withOtp: { summary: 'With the OTP the customer read out', value: redemptionExamples.startWithOtp },
       },
     },
     success: {
       status: 201,
       description: 'The redemption: `held`, or `otp_required`',
-      schema: res.RedemptionViewSchema,
-      example: ex.redemptionHeld,
+      schema: RedemptionViewSchema,
+      example: redemptionExamples.redemptionHeld,
       location: true,
     },
     errors: START_ERRORS,
@@ -56,8 +53,8 @@ export const REDEMPTION_ROUTES = [
     needsRedis: true,
     summary: 'Place the hold with the OTP the customer read out',
     params: redemptionId,
-    body: { schema: req.SubmitOtpBody, examples: one('The six digits', ex.submitOtp) },
-    success: { status: 200, description: 'The redemption, now `held`', schema: res.RedemptionViewSchema, example: ex.redemptionHeld },
+    body: { schema: SubmitOtpBody, examples: one('The six digits', redemptionExamples.submitOtp) },
+    success: { status: 200, description: 'The redemption, now `held`', schema: RedemptionViewSchema, example: redemptionExamples.redemptionHeld },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { params, body }) => submitOtp(deps, ctx, params.id, body.otp),
   }),
@@ -70,7 +67,7 @@ export const REDEMPTION_ROUTES = [
     needsRedis: true,
     summary: 'State of a redemption and seconds left on its hold',
     params: redemptionId,
-    success: { status: 200, description: 'The redemption', schema: res.RedemptionViewSchema, example: ex.redemptionHeld },
+    success: { status: 200, description: 'The redemption', schema: RedemptionViewSchema, example: redemptionExamples.redemptionHeld },
     errors: LOCAL_READ_ERRORS,
     handle: (deps, ctx, { params }) => getRedemption(deps, ctx, params.id),
   }),
@@ -86,8 +83,8 @@ export const REDEMPTION_ROUTES = [
     success: {
       status: 200,
       description: 'The redemption, now `voided`',
-      schema: res.RedemptionViewSchema,
-      example: { ...ex.redemptionHeld, state: 'voided', secondsLeft: 0 },
+      schema: RedemptionViewSchema,
+      example: { ...redemptionExamples.redemptionHeld, state: 'voided', secondsLeft: 0 },
     },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { params }) => voidRedemption(deps, ctx, params.id),
@@ -100,7 +97,7 @@ export const REDEMPTION_ROUTES = [
     roles: TILL,
     summary: "The account's redemption rules, for the till's buttons",
     description: 'Cached by each instance for REDEMPTION_OPTIONS_TTL_SECONDS, then refreshed in the background. Start one with POST /redemptions `{ ruleId }`.',
-    success: { status: 200, description: 'Factor and rules', schema: RedemptionOptionsSchema, example: couponExamples.options },
+    success: { status: 200, description: 'Factor and rules', schema: RedemptionOptionsSchema, example: redemptionExamples.options },
     errors: READ_ERRORS,
     handle: (deps, ctx) => deps.redemptionOptions.get(ctx.requestId),
   }),

@@ -1,5 +1,80 @@
 import { z } from 'zod';
-import { DateTime } from '../../contract';
+import { DateTime, Email, Mobile } from '../../contract';
+import { CustomerId, Id, NO_CONTROL, PositiveMoney, PRINTABLE } from '../http/fields';
+import { REDEMPTION_MACHINE, type RedemptionState as RedemptionStateName } from '../money/machines';
+
+export const RedemptionIdParam = z.strictObject({ id: z.string().regex(/^rdm_[A-Za-z0-9_-]{8,64}$/, 'must be a redemption id (rdm_...)') });
+
+/**
+ * The customer's hash as the loyalty service hands it out: our sandbox's are six
+ * digits; the published reference types it only as a string. No control
+ * characters, and none of the QR separators `:` and `|`.
+ */
+export const Hash = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[^:|]+$/, 'must be the customer\'s hash (no ":" or "|")')
+  .regex(PRINTABLE, NO_CONTROL);
+/** `qr` is the customer id, then the hash (DESIGN.md section 3): `id:hash`, `id|hash`, or the id directly followed by a six-digit hash. */
+export const QrCode = z.string().min(1).max(265).regex(PRINTABLE, NO_CONTROL);
+export const Otp = z.string().regex(/^[0-9]{6}$/, 'must be six digits');
+
+export const StartRedemptionBody = z
+  .strictObject({
+    qr: QrCode.optional(),
+    customerId: CustomerId.optional(),
+    hash: Hash.optional(),
+    email: Email.optional(),
+    mobile: Mobile.optional(),
+    amount: PositiveMoney.optional(),
+    points: z.number().int().positive().optional(),
+    ruleId: Id.optional(),
+    otp: Otp.optional(),
+  })
+  .superRefine((v, ctx) => {
+    const how = (['amount', 'points', 'ruleId'] as const).filter((k) => v[k] !== undefined);
+    if (how.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: how.length ? [how[1]] : ['amount'],
+        message: `give exactly one of amount, points, ruleId (got ${how.join(', ') || 'none'})`,
+      });
+    }
+    if (v.qr !== undefined && (v.customerId !== undefined || v.hash !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['qr'], message: 'give either qr, or customerId and hash, not both' });
+    }
+    if (v.qr === undefined && v.customerId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['customerId'], message: 'give qr, or customerId (with hash)' });
+    }
+  });
+export type StartRedemptionBody = z.infer<typeof StartRedemptionBody>;
+
+export const SubmitOtpBody = z.strictObject({ otp: Otp });
+
+export const RedemptionState = z.enum(Object.keys(REDEMPTION_MACHINE) as [RedemptionStateName, ...RedemptionStateName[]]);
+
+export const RedemptionAskSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('amount'), amount: z.number() }),
+  z.strictObject({ kind: z.literal('points'), points: z.number().int() }),
+  z.strictObject({ kind: z.literal('rule'), ruleId: z.string() }),
+]);
+
+export const RedemptionViewSchema = z.strictObject({
+  id: z.string().describe('rdm_...; name it in GET/void/otp and in the payment'),
+  state: RedemptionState.describe(
+    'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
+  ),
+  customerId: z.string(),
+  ask: RedemptionAskSchema.describe('What the till asked to redeem'),
+  points: z.number().nullable().describe('Points on hold (null until held)'),
+  amount: z.number().nullable().describe('Money value on hold (null until held)'),
+  expiresAt: DateTime.nullable().describe('When the hold ends (null until held)'),
+  secondsLeft: z.number().int().nonnegative().describe('Seconds until the hold ends; 0 unless held, paying or voiding'),
+  paymentId: z.string().nullable().describe('The payment that claimed this redemption, if any'),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
 
 /** The account's redemption rules, as the till's buttons show them. */
 export const RedemptionOptionsSchema = z.strictObject({

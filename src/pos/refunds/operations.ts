@@ -6,7 +6,8 @@ import { NotOnRecordYet, saleForVoid, saleIdClaim, saleNotFound, settleSaleId } 
 import { stateOf } from '../sales/records';
 import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
-import type { RefundBody, SaleLine, SaleVoidBody } from '../schemas';
+import type { SaleLine, SaleVoidBody } from '../sales/schemas';
+import type { RefundBody } from './schemas';
 import { merchantOf } from '../terminals/store-merchant';
 import { auditNote } from '../audit/record';
 import { refundSubject } from '../audit/subjects';

@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
-import { couponExamples, saleExamples } from '../openapi/coupon-examples';
-import { examples as ex } from '../openapi/examples';
-import * as req from '../schemas';
-import * as sale from '../sales/schemas';
 import { refundSale } from '../sales/operations';
 import { readRefund } from '../sales/readback';
 import { ReceiptQuery } from '../sales/receipt-query';
+import { refundExamples } from './examples';
+import { QueuedSaleRefundSchema, RefundBody, RefundIdParam, RefundReadbackSchema, SaleRefundSchema } from './schemas';
 
 /** Refunds: in full, by amount or by lines, and reading one back. */
 export const REFUND_ROUTES = [
@@ -20,11 +18,11 @@ export const REFUND_ROUTES = [
     summary: 'Refund a sale in full, by amount, or by lines (manager; cashiers too when REFUND_REQUIRES_MANAGER=false)',
     query: ReceiptQuery,
     body: {
-      schema: req.RefundBody,
-      examples: { full: { summary: 'Full refund', value: ex.refundFull }, lines: { summary: 'One line back', value: ex.refundLines } },
+      schema: RefundBody,
+      examples: { full: { summary: 'Full refund', value: refundExamples.refundFull }, lines: { summary: 'One line back', value: refundExamples.refundLines } },
     },
-    success: { status: 201, description: 'Refunded, with the receipt block', schema: sale.SaleRefundSchema, example: saleExamples.refunded },
-    queued: { schema: sale.QueuedSaleRefundSchema, example: { ...ex.queuedRefund, couponsNotReturned: [] } },
+    success: { status: 201, description: 'Refunded, with the receipt block', schema: SaleRefundSchema, example: refundExamples.refunded },
+    queued: { schema: QueuedSaleRefundSchema, example: { ...refundExamples.queuedRefund, couponsNotReturned: [] } },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { query, body }) => refundSale(deps, ctx, body, query.receipt),
   }),
@@ -35,8 +33,8 @@ export const REFUND_ROUTES = [
     tag: 'Payments',
     roles: TILL,
     summary: "What a refund did at the loyalty service (this store's refunds)",
-    params: z.object({ refundId: sale.RefundIdParam.shape.refundId.meta({ description: 'The refundId', example: 'ref-2001' }) }),
-    success: { status: 200, description: 'The refund', schema: sale.RefundReadbackSchema, example: couponExamples.refundRead },
+    params: z.object({ refundId: RefundIdParam.shape.refundId.meta({ description: 'The refundId', example: 'ref-2001' }) }),
+    success: { status: 200, description: 'The refund', schema: RefundReadbackSchema, example: refundExamples.refundRead },
     errors: READ_ERRORS,
     handle: (deps, ctx, { params }) => readRefund(deps, ctx, params.refundId),
   }),

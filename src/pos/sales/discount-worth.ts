@@ -2,7 +2,7 @@ import { UnprocessableError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
 import type { CouponLock } from '../coupons/locks/types';
 import type { Redemption } from '../redemptions/types';
-import type { SaleLine } from '../schemas';
+import type { SaleLine } from './schemas';
 import { worthOf } from '../coupons/verdicts';
 import type { RuleTerms } from '../redemptions/options';
 

@@ -1,5 +1,6 @@
 import type { CallContext, PosDeps } from '../deps';
-import type { PaymentBody, RefundBody, SaleVoidBody } from '../schemas';
+import type { RefundBody } from '../refunds/schemas';
+import type { PaymentBody, SaleVoidBody } from './schemas';
 import { PaymentView, QueuedPayment, recordSale } from './payments';
 import { isQueued } from '../outbox/forward';
 import type { ReceiptMode } from './receipt-query';

@@ -10,7 +10,7 @@ import type { CallContext, PosDeps } from '../deps';
 import { QueuedView, sendOrQueue } from '../outbox/forward';
 import type { CouponLock } from '../coupons/locks/types';
 import type { Redemption } from '../redemptions/types';
-import type { PaymentBody, SaleLine } from '../schemas';
+import type { PaymentBody, SaleLine } from './schemas';
 import { merchantOf } from '../terminals/store-merchant';
 import { checkSaleTotals } from './totals';
 import { auditNote } from '../audit/record';

@@ -1,16 +1,15 @@
 import { z } from 'zod';
 import { one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
-import { couponExamples, saleExamples } from '../openapi/coupon-examples';
-import { examples as ex } from '../openapi/examples';
-import * as res from '../response-schemas';
-import * as req from '../schemas';
+import { refundExamples } from '../refunds/examples';
+import { QueuedSaleRefundSchema, SaleRefundSchema } from '../refunds/schemas';
+import { saleExamples } from './examples';
 import * as sale from './schemas';
 import { previewEarn } from './earn-preview';
 import { completeSale, voidCompletedSale } from './operations';
 import { readPayment } from './readback';
 import { ReceiptQuery } from './receipt-query';
 
-const paymentId = (description: string) => z.object({ paymentId: req.PaymentIdParam.shape.paymentId.meta({ description, example: 'sale-1001' }) });
+const paymentId = (description: string) => z.object({ paymentId: sale.PaymentIdParam.shape.paymentId.meta({ description, example: 'sale-1001' }) });
 
 /** Sales: the earn preview, the payment (with held points and locked coupons), reading it back, voiding it. */
 export const SALE_ROUTES = [
@@ -27,15 +26,15 @@ export const SALE_ROUTES = [
       'Without a redemption, a payment the loyalty service cannot take now is queued (202) and delivered later; with one it fails (503), as the hold would lapse.',
     query: ReceiptQuery,
     body: {
-      schema: req.PaymentBody,
+      schema: sale.PaymentBody,
       examples: {
-        plain: { summary: 'A plain sale, no points (works as is against the bundled sandbox)', value: ex.plainSale },
-        points: { summary: '80.00 paid, 20.00 with points', value: ex.payment },
-        pointsAndCoupon: { summary: 'Points and a coupon lock together', value: couponExamples.payment },
+        plain: { summary: 'A plain sale, no points (works as is against the bundled sandbox)', value: saleExamples.plainSale },
+        points: { summary: '80.00 paid, 20.00 with points', value: saleExamples.payment },
+        pointsAndCoupon: { summary: 'Points and a coupon lock together', value: saleExamples.pointsAndCoupon },
       },
     },
     success: { status: 201, description: 'Recorded, with the receipt block', schema: sale.SalePaymentSchema, example: saleExamples.paymentWithCoupon },
-    queued: { schema: res.QueuedPaymentSchema, example: ex.queuedPayment },
+    queued: { schema: sale.QueuedPaymentSchema, example: saleExamples.queuedPayment },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { query, body }) => completeSale(deps, ctx, body, query.receipt),
   }),
@@ -51,14 +50,14 @@ export const SALE_ROUTES = [
       'has no way to give one back): `couponsNotReturned` names them, and so does the receipt.',
     params: paymentId('The paymentId of the completed sale'),
     query: ReceiptQuery,
-    body: { schema: req.SaleVoidBody, examples: one('Void sale-1001', ex.saleVoid) },
+    body: { schema: sale.SaleVoidBody, examples: one('Void sale-1001', saleExamples.saleVoid) },
     success: {
       status: 200,
       description: 'Refunded, with the receipt block',
-      schema: sale.SaleRefundSchema,
-      example: { ...saleExamples.refunded, refundId: 'void-sale-1001' },
+      schema: SaleRefundSchema,
+      example: { ...refundExamples.refunded, refundId: 'void-sale-1001' },
     },
-    queued: { schema: sale.QueuedSaleRefundSchema, example: { ...ex.queuedRefund, refundId: 'void-sale-1001', couponsNotReturned: ['WELCOME10'] } },
+    queued: { schema: QueuedSaleRefundSchema, example: { ...refundExamples.queuedRefund, refundId: 'void-sale-1001', couponsNotReturned: ['WELCOME10'] } },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { params, query, body }) => voidCompletedSale(deps, ctx, params.paymentId, body, query.receipt),
   }),
@@ -70,8 +69,8 @@ export const SALE_ROUTES = [
     roles: TILL,
     summary: 'Points a basket would earn, before the customer pays (reads only)',
     description: 'Priced by the same rules as the payment: send the same lines and `totalPaid` and the payment earns `points`.',
-    body: { schema: sale.EarnPreviewBody, examples: one('One line', couponExamples.preview) },
-    success: { status: 200, description: 'The preview', schema: sale.EarnPreviewSchema, example: couponExamples.previewed },
+    body: { schema: sale.EarnPreviewBody, examples: one('One line', saleExamples.preview) },
+    success: { status: 200, description: 'The preview', schema: sale.EarnPreviewSchema, example: saleExamples.previewed },
     errors: WRITE_ERRORS,
     handle: (deps, ctx, { body }) => previewEarn(deps, ctx, body),
   }),
@@ -84,7 +83,7 @@ export const SALE_ROUTES = [
     summary: "What a sale did at the loyalty service (this store's sales)",
     description: "For a till that lost an answer: read before retrying. 404 when the sale is another store's, unknown, or not delivered yet (queued).",
     params: paymentId("The sale's paymentId"),
-    success: { status: 200, description: 'The sale', schema: sale.PaymentReadbackSchema, example: couponExamples.paymentRead },
+    success: { status: 200, description: 'The sale', schema: sale.PaymentReadbackSchema, example: saleExamples.paymentRead },
     errors: READ_ERRORS,
     handle: (deps, ctx, { params }) => readPayment(deps, ctx, params.paymentId),
   }),

@@ -1,11 +1,90 @@
 import { z } from 'zod';
+import { DateTime, Email, Mobile } from '../../contract';
 import { displayWidth } from '../../platform/display-width';
-import { PaymentViewSchema, QueuedRefundSchema, RefundViewSchema } from '../response-schemas';
-import { CustomerId, Id, Money, SaleLine } from '../schemas';
+import { CouponLockId } from '../coupons/schemas';
+import { CustomerId, Id, Money, NO_CONTROL, PositiveMoney, PRINTABLE } from '../http/fields';
+import { queued } from '../outbox/schemas';
+import { RedemptionIdParam, RedemptionState } from '../redemptions/schemas';
 import { RECEIPT_WIDTH } from './receipt';
 
-/** Request and answer shapes of a sale beyond its payment: the earn preview, the receipt block, the sale's refunds and voids, reading a sale back. */
-export const RefundIdParam = z.strictObject({ refundId: Id });
+/** Request and answer shapes of a sale: the payment, the sale void's request, the earn preview, the receipt block, reading a sale back. */
+
+const Label = z.string().max(500);
+const Scalars = z.record(z.string().max(200), z.union([z.string().max(2000), z.number().finite()]));
+
+/**
+ * One line of a sale, the same shape in payments, refunds and earn previews.
+ * `amount` is the line's total before tax and discount (all its units, what
+ * earns points); `quantity` defaults to 1. A payment sends it as a
+ * `paymentDetails` entry, a refund as a `lineItems` entry (unit price times
+ * quantity): see toUpstreamPayment and toUpstreamRefund. No limit is wider
+ * than either upstream request's, so what they would refuse is refused here,
+ * naming the till's field.
+ */
+export const SaleLine = z.strictObject({
+  serviceId: Id.describe("The product or service id; a refund by lines names the sale's line by it"),
+  sku: Id.optional(),
+  name: Label.optional(),
+  // A refund sends it as the line's `vendor`, which the loyalty service takes up to 200 (a payment's serviceProvider, 500): the stricter, so a sold line can be refunded as sold.
+  provider: z.string().max(200).optional().describe('Who provides the product or service (brand, vendor)'),
+  quantity: z.number().finite().positive().max(1_000_000).optional().describe('Units on the line (default 1); may be a fraction (weighed goods)'),
+  amount: Money.describe('The line total before tax and discount: unit price times quantity'),
+  tax: Money.optional(),
+  discount: Money.optional(),
+  category: z.array(z.string().max(200)).max(50).optional(),
+  tags: z.array(z.string().max(200)).max(50).optional(),
+  extra: Scalars.optional(),
+});
+export type SaleLine = z.infer<typeof SaleLine>;
+
+export const PaymentIdParam = z.strictObject({ paymentId: Id });
+
+export const PaymentBody = z.strictObject({
+  customerId: CustomerId,
+  paymentId: Id,
+  totalPaid: Money,
+  paymentDate: DateTime.optional(),
+  totalAmount: PositiveMoney.optional().describe(
+    "The sale before discounts, coupons and points; totalPaid may not be more than it less what each discount takes off it. Needed with a percentage redemption rule; with a coupon lock it defaults to the lock's basketTotal",
+  ),
+  totalDiscount: Money.optional(),
+  totalTax: Money.optional(),
+  lines: z.array(SaleLine).max(500).optional(),
+  redemptionId: RedemptionIdParam.shape.id.optional(),
+  couponCodes: z.array(z.string().min(1).max(100).regex(PRINTABLE, NO_CONTROL)).max(50).optional(),
+  couponsLockReference: Id.optional(),
+  /** A coupon lock (cpl_...) from POST /coupon-locks: its coupons are burned by this payment. */
+  couponLockId: CouponLockId.optional(),
+  email: Email.optional(),
+  mobile: Mobile.optional(),
+  guest: z.boolean().optional(),
+  returnWindowDays: z.number().int().min(0).max(7300).optional(),
+  extra: Scalars.optional(),
+});
+export type PaymentBody = z.infer<typeof PaymentBody>;
+
+export const SaleVoidBody = z.strictObject({
+  customerId: CustomerId,
+  refundId: Id.optional(),
+  transactionTime: DateTime.optional(),
+  email: Email.optional(),
+  mobile: Mobile.optional(),
+});
+export type SaleVoidBody = z.infer<typeof SaleVoidBody>;
+
+export const PaymentViewSchema = z.strictObject({
+  paymentId: z.string(),
+  customerId: z.string(),
+  status: z
+    .enum(['recorded', 'already_recorded'])
+    .describe('already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)'),
+  pointsEarned: z.number().nullable(),
+  pointsRedeemed: z.number().nullable(),
+  lines: z.array(z.strictObject({ serviceId: z.string(), points: z.number() })).describe('Points earned per payment line'),
+  redemption: z.strictObject({ id: z.string(), state: RedemptionState }).optional().describe('The redemption the payment used, when one was named'),
+});
+
+export const QueuedPaymentSchema = queued({ paymentId: z.string(), customerId: z.string() });
 
 export const EarnPreviewBody = z.strictObject({
   customerId: CustomerId.optional(),
@@ -46,15 +125,6 @@ export const SalePaymentSchema = PaymentViewSchema.extend({
     .describe('The coupon lock the payment used, when one was named'),
   receipt: ReceiptSchema,
 });
-const CouponsNotReturned = z
-  .array(z.string())
-  .nullable()
-  .describe(
-    'Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). ' +
-      '[] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked.',
-  );
-export const SaleRefundSchema = RefundViewSchema.extend({ couponsNotReturned: CouponsNotReturned, receipt: ReceiptSchema });
-export const QueuedSaleRefundSchema = QueuedRefundSchema.extend({ couponsNotReturned: CouponsNotReturned });
 
 const Txn = z.strictObject({
   type: z.string(),
@@ -71,13 +141,4 @@ export const PaymentReadbackSchema = z.strictObject({
   pointsRedeemed: z.number(),
   refunds: z.array(z.strictObject({ refundId: z.string(), amount: z.number(), pointsTakenBack: z.number(), pointsGivenBack: z.number() })),
   transactions: z.array(Txn).describe('As the loyalty service lists them'),
-});
-export const RefundReadbackSchema = z.strictObject({
-  refundId: z.string(),
-  paymentId: z.string(),
-  customerId: z.string(),
-  amount: z.number(),
-  pointsTakenBack: z.number(),
-  pointsGivenBack: z.number(),
-  at: z.string().nullable(),
 });

@@ -3,7 +3,7 @@ import { problem } from '../../platform/problem';
 import type { CouponLock } from '../coupons/locks/types';
 import type { CallContext, PosDeps } from '../deps';
 import type { Redemption } from '../redemptions/types';
-import type { PaymentBody } from '../schemas';
+import type { PaymentBody } from './schemas';
 import { CENT, CouponApplied, couponsOnBasket, EPSILON, needsBasket, redemptionWorth, round2 } from './discount-worth';
 import type { RuleTerms } from '../redemptions/options';
 

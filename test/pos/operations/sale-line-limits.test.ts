@@ -3,7 +3,8 @@ import { PaymentRequest, RefundRequest } from '../../../src/contract';
 import type { CallContext } from '../../../src/pos/deps';
 import { toUpstreamPayment } from '../../../src/pos/sales/payments';
 import { toUpstreamRefund } from '../../../src/pos/refunds/operations';
-import { PaymentBody, RefundBody, SaleLine } from '../../../src/pos/schemas';
+import { RefundBody } from '../../../src/pos/refunds/schemas';
+import { PaymentBody, SaleLine } from '../../../src/pos/sales/schemas';
 
 /**
  * No limit of a sale line is wider than the loyalty service's: a line at

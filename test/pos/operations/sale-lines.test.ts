@@ -2,7 +2,8 @@ import { PaymentRequest, RefundRequest } from '../../../src/contract';
 import type { CallContext } from '../../../src/pos/deps';
 import { toUpstreamPayment } from '../../../src/pos/sales/payments';
 import { toUpstreamRefund } from '../../../src/pos/refunds/operations';
-import { PaymentBody, RefundBody, SaleLine } from '../../../src/pos/schemas';
+import { RefundBody } from '../../../src/pos/refunds/schemas';
+import { PaymentBody, SaleLine } from '../../../src/pos/sales/schemas';
 
 /** One line shape for payments and refunds: each upstream gets the fields it has. */
 const ctx = {

@@ -1,11 +1,12 @@
-import { examples as ex, REDEMPTION_ID } from './examples';
+import { COUPON_LOCK_ID } from '../coupons/examples';
+import { OUTBOX_ID } from '../outbox/examples';
+import { REDEMPTION_ID } from '../redemptions/examples';
 
 /**
- * Examples of the coupon, earn-preview, redemption-option and read-back routes:
- * customer `alice` locks WELCOME10 on sale `sale-1002` and pays 140 of 150
- * with it and 200 points.
+ * Examples of the sale routes: customer `alice` pays sale `sale-1001` with 200
+ * held points, and sale `sale-1002` with 200 points and WELCOME10 locked
+ * (140 of 150 paid).
  */
-export const COUPON_LOCK_ID = 'cpl_Hx82LmQa9TzR4vWc';
 const NOW = '2025-05-01T10:00:00.000Z';
 
 export const receiptExample = {
@@ -30,31 +31,42 @@ export const receiptExample = {
   ],
 };
 
-export const couponExamples = {
-  check: { customerId: 'alice', codes: ['WELCOME10', 'SUMMER20'], basketTotal: 150 },
-  checks: {
-    customerId: 'alice',
-    basketTotal: 150,
-    coupons: [
-      { code: 'WELCOME10', usable: true, reason: null, type: 'fixed', value: 10, worth: 10 },
-      { code: 'SUMMER20', usable: false, reason: 'coupon_expired', type: null, value: null, worth: 0 },
-    ],
-  },
-  lock: { customerId: 'alice', codes: ['WELCOME10'], basketTotal: 150 },
-  locked: {
-    id: COUPON_LOCK_ID,
-    state: 'locked',
-    customerId: 'alice',
-    basketTotal: 150,
-    coupons: [{ code: 'WELCOME10', type: 'fixed', value: 10, worth: 10 }],
-    totalWorth: 10,
-    expiresAt: '2025-05-01T10:09:30.000Z',
-    secondsLeft: 569,
-    paymentId: null,
-    createdAt: NOW,
-    updatedAt: NOW,
+export const saleExamples = {
+  /** The bundled sandbox's own customer (config/sandbox-accounts.json): what "Try it out" on /docs sends first. */
+  plainSale: {
+    customerId: 'demo-customer',
+    paymentId: 'demo-sale-1',
+    totalPaid: 25,
+    lines: [{ serviceId: 'sku-123', name: 'Coffee beans 250 g', amount: 25, category: ['grocery'] }],
   },
   payment: {
+    customerId: 'alice',
+    paymentId: 'sale-1001',
+    totalPaid: 80,
+    totalAmount: 100,
+    redemptionId: REDEMPTION_ID,
+    lines: [{ serviceId: 'sku-123', name: 'Coffee beans 1 kg', amount: 100, category: ['grocery'] }],
+  },
+  paymentRecorded: {
+    paymentId: 'sale-1001',
+    customerId: 'alice',
+    status: 'recorded',
+    pointsEarned: 80,
+    pointsRedeemed: 200,
+    lines: [{ serviceId: 'sku-123', points: 80 }],
+    redemption: { id: REDEMPTION_ID, state: 'redeemed' },
+  },
+  saleVoid: { customerId: 'alice' },
+  queuedPayment: {
+    queued: true,
+    outboxId: OUTBOX_ID,
+    state: 'queued',
+    kind: 'payment',
+    reason: 'upstream_unavailable',
+    paymentId: 'sale-1002',
+    customerId: 'alice',
+  },
+  pointsAndCoupon: {
     customerId: 'alice',
     paymentId: 'sale-1002',
     totalPaid: 140,
@@ -65,14 +77,6 @@ export const couponExamples = {
   },
   preview: { customerId: 'alice', totalPaid: 140, lines: [{ serviceId: 'sku-123', name: 'Coffee beans 1 kg', amount: 150, category: ['grocery'] }] },
   previewed: { customerId: 'alice', points: 140, lines: [{ serviceId: 'sku-123', points: 140 }] },
-  options: {
-    redemptionFactor: 0.1,
-    rules: [
-      { ruleId: '2138', name: '10 EGP off', points: 100, value: 10, type: 'fixed_discount' },
-      { ruleId: '2139', name: 'Free coffee', points: 250, value: 25, type: 'free_product' },
-    ],
-    fetchedAt: NOW,
-  },
   paymentRead: {
     paymentId: 'sale-1001',
     customerId: 'alice',
@@ -87,19 +91,6 @@ export const couponExamples = {
       { type: 'Cancel', id: 'ref-2001', amount: 20, points: 200, at: '2025-05-01T11:00:00.000Z' },
     ],
   },
-  refundRead: {
-    refundId: 'ref-2001',
-    paymentId: 'sale-1001',
-    customerId: 'alice',
-    amount: 80,
-    pointsTakenBack: 80,
-    pointsGivenBack: 200,
-    at: '2025-05-01T11:00:00.000Z',
-  },
-};
-
-/** The payment and refund answers, now with the receipt block. */
-export const saleExamples = {
   paymentWithCoupon: {
     paymentId: 'sale-1002',
     customerId: 'alice',
@@ -111,24 +102,4 @@ export const saleExamples = {
     couponLock: { id: COUPON_LOCK_ID, state: 'used', coupons: ['WELCOME10'] },
     receipt: receiptExample,
   },
-  refunded: {
-    ...ex.refunded,
-    couponsNotReturned: ['WELCOME10'],
-    receipt: {
-      ...receiptExample,
-      pointsEarned: 0,
-      pointsRedeemed: 0,
-      pointsGivenBack: 200,
-      pointsTakenBack: 80,
-      balanceAfter: 1000,
-      lines: [
-        '------------ Loyalty Stars -------------',
-        'Given back                    +200 Stars',
-        'Taken back                     -80 Stars',
-        'Coupon WELCOME10            not returned',
-        'Balance                       1000 Stars',
-        '----------------------------------------',
-      ],
-    },
-  },
-};
+} as const;

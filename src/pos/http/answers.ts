@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { Readiness } from './health';
+
+/** RFC 9457 problem details, as src/pos/http/problem.ts renders them. Extra members (e.g. `state`, `requiredRoles`) may follow. */
+export const ProblemSchema = z
+  .object({
+    type: z.string().describe('urn:pos-loyalty:problem:<code>'),
+    title: z.string().describe('The HTTP status text'),
+    status: z.number().int(),
+    detail: z.string().describe('What is wrong, for a person'),
+    code: z.string().describe('Stable machine code, e.g. validation_failed, redemption_not_held, upstream_unavailable'),
+    requestId: z.string().describe('The X-Request-Id of this request'),
+    errorId: z.string().describe('Matches the log line of this error'),
+    errors: z
+      .array(z.strictObject({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('Per-field problems of a validation failure'),
+    retryAfterSeconds: z.number().int().optional().describe('Also sent as the Retry-After header'),
+  })
+  .catchall(z.unknown());
+
+/** `GET /healthz`. */
+export const HealthSchema = z.strictObject({ status: z.literal('ok') });
+
+const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down', 'none']);
+/** `GET /readyz` (200 ready, 503 not ready): each check names what is wrong. */
+export const ReadinessSchema = z.strictObject({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.strictObject({
+    redis: CheckState,
+    upstream: CheckState,
+    sweeper: CheckState,
+    worker: CheckState.optional().describe('The outbox delivery worker'),
+    terminals: CheckState.optional().describe('`none`: no terminal can call yet (add one with the terminal CLI)'),
+    process: CheckState,
+  }),
+});
+
+// The routes' answers are checked against these schemas where each route entry compiles (src/pos/http/route.ts);
+// readiness is served outside the route table, so it is checked here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const inStep: Same<z.output<typeof ReadinessSchema>, Readiness> = true;
+void inStep;
