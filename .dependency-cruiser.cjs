@@ -47,6 +47,20 @@ module.exports = {
       to: { path: '^src/pos/', pathNot: '^src/pos/money/' },
     },
     {
+      name: 'shared-shapes-know-no-feature',
+      severity: 'error',
+      comment: "The field shapes and answers several features share sit below them all; a feature's own shapes live in its schemas.ts.",
+      from: { path: '^src/pos/http/(fields|answers)\\.ts$' },
+      to: { path: '^src/pos/', pathNot: '^src/pos/http/(fields|answers|health)\\.ts$' },
+    },
+    {
+      name: 'examples-are-values',
+      severity: 'error',
+      comment: "A feature's OpenAPI examples are plain values: they may use another feature's example ids, never code.",
+      from: { path: '^src/pos/[^/]+/examples\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/pos/[^/]+/examples\\.ts$' },
+    },
+    {
       name: 'nothing-imports-the-top',
       severity: 'error',
       comment: 'app.ts, server.ts and routes.ts put the features together; a feature importing them runs back up.',

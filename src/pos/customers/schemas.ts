@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
 import { CustomerId, NO_CONTROL, PRINTABLE } from '../http/fields';
 
+/** Request and answer shapes of the customer routes: look-up, sign-up, the QR hash, deletion. */
+export const CustomerIdParam = z.strictObject({ id: CustomerId });
+
 /**
  * The customer sign-up at the till (`PUT /customers/:id`): the profile fields a
  * till collects, a subset of the published `customerAttributes`. Strict like
@@ -51,8 +54,6 @@ export const CustomerRegisteredSchema = z.strictObject({
   profile: RegisterCustomerBody.describe('The fields this call sent (fields not sent keep their earlier values)'),
 });
 export type CustomerRegistered = z.infer<typeof CustomerRegisteredSchema>;
-
-export const CustomerIdParam = z.strictObject({ id: CustomerId });
 
 export const TierQuery = z.strictObject({
   lang: z

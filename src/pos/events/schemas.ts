@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Email, Mobile } from '../../contract';
 import { CustomerId, Id } from '../http/fields';
-import { queued } from '../outbox/schemas';
+import { queuedAnswer } from '../outbox/schemas';
 
 /** The customer events request and its answers. */
 
@@ -24,4 +24,4 @@ export type EventsBody = z.infer<typeof EventsBody>;
 
 export const EventsAcceptedSchema = z.strictObject({ customerId: z.string(), accepted: z.array(z.string()).describe('The event names sent on') });
 
-export const QueuedEventsSchema = queued({ customerId: z.string(), accepted: z.array(z.string()) });
+export const QueuedEventsSchema = queuedAnswer({ customerId: z.string(), accepted: z.array(z.string()) });

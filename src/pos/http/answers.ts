@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { Readiness } from './health';
 
+/**
+ * Answers no one feature owns: the problem details any route may answer, and
+ * the operator routes' health and readiness. Like each feature's answer shapes
+ * (its schemas.ts), they are the source of the OpenAPI document and the till
+ * client types, and real answers are checked against them (test/docs/responses.test.ts).
+ */
+
 /** RFC 9457 problem details, as src/pos/http/problem.ts renders them. Extra members (e.g. `state`, `requiredRoles`) may follow. */
 export const ProblemSchema = z
   .object({

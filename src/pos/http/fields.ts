@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { CustomerId as ContractCustomerId } from '../../contract';
 
 /**
- * The cashier API's own request and response shapes. Requests are strict:
- * an unknown field is an error, so a till's typo is caught on day one.
+ * Field shapes the requests of several features share; each feature's own
+ * request and answer shapes are in its schemas.ts. Requests are strict: an
+ * unknown field is an error, so a till's typo is caught on day one.
  */
 /** No till sale is a billion; a bigger number is a bug upstream of us, not a sale to earn points on. */
 const MAX_MONEY = 1_000_000_000;

@@ -14,7 +14,7 @@ export interface ErrorDoc {
 }
 
 /** A problem+json body as the BFF writes it, with the catalogue's status for the code. */
-export function problemExample(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
+function problemExample(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
   const { status } = PROBLEM_CATALOGUE[code];
   return {
     type: `urn:pos-loyalty:problem:${code}`,

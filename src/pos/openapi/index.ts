@@ -2,7 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z } from 'zod';
 import { openApiPath } from '../../platform/openapi';
 import { catalogueTable } from '../../platform/problem-catalogue';
-import * as res from '../http/answers';
+import * as answers from '../http/answers';
 import { errorResponses, nameSchemas, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
 import { POS_API_PREFIX, type PosRoute } from '../http/route';
 import { POS_ROUTES } from '../routes';
@@ -102,7 +102,9 @@ function opsRoutes(): RouteConfig[] {
       tags: ['Operations'],
       summary: 'Liveness: the process answers',
       security: [],
-      responses: { 200: { description: 'Alive', headers: noStore, content: { 'application/json': { schema: res.HealthSchema, example: { status: 'ok' } } } } },
+      responses: {
+        200: { description: 'Alive', headers: noStore, content: { 'application/json': { schema: answers.HealthSchema, example: { status: 'ok' } } } },
+      },
     },
     {
       method: 'get',
@@ -113,11 +115,11 @@ function opsRoutes(): RouteConfig[] {
       description: 'For load balancers: send checkouts only while this is 200. Each check is ok, down, not_configured, stopped or shutting_down.',
       security: [],
       responses: {
-        200: { description: 'Ready', headers: noStore, content: { 'application/json': { schema: res.ReadinessSchema, example: ready } } },
+        200: { description: 'Ready', headers: noStore, content: { 'application/json': { schema: answers.ReadinessSchema, example: ready } } },
         503: {
           description: 'Not ready; the checks name what is wrong',
           headers: noStore,
-          content: { 'application/json': { schema: res.ReadinessSchema, example: { status: 'not_ready', checks: { ...ready.checks, redis: 'down' } } } },
+          content: { 'application/json': { schema: answers.ReadinessSchema, example: { status: 'not_ready', checks: { ...ready.checks, redis: 'down' } } } },
         },
       },
     },
@@ -159,7 +161,7 @@ export function buildPosOpenApi() {
   for (const r of POS_ROUTES) registry.registerPath(toRouteConfig(r));
   // The header bound (431) guards the operator routes too: it runs before any route.
   for (const r of opsRoutes()) registry.registerPath({ ...r, responses: { ...r.responses, ...errorResponses(['HeaderFieldsTooLarge']) } });
-  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: res.ProblemSchema }], {
+  const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: answers.ProblemSchema }], {
     sortComponents: 'alphabetically',
   });
   return generator.generateDocument({

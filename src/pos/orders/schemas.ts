@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
 import { CustomerId, Id, Money } from '../http/fields';
-import { queued } from '../outbox/schemas';
+import { queuedAnswer } from '../outbox/schemas';
 
 /** The end-of-day order upload and its job: requests and answers. */
 
@@ -44,4 +44,4 @@ export const OrderBatchStatusSchema = z.strictObject({
     .describe('Orders that failed; ids are null when the loyalty service did not name them'),
 });
 
-export const QueuedOrderBatchSchema = queued({ orders: z.number().int() });
+export const QueuedOrderBatchSchema = queuedAnswer({ orders: z.number().int() });

@@ -23,7 +23,7 @@ export const QueuedViewSchema = z.object({
 });
 
 /** 202 answers of writes queued in the outbox: the common part and the till's own ids. */
-export const queued = <T extends z.ZodRawShape>(ids: T) => z.strictObject({ ...QueuedViewSchema.shape, ...ids });
+export const queuedAnswer = <T extends z.ZodRawShape>(ids: T) => z.strictObject({ ...QueuedViewSchema.shape, ...ids });
 
 export const OutboxEntryViewSchema = z.strictObject({
   outboxId: z.string(),

@@ -24,19 +24,6 @@ export const redemptionExamples = {
     createdAt: NOW,
     updatedAt: NOW,
   },
-  redemptionOtpRequired: {
-    id: REDEMPTION_ID,
-    state: 'otp_required',
-    customerId: 'alice',
-    ask: { kind: 'points', points: 200 },
-    points: null,
-    amount: null,
-    expiresAt: null,
-    secondsLeft: 0,
-    paymentId: null,
-    createdAt: NOW,
-    updatedAt: NOW,
-  },
   options: {
     redemptionFactor: 0.1,
     rules: [

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
 import { CustomerId, Id, NO_CONTROL, PositiveMoney, PRINTABLE } from '../http/fields';
-import { REDEMPTION_MACHINE, type RedemptionState as RedemptionStateName } from '../money/machines';
+import { REDEMPTION_MACHINE, type RedemptionState } from '../money/machines';
 
+/** Request and answer shapes of the redemption routes. */
 export const RedemptionIdParam = z.strictObject({ id: z.string().regex(/^rdm_[A-Za-z0-9_-]{8,64}$/, 'must be a redemption id (rdm_...)') });
 
 /**
@@ -52,7 +53,7 @@ export type StartRedemptionBody = z.infer<typeof StartRedemptionBody>;
 
 export const SubmitOtpBody = z.strictObject({ otp: Otp });
 
-export const RedemptionState = z.enum(Object.keys(REDEMPTION_MACHINE) as [RedemptionStateName, ...RedemptionStateName[]]);
+export const RedemptionStateSchema = z.enum(Object.keys(REDEMPTION_MACHINE) as [RedemptionState, ...RedemptionState[]]);
 
 export const RedemptionAskSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('amount'), amount: z.number() }),
@@ -62,7 +63,7 @@ export const RedemptionAskSchema = z.discriminatedUnion('kind', [
 
 export const RedemptionViewSchema = z.strictObject({
   id: z.string().describe('rdm_...; name it in GET/void/otp and in the payment'),
-  state: RedemptionState.describe(
+  state: RedemptionStateSchema.describe(
     'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
   ),
   customerId: z.string(),

@@ -2,6 +2,8 @@ import { OUTBOX_ID } from '../outbox/examples';
 import { receiptExample } from '../sales/examples';
 
 /** Examples of the refund routes: sale `sale-1001` refunded in full, and the sale void's answer. */
+
+/** The refund answer before its receipt block and the coupons not returned. */
 const refundResult = {
   refundId: 'ref-2001',
   paymentId: 'sale-1001',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
 import { CustomerId, Id, PositiveMoney } from '../http/fields';
-import { queued } from '../outbox/schemas';
+import { queuedAnswer } from '../outbox/schemas';
 import { ReceiptSchema, SaleLine } from '../sales/schemas';
 
 /** Request and answer shapes of a refund, the sale void's answer too (a void is the sale's full refund), and reading a refund back. */
@@ -33,7 +33,7 @@ export const RefundViewSchema = z.strictObject({
   loyaltyTransactionId: z.string().nullable(),
 });
 
-export const QueuedRefundSchema = queued({ refundId: z.string(), paymentId: z.string(), customerId: z.string() });
+export const QueuedRefundSchema = queuedAnswer({ refundId: z.string(), paymentId: z.string(), customerId: z.string() });
 
 const CouponsNotReturned = z
   .array(z.string())

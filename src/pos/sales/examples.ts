@@ -47,15 +47,6 @@ export const saleExamples = {
     redemptionId: REDEMPTION_ID,
     lines: [{ serviceId: 'sku-123', name: 'Coffee beans 1 kg', amount: 100, category: ['grocery'] }],
   },
-  paymentRecorded: {
-    paymentId: 'sale-1001',
-    customerId: 'alice',
-    status: 'recorded',
-    pointsEarned: 80,
-    pointsRedeemed: 200,
-    lines: [{ serviceId: 'sku-123', points: 80 }],
-    redemption: { id: REDEMPTION_ID, state: 'redeemed' },
-  },
   saleVoid: { customerId: 'alice' },
   queuedPayment: {
     queued: true,

@@ -3,8 +3,8 @@ import { DateTime, Email, Mobile } from '../../contract';
 import { displayWidth } from '../../platform/display-width';
 import { CouponLockId } from '../coupons/schemas';
 import { CustomerId, Id, Money, NO_CONTROL, PositiveMoney, PRINTABLE } from '../http/fields';
-import { queued } from '../outbox/schemas';
-import { RedemptionIdParam, RedemptionState } from '../redemptions/schemas';
+import { queuedAnswer } from '../outbox/schemas';
+import { RedemptionIdParam, RedemptionStateSchema } from '../redemptions/schemas';
 import { RECEIPT_WIDTH } from './receipt';
 
 /** Request and answer shapes of a sale: the payment, the sale void's request, the earn preview, the receipt block, reading a sale back. */
@@ -81,10 +81,10 @@ export const PaymentViewSchema = z.strictObject({
   pointsEarned: z.number().nullable(),
   pointsRedeemed: z.number().nullable(),
   lines: z.array(z.strictObject({ serviceId: z.string(), points: z.number() })).describe('Points earned per payment line'),
-  redemption: z.strictObject({ id: z.string(), state: RedemptionState }).optional().describe('The redemption the payment used, when one was named'),
+  redemption: z.strictObject({ id: z.string(), state: RedemptionStateSchema }).optional().describe('The redemption the payment used, when one was named'),
 });
 
-export const QueuedPaymentSchema = queued({ paymentId: z.string(), customerId: z.string() });
+export const QueuedPaymentSchema = queuedAnswer({ paymentId: z.string(), customerId: z.string() });
 
 export const EarnPreviewBody = z.strictObject({
   customerId: CustomerId.optional(),
