@@ -1,9 +1,14 @@
-import { one, route, WRITE_ERRORS } from '../http/route';
+import { one, routesGiven, WRITE_ERRORS } from '../http/route';
 import { examples as ex } from '../openapi/examples';
 import * as res from '../response-schemas';
 import * as req from '../schemas';
 import { recordEventsOrQueue } from './operations';
 import { audited } from '../audit/record';
+
+import type { EventDeps } from './operations';
+import type { AuditDeps } from '../audit/record';
+
+const route = routesGiven<EventDeps & AuditDeps>();
 
 /** Customer events from tills and kiosks. */
 export const EVENT_ROUTES = [

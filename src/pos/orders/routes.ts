@@ -1,9 +1,13 @@
 import { z } from 'zod';
-import { one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { examples as ex } from '../openapi/examples';
 import * as res from '../response-schemas';
 import * as req from '../schemas';
 import { orderBatchStatus, uploadOrdersOrQueue } from './operations';
+
+import type { OrderDeps } from './operations';
+
+const route = routesGiven<OrderDeps>();
 
 /** The end-of-day upload of sales rung up offline, and its progress. */
 export const ORDER_ROUTES = [

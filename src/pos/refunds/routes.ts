@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { couponExamples, saleExamples } from '../openapi/coupon-examples';
 import { examples as ex } from '../openapi/examples';
 import * as req from '../schemas';
@@ -7,6 +7,10 @@ import * as sale from '../sales/schemas';
 import { refundSale } from '../sales/operations';
 import { readRefund } from '../sales/readback';
 import { ReceiptQuery } from '../sales/receipt-query';
+
+import type { SaleDeps } from '../sales/operations';
+
+const route = routesGiven<SaleDeps>();
 
 /** Refunds: in full, by amount or by lines, and reading one back. */
 export const REFUND_ROUTES = [
