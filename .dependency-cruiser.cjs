@@ -68,6 +68,14 @@ module.exports = {
       to: { path: '^src/pos/(app|server|routes)\\.ts$' },
     },
     {
+      name: 'use-cases-name-their-parts',
+      severity: 'error',
+      comment:
+        'PosDeps is the whole set the assembly builds; a use case names the parts it uses (src/pos/context.ts, its own stores), so it never imports the whole.',
+      from: { path: '^src/pos/', pathNot: '^src/pos/(app|server|routes|deps)\\.ts$' },
+      to: { path: '^src/pos/deps\\.ts$' },
+    },
+    {
       name: 'routes-only-in-the-table',
       severity: 'error',
       comment: "A feature's route entries are read by the route table alone; use cases do not call routes.",

@@ -1,70 +1,20 @@
-import type { Logger } from 'pino';
-import type { Metrics } from '../platform/metrics';
-import type { AuditSettings, CashierApiSettings, HoldExpirySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
 import type { BatchJobStore } from './orders/batch-jobs';
-import type { LoyaltyClient } from '../upstream';
 import type { CouponLockStore } from './coupons/locks/types';
 import type { RedemptionOptionsCache } from './redemptions/options';
 import type { OtpTicketStore, UpstreamOtp } from './otp';
 import type { OutboxStore } from './outbox/types';
-import type { Repair } from './money/repairs';
 import type { AuditTrail } from './audit/trail';
 import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales/records';
 import type { OpenRedemptionCap } from './redemptions/open-redemptions';
-import type { TerminalIdentity } from './terminals/types';
+import type { SharedDeps } from './context';
 
-/** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
-export type RedemptionProof = CashierApiSettings['redemptionProof'];
-
-const FROM_CASHIER_API = [
-  'redemptionProof',
-  'holdPeriodMinutes',
-  'holdSafetyMarginSeconds',
-  'refundRequiresManager',
-  'couponLockMinutes',
-  'otpCodeMinutes',
-] as const;
-const FROM_MONEY = ['returnsAtAnyBranch', 'kioskEvents', 'kioskQr'] as const;
-
-/** Settings the cashier operations read: their part of three features' slices (src/platform/settings). */
-export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[number]> &
-  Pick<MoneySettings, (typeof FROM_MONEY)[number]> & {
-    /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
-    holdExpiryLookup?: HoldExpirySettings['lookup'];
-    /** CASHIER_ID_REQUIRED: a store's default for needing X-Cashier-Id and X-Shift-Id; absent: false. */
-    cashierRequired?: boolean;
-    /** STORE_TIME_ZONE and RECONCILIATION_CONCURRENCY (src/pos/reconciliation); absent: UTC, 2. */
-    storeTimeZone?: string;
-    reconciliationConcurrency?: number;
-  };
-
-function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
-}
-
-/** The operations' settings, taken from the configuration's slices once, when the BFF is assembled. */
-export function posSettings(config: {
-  pos: CashierApiSettings;
-  money: MoneySettings;
-  holdExpiry: HoldExpirySettings;
-  audit: AuditSettings;
-  reconciliation: ReconciliationSettings;
-}): PosSettings {
-  return {
-    ...pick(config.pos, FROM_CASHIER_API),
-    ...pick(config.money, FROM_MONEY),
-    holdExpiryLookup: config.holdExpiry.lookup,
-    cashierRequired: config.audit.cashierRequired,
-    storeTimeZone: config.reconciliation.timeZone,
-    reconciliationConcurrency: config.reconciliation.concurrency,
-  };
-}
-
-/** What every cashier operation may use; built once in the app factory. */
-export interface PosDeps {
-  settings: PosSettings;
-  loyalty: LoyaltyClient;
+/**
+ * Everything the cashier operations are given, built once when the BFF is
+ * assembled (server.ts). Only the assembly reads this whole: each use case
+ * declares the parts it uses, and this must satisfy every one of them.
+ */
+export interface PosDeps extends SharedDeps {
   redemptions: RedemptionStore;
   /** Which store made each sale and refund (refunds, voids and read-back are store-scoped). */
   sales: SaleRecords;
@@ -78,25 +28,10 @@ export interface PosDeps {
   otpTickets: OtpTicketStore;
   /** Writes queued while the upstream is out of reach (store-and-forward). */
   outbox: OutboxStore;
-  /** Claims whose upstream outcome is unknown or could not be recorded: settled from the upstream later. */
-  repairs?: { add(repair: Repair): void };
   /** Which store uploaded each batch job. */
   batchJobs: BatchJobStore;
   /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */
   openRedemptions?: OpenRedemptionCap;
-  clock: () => number;
-  logger: Logger;
-  /** Prometheus metrics of this instance (src/platform/metrics.ts). */
-  metrics: Metrics;
   /** Every cashier action that changes money or points, per store (src/pos/audit); absent: not kept. */
   audit?: AuditTrail;
-}
-
-/** Per-request context an operation needs: who calls and the request id to pass upstream. */
-export interface CallContext {
-  identity: TerminalIdentity;
-  requestId: string;
-  /** X-Cashier-Id and X-Shift-Id as the till sent them (validated in src/pos/audit/cashier.ts). */
-  cashierId?: string;
-  shiftId?: string;
 }

@@ -1,3 +1,4 @@
+import type { PosDeps } from './deps';
 import type { PosRoute } from './http/route';
 import { COUPON_ROUTES } from './coupons/routes';
 import { CUSTOMER_ROUTES } from './customers/routes';
@@ -11,7 +12,7 @@ import { AUDIT_ROUTES } from './audit/routes';
 import { RECONCILIATION_ROUTES } from './reconciliation/routes';
 
 /** Every cashier route, in the order they are mounted; the OpenAPI document is made from this list. */
-export const POS_ROUTES: readonly PosRoute[] = [
+export const POS_ROUTES: readonly PosRoute<PosDeps>[] = [
   ...CUSTOMER_ROUTES,
   ...REDEMPTION_ROUTES,
   ...COUPON_ROUTES,

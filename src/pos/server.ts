@@ -11,7 +11,8 @@ import { budgetPolicy, CircuitBreaker, createBudget } from '../upstream/policies
 import { createBffApp } from './app';
 import { CouponLockSweeper, createCouponLockStore } from './coupons/locks';
 import { RedemptionOptionsCache } from './redemptions/options';
-import { posSettings, type PosDeps } from './deps';
+import type { PosDeps } from './deps';
+import { posSettings } from './settings';
 import { healthRoutes } from './http/health';
 import { createOpsApp } from './http/ops';
 import { requireRedis } from './http/redis-gate';

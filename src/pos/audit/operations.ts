@@ -1,10 +1,15 @@
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
+import type { PosSettings } from '../settings';
+import type { AuditDeps } from './record';
 import { localDate, windowOf } from '../reconciliation/day';
 import { MemoryAuditStore } from './memory-store';
 import { auditEntryView, readAuditPage, type AuditEntryView } from './query';
 import type { AuditQuery } from './schemas';
 import type { AuditAction } from './types';
 import type { z } from 'zod';
+
+/** What reading a store's audit trail uses. */
+export type AuditReadDeps = Pick<SharedDeps, 'clock'> & AuditDeps & { settings: Pick<PosSettings, 'storeTimeZone'> };
 
 /** How far back one request may read: a month, enough for "last Tuesday" and a dispute's week. */
 const MAX_DAYS = 31;
@@ -22,7 +27,7 @@ export interface AuditPageView {
  * another store's entries cannot appear whatever the filter. Today (the store's
  * day) unless a date or a window is given.
  */
-export async function readStoreAudit(deps: PosDeps, ctx: CallContext, q: z.output<typeof AuditQuery>): Promise<AuditPageView> {
+export async function readStoreAudit(deps: AuditReadDeps, ctx: CallContext, q: z.output<typeof AuditQuery>): Promise<AuditPageView> {
   const tz = deps.settings.storeTimeZone ?? 'UTC';
   const now = deps.clock();
   const window = windowOf({ date: q.date ?? (q.from || q.to ? undefined : localDate(now, tz)), from: q.from, to: q.to }, tz, now, MAX_DAYS);

@@ -1,13 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from '../../platform/errors';
 import { failureOf, RETRY_SAME_REQUEST } from '../../upstream';
-import type { CallContext } from '../deps';
+import type { CallContext } from '../context';
 import type { Repair } from '../money/repairs';
 import { isQueued } from '../outbox/forward';
 import type { AuditTrail } from './trail';
 import type { AuditAction, AuditActor, AuditOutcome, AuditSubject, NewAuditEntry } from './types';
 
-type Deps = { audit?: AuditTrail };
+/** What an audited action is given: the trail, when one is kept. */
+export type AuditDeps = { audit?: AuditTrail };
 
 /** What an action is about, read when its outcome is recorded (the claims it takes fill some of it in). */
 export type SubjectOf = AuditSubject | (() => AuditSubject);
@@ -115,7 +116,7 @@ function safely(s: Scope, outcome: AuditOutcome, more: () => AuditSubject & { co
  * other error is a refusal), or a plain call (the one outcome reader decides).
  */
 export function auditNote(
-  deps: Deps,
+  deps: AuditDeps,
   ctx: CallContext,
   action: AuditAction,
   subject: SubjectOf,
@@ -143,7 +144,7 @@ export function auditNote(
 }
 
 /** An action that does not go through the claim step, run inside its audit hook. */
-export function audited<T>(deps: Deps, ctx: CallContext, action: AuditAction, subject: SubjectOf, run: (ctx: CallContext) => Promise<T>): Promise<T> {
+export function audited<T>(deps: AuditDeps, ctx: CallContext, action: AuditAction, subject: SubjectOf, run: (ctx: CallContext) => Promise<T>): Promise<T> {
   const note = auditNote(deps, ctx, action, subject, 'call');
   return note ? note.around(() => run(ctx)) : run(ctx);
 }

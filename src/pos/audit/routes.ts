@@ -1,7 +1,11 @@
-import { LOCAL_READ_ERRORS, route } from '../http/route';
+import { LOCAL_READ_ERRORS, routesGiven } from '../http/route';
 import { auditCsv } from './format';
 import { readStoreAudit } from './operations';
 import { AuditPageSchema, AuditQuery } from './schemas';
+
+import type { AuditReadDeps } from './operations';
+
+const route = routesGiven<AuditReadDeps>();
 
 const entry = {
   id: '1795603643120-0',

@@ -2,14 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle } from '../money/claim-step';
-import { couponLockForRelease } from './locks/claims';
+import { couponLockForRelease, type CouponLockClaimDeps } from './locks/claims';
 import { isCouponRefusal, type CouponAnswer } from '../../upstream/coupon-answers';
 import type { CouponLock, LockedCoupon } from './locks/types';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext } from '../context';
+import type { PosSettings } from '../settings';
 import type { CouponCheckBody } from './schemas';
 import { couponLockRefused, worthOf } from './verdicts';
 import { merchantOf } from '../terminals/store-merchant';
-import { auditNote } from '../audit/record';
+import { auditNote, type AuditDeps } from '../audit/record';
+
+/** What the coupon lock use cases are given. */
+export type CouponLockDeps = CouponLockClaimDeps & AuditDeps & { settings: Pick<PosSettings, 'couponLockMinutes' | 'holdSafetyMarginSeconds'> };
 
 const round2 = (n: number) => Math.round((n + Number.EPSILON) * 100) / 100;
 
@@ -47,7 +51,7 @@ export type CouponLockView = ReturnType<typeof couponLockView>;
  * The lock is released by the sweeper HOLD_SAFETY_MARGIN_SECONDS before the
  * upstream lock ends, so a payment never names a lock about to lapse.
  */
-export async function lockCoupons(deps: PosDeps, ctx: CallContext, body: CouponCheckBody): Promise<CouponLockView> {
+export async function lockCoupons(deps: CouponLockDeps, ctx: CallContext, body: CouponCheckBody): Promise<CouponLockView> {
   let answer;
   try {
     answer = await deps.loyalty.couponsValidate(
@@ -105,13 +109,13 @@ export async function lockCoupons(deps: PosDeps, ctx: CallContext, body: CouponC
 }
 
 /** This store's lock; another store's reads exactly like a missing one. */
-async function findCouponLock(deps: PosDeps, ctx: CallContext, id: string): Promise<CouponLock> {
+async function findCouponLock(deps: CouponLockDeps, ctx: CallContext, id: string): Promise<CouponLock> {
   const l = await deps.couponLocks.get(id);
   if (!l || l.storeId !== ctx.identity.store.id) throw problem('coupon_lock_not_found', `Coupon lock ${id} was not found`);
   return l;
 }
 
-export async function getCouponLock(deps: PosDeps, ctx: CallContext, id: string): Promise<CouponLockView> {
+export async function getCouponLock(deps: CouponLockDeps, ctx: CallContext, id: string): Promise<CouponLockView> {
   return couponLockView(await findCouponLock(deps, ctx, id), deps.clock());
 }
 
@@ -123,7 +127,7 @@ export async function getCouponLock(deps: PosDeps, ctx: CallContext, id: string)
  * Releasing a lock already released (or abandoned) answers it again; a used
  * one is `coupon_lock_used`, one a payment holds `coupon_lock_in_use`.
  */
-export async function releaseCouponLock(deps: PosDeps, ctx: CallContext, id: string): Promise<CouponLockView> {
+export async function releaseCouponLock(deps: CouponLockDeps, ctx: CallContext, id: string): Promise<CouponLockView> {
   const l = await findCouponLock(deps, ctx, id);
   if (l.state === 'released' || l.state === 'abandoned') return couponLockView(l, deps.clock());
   const lock = couponLockForRelease(deps, ctx, id);

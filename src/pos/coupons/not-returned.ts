@@ -1,4 +1,6 @@
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
+import type { SaleRecords } from '../sales/records';
+import type { CouponLockStore } from './locks/types';
 
 /**
  * The published v4.0 interface has no way to give a used coupon back: the
@@ -15,7 +17,11 @@ export interface CouponsNotReturned {
   couponsNotReturned: string[] | null;
 }
 
-export async function couponsNotReturned(deps: PosDeps, ctx: CallContext, paymentId: string): Promise<string[] | null> {
+export async function couponsNotReturned(
+  deps: Pick<SharedDeps, 'logger'> & { couponLocks: Pick<CouponLockStore, 'usedBy'>; sales: Pick<SaleRecords, 'get'> },
+  ctx: CallContext,
+  paymentId: string,
+): Promise<string[] | null> {
   const [used, sale] = await Promise.allSettled([deps.couponLocks.usedBy(paymentId), deps.sales.get('payment', paymentId)]);
   if (used.status === 'fulfilled' && used.value) return used.value;
   if (used.status === 'fulfilled' && sale.status === 'fulfilled') return sale.value ? [] : null;

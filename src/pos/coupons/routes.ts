@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { LOCAL_READ_ERRORS, one, route, TILL, WRITE_ERRORS } from '../http/route';
+import { LOCAL_READ_ERRORS, one, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { COUPON_LOCK_ID, couponExamples } from './examples';
 import { getCouponLock, lockCoupons, releaseCouponLock } from './lock-operations';
 import * as cs from './schemas';
 import { checkCoupons } from './verdicts';
 import { audited } from '../audit/record';
+
+import type { CouponLockDeps } from './lock-operations';
+
+const route = routesGiven<CouponLockDeps>();
 
 const lockId = z.object({ id: cs.CouponLockIdParam.shape.id.meta({ description: 'The coupon lock id from POST /coupon-locks', example: COUPON_LOCK_ID }) });
 

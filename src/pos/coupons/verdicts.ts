@@ -2,7 +2,7 @@ import { AppError, UnprocessableError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
 import { isCouponRefusal, type CouponAnswer } from '../../upstream/coupon-answers';
 import type { CouponCheckBody } from './schemas';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
 import { merchantOf } from '../terminals/store-merchant';
 
 const round2 = (n: number) => Math.round((n + Number.EPSILON) * 100) / 100;
@@ -41,7 +41,7 @@ function refusalOf(err: unknown): string {
  * (nothing locked), so a copy beyond the customer's or the coupon's limit is
  * refused with the upstream's own reason, and the copies within it are not.
  */
-async function checkCode(deps: PosDeps, ctx: CallContext, body: CouponCheckBody, code: string, times: number): Promise<CouponCheck[]> {
+async function checkCode(deps: Pick<SharedDeps, 'loyalty'>, ctx: CallContext, body: CouponCheckBody, code: string, times: number): Promise<CouponCheck[]> {
   const call = { requestId: ctx.requestId };
   const ask = {
     customerId: body.customerId,
@@ -78,7 +78,7 @@ async function checkCode(deps: PosDeps, ctx: CallContext, body: CouponCheckBody,
  * fails the whole check.
  */
 export async function checkCoupons(
-  deps: PosDeps,
+  deps: Pick<SharedDeps, 'loyalty'>,
   ctx: CallContext,
   body: CouponCheckBody,
 ): Promise<{ customerId: string; basketTotal: number; coupons: CouponCheck[] }> {
@@ -100,7 +100,12 @@ export async function checkCoupons(
  * when none of them is refused, the codes were refused only together (or a
  * code changed in between), and the answer says so instead of "all usable".
  */
-export async function couponLockRefused(deps: PosDeps, ctx: CallContext, body: CouponCheckBody, refusal: AppError): Promise<UnprocessableError> {
+export async function couponLockRefused(
+  deps: Pick<SharedDeps, 'loyalty'>,
+  ctx: CallContext,
+  body: CouponCheckBody,
+  refusal: AppError,
+): Promise<UnprocessableError> {
   const { coupons } = await checkCoupons(deps, ctx, body);
   const explained = coupons.some((c) => !c.usable);
   const detail = explained

@@ -1,14 +1,18 @@
 import { isProblem, problem } from '../../platform/problem';
 import type { CustomerRegistered, RegisterCustomerBody } from './schemas';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
+import type { PosSettings } from '../settings';
 import { countRegistration } from '../metrics';
+
+/** What the customer use cases are given. */
+export type CustomerDeps = Pick<SharedDeps, 'loyalty' | 'logger' | 'metrics'> & { settings: Pick<PosSettings, 'kioskQr'> };
 
 /**
  * One summary for the till: balance, tier progress and coupons, fetched in
  * parallel. The balance is essential; tier and coupons are shown when they
  * come back and listed in `unavailable` when they do not.
  */
-export async function customerSummary(deps: PosDeps, ctx: CallContext, customerId: string, lang?: string) {
+export async function customerSummary(deps: CustomerDeps, ctx: CallContext, customerId: string, lang?: string) {
   const c = { requestId: ctx.requestId };
   const [balance, tier, coupons] = await Promise.allSettled([
     deps.loyalty.balance(customerId, c),
@@ -61,7 +65,7 @@ export async function customerSummary(deps: PosDeps, ctx: CallContext, customerI
   };
 }
 
-export async function deleteCustomer(deps: PosDeps, ctx: CallContext, customerId: string) {
+export async function deleteCustomer(deps: CustomerDeps, ctx: CallContext, customerId: string) {
   await deps.loyalty.deleteCustomer(customerId, { requestId: ctx.requestId });
   return { customerId, deleted: true };
 }
@@ -72,7 +76,7 @@ export async function deleteCustomer(deps: PosDeps, ctx: CallContext, customerId
  * only by the id it was given, so it is handed out only where the store says
  * its kiosks establish who the customer is (KIOSK_QR; off in production).
  */
-export async function customerHash(deps: PosDeps, ctx: CallContext, customerId: string) {
+export async function customerHash(deps: CustomerDeps, ctx: CallContext, customerId: string) {
   if (!deps.settings.kioskQr) {
     throw problem('kiosk_qr_off', "Kiosks do not show customers' QR codes here (KIOSK_QR is off): the customer shows the code from their own app");
   }
@@ -89,7 +93,7 @@ export async function customerHash(deps: PosDeps, ctx: CallContext, customerId: 
  * top level, where an account that merges channels reads them. Every valid
  * call is counted by outcome (`failed`: refused or out of reach).
  */
-export async function registerCustomer(deps: PosDeps, ctx: CallContext, customerId: string, body: RegisterCustomerBody): Promise<CustomerRegistered> {
+export async function registerCustomer(deps: CustomerDeps, ctx: CallContext, customerId: string, body: RegisterCustomerBody): Promise<CustomerRegistered> {
   const c = { requestId: ctx.requestId };
   try {
     const known = await deps.loyalty.balance(customerId, c).then(

@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { customerHash, customerSummary, deleteCustomer, registerCustomer } from './operations';
 import { customerExamples } from './examples';
 import * as cs from './schemas';
 import { audited } from '../audit/record';
+
+import type { CustomerDeps } from './operations';
+import type { AuditDeps } from '../audit/record';
+
+const route = routesGiven<CustomerDeps & AuditDeps>();
 
 const customerId = (description: string, example: string) => z.object({ id: cs.CustomerIdParam.shape.id.meta({ description, example }) });
 /** A sign-up creates or updates by the till's own id: never 404, never a conflict. */

@@ -1,13 +1,17 @@
 import type { EventRequest } from '../../contract';
 import { problem } from '../../platform/problem';
 import type { LoyaltyCallContext } from '../../upstream';
-import type { CallContext, PosDeps } from '../deps';
-import { QueuedView, sendOrQueue } from '../outbox/forward';
+import type { CallContext, SharedDeps } from '../context';
+import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
+import type { PosSettings } from '../settings';
 import type { EventsBody } from './schemas';
+
+/** What sending customer events uses. */
+export type EventDeps = Pick<SharedDeps, 'loyalty'> & OutboxDeps & { settings: Pick<PosSettings, 'kioskEvents'> };
 
 const toUpstreamEvents = (body: EventsBody): EventRequest => ({ customerId: body.customerId, email: body.email, mobile: body.mobile, events: body.events });
 
-export async function recordEvents(deps: PosDeps, ctx: CallContext, body: EventsBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
+export async function recordEvents(deps: EventDeps, ctx: CallContext, body: EventsBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
   await deps.loyalty.events(toUpstreamEvents(body), call);
   return { customerId: body.customerId, accepted: Object.keys(body.events) };
 }
@@ -27,7 +31,7 @@ export type QueuedEvents = QueuedView & { customerId: string; accepted: string[]
  * its store allows (the store's `kioskEvents` in the terminals file, else
  * KIOSK_EVENTS): an event that earns points (`place_order`) stays with the tills.
  */
-function requireKioskEvents(deps: PosDeps, ctx: CallContext, body: EventsBody): void {
+function requireKioskEvents(deps: EventDeps, ctx: CallContext, body: EventsBody): void {
   if (ctx.identity.terminal.role !== 'kiosk') return;
   const allowed = ctx.identity.store.kioskEvents ?? deps.settings.kioskEvents;
   const refused = Object.keys(body.events).filter((name) => !allowed.includes(name));
@@ -38,7 +42,11 @@ function requireKioskEvents(deps: PosDeps, ctx: CallContext, body: EventsBody): 
   }
 }
 
-export async function recordEventsOrQueue(deps: PosDeps, ctx: CallContext, body: EventsBody): Promise<Awaited<ReturnType<typeof recordEvents>> | QueuedEvents> {
+export async function recordEventsOrQueue(
+  deps: EventDeps,
+  ctx: CallContext,
+  body: EventsBody,
+): Promise<Awaited<ReturnType<typeof recordEvents>> | QueuedEvents> {
   requireKioskEvents(deps, ctx, body);
   const request = toUpstreamEvents(body);
   return sendOrQueue(

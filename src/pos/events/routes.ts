@@ -1,8 +1,13 @@
-import { one, route, WRITE_ERRORS } from '../http/route';
+import { one, routesGiven, WRITE_ERRORS } from '../http/route';
 import { eventExamples } from './examples';
 import { recordEventsOrQueue } from './operations';
 import { EventsAcceptedSchema, EventsBody, QueuedEventsSchema } from './schemas';
 import { audited } from '../audit/record';
+
+import type { EventDeps } from './operations';
+import type { AuditDeps } from '../audit/record';
+
+const route = routesGiven<EventDeps & AuditDeps>();
 
 /** Customer events from tills and kiosks. */
 export const EVENT_ROUTES = [

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { requestIdOf } from '../../platform/http';
 import { identityOf } from '../auth';
 import { cashierOf } from '../audit/cashier';
-import type { CallContext } from '../deps';
+import type { CallContext } from '../context';
 
 export function callContext(req: Request, res: Response): CallContext {
   return { identity: identityOf(res), requestId: requestIdOf(req), ...cashierOf(res) };

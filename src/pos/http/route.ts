@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { problem } from '../../platform/problem';
 import { parseOrThrow } from '../../platform/validation';
 import { requireRole } from '../auth';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext } from '../context';
+import type { PosSettings } from '../settings';
 import { IDEMPOTENCY_HEADER } from '../idempotency';
 import type { ErrorName } from '../openapi/errors';
 import { statusFor } from '../outbox/forward';
@@ -20,8 +21,11 @@ type Input<P, Q, B> = { params: Out<P>; query: Out<Q>; body: Out<B> };
  * One cashier route: what the OpenAPI document says of it and what serves it.
  * `mountRoutes` reads the same entry to check the role, the key and the input,
  * and the document is generated from the same entries (src/pos/openapi).
+ * `D` is what its handler's use case is given: a route table of a wider `D`
+ * (the app's whole set) takes it only when that set has every part it names.
  */
 export interface PosRoute<
+  D = never,
   P extends z.ZodObject | undefined = z.ZodObject | undefined,
   Q extends z.ZodObject | undefined = z.ZodObject | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
@@ -37,7 +41,7 @@ export interface PosRoute<
   description?: string;
   roles: TerminalRole[];
   /** When a setting widens or narrows `roles` (which then documents the default). */
-  rolesFor?: (settings: PosDeps['settings']) => TerminalRole[];
+  rolesFor?: (settings: PosSettings) => TerminalRole[];
   /** A write that creates something the till has no id of its own for: a retry without the key could do it twice. */
   idempotencyKey?: 'required';
   /** Answer 503 at once while Redis is down: the route cannot keep its records without it. */
@@ -52,19 +56,24 @@ export interface PosRoute<
   /** The 202 answer when the write was queued in the outbox (the upstream was out of reach). */
   queued?: { schema: NonNullable<QS>; example: unknown };
   errors: ErrorName[];
-  /** Its answer is what the schemas say (checked when the entry compiles). */
-  handle(deps: PosDeps, ctx: CallContext, input: Input<P, Q, B>): Promise<z.output<S> | Out<QS>>;
+  /** Its answer is what the schemas say (checked when the entry compiles). A property, so `D` is checked contravariantly. */
+  handle: (deps: D, ctx: CallContext, input: Input<P, Q, B>) => Promise<z.output<S> | Out<QS>>;
 }
 
-/** Builds an entry with its input types inferred from its schemas. */
-export function route<
-  P extends z.ZodObject | undefined = undefined,
-  Q extends z.ZodObject | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
-  S extends z.ZodType = z.ZodType,
-  QS extends z.ZodType | undefined = undefined,
->(entry: PosRoute<P, Q, B, S, QS>): PosRoute {
-  return entry as unknown as PosRoute;
+/**
+ * The entry builder of a feature whose use cases are given `D`; it infers each
+ * entry's input types from its schemas: `const route = routesGiven<RedemptionDeps>()`.
+ */
+export function routesGiven<D>() {
+  return function route<
+    P extends z.ZodObject | undefined = undefined,
+    Q extends z.ZodObject | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+    S extends z.ZodType = z.ZodType,
+    QS extends z.ZodType | undefined = undefined,
+  >(entry: PosRoute<D, P, Q, B, S, QS>): PosRoute<D> {
+    return entry as unknown as PosRoute<D>;
+  };
 }
 
 export const TILL: TerminalRole[] = ['cashier', 'manager'];
@@ -97,7 +106,12 @@ const requireKey: RequestHandler = (req, _res, next) => {
 };
 
 /** Mounts each entry in order (so a literal path listed first wins over a parameter). */
-export function mountRoutes(router: Router, deps: PosDeps, routes: readonly PosRoute[], opts: { requireRedis?: RequestHandler } = {}): void {
+export function mountRoutes<D extends { settings: PosSettings }>(
+  router: Router,
+  deps: D,
+  routes: readonly PosRoute<D>[],
+  opts: { requireRedis?: RequestHandler } = {},
+): void {
   for (const r of routes) {
     const guards: RequestHandler[] = [requireRole(...(r.rolesFor?.(deps.settings) ?? r.roles))];
     if (r.idempotencyKey === 'required') guards.push(requireKey);

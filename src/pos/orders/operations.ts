@@ -1,19 +1,22 @@
 import type { BatchOrdersRequest } from '../../contract';
 import { problem } from '../../platform/problem';
 import type { BatchItemFailure, LoyaltyCallContext } from '../../upstream';
-import { rememberJob } from './batch-jobs';
-import type { CallContext, PosDeps } from '../deps';
+import { rememberJob, type BatchJobStore } from './batch-jobs';
+import type { CallContext } from '../context';
 import { claimActSettle } from '../money/claim-step';
-import { saleIdClaim } from '../sales/claims';
-import { QueuedView, sendOrQueue } from '../outbox/forward';
+import { saleIdClaim, type SaleClaimDeps } from '../sales/claims';
+import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
 import type { BatchOrdersBody } from './schemas';
 import { merchantOf } from '../terminals/store-merchant';
-import { auditNote } from '../audit/record';
+import { auditNote, type AuditDeps } from '../audit/record';
 import { batchSubject } from '../audit/subjects';
 import { withCashier } from '../audit/cashier';
 
+/** What the end-of-day upload use cases are given. */
+export type OrderDeps = SaleClaimDeps & OutboxDeps & AuditDeps & { batchJobs: BatchJobStore };
+
 /** End-of-day upload of sales rung up offline; merchant and channel come from the terminal. */
-export async function uploadOrders(deps: PosDeps, ctx: CallContext, body: BatchOrdersBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
+export async function uploadOrders(deps: OrderDeps, ctx: CallContext, body: BatchOrdersBody, call: LoyaltyCallContext = { requestId: ctx.requestId }) {
   const { jobId } = await deps.loyalty.batchOrders(toUpstreamBatch(ctx, body), { ...call, priority: 'background' });
   await rememberJob(deps.batchJobs, { jobId, storeId: ctx.identity.store.id, now: deps.clock(), logger: deps.logger, requestId: ctx.requestId });
   return { jobId, orders: body.orders.length };
@@ -37,7 +40,7 @@ export type QueuedOrders = QueuedView & { orders: number };
  * is counted twice. Orders a job refuses are freed when its status is read.
  */
 export async function uploadOrdersOrQueue(
-  deps: PosDeps,
+  deps: OrderDeps,
   ctx: CallContext,
   body: BatchOrdersBody,
 ): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders> {
@@ -76,7 +79,7 @@ const FAILURE_REASONS: Record<number, string> = {
 const reasonOf = (f: BatchItemFailure) => (f.code !== undefined && FAILURE_REASONS[f.code]) || 'refused by the loyalty service';
 
 /** A job of the caller's store; another store's, or one not uploaded through us, is "not found". */
-export async function orderBatchStatus(deps: PosDeps, ctx: CallContext, jobId: number) {
+export async function orderBatchStatus(deps: OrderDeps, ctx: CallContext, jobId: number) {
   if ((await deps.batchJobs.storeOf(jobId, deps.clock())) !== ctx.identity.store.id) {
     throw problem('batch_job_not_found', `Batch job ${jobId} was not found`);
   }

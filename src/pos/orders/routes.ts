@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { orderExamples } from './examples';
 import { orderBatchStatus, uploadOrdersOrQueue } from './operations';
 import { BatchOrdersBody, JobIdParam, OrderBatchAcceptedSchema, OrderBatchStatusSchema, QueuedOrderBatchSchema } from './schemas';
+
+import type { OrderDeps } from './operations';
+
+const route = routesGiven<OrderDeps>();
 
 /** The end-of-day upload of sales rung up offline, and its progress. */
 export const ORDER_ROUTES = [

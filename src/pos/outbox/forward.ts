@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors';
 import { upstreamFailureKind, type LoyaltyCallContext } from '../../upstream';
-import type { CallContext, PosDeps } from '../deps';
-import type { OutboxKind, OutboxWork } from './types';
+import type { CallContext, SharedDeps } from '../context';
+import type { OutboxKind, OutboxStore, OutboxWork } from './types';
+
+/** What queueing a write uses. */
+export type OutboxDeps = Pick<SharedDeps, 'clock' | 'logger'> & { outbox: OutboxStore };
 
 /** What the till gets instead of the upstream's answer: 202 and where to look later. */
 export interface QueuedView {
@@ -30,7 +33,7 @@ export function orderKeyOf(ctx: CallContext, work: OutboxWork): string {
 }
 
 /** Writes the work to the outbox now. */
-export async function queueWork(deps: PosDeps, ctx: CallContext, work: OutboxWork, reason: string, id: string = newOutboxId()): Promise<QueuedView> {
+export async function queueWork(deps: OutboxDeps, ctx: CallContext, work: OutboxWork, reason: string, id: string = newOutboxId()): Promise<QueuedView> {
   const entry = await deps.outbox.enqueue(
     { id, work, orderKey: orderKeyOf(ctx, work), storeId: ctx.identity.store.id, terminalId: ctx.identity.terminal.id, requestId: ctx.requestId, reason },
     deps.clock(),
@@ -62,7 +65,7 @@ class BehindQueued extends Error {
  * own ids) is added to the queued answer.
  */
 export async function sendOrQueue<V, S extends object>(
-  deps: PosDeps,
+  deps: OutboxDeps,
   ctx: CallContext,
   work: OutboxWork,
   summary: S,
@@ -100,7 +103,7 @@ export async function sendOrQueue<V, S extends object>(
  * through. If it then has to be queued and cannot be, it fails with 503
  * (nothing is accepted that is not recorded).
  */
-async function pendingFor(deps: PosDeps, orderKey: string): Promise<boolean> {
+async function pendingFor(deps: OutboxDeps, orderKey: string): Promise<boolean> {
   try {
     return await deps.outbox.hasPending(orderKey);
   } catch (err) {

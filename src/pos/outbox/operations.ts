@@ -1,5 +1,6 @@
 import { problem } from '../../platform/problem';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext } from '../context';
+import type { OutboxDeps } from './forward';
 import type { OutboxEntry, OutboxWork } from './types';
 
 /** What a till sees of an outbox entry: its state and what it is about, never the full request (personal data). */
@@ -62,21 +63,21 @@ export function outboxEntryView(e: OutboxEntry, now: number): OutboxEntryView {
 const notFound = (id: string, what = 'outbox entry') => problem('outbox_entry_not_found', `No ${what} ${id} for this store`);
 
 /** A store's terminals see its own entries only; another store's look like none. */
-export async function outboxStatus(deps: PosDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
+export async function outboxStatus(deps: OutboxDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
   const now = deps.clock();
   const e = await deps.outbox.get(id, now);
   if (!e || e.storeId !== ctx.identity.store.id) throw notFound(id);
   return outboxEntryView(e, now);
 }
 
-export async function listDeadLetters(deps: PosDeps, ctx: CallContext, limit: number) {
+export async function listDeadLetters(deps: OutboxDeps, ctx: CallContext, limit: number) {
   const now = deps.clock();
   const dead = await deps.outbox.listDead(ctx.identity.store.id, limit, now);
   return { deadLetters: dead.map((e) => outboxEntryView(e, now)) };
 }
 
 /** Back in the queue, after the cause was fixed (e.g. the refunded payment now exists upstream). */
-export async function retryDeadLetter(deps: PosDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
+export async function retryDeadLetter(deps: OutboxDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
   const now = deps.clock();
   const e = await deps.outbox.retryDead(id, ctx.identity.store.id, now);
   if (!e) throw notFound(id, 'dead letter');
@@ -84,7 +85,7 @@ export async function retryDeadLetter(deps: PosDeps, ctx: CallContext, id: strin
   return outboxEntryView(e, now);
 }
 
-export async function discardDeadLetter(deps: PosDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
+export async function discardDeadLetter(deps: OutboxDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
   const now = deps.clock();
   const e = await deps.outbox.discardDead(id, ctx.identity.store.id, now);
   if (!e) throw notFound(id, 'dead letter');

@@ -1,5 +1,7 @@
 import type { LoyaltyCallContext } from '../../upstream';
-import type { PosDeps } from '../deps';
+import type { SharedDeps } from '../context';
+import type { AuditDeps } from '../audit/record';
+import type { PosSettings } from '../settings';
 import type { ReconciliationDeps } from './engine';
 import { MemoryAuditStore } from '../audit/memory-store';
 
@@ -12,8 +14,13 @@ export type { ReconciliationReport, ReconciliationRow } from './types';
 /** What every reconciliation read carries to the upstream client: it is background work, after the tills. */
 export const BACKGROUND: LoyaltyCallContext = { priority: 'background' };
 
+/** What a running BFF gives its reconciliation: its own stores and client. */
+export type RunningStores = Pick<SharedDeps, 'loyalty' | 'clock' | 'logger'> &
+  AuditDeps &
+  Pick<ReconciliationDeps, 'outbox' | 'couponLocks' | 'sales'> & { settings: Pick<PosSettings, 'reconciliationConcurrency' | 'storeTimeZone'> };
+
 /** A reconciliation of a running BFF's stores: its own stores and client. */
-export function reconciliationDepsOf(deps: PosDeps): ReconciliationDeps {
+export function reconciliationDepsOf(deps: RunningStores): ReconciliationDeps {
   return {
     // Without a trail nothing was recorded: an empty one.
     audit: deps.audit?.store ?? new MemoryAuditStore(0),

@@ -1,15 +1,15 @@
 import type { z } from 'zod';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext } from '../context';
 import { windowOf } from './day';
 import { reconcileStore } from './engine';
 import { reconciliationPrintout } from './format';
-import { reconciliationDepsOf } from './index';
+import { reconciliationDepsOf, type RunningStores } from './index';
 import type { ReconciliationQuery } from './schemas';
 import type { ReconciliationReport } from './types';
 
 /** The caller's store's reconciliation for a day (default yesterday) or a window, with its printout. */
 export async function reconcileOwnStore(
-  deps: PosDeps,
+  deps: RunningStores,
   ctx: CallContext,
   q: z.output<typeof ReconciliationQuery>,
 ): Promise<ReconciliationReport & { printout: string[] }> {

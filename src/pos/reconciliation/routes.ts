@@ -1,9 +1,13 @@
-import { READ_ERRORS, route } from '../http/route';
+import { READ_ERRORS, routesGiven } from '../http/route';
 import { reconciliationCsv, reconciliationPrintout } from './format';
 import { reconcileOwnStore } from './operations';
 import { ReconciliationQuery, ReconciliationReportSchema } from './schemas';
 import { totalsOf } from './engine';
 import type { ReconciliationReport, ReconciliationRow } from './types';
+
+import type { RunningStores } from './index';
+
+const route = routesGiven<RunningStores>();
 
 const at = Date.UTC(2026, 10, 23, 16, 2);
 const rows: ReconciliationRow[] = [

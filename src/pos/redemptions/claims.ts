@@ -1,18 +1,25 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
+import type { OtpTicketStore } from '../otp';
+import type { PosSettings } from '../settings';
 import { settleFromUpstream } from './hold-outcome';
 import { claim, Claimant, redemptionNotFound } from './claim';
-import type { Redemption } from './types';
+import type { Redemption, RedemptionStore } from './types';
 import { recordClaim, type RecordClaim } from '../money/claim-step';
 
-type Deps = Pick<PosDeps, 'redemptions' | 'loyalty' | 'repairs' | 'clock' | 'logger' | 'settings' | 'otpTickets'>;
+/** What claiming a redemption uses. */
+export type RedemptionClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & {
+  settings: Pick<PosSettings, 'holdSafetyMarginSeconds'>;
+  redemptions: RedemptionStore;
+  otpTickets: OtpTicketStore;
+};
 
 /** A redemption claimed by a payment, a void or an OTP step, with what the claim found. */
 export type RedemptionClaim = RecordClaim<Redemption>;
 
 /** Takes the redemption by the claim rule; a refusal is thrown as the till's error. */
-async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Redemption; again: boolean }> {
+async function take(deps: RedemptionClaimDeps, id: string, who: Claimant): Promise<{ record: Redemption; again: boolean }> {
   let refusal: AppError | undefined;
   let again = false;
   const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
@@ -35,7 +42,7 @@ async function take(deps: Deps, id: string, who: Claimant): Promise<{ record: Re
  * the hold is still active: a payment may still be in flight upstream. Past
  * the hold's end the sweeper asks instead.
  */
-function settleLater(deps: Deps, r: Redemption): void {
+function settleLater(deps: RedemptionClaimDeps, r: Redemption): void {
   deps.repairs?.add({
     key: `redemption:${r.id}`,
     settle: async () => {
@@ -53,7 +60,7 @@ function settleLater(deps: Deps, r: Redemption): void {
  * payment's (a till's retry after an unknown outcome) is never freed on a
  * refusal: the earlier attempt may have landed, so its record decides.
  */
-export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string }): RedemptionClaim {
+export function redemptionForPayment(deps: RedemptionClaimDeps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string }): RedemptionClaim {
   return recordClaim(`redemption ${id}`, {
     take: () =>
       take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now: deps.clock(), marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }),
@@ -91,7 +98,7 @@ export function redemptionForPayment(deps: Deps, ctx: CallContext, id: string, w
  * Refused: `held` again, unless this void was a retry, or the hold was used
  * (then the hold's record decides).
  */
-export function redemptionForVoid(deps: Deps, ctx: CallContext, id: string): RedemptionClaim {
+export function redemptionForVoid(deps: RedemptionClaimDeps, ctx: CallContext, id: string): RedemptionClaim {
   return recordClaim(`redemption ${id}`, {
     take: () => take(deps, id, { kind: 'void', storeId: ctx.identity.store.id }),
     async finish() {
@@ -123,7 +130,7 @@ export interface PlacedHold {
  * have been placed that no record names; it is given up (`expired`) and that
  * hold, if any, lapses by itself. A hold placed but not recorded is released.
  */
-export function redemptionForOtp(deps: Deps, ctx: CallContext, id: string): RecordClaim<Redemption, PlacedHold> {
+export function redemptionForOtp(deps: RedemptionClaimDeps, ctx: CallContext, id: string): RecordClaim<Redemption, PlacedHold> {
   const giveUp = async (r: Redemption, hold?: PlacedHold) => {
     if (hold) {
       await deps.loyalty.holdCancel(hold.hold.holdReference, { requestId: ctx.requestId }).catch((err: unknown) => {

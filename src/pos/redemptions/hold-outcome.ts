@@ -1,6 +1,6 @@
 import { isOpen } from './record';
-import type { Redemption } from './types';
-import type { PosDeps } from '../deps';
+import type { Redemption, RedemptionStore } from './types';
+import type { SharedDeps } from '../context';
 
 /**
  * What the upstream's hold lookup says became of a hold. The published
@@ -30,7 +30,7 @@ function holdFate(state: unknown): HoldFate {
 
 export type Settled = 'redeemed' | 'voided' | 'expired' | 'still_active' | 'unchanged';
 
-type Deps = Pick<PosDeps, 'loyalty' | 'redemptions' | 'clock' | 'logger'>;
+type Deps = Pick<SharedDeps, 'loyalty' | 'clock' | 'logger'> & { redemptions: RedemptionStore };
 
 /**
  * Asks the upstream what became of a claimed hold and records it: used means

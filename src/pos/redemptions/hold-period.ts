@@ -1,5 +1,7 @@
 import type { HoldAnswer } from '../../upstream';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
+import type { PosSettings } from '../settings';
+import type { RedemptionStore } from './types';
 import type { HoldExpirySettings } from '../../platform/settings';
 
 /**
@@ -34,23 +36,30 @@ class HoldPeriod {
   }
 }
 
+/** What correcting a hold's tracked end uses. */
+export type HoldPeriodDeps = Pick<SharedDeps, 'loyalty' | 'clock' | 'logger'> & {
+  settings: Pick<PosSettings, 'holdPeriodMinutes'>;
+  redemptions: RedemptionStore;
+};
+type PeriodDeps = Pick<HoldPeriodDeps, 'loyalty' | 'settings'>;
+
 /** One per loyalty client, i.e. per account and BFF instance. */
 const periods = new WeakMap<object, HoldPeriod>();
 
-function periodOf(deps: PosDeps): HoldPeriod {
+function periodOf(deps: PeriodDeps): HoldPeriod {
   let p = periods.get(deps.loyalty);
   if (!p) periods.set(deps.loyalty, (p = new HoldPeriod(deps.settings.holdPeriodMinutes * 60_000)));
   return p;
 }
 
 /** The estimate for a hold asked for at `askedAt`. */
-export function estimatedExpiry(deps: PosDeps, askedAt: number): number {
+export function estimatedExpiry(deps: PeriodDeps, askedAt: number): number {
   return askedAt + periodOf(deps).ms;
 }
 
 /** Looks the hold up, learns the period from it; the hold's end, or undefined when the lookup failed. */
 export async function lookUpExpiry(
-  deps: PosDeps,
+  deps: Pick<HoldPeriodDeps, 'loyalty' | 'logger' | 'settings'>,
   ctx: CallContext,
   hold: Pick<HoldAnswer, 'holdReference'>,
   answeredAt: number,
@@ -88,7 +97,7 @@ const NOT_STORED_YET_RETRIES_MS = [10, 40, 150, 500, 1500];
  * Never throws (it runs after the till has its answer).
  */
 export async function confirmExpiry(
-  deps: PosDeps,
+  deps: HoldPeriodDeps,
   ctx: CallContext,
   id: string,
   hold: Pick<HoldAnswer, 'holdReference'>,

@@ -3,17 +3,30 @@ import type { HoldRequest } from '../../contract';
 import { ConflictError, UnprocessableError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import type { HoldAnswer } from '../../upstream';
-import type { CallContext, PosDeps, RedemptionProof } from '../deps';
+import type { CallContext } from '../context';
+import type { PosSettings, RedemptionProof } from '../settings';
 import { claimActSettle, type Claim } from '../money/claim-step';
-import { PlacedHold, redemptionForOtp, redemptionForVoid } from './claims';
-import type { OtpTicket } from '../otp';
-import { confirmExpiry, estimatedExpiry, lookUpExpiry } from './hold-period';
+import { PlacedHold, redemptionForOtp, redemptionForVoid, type RedemptionClaimDeps } from './claims';
+import type { OtpTicket, UpstreamOtp } from '../otp';
+import { confirmExpiry, estimatedExpiry, lookUpExpiry, type HoldPeriodDeps } from './hold-period';
 import type { Redemption, RedemptionAsk } from './types';
 import { CustomerId } from '../http/fields';
 import { Hash, type StartRedemptionBody } from './schemas';
 import { redemptionView, RedemptionView } from './view';
-import { auditNote, noteForAudit } from '../audit/record';
+import { auditNote, noteForAudit, type AuditDeps } from '../audit/record';
+import type { OpenRedemptionCap } from './open-redemptions';
 import { redemptionSubject } from '../audit/subjects';
+
+/** What the redemption use cases are given. */
+export type RedemptionDeps = RedemptionClaimDeps &
+  HoldPeriodDeps &
+  AuditDeps & {
+    settings: Pick<PosSettings, 'redemptionProof' | 'otpCodeMinutes' | 'holdExpiryLookup'>;
+    /** Whether the loyalty account checks OTPs (followed, never configured). */
+    upstreamOtp: UpstreamOtp;
+    /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */
+    openRedemptions?: OpenRedemptionCap;
+  };
 
 export function newRedemptionId(): string {
   return `rdm_${randomBytes(12).toString('base64url')}`;
@@ -50,7 +63,7 @@ function holdFields(ask: RedemptionAsk): Pick<HoldRequest, 'amountToHold' | 'poi
 }
 
 /** Reads a redemption of the caller's store; another store's is "not found" so ids cannot be probed. */
-export async function findRedemption(deps: PosDeps, ctx: CallContext, id: string): Promise<Redemption> {
+export async function findRedemption(deps: RedemptionDeps, ctx: CallContext, id: string): Promise<Redemption> {
   const r = await deps.redemptions.get(id, deps.clock());
   if (!r || r.storeId !== ctx.identity.store.id) throw problem('redemption_not_found', `Redemption ${id} was not found`);
   return r;
@@ -63,7 +76,7 @@ export async function findRedemption(deps: PosDeps, ctx: CallContext, id: string
  * that does not check codes ignores it).
  */
 async function sendHold(
-  deps: PosDeps,
+  deps: RedemptionDeps,
   ctx: CallContext,
   r: Pick<Redemption, 'customerId' | 'email' | 'mobile' | 'ask'>,
   extra: { hash?: string; otp?: string },
@@ -97,7 +110,7 @@ async function sendHold(
  * by a hold lookup sent after the answer (see ../redemptions/hold-period.ts and
  * HOLD_EXPIRY_LOOKUP), or before it.
  */
-async function expiryOf(deps: PosDeps, ctx: CallContext, id: string, hold: HoldAnswer, startedAt: number): Promise<number> {
+async function expiryOf(deps: RedemptionDeps, ctx: CallContext, id: string, hold: HoldAnswer, startedAt: number): Promise<number> {
   const answeredAt = deps.clock();
   const estimate = estimatedExpiry(deps, startedAt);
   const lookup = deps.settings.holdExpiryLookup ?? 'after_answer';
@@ -108,7 +121,7 @@ async function expiryOf(deps: PosDeps, ctx: CallContext, id: string, hold: HoldA
 
 /** Places the upstream hold; the answer waits for it alone. */
 async function placeHold(
-  deps: PosDeps,
+  deps: RedemptionDeps,
   ctx: CallContext,
   r: Pick<Redemption, 'id' | 'customerId' | 'email' | 'mobile' | 'ask'>,
   extra: { hash?: string; otp?: string },
@@ -119,7 +132,7 @@ async function placeHold(
 }
 
 /** Best effort: a hold we could not record must not keep the customer's points locked. */
-async function releaseOrphan(deps: PosDeps, ctx: CallContext, holdReference: string) {
+async function releaseOrphan(deps: RedemptionDeps, ctx: CallContext, holdReference: string) {
   await deps.loyalty.holdCancel(holdReference, { requestId: ctx.requestId }).catch((err) => {
     deps.logger.error({ requestId: ctx.requestId, err: (err as Error).message }, 'could not release an unrecorded hold; it will lapse at its expiry');
   });
@@ -177,7 +190,7 @@ function refuseUnchecked(policy: RedemptionProof): never {
  * last still decides the rest: "not checked" refuses at once, "checked" with a
  * hash asks for the code straight away.
  */
-async function routeFor(deps: PosDeps, hash: string | undefined, otp: string | undefined): Promise<Route> {
+async function routeFor(deps: RedemptionDeps, hash: string | undefined, otp: string | undefined): Promise<Route> {
   const policy = deps.settings.redemptionProof;
   if (policy === 'hash' && hash === undefined) throw proofRequired();
   const onlyOtp = otpIsProof(policy, hash);
@@ -204,13 +217,13 @@ async function routeFor(deps: PosDeps, hash: string | undefined, otp: string | u
  * itself (7000, answered as 404 customer_not_found). Skipping the read then
  * saves the start a whole upstream round trip.
  */
-async function requireCustomer(deps: PosDeps, ctx: CallContext, customerId: string, proof: { hash?: string; route: Route }): Promise<void> {
+async function requireCustomer(deps: RedemptionDeps, ctx: CallContext, customerId: string, proof: { hash?: string; route: Route }): Promise<void> {
   if (proof.hash !== undefined || proof.route.path === 'send_otp') return;
   await deps.loyalty.balance(customerId, { requestId: ctx.requestId });
 }
 
 /** A code given with the start itself must not be one the BFF asked for another redemption. */
-async function refuseForeignCode(deps: PosDeps, customerId: string): Promise<void> {
+async function refuseForeignCode(deps: RedemptionDeps, customerId: string): Promise<void> {
   if (await deps.otpTickets.current(customerId, deps.clock())) {
     throw problem(
       'otp_for_another_redemption',
@@ -219,7 +232,7 @@ async function refuseForeignCode(deps: PosDeps, customerId: string): Promise<voi
   }
 }
 
-export async function startRedemption(deps: PosDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+export async function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
   const route = await routeFor(deps, who.hash, body.otp);
   await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
@@ -271,7 +284,7 @@ function codeOutstanding(standing: OtpTicket, storeId: string, now: number): Con
  * goes through the one claim -> act -> settle step: refused, the ticket is
  * given up; unknown, it is kept until it lapses (its code may yet be the live one).
  */
-async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash: string | undefined): Promise<RedemptionView> {
+async function askForOtp(deps: RedemptionDeps, ctx: CallContext, base: Redemption, hash: string | undefined): Promise<RedemptionView> {
   const now = deps.clock();
   // The ticket lapses with the code (OTP_CODE_MINUTES), so an unused code blocks the customer no longer than it lives.
   const lapsesAt = now + deps.settings.otpCodeMinutes * 60_000;
@@ -317,7 +330,7 @@ async function askForOtp(deps: PosDeps, ctx: CallContext, base: Redemption, hash
  * and where the code is the only proof, no answer since may have shown that
  * the account stopped checking codes.
  */
-async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
+async function checkOtpTicket(deps: RedemptionDeps, r: Redemption): Promise<void> {
   const ticket = await deps.otpTickets.current(r.customerId, deps.clock());
   if (!ticket || ticket.redemptionId !== r.id || ticket.ask !== askKey(r.ask)) {
     throw problem(
@@ -336,7 +349,7 @@ async function checkOtpTicket(deps: PosDeps, r: Redemption): Promise<void> {
 const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && isProblem(err, 'otp_invalid');
 
 async function holdNow(
-  deps: PosDeps,
+  deps: RedemptionDeps,
   ctx: CallContext,
   base: Redemption,
   proof: { hash?: string; otp?: string; otpIsProof: boolean },
@@ -376,7 +389,7 @@ async function holdNow(
   return redemptionView(record, deps.clock());
 }
 
-export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp: string): Promise<RedemptionView> {
+export async function submitOtp(deps: RedemptionDeps, ctx: CallContext, id: string, otp: string): Promise<RedemptionView> {
   const r = await findRedemption(deps, ctx, id);
   if (r.state !== 'otp_required')
     throw problem('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
@@ -402,7 +415,7 @@ export async function submitOtp(deps: PosDeps, ctx: CallContext, id: string, otp
   return redemptionView(confirming.ended as Redemption, deps.clock());
 }
 
-export async function getRedemption(deps: PosDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
+export async function getRedemption(deps: RedemptionDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
   return redemptionView(await findRedemption(deps, ctx, id), deps.clock());
 }
 
@@ -414,7 +427,7 @@ export async function getRedemption(deps: PosDeps, ctx: CallContext, id: string)
  * own record: ended means voided; used means a payment took it, and that is
  * what the redemption becomes, never `voided`.
  */
-export async function voidRedemption(deps: PosDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
+export async function voidRedemption(deps: RedemptionDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
   const voiding = redemptionForVoid(deps, ctx, id);
   await claimActSettle({
     what: `The void of redemption ${id}`,

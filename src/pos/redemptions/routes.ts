@@ -1,10 +1,15 @@
 import { z } from 'zod';
-import { LOCAL_READ_ERRORS, one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { LOCAL_READ_ERRORS, one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { REDEMPTION_ID, redemptionExamples } from './examples';
 import { RedemptionIdParam, RedemptionOptionsSchema, RedemptionViewSchema, StartRedemptionBody, SubmitOtpBody } from './schemas';
 import { getRedemption, startRedemption, submitOtp, voidRedemption } from './operations';
 import { audited } from '../audit/record';
 import { startSubject } from '../audit/start-subject';
+
+import type { RedemptionDeps } from './operations';
+import type { RedemptionOptionsCache } from './options';
+
+const route = routesGiven<RedemptionDeps & { redemptionOptions: RedemptionOptionsCache }>();
 
 const redemptionId = z.object({ id: RedemptionIdParam.shape.id.meta({ description: 'The redemption id from POST /redemptions', example: REDEMPTION_ID }) });
 /** POST /redemptions: its 409 is mostly the per-terminal cap on open redemptions. */

@@ -2,15 +2,19 @@ import type { RefundRequest } from '../../contract';
 import { isProblem, problem } from '../../platform/problem';
 import { refundOnRecord, type RefundAnswer } from '../../upstream';
 import { claimActSettle, type Claim } from '../money/claim-step';
-import { NotOnRecordYet, saleForVoid, saleIdClaim, saleNotFound, settleSaleId } from '../sales/claims';
+import { NotOnRecordYet, saleForVoid, saleIdClaim, saleNotFound, settleSaleId, type SaleClaimDeps } from '../sales/claims';
 import { stateOf } from '../sales/records';
-import type { CallContext, PosDeps } from '../deps';
-import { QueuedView, sendOrQueue } from '../outbox/forward';
+import type { CallContext } from '../context';
+import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
+import type { PosSettings } from '../settings';
 import type { SaleLine, SaleVoidBody } from '../sales/schemas';
 import type { RefundBody } from './schemas';
 import { merchantOf } from '../terminals/store-merchant';
-import { auditNote } from '../audit/record';
+import { auditNote, type AuditDeps } from '../audit/record';
 import { refundSubject } from '../audit/subjects';
+
+/** What the refund use cases are given. */
+export type RefundDeps = SaleClaimDeps & OutboxDeps & AuditDeps & { settings: Pick<PosSettings, 'returnsAtAnyBranch'> };
 
 export interface RefundView {
   refundId: string;
@@ -81,7 +85,7 @@ export type QueuedRefund = QueuedView & { refundId: string; paymentId: string; c
  * it was deployed, or older than SALE_RECORD_DAYS) is left to the upstream's
  * own rules: its store is not known here.
  */
-async function requireOwnSale(deps: PosDeps, ctx: CallContext, paymentId: string): Promise<void> {
+async function requireOwnSale(deps: RefundDeps, ctx: CallContext, paymentId: string): Promise<void> {
   if (deps.settings.returnsAtAnyBranch) return;
   const owner = (await deps.sales.get('payment', paymentId))?.storeId;
   if (owner !== undefined && owner !== ctx.identity.store.id) throw saleNotFound(paymentId);
@@ -89,7 +93,7 @@ async function requireOwnSale(deps: PosDeps, ctx: CallContext, paymentId: string
 
 /** The refund write itself: sent now, or queued behind the customer's queued writes; its outcome settles the claims. */
 function sendRefund(
-  deps: PosDeps,
+  deps: RefundDeps,
   ctx: CallContext,
   req: RefundRequest,
   claims: Claim[],
@@ -126,7 +130,7 @@ function sendRefund(
  * duplicate, not a second refund), and behind the customer's queued writes,
  * so it never reaches the upstream before its payment.
  */
-export async function refund(deps: PosDeps, ctx: CallContext, body: RefundBody): Promise<RefundView | QueuedRefund> {
+export async function refund(deps: RefundDeps, ctx: CallContext, body: RefundBody): Promise<RefundView | QueuedRefund> {
   await requireOwnSale(deps, ctx, body.paymentId);
   const req = toUpstreamRefund(ctx, body, deps.clock());
   const id = saleIdClaim(
@@ -146,7 +150,7 @@ export const voidRefundId = (paymentId: string) => `void-${paymentId}`;
  * void (`voiding`) and its refund id derived from the payment's, so a retry
  * cannot refund twice and a second void is refused from the sale's record.
  */
-export async function voidSale(deps: PosDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody): Promise<RefundView | QueuedRefund> {
+export async function voidSale(deps: RefundDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody): Promise<RefundView | QueuedRefund> {
   const refundId = body.refundId ?? voidRefundId(paymentId);
   const known = await deps.sales.get('payment', paymentId);
   if (!deps.settings.returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);

@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { refundSale } from '../sales/operations';
 import { readRefund } from '../sales/readback';
 import { ReceiptQuery } from '../sales/receipt-query';
 import { refundExamples } from './examples';
 import { QueuedSaleRefundSchema, RefundBody, RefundIdParam, RefundReadbackSchema, SaleRefundSchema } from './schemas';
+
+import type { SaleDeps } from '../sales/operations';
+
+const route = routesGiven<SaleDeps>();
 
 /** Refunds: in full, by amount or by lines, and reading one back. */
 export const REFUND_ROUTES = [

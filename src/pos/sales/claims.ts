@@ -1,16 +1,17 @@
 import { problem } from '../../platform/problem';
 import { paymentOnRecord, refundOnRecord } from '../../upstream';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
 import { isQueued } from '../outbox/forward';
 import { SaleEntry, SaleRecords, stateOf } from './records';
 import type { Claim } from '../money/claim-step';
 
-type Deps = Pick<PosDeps, 'sales' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
+/** What claiming a sale id uses. */
+export type SaleClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { sales: SaleRecords };
 
 /** What the upstream's record of an id must show for it to be this write. */
 export type OnRecord = { kind: 'payment'; totalPaid: number; hold?: { reference: string; points?: number } } | { kind: 'refund'; amount?: number };
 
-function onRecord(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<boolean> {
+function onRecord(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord): Promise<boolean> {
   const ctx = { requestId: `sale-check-${e.id}`.slice(0, 128), priority: 'background' as const };
   return expect.kind === 'payment'
     ? paymentOnRecord(deps.loyalty, { paymentId: e.id, customerId: e.customerId, totalPaid: expect.totalPaid, hold: expect.hold }, ctx)
@@ -34,7 +35,7 @@ export class NotOnRecordYet extends Error {}
  * asked again later, and stands until the same request settles it or its TTL
  * (SALE_RECORD_DAYS) ends. Only a definite refusal frees an id.
  */
-export async function settleSaleId(deps: Deps, e: SaleEntry, expect: OnRecord): Promise<string> {
+export async function settleSaleId(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord): Promise<string> {
   if (!(await onRecord(deps, e, expect))) throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record yet`);
   const r = await deps.sales.change(e.kind, e.id, (cur) =>
     stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`,
@@ -43,7 +44,7 @@ export async function settleSaleId(deps: Deps, e: SaleEntry, expect: OnRecord): 
 }
 
 /** A void under way on a sale, settled by its refund's record (and, not on record yet, asked again later). */
-export async function settleSaleVoid(deps: Deps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
+export async function settleSaleVoid(deps: SaleClaimDeps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
   await settleSaleId(deps, refund, { kind: 'refund' });
   const r = await deps.sales.change('payment', sale.id, (cur) =>
     stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`,
@@ -66,7 +67,7 @@ const idTaken = (kind: SaleEntry['kind'], id: string) =>
  * earlier attempt may have landed: the upstream's record decides.
  */
 export function saleIdClaim(
-  deps: Deps,
+  deps: SaleClaimDeps,
   ctx: CallContext,
   entry: Omit<SaleEntry, 'storeId' | 'state'>,
   expect: OnRecord,
@@ -123,7 +124,7 @@ export function saleIdClaim(
  * of (older than SALE_RECORD_DAYS, or from before it), or one not recorded yet,
  * has nothing to claim: the upstream's rules and the refund id's own claim decide.
  */
-export function saleForVoid(deps: Deps, ctx: CallContext, paymentId: string, refundId: string, anyBranch: boolean): Claim {
+export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: string, refundId: string, anyBranch: boolean): Claim {
   let claimed: SaleEntry | null = null;
   let again = false;
   return {

@@ -1,5 +1,5 @@
 import type { EarnPreviewBody } from './schemas';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
 import { merchantOf } from '../terminals/store-merchant';
 
 /**
@@ -7,7 +7,7 @@ import { merchantOf } from '../terminals/store-merchant';
  * only. The lines go up as the payment sends them (price = amount, less the
  * discount), so the loyalty service prices both the same way.
  */
-export async function previewEarn(deps: PosDeps, ctx: CallContext, body: EarnPreviewBody) {
+export async function previewEarn(deps: Pick<SharedDeps, 'loyalty'>, ctx: CallContext, body: EarnPreviewBody) {
   const answer = await deps.loyalty.rewardPreview(
     {
       customerId: body.customerId,

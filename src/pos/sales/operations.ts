@@ -1,13 +1,16 @@
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext } from '../context';
 import type { RefundBody } from '../refunds/schemas';
 import type { PaymentBody, SaleVoidBody } from './schemas';
-import { PaymentView, QueuedPayment, recordSale } from './payments';
+import { PaymentView, QueuedPayment, recordSale, type PaymentDeps } from './payments';
 import { isQueued } from '../outbox/forward';
 import type { ReceiptMode } from './receipt-query';
 import { couponsNotReturned, type CouponsNotReturned } from '../coupons/not-returned';
 import { buildReceipt, readAfterSale, Receipt } from './receipt';
-import { QueuedRefund, refund, RefundView, voidSale } from '../refunds/operations';
+import { QueuedRefund, refund, RefundView, voidSale, type RefundDeps } from '../refunds/operations';
 import { couponsApplied } from './totals';
+
+/** What the sale use cases are given: a payment's and a refund's parts (a refund is part of a sale's answer). */
+export type SaleDeps = PaymentDeps & RefundDeps;
 
 export type SaleView = PaymentView & { couponLock?: { id: string; state: string; coupons: string[] }; receipt: Receipt | null };
 export type SaleRefundView = RefundView & { receipt: Receipt | null };
@@ -18,7 +21,7 @@ export type SaleRefundView = RefundView & { receipt: Receipt | null };
  * The answer carries the receipt block (unless `receipt` is `none`), read
  * after the payment: the till waits for the payment, then for one more round trip.
  */
-export async function completeSale(deps: PosDeps, ctx: CallContext, body: PaymentBody, receipt: ReceiptMode = 'full'): Promise<SaleView | QueuedPayment> {
+export async function completeSale(deps: SaleDeps, ctx: CallContext, body: PaymentBody, receipt: ReceiptMode = 'full'): Promise<SaleView | QueuedPayment> {
   const { view, lock: used } = await recordSale(deps, ctx, body);
   if (isQueued(view)) return view;
   const reads = view.status === 'recorded' && receipt === 'full' ? readAfterSale(deps, ctx, body.customerId) : undefined;
@@ -39,7 +42,7 @@ export async function completeSale(deps: PosDeps, ctx: CallContext, body: Paymen
  * as `Cancel` under the refund's id. Null when that list cannot be read: the
  * refund is done either way, and 0 would be a wrong figure on the receipt.
  */
-async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, refundId: string): Promise<number | null> {
+async function givenBack(deps: SaleDeps, ctx: CallContext, paymentId: string, refundId: string): Promise<number | null> {
   try {
     const { transactions } = await deps.loyalty.orderTransactions(paymentId, { requestId: ctx.requestId });
     return transactions.filter((t) => t.transactionType === 'Cancel' && t.transactionId === refundId).reduce((s, t) => s + (t.equivalentPoints ?? 0), 0);
@@ -59,7 +62,7 @@ async function givenBack(deps: PosDeps, ctx: CallContext, paymentId: string, ref
  * read beside the others).
  */
 async function withReceipt(
-  deps: PosDeps,
+  deps: SaleDeps,
   ctx: CallContext,
   view: RefundView | QueuedRefund,
   receipt: ReceiptMode,
@@ -84,12 +87,12 @@ async function withReceipt(
 /** A refund's answer: recorded with its receipt, or queued; either way naming the coupons it could not give back. */
 export type SaleRefundAnswer = (SaleRefundView | QueuedRefund) & CouponsNotReturned;
 
-export async function refundSale(deps: PosDeps, ctx: CallContext, body: RefundBody, receipt: ReceiptMode = 'full'): Promise<SaleRefundAnswer> {
+export async function refundSale(deps: SaleDeps, ctx: CallContext, body: RefundBody, receipt: ReceiptMode = 'full'): Promise<SaleRefundAnswer> {
   return withReceipt(deps, ctx, await refund(deps, ctx, body), receipt);
 }
 
 export async function voidCompletedSale(
-  deps: PosDeps,
+  deps: SaleDeps,
   ctx: CallContext,
   paymentId: string,
   body: SaleVoidBody,

@@ -3,19 +3,22 @@ import { paymentOnRecord, type PaymentAnswer } from '../../upstream';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle, type Claim } from '../money/claim-step';
-import { couponLockForPayment, type CouponLockClaim } from '../coupons/locks/claims';
-import { redemptionForPayment, type RedemptionClaim } from '../redemptions/claims';
-import { saleIdClaim } from './claims';
-import type { CallContext, PosDeps } from '../deps';
-import { QueuedView, sendOrQueue } from '../outbox/forward';
+import { couponLockForPayment, type CouponLockClaim, type CouponLockClaimDeps } from '../coupons/locks/claims';
+import { redemptionForPayment, type RedemptionClaim, type RedemptionClaimDeps } from '../redemptions/claims';
+import { saleIdClaim, type SaleClaimDeps } from './claims';
+import type { CallContext } from '../context';
+import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
 import type { CouponLock } from '../coupons/locks/types';
 import type { Redemption } from '../redemptions/types';
 import type { PaymentBody, SaleLine } from './schemas';
 import { merchantOf } from '../terminals/store-merchant';
-import { checkSaleTotals } from './totals';
-import { auditNote } from '../audit/record';
+import { checkSaleTotals, type TotalsDeps } from './totals';
+import { auditNote, type AuditDeps } from '../audit/record';
 import { saleSubject } from '../audit/subjects';
 import { withCashier } from '../audit/cashier';
+
+/** What recording a sale uses: the claims it may take, the totals check, the outbox and the audit trail. */
+export type PaymentDeps = RedemptionClaimDeps & CouponLockClaimDeps & SaleClaimDeps & TotalsDeps & OutboxDeps & AuditDeps;
 
 /** Drops zero tax/discount: the v4.0 interface wants them positive or absent. */
 const positiveOrAbsent = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
@@ -107,7 +110,7 @@ export interface RecordedSale {
  * upstream is out of reach it is queued (202) and its id stays claimed until
  * the outbox delivers it. One with a hold or a lock cannot (they would lapse).
  */
-export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<RecordedSale> {
+export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: PaymentBody): Promise<RecordedSale> {
   // Every discount the sale names (redemption, coupon lock) is priced for this basket before anything is claimed.
   await checkSaleTotals(deps, ctx, body);
   const who = { customerId: body.customerId, paymentId: body.paymentId };
@@ -150,7 +153,7 @@ export async function recordSale(deps: PosDeps, ctx: CallContext, body: PaymentB
   return { view: paymentView(body, answer, redemption?.ended), lock: lock?.ended };
 }
 
-function paymentOnRecordOf(deps: PosDeps, body: PaymentBody, hold: { reference: string; points?: number } | undefined): Promise<boolean> {
+function paymentOnRecordOf(deps: PaymentDeps, body: PaymentBody, hold: { reference: string; points?: number } | undefined): Promise<boolean> {
   return paymentOnRecord(
     deps.loyalty,
     { paymentId: body.paymentId, customerId: body.customerId, totalPaid: body.totalPaid, hold },

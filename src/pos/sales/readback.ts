@@ -1,16 +1,18 @@
 import { isProblem, problem } from '../../platform/problem';
 import type { OrderTransactionsAnswer } from '../../upstream/coupon-answers';
-import type { CallContext, PosDeps } from '../deps';
-import type { SaleEntry } from './records';
+import type { CallContext, SharedDeps } from '../context';
+import type { SaleEntry, SaleRecords } from './records';
+
+type ReadbackDeps = Pick<SharedDeps, 'loyalty'> & { sales: Pick<SaleRecords, 'get'> };
 
 /** This store's sale or refund; another store's (or one this BFF never saw) is 404, as for redemptions. */
-async function entryOf(deps: PosDeps, ctx: CallContext, kind: SaleEntry['kind'], id: string): Promise<SaleEntry> {
+async function entryOf(deps: ReadbackDeps, ctx: CallContext, kind: SaleEntry['kind'], id: string): Promise<SaleEntry> {
   const e = await deps.sales.get(kind, id);
   if (!e || e.storeId !== ctx.identity.store.id) throw problem(`${kind}_not_found`, `${kind === 'payment' ? 'Payment' : 'Refund'} ${id} was not found`);
   return e;
 }
 
-async function transactionsOf(deps: PosDeps, ctx: CallContext, e: SaleEntry): Promise<OrderTransactionsAnswer['transactions']> {
+async function transactionsOf(deps: ReadbackDeps, ctx: CallContext, e: SaleEntry): Promise<OrderTransactionsAnswer['transactions']> {
   try {
     return (await deps.loyalty.orderTransactions(e.paymentId, { requestId: ctx.requestId })).transactions;
   } catch (err) {
@@ -32,7 +34,7 @@ const sum = (list: OrderTransactionsAnswer['transactions'], types: string[], id?
   list.filter((t) => types.includes(t.transactionType) && (id === undefined || t.transactionId === id)).reduce((s, t) => s + (t.equivalentPoints ?? 0), 0);
 
 /** What a sale did upstream, for a till that lost the answer: points earned and redeemed, and each refund since. */
-export async function readPayment(deps: PosDeps, ctx: CallContext, paymentId: string) {
+export async function readPayment(deps: ReadbackDeps, ctx: CallContext, paymentId: string) {
   const e = await entryOf(deps, ctx, 'payment', paymentId);
   const list = await transactionsOf(deps, ctx, e);
   const refundIds = [
@@ -64,7 +66,7 @@ export async function readPayment(deps: PosDeps, ctx: CallContext, paymentId: st
   };
 }
 
-export async function readRefund(deps: PosDeps, ctx: CallContext, refundId: string) {
+export async function readRefund(deps: ReadbackDeps, ctx: CallContext, refundId: string) {
   const e = await entryOf(deps, ctx, 'refund', refundId);
   const list = (await transactionsOf(deps, ctx, e)).filter((t) => t.transactionId === refundId);
   const main = list.find((t) => t.transactionType === 'Refund' || t.transactionType === 'PartialRefund');

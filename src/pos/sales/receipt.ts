@@ -1,5 +1,5 @@
 import { displayWidth, fitWidth } from '../../platform/display-width';
-import type { CallContext, PosDeps } from '../deps';
+import type { CallContext, SharedDeps } from '../context';
 
 /** Printed columns of a receipt line. */
 export const RECEIPT_WIDTH = 40;
@@ -74,7 +74,10 @@ export function receiptLines(r: Omit<Receipt, 'lines'>): string[] {
 
 /** The reads the receipt needs after the write: started at once, side by side, and awaited only when the receipt is built. */
 export type AfterSaleReads = Promise<
-  [PromiseSettledResult<Awaited<ReturnType<PosDeps['loyalty']['balance']>>>, PromiseSettledResult<Awaited<ReturnType<PosDeps['loyalty']['tierProgress']>>>]
+  [
+    PromiseSettledResult<Awaited<ReturnType<SharedDeps['loyalty']['balance']>>>,
+    PromiseSettledResult<Awaited<ReturnType<SharedDeps['loyalty']['tierProgress']>>>,
+  ]
 >;
 
 /**
@@ -83,7 +86,7 @@ export type AfterSaleReads = Promise<
  * they cost one more upstream round trip after it (see ../receipt-query.ts).
  * A read issued before the write finished could answer the balance before it.
  */
-export function readAfterSale(deps: PosDeps, ctx: CallContext, customerId: string): AfterSaleReads {
+export function readAfterSale(deps: Pick<SharedDeps, 'loyalty'>, ctx: CallContext, customerId: string): AfterSaleReads {
   const c = { requestId: ctx.requestId };
   return Promise.allSettled([deps.loyalty.balance(customerId, c), deps.loyalty.tierProgress(customerId, {}, c)]);
 }
@@ -94,7 +97,12 @@ export function readAfterSale(deps: PosDeps, ctx: CallContext, customerId: strin
  * whatever they do, so a failed read leaves its fields null instead of failing
  * the answer.
  */
-export async function buildReceipt(deps: PosDeps, ctx: CallContext, reads: AfterSaleReads, figures: ReceiptFigures): Promise<Receipt> {
+export async function buildReceipt(
+  deps: Pick<SharedDeps, 'loyalty' | 'logger'>,
+  ctx: CallContext,
+  reads: AfterSaleReads,
+  figures: ReceiptFigures,
+): Promise<Receipt> {
   const [balance, tier] = await reads;
   const b = balance.status === 'fulfilled' ? balance.value : undefined;
   if (!b || tier.status === 'rejected')

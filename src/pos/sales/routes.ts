@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { one, READ_ERRORS, route, TILL, WRITE_ERRORS } from '../http/route';
+import { one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { refundExamples } from '../refunds/examples';
 import { QueuedSaleRefundSchema, SaleRefundSchema } from '../refunds/schemas';
 import { saleExamples } from './examples';
@@ -8,6 +8,10 @@ import { previewEarn } from './earn-preview';
 import { completeSale, voidCompletedSale } from './operations';
 import { readPayment } from './readback';
 import { ReceiptQuery } from './receipt-query';
+
+import type { SaleDeps } from './operations';
+
+const route = routesGiven<SaleDeps>();
 
 const paymentId = (description: string) => z.object({ paymentId: sale.PaymentIdParam.shape.paymentId.meta({ description, example: 'sale-1001' }) });
 

@@ -1,11 +1,18 @@
 import { UnprocessableError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
-import type { CouponLock } from '../coupons/locks/types';
-import type { CallContext, PosDeps } from '../deps';
-import type { Redemption } from '../redemptions/types';
+import type { CouponLock, CouponLockStore } from '../coupons/locks/types';
+import type { CallContext, SharedDeps } from '../context';
+import type { Redemption, RedemptionStore } from '../redemptions/types';
 import type { PaymentBody } from './schemas';
 import { CENT, CouponApplied, couponsOnBasket, EPSILON, needsBasket, redemptionWorth, round2 } from './discount-worth';
-import type { RuleTerms } from '../redemptions/options';
+import type { RedemptionOptionsCache, RuleTerms } from '../redemptions/options';
+
+/** What checking a sale's totals reads. */
+export type TotalsDeps = Pick<SharedDeps, 'clock' | 'logger'> & {
+  redemptions: Pick<RedemptionStore, 'get'>;
+  couponLocks: Pick<CouponLockStore, 'get'>;
+  redemptionOptions: Pick<RedemptionOptionsCache, 'terms'>;
+};
 
 /**
  * The totals rule. `totalPaid` is what the customer paid after every discount
@@ -101,7 +108,7 @@ export function couponsApplied(body: Pick<PaymentBody, 'totalAmount'>, lock: Pic
 }
 
 /** The rule's terms, or undefined when they cannot be read now: the redemption is then priced at the money held for it, as the loyalty service valued it. */
-async function ruleTermsOf(deps: PosDeps, ctx: CallContext, ruleId: string): Promise<RuleTerms | undefined> {
+async function ruleTermsOf(deps: TotalsDeps, ctx: CallContext, ruleId: string): Promise<RuleTerms | undefined> {
   try {
     const terms = await deps.redemptionOptions.terms(ruleId, ctx.requestId);
     if (!terms)
@@ -121,7 +128,7 @@ async function ruleTermsOf(deps: PosDeps, ctx: CallContext, ruleId: string): Pro
  * coupon lock it names, when this store's (any other case is left to their
  * claims, which refuse it with their own codes), and the redemption's rule.
  */
-export async function checkSaleTotals(deps: PosDeps, ctx: CallContext, body: PaymentBody): Promise<AppliedDiscounts> {
+export async function checkSaleTotals(deps: TotalsDeps, ctx: CallContext, body: PaymentBody): Promise<AppliedDiscounts> {
   const store = ctx.identity.store.id;
   const [r, l] = await Promise.all([
     body.redemptionId ? deps.redemptions.get(body.redemptionId, deps.clock()) : null,

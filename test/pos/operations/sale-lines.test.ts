@@ -1,5 +1,5 @@
 import { PaymentRequest, RefundRequest } from '../../../src/contract';
-import type { CallContext } from '../../../src/pos/deps';
+import type { CallContext } from '../../../src/pos/context';
 import { toUpstreamPayment } from '../../../src/pos/sales/payments';
 import { toUpstreamRefund } from '../../../src/pos/refunds/operations';
 import { RefundBody } from '../../../src/pos/refunds/schemas';

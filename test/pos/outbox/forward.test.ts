@@ -1,6 +1,7 @@
 import { ServiceUnavailableError } from '../../../src/platform/errors';
 import { silentLogger } from '../../../src/platform/logger';
-import type { CallContext, PosDeps } from '../../../src/pos/deps';
+import type { CallContext } from '../../../src/pos/context';
+import type { PosDeps } from '../../../src/pos/deps';
 import { sendOrQueue } from '../../../src/pos/outbox/forward';
 import { MemoryOutboxStore } from '../../../src/pos/outbox/memory-store';
 import type { OutboxWork } from '../../../src/pos/outbox/types';

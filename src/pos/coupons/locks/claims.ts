@@ -1,12 +1,16 @@
 import { isProblem, problem } from '../../../platform/problem';
 import { paymentOnRecord, type LoyaltyClient } from '../../../upstream';
 import type { CouponLock, CouponLockStore } from './types';
-import type { CallContext, PosDeps } from '../../deps';
+import type { CallContext, SharedDeps } from '../../context';
 import { recordClaim, type RecordClaim } from '../../money/claim-step';
 
-type Deps = Pick<PosDeps, 'couponLocks' | 'loyalty' | 'repairs' | 'clock' | 'logger'>;
+/** What claiming a coupon lock uses. */
+export type CouponLockClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { couponLocks: CouponLockStore };
 /** What settling a lock from the upstream's record needs (the sweeper has no more). */
-type SettleDeps = Pick<PosDeps, 'couponLocks' | 'clock' | 'logger'> & { loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'> };
+type SettleDeps = Pick<SharedDeps, 'clock' | 'logger'> & {
+  couponLocks: CouponLockStore;
+  loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'>;
+};
 
 export const couponLockNotFound = (id: string) => problem('coupon_lock_not_found', `Coupon lock ${id} was not found`);
 
@@ -64,7 +68,7 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   return result.ok ? state : 'unchanged';
 }
 
-function settleLater(deps: Deps, l: CouponLock): void {
+function settleLater(deps: CouponLockClaimDeps, l: CouponLock): void {
   deps.repairs?.add({ key: `coupon-lock:${l.id}`, settle: () => settleCouponLock(deps, l) });
 }
 
@@ -75,7 +79,7 @@ function settleLater(deps: Deps, l: CouponLock): void {
  * was already this payment's (its record then decides).
  */
 export function couponLockForPayment(
-  deps: Deps,
+  deps: CouponLockClaimDeps,
   ctx: CallContext,
   id: string,
   who: { customerId: string; paymentId: string; totalPaid: number },
@@ -124,7 +128,7 @@ export function couponLockForPayment(
  * Refused: `locked` again. A lock a payment holds is `coupon_lock_in_use`;
  * a used one `coupon_lock_used`.
  */
-export function couponLockForRelease(deps: Deps, ctx: CallContext, id: string): CouponLockClaim {
+export function couponLockForRelease(deps: CouponLockClaimDeps, ctx: CallContext, id: string): CouponLockClaim {
   return recordClaim(`coupon lock ${id}`, {
     async take() {
       let again = false;

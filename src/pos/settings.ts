@@ -1,0 +1,48 @@
+import type { AuditSettings, CashierApiSettings, HoldExpirySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
+
+/** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
+export type RedemptionProof = CashierApiSettings['redemptionProof'];
+
+const FROM_CASHIER_API = [
+  'redemptionProof',
+  'holdPeriodMinutes',
+  'holdSafetyMarginSeconds',
+  'refundRequiresManager',
+  'couponLockMinutes',
+  'otpCodeMinutes',
+] as const;
+const FROM_MONEY = ['returnsAtAnyBranch', 'kioskEvents', 'kioskQr'] as const;
+
+/** Settings the cashier operations read: their part of several features' slices (src/platform/settings). Each use case picks the ones it reads. */
+export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[number]> &
+  Pick<MoneySettings, (typeof FROM_MONEY)[number]> & {
+    /** HOLD_EXPIRY_LOOKUP; default after_answer (src/pos/redemptions/hold-period.ts). */
+    holdExpiryLookup?: HoldExpirySettings['lookup'];
+    /** CASHIER_ID_REQUIRED: a store's default for needing X-Cashier-Id and X-Shift-Id; absent: false. */
+    cashierRequired?: boolean;
+    /** STORE_TIME_ZONE and RECONCILIATION_CONCURRENCY (src/pos/reconciliation); absent: UTC, 2. */
+    storeTimeZone?: string;
+    reconciliationConcurrency?: number;
+  };
+
+function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
+}
+
+/** The operations' settings, taken from the configuration's slices once, when the BFF is assembled. */
+export function posSettings(config: {
+  pos: CashierApiSettings;
+  money: MoneySettings;
+  holdExpiry: HoldExpirySettings;
+  audit: AuditSettings;
+  reconciliation: ReconciliationSettings;
+}): PosSettings {
+  return {
+    ...pick(config.pos, FROM_CASHIER_API),
+    ...pick(config.money, FROM_MONEY),
+    holdExpiryLookup: config.holdExpiry.lookup,
+    cashierRequired: config.audit.cashierRequired,
+    storeTimeZone: config.reconciliation.timeZone,
+    reconciliationConcurrency: config.reconciliation.concurrency,
+  };
+}
