@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { boundedBodyDepth, errorHandler, jsonBodiesOnly, requestLogger, unknownRoute } from '../platform/http';
 import { terminalAuth } from './auth';
 import type { PosDeps } from './deps';
-import { admissionBeforeErrors, awaitAdmission } from './http/admission';
+import { admissionBeforeErrors, awaitAdmission } from './security/admission';
 import { mountRoutes } from './http/route';
 import { enterLogContext } from './http/log-context';
 import { methodNotAllowed } from './http/method-not-allowed';

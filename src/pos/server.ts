@@ -25,7 +25,8 @@ import { settleFromUpstream } from './redemptions/hold-outcome';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
 import { createSaleRecords } from './sales/records';
-import { createBatchJobStore } from './orders/batch-jobs';
+import { createBatchJobStore, rememberDeliveredJob } from './orders/batch-jobs';
+import { settleQueuedSale } from './sales/claims';
 import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
 import { reconciliationDepsOf } from './reconciliation';
@@ -205,8 +206,8 @@ export async function startBff(
     ...config.outbox,
     store: outbox,
     loyalty,
-    batchJobs,
-    sales: deps.sales,
+    recordAnswer: rememberDeliveredJob(batchJobs, { logger: logger.child({ component: 'outbox-worker' }), clock }),
+    settle: settleQueuedSale(deps.sales),
     logger,
     clock,
     leaseMs: config.outbox.claimIdleMs,

@@ -1,4 +1,4 @@
-import { localDate } from '../../src/pos/reconciliation/day';
+import { localDate } from '../../src/pos/audit/store-day';
 import { startStack, Stack } from '../support/e2e';
 
 /**

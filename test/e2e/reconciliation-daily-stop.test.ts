@@ -4,7 +4,7 @@ import path from 'node:path';
 import { silentLogger } from '../../src/platform/logger';
 import { reconciliationDepsOf } from '../../src/pos/reconciliation';
 import { DailyReconciliation, dailyClaim } from '../../src/pos/reconciliation/daily';
-import { localDate } from '../../src/pos/reconciliation/day';
+import { localDate } from '../../src/pos/audit/store-day';
 import { LoyaltyClient, type CallInfo } from '../../src/upstream';
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 import { waitFor } from './helpers';

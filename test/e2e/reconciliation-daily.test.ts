@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { localDate } from '../../src/pos/reconciliation/day';
+import { localDate } from '../../src/pos/audit/store-day';
 import { startStack, Stack } from '../support/e2e';
 import { waitFor } from './helpers';
 

@@ -1,6 +1,6 @@
 import { silentLogger } from '../../src/platform/logger';
 import { reconciliationDepsOf } from '../../src/pos/reconciliation';
-import { localDate } from '../../src/pos/reconciliation/day';
+import { localDate } from '../../src/pos/audit/store-day';
 import { reconcileStore } from '../../src/pos/reconciliation/engine';
 import { windowOf } from '../../src/pos/reconciliation';
 import { LoyaltyClient, type CallInfo } from '../../src/upstream';

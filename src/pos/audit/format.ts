@@ -1,4 +1,4 @@
-import { localDateTime } from '../reconciliation/day';
+import { localDateTime } from './store-day';
 import type { AuditEntry } from './types';
 
 const COLUMNS = [

@@ -1,7 +1,7 @@
 import type { CallContext, SharedDeps } from '../context';
 import type { PosSettings } from '../settings';
 import type { AuditDeps } from './record';
-import { localDate, windowOf } from '../reconciliation/day';
+import { localDate, windowOf } from './store-day';
 import { MemoryAuditStore } from './memory-store';
 import { auditEntryView, readAuditPage, type AuditEntryView } from './query';
 import type { AuditQuery } from './schemas';

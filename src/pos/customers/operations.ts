@@ -2,7 +2,7 @@ import { isProblem, problem } from '../../platform/problem';
 import type { CustomerRegistered, RegisterCustomerBody } from './schemas';
 import type { CallContext, SharedDeps } from '../context';
 import type { PosSettings } from '../settings';
-import { countRegistration } from '../metrics';
+import { countRegistration } from './metrics';
 
 /** What the customer use cases are given. */
 export type CustomerDeps = Pick<SharedDeps, 'loyalty' | 'logger' | 'metrics'> & { settings: Pick<PosSettings, 'kioskQr'> };

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Logger } from 'pino';
 import { problem } from '../../platform/problem';
 import { identityOf } from '../auth';
-import { admitted } from '../http/admission';
+import { admitted } from '../security/admission';
 import { requestFingerprint } from './fingerprint';
 import { keyOutcome } from './outcome';
 import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';

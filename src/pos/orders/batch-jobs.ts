@@ -1,6 +1,7 @@
 import type { RedisClient } from '../../platform/redis';
 import type { Logger } from 'pino';
 import { redisUnavailable } from '../../platform/redis';
+import type { OutboxEntry } from '../outbox/types';
 
 /**
  * Which store uploaded each batch job. Upstream job ids are shared by the
@@ -87,4 +88,12 @@ export async function rememberJob(
       'could not record the store of a batch job; its status will read as unknown',
     );
   });
+}
+
+/** The outbox worker's `recordAnswer`: a delivered batch upload's job is its store's, so that store's terminals can read it. */
+export function rememberDeliveredJob(store: BatchJobStore, opts: { logger: Logger; clock: () => number }) {
+  return async (entry: OutboxEntry, result: Record<string, unknown>): Promise<void> => {
+    if (entry.work.kind !== 'batchOrders' || typeof result.jobId !== 'number') return;
+    await rememberJob(store, { jobId: result.jobId, storeId: entry.storeId, now: opts.clock(), logger: opts.logger, requestId: entry.requestId });
+  };
 }

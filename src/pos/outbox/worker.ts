@@ -3,17 +3,18 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { PeriodicTask } from '../../platform/periodic-task';
 import { failureOf, type LoyaltyClient } from '../../upstream';
-import { BatchJobStore, rememberJob } from '../orders/batch-jobs';
 import { judgeFailure, RetryPolicy, send } from './deliver';
-import { settleQueuedId } from '../sales/claims';
-import type { SaleRecords } from '../sales/records';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
 
 export interface OutboxWorkerOptions extends RetryPolicy {
   store: OutboxStore;
   loyalty: LoyaltyClient;
-  /** Where a delivered batch upload's store is recorded, so that store's terminals can read the job. */
-  batchJobs?: BatchJobStore;
+  /**
+   * Keeps what a delivered answer names before the entry is marked delivered
+   * (a batch upload's job id and its store, so that store's terminals can read
+   * the job). Its errors fail nothing: it logs its own.
+   */
+  recordAnswer?: (entry: OutboxEntry, result: Record<string, unknown>) => Promise<void>;
   logger: Logger;
   /** How often to look for due entries when there is nothing to do. */
   pollIntervalMs: number;
@@ -25,8 +26,13 @@ export interface OutboxWorkerOptions extends RetryPolicy {
   random?: () => number;
   /** Unique per process by default. */
   consumer?: string;
-  /** Where a delivered (or dead) sale or refund settles its claimed id. */
-  sales?: SaleRecords;
+  /**
+   * Settles what the entry's write claimed once its outcome is recorded (a
+   * queued sale's or refund's id): delivered, or dead. `mayHaveLanded`: the
+   * dead delivery's failure may have been applied upstream, as the one outcome
+   * reader says. Its errors are logged; the entry stays finished.
+   */
+  settle?: (entry: OutboxEntry, finished: { delivered: boolean; mayHaveLanded: boolean }) => Promise<void>;
   /** Hears every finished delivery (metrics). Its errors are logged, not thrown. */
   onOutcome?: (entry: OutboxEntry, outcome: DeliveryOutcome) => void;
 }
@@ -115,15 +121,7 @@ export class OutboxWorker {
     let mayHaveLanded = false;
     try {
       outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
-      if (entry.work.kind === 'batchOrders' && this.opts.batchJobs && typeof outcome.result.jobId === 'number') {
-        await rememberJob(this.opts.batchJobs, {
-          jobId: outcome.result.jobId,
-          storeId: entry.storeId,
-          now: this.clock(),
-          logger: this.log,
-          requestId: entry.requestId,
-        });
-      }
+      await this.opts.recordAnswer?.(entry, outcome.result);
     } catch (err) {
       outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
       mayHaveLanded = failureOf(err) !== 'refused';
@@ -141,16 +139,11 @@ export class OutboxWorker {
     await this.settleId(entry, outcome, mayHaveLanded);
   }
 
-  /** The id a queued sale or refund claimed becomes the store's once delivered, and is freed by a dead letter of a definite refusal. */
+  /** A finished delivery (not one to retry) settles what its write claimed. */
   private async settleId(entry: OutboxEntry, outcome: DeliveryOutcome, mayHaveLanded: boolean): Promise<void> {
-    const work = entry.work;
-    if (!this.opts.sales || outcome.kind === 'retry' || (work.kind !== 'payment' && work.kind !== 'refund')) return;
-    const id =
-      work.kind === 'payment'
-        ? { kind: 'payment' as const, id: work.request.paymentId, paymentId: work.request.paymentId }
-        : { kind: 'refund' as const, id: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId };
+    if (!this.opts.settle || outcome.kind === 'retry') return;
     try {
-      await settleQueuedId(this.opts.sales, { ...id, storeId: entry.storeId, mayHaveLanded }, outcome.kind === 'delivered');
+      await this.opts.settle(entry, { delivered: outcome.kind === 'delivered', mayHaveLanded });
     } catch (err) {
       this.log.warn({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not settle the sale record of a finished delivery');
     }

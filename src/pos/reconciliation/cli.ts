@@ -21,7 +21,7 @@ import { AUDIT_ACTIONS, type AuditAction, type AuditEntry } from '../audit/types
 import { createCouponLockStore } from '../coupons/locks';
 import { createOutboxStore } from '../outbox';
 import { createSaleRecords } from '../sales/records';
-import { localDate } from './day';
+import { localDate } from '../audit/store-day';
 import { reconcileStore, type ReconciliationDeps } from './engine';
 import { reconciliationCsv, reconciliationPrintout } from './format';
 import { writeReport } from './report-files';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { PeriodicTask } from '../../platform/periodic-task';
 import type { RedisClient } from '../../platform/redis';
-import { dayWindow, localDate, localTime } from './day';
+import { dayWindow, localDate, localTime } from '../audit/store-day';
 import { reconcileStore, type ReconciliationDeps } from './engine';
 import { writeReport } from './report-files';
 

@@ -2,7 +2,7 @@ import { displayWidth, fitWidth } from '../../platform/display-width';
 import { csvOf } from '../audit/format';
 import { centre, RECEIPT_WIDTH, row } from '../sales/receipt';
 import { upstreamTime } from '../../upstream/date-time';
-import { localDateTime, localTime } from './day';
+import { localDateTime, localTime } from '../audit/store-day';
 import { FIGURES, type Figure, type Figures, type ReconciliationReport } from './types';
 
 const LABELS: Record<Figure, string> = {

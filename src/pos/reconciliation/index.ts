@@ -6,7 +6,7 @@ import type { ReconciliationDeps } from './engine';
 import { MemoryAuditStore } from '../audit/memory-store';
 
 export { reconcileStore } from './engine';
-export { windowOf } from './day';
+export { windowOf } from '../audit/store-day';
 export type { ReconciliationDeps, ReconciliationWindow } from './engine';
 export { reconciliationCsv, reconciliationPrintout } from './format';
 export type { ReconciliationReport, ReconciliationRow } from './types';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CallContext } from '../context';
-import { windowOf } from './day';
+import { windowOf } from '../audit/store-day';
 import { reconcileStore } from './engine';
 import { reconciliationPrintout } from './format';
 import { reconciliationDepsOf, type RunningStores } from './index';

@@ -1,7 +1,7 @@
 import type { AuditEntry } from '../audit/types';
 import type { CouponLock } from '../coupons/locks/types';
 import type { OutboxEntry } from '../outbox/types';
-import { localTime } from './day';
+import { localTime } from '../audit/store-day';
 import type { Anomaly, Figures, ReconciliationRow, RowKind, RowStatus } from './types';
 import type { HoldRead, Transaction } from './upstream-reads';
 

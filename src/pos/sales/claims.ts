@@ -2,6 +2,7 @@ import { problem } from '../../platform/problem';
 import { paymentOnRecord, refundOnRecord } from '../../upstream';
 import type { CallContext, SharedDeps } from '../context';
 import { isQueued } from '../outbox/forward';
+import type { OutboxEntry } from '../outbox/types';
 import { SaleEntry, SaleRecords, stateOf } from './records';
 import type { Claim } from '../money/claim-step';
 
@@ -206,4 +207,17 @@ export async function settleQueuedId(
       ? { ...cur, state: delivered ? 'voided' : 'recorded', ...(delivered ? {} : { voidRefundId: undefined }) }
       : 'not this void',
   );
+}
+
+/** The outbox worker's `settle` for queued sales and refunds (the other queued writes claim no sale id). */
+export function settleQueuedSale(sales: SaleRecords) {
+  return async (entry: OutboxEntry, finished: { delivered: boolean; mayHaveLanded: boolean }): Promise<void> => {
+    const work = entry.work;
+    if (work.kind !== 'payment' && work.kind !== 'refund') return;
+    const id =
+      work.kind === 'payment'
+        ? { kind: 'payment' as const, id: work.request.paymentId, paymentId: work.request.paymentId }
+        : { kind: 'refund' as const, id: work.request.refundTransactionId, paymentId: work.request.reverseTransactionId };
+    await settleQueuedId(sales, { ...id, storeId: entry.storeId, mayHaveLanded: finished.mayHaveLanded }, finished.delivered);
+  };
 }

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { identityOf } from '../auth/terminal-auth';
-import { deferAdmission } from '../http/admission';
+import { deferAdmission } from './admission';
 
 /**
  * Per-minute counters: in Redis when the BFF has Redis (so every instance

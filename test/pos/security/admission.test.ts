@@ -4,7 +4,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { RateLimitedError } from '../../../src/platform/errors';
 import { errorHandler } from '../../../src/platform/http';
 import { silentLogger } from '../../../src/platform/logger';
-import { admissionBeforeErrors, awaitAdmission, deferAdmission } from '../../../src/pos/http/admission';
+import { admissionBeforeErrors, awaitAdmission, deferAdmission } from '../../../src/pos/security/admission';
 import { renderProblem } from '../../../src/pos/http/problem';
 import { idempotency, MemoryIdempotencyStore } from '../../../src/pos/idempotency';
 import { terminalRateLimit } from '../../../src/pos/security';
