@@ -5,7 +5,7 @@ import request from 'supertest';
 import { LOYALTY_ERROR_STATUS, LoyaltyErrorBody, OPERATIONS, Operation } from '../../src/contract';
 import { DOCS_CSP } from '../../src/platform/openapi';
 import { OPS_ROUTES, POS_ROUTES } from '../../src/pos/openapi';
-import { ProblemSchema, ReadinessSchema } from '../../src/pos/http/answers';
+import { ProblemSchema, ReadinessSchema } from '../../src/pos/answers';
 import { OPERATION_EXAMPLES } from '../../src/sandbox/openapi/examples';
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 

@@ -1,6 +1,6 @@
 import type request from 'supertest';
 import { POS_ROUTES, PosRoute } from '../../src/pos/openapi';
-import { ProblemSchema } from '../../src/pos/http/answers';
+import { ProblemSchema } from '../../src/pos/answers';
 import { waitFor } from '../e2e/helpers';
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CustomerId, Id } from '../http/fields';
+import { CustomerId, Id } from '../fields';
 import { AUDIT_ACTIONS, AUDIT_OUTCOMES } from './types';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');

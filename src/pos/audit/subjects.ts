@@ -1,15 +1,17 @@
 import type { RefundRequest } from '../../contract';
 import type { Redemption } from '../redemptions/types';
-import type { BatchOrdersBody } from '../orders/schemas';
-import type { PaymentBody } from '../sales/schemas';
 import type { AuditSubject } from './types';
 
 /**
  * What each kind of action is about, as its audit entry names it: ids, points
  * and money, never the request's contact fields (email, mobile), hash or OTP.
+ * A request is typed by the fields read here, not imported from its feature:
+ * the audit trail sits below the features that record into it.
  */
 
-export const saleSubject = (body: PaymentBody, redemption?: Redemption): AuditSubject => ({
+type SaleFields = { customerId: string; paymentId: string; totalPaid: number; redemptionId?: string; couponLockId?: string };
+
+export const saleSubject = (body: SaleFields, redemption?: Redemption): AuditSubject => ({
   customerId: body.customerId,
   paymentId: body.paymentId,
   amountPaid: body.totalPaid,
@@ -30,7 +32,7 @@ export const redemptionSubject = (id: string, r?: Redemption): AuditSubject => (
   holdReference: r?.holdReference,
 });
 
-export const batchSubject = (body: BatchOrdersBody): AuditSubject => ({
+export const batchSubject = (body: { orders: readonly { orderId: string; totalPaid: number }[] }): AuditSubject => ({
   names: body.orders.slice(0, 50).map((o) => o.orderId),
   amountPaid: Math.round(body.orders.reduce((s, o) => s + o.totalPaid, 0) * 1000) / 1000,
 });

@@ -1,7 +1,7 @@
 import { COUPON_LOCK_MACHINE, type CouponLockState } from '../money/machines';
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CustomerId, Money, NO_CONTROL, PRINTABLE } from '../http/fields';
+import { CustomerId, Money, NO_CONTROL, PRINTABLE } from '../fields';
 
 /** Request and answer shapes of the coupon routes: checks and locks. */
 export const CouponCode = z.string().trim().min(1).max(100).regex(PRINTABLE, NO_CONTROL);

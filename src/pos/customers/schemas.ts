@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CustomerId, NO_CONTROL, PRINTABLE } from '../http/fields';
+import { CustomerId, NO_CONTROL, PRINTABLE } from '../fields';
 
 /** Request and answer shapes of the customer routes: look-up, sign-up, the QR hash, deletion. */
 export const CustomerIdParam = z.strictObject({ id: CustomerId });

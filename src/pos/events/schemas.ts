@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Email, Mobile } from '../../contract';
-import { CustomerId, Id } from '../http/fields';
+import { CustomerId, Id } from '../fields';
 import { queuedAnswer } from '../outbox/schemas';
 
 /** The customer events request and its answers. */

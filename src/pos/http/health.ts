@@ -1,5 +1,7 @@
 import { Router } from 'express';
+import type { z } from 'zod';
 import { redisReady, type RedisClient } from '../../platform/redis';
+import type { ReadinessSchema } from '../answers';
 
 export interface HealthOptions {
   /** Unset: the in-process store; the check reads `not_configured`. */
@@ -26,6 +28,12 @@ export interface Readiness {
   status: 'ready' | 'not_ready';
   checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; terminals?: CheckState; process: CheckState };
 }
+
+// The routes' answers are checked against their schemas where each route entry compiles (src/pos/http/route.ts);
+// readiness is served outside the route table, so it is checked here against its schema (src/pos/answers.ts).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const inStep: Same<z.output<typeof ReadinessSchema>, Readiness> = true;
+void inStep;
 
 /** Reachability of the upstream, checked at most once per cache period (concurrent probes share one request). */
 function upstreamProbe(baseUrl: string, timeoutMs: number, cacheMs: number, clock: () => number): () => Promise<boolean> {

@@ -2,7 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { named } from '../../platform/openapi';
 import * as customers from '../customers/schemas';
 import * as events from '../events/schemas';
-import * as http from '../http/answers';
+import * as http from '../answers';
 import * as orders from '../orders/schemas';
 import * as outbox from '../outbox/schemas';
 import * as redemptions from '../redemptions/schemas';
@@ -10,7 +10,7 @@ import * as refunds from '../refunds/schemas';
 import * as sales from '../sales/schemas';
 import { type ErrorDoc, ERRORS, type ErrorName, RATE_LIMIT_HEADER_NAMES } from './errors';
 
-/** Component names of the cashier API's own schemas (each from its feature's schemas.ts; the problem and health answers from ../http/answers). */
+/** Component names of the cashier API's own schemas (each from its feature's schemas.ts; the problem and health answers from ../answers). */
 export function nameSchemas(): void {
   named(redemptions.StartRedemptionBody, 'StartRedemptionRequest', {
     description: 'Give exactly one of amount, points, ruleId; and qr, or customerId (with hash).',

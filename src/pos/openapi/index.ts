@@ -2,7 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z } from 'zod';
 import { openApiPath } from '../../platform/openapi';
 import { catalogueTable } from '../../platform/problem-catalogue';
-import * as answers from '../http/answers';
+import * as answers from '../answers';
 import { errorResponses, nameSchemas, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
 import { POS_API_PREFIX, type PosRoute } from '../http/route';
 import { POS_ROUTES } from '../routes';

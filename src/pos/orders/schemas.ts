@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CustomerId, Id, Money } from '../http/fields';
+import { CustomerId, Id, Money } from '../fields';
 import { queuedAnswer } from '../outbox/schemas';
 
 /** The end-of-day order upload and its job: requests and answers. */

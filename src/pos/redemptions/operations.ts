@@ -10,7 +10,7 @@ import { PlacedHold, redemptionForOtp, redemptionForVoid, type RedemptionClaimDe
 import type { OtpTicket, UpstreamOtp } from '../otp';
 import { confirmExpiry, estimatedExpiry, lookUpExpiry, type HoldPeriodDeps } from './hold-period';
 import type { Redemption, RedemptionAsk } from './types';
-import { CustomerId } from '../http/fields';
+import { CustomerId } from '../fields';
 import { Hash, type StartRedemptionBody } from './schemas';
 import { redemptionView, RedemptionView } from './view';
 import { auditNote, noteForAudit, type AuditDeps } from '../audit/record';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CustomerId, Id, NO_CONTROL, PositiveMoney, PRINTABLE } from '../http/fields';
+import { CustomerId, Id, NO_CONTROL, PositiveMoney, PRINTABLE } from '../fields';
 import { REDEMPTION_MACHINE, type RedemptionState } from '../money/machines';
 
 /** Request and answer shapes of the redemption routes. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CustomerId, Id, PositiveMoney } from '../http/fields';
+import { CustomerId, Id, PositiveMoney } from '../fields';
 import { queuedAnswer } from '../outbox/schemas';
 import { ReceiptSchema, SaleLine } from '../sales/schemas';
 

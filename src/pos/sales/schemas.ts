@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
 import { displayWidth } from '../../platform/display-width';
 import { CouponLockId } from '../coupons/schemas';
-import { CustomerId, Id, Money, NO_CONTROL, PositiveMoney, PRINTABLE } from '../http/fields';
+import { CustomerId, Id, Money, NO_CONTROL, PositiveMoney, PRINTABLE } from '../fields';
 import { queuedAnswer } from '../outbox/schemas';
 import { RedemptionIdParam, RedemptionStateSchema } from '../redemptions/schemas';
 import { RECEIPT_WIDTH } from './receipt';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CustomerId as ContractCustomerId } from '../../contract';
+import { CustomerId as ContractCustomerId } from '../contract';
 
 /**
  * Field shapes the requests of several features share; each feature's own
