@@ -52,7 +52,8 @@ function couponLockScripts(redis: RedisClient): RecordScripts {
   return { write: (...args) => s.cplWrite(...args), sweep: (...args) => s.cplClaim(...args) };
 }
 
-const LAYOUT: RedisLayout<CouponLock> = {
+/** How coupon locks sit in Redis, for the shared store. */
+export const COUPON_LOCK_LAYOUT: RedisLayout<CouponLock> = {
   tag: 'cpl',
   index: 'due',
   side: 'paid',
@@ -66,7 +67,7 @@ const LAYOUT: RedisLayout<CouponLock> = {
 export class RedisCouponLockStore extends CouponLockRecords {
   constructor(redis: RedisClient, opts: { prefix: string; recheckMs?: number; usedKeepMs?: number }) {
     const options = { prefix: opts.prefix, maxAttempts: 8, recheckMs: opts.recheckMs ?? RECHECK_MS };
-    super('redis', new RedisRecordStore(redis, couponLockRules(opts.usedKeepMs ?? DEFAULT_USED_KEEP_MS), LAYOUT, options));
+    super('redis', new RedisRecordStore(redis, couponLockRules(opts.usedKeepMs ?? DEFAULT_USED_KEEP_MS), COUPON_LOCK_LAYOUT, options));
   }
 
   /** Takes at least one due lock per call, whatever the limit, as this store always has. */

@@ -1,6 +1,6 @@
 import { problem } from '../../../platform/problem';
 import { DueHeap } from './due-heap';
-import { isDueUnclaimed, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
+import { proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
 
 interface Entry<R> {
   record: R;
@@ -94,7 +94,8 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
       return null;
     }
     const r = entry.record;
-    if (this.rules.endsOnRead && isDueUnclaimed(this.rules, r, now)) {
+    const due = this.rules.dueAt(r);
+    if (this.rules.endsOnRead && due !== undefined && due <= now && !this.rules.isClaimed(r)) {
       const ended = this.end(r, now);
       tell(this.listeners, ended);
       return ended;

@@ -80,8 +80,10 @@ export class RedisRecordStore<R extends VersionedRecord> implements RecordStore<
     private readonly opts: RedisRecordStoreOptions,
   ) {
     this.scripts = layout.scripts(redis);
+    // Programmer errors: the rules (which the memory twin follows too) and the layout must agree.
     if (rules.endsOnRead !== Boolean(this.scripts.read && layout.ends.by === 'script'))
-      throw new Error(`${rules.noun} records: a store ends records on read exactly when its sweep script ends them and it has a read script`);
+      throw new Error(`${rules.noun} records: ending on read takes a read script, and a sweep script that ends records`);
+    if (Boolean(rules.side) !== Boolean(layout.side)) throw new Error(`${rules.noun} records: side records need a key name in the layout, and only they`);
     this.recordPrefix = `${opts.prefix}{${layout.tag}}:r:`;
     this.indexKey = `${opts.prefix}{${layout.tag}}:${layout.index}`;
     this.sidePrefix = `${opts.prefix}{${layout.tag}}:${layout.side}:`;
@@ -149,15 +151,15 @@ export class RedisRecordStore<R extends VersionedRecord> implements RecordStore<
    * write takes them out, so a failure or crash meanwhile loses nothing.
    */
   private async endTaken(taken: R[], now: number): Promise<R[]> {
+    const unclaimed = (r: R) => this.rules.dueAt(r) !== undefined && !this.rules.isClaimed(r);
     const out: R[] = [];
     for (const r of taken) {
       if (this.rules.dueAt(r) === undefined) continue;
-      if (this.rules.isClaimed(r)) {
+      if (!unclaimed(r)) {
         out.push(r);
         continue;
       }
-      const open = (cur: R) => this.rules.dueAt(cur) !== undefined && !this.rules.isClaimed(cur);
-      const result = await this.change(r.id, now, (cur) => (open(cur) ? this.rules.ended(cur, now) : `it is ${cur.state}`));
+      const result = await this.change(r.id, now, (cur) => (unclaimed(cur) ? this.rules.ended(cur, now) : `it is ${cur.state}`));
       if (result.ok) out.push(result.record);
     }
     return out;

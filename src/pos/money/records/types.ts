@@ -46,7 +46,7 @@ export type RecordChange<R> = { ok: true; record: R } | { ok: false; reason: 'no
 export interface RecordStore<R extends VersionedRecord> {
   /** Stores a new record (version 1); the `exists` problem when the id is taken. */
   create(record: R): Promise<void>;
-  /** Reads one record. Given `now`, a due one is ended first when the rules say `endsOnRead`. */
+  /** Reads one record. Given `now`, a due one is ended first when the rules say `endsOnRead` (and memory forgets one past its retention, as a Redis TTL would). */
   get(id: string, now?: number): Promise<R | null>;
   /**
    * Atomic read-modify-write: `change` sees (a copy of) the current record and
@@ -74,12 +74,6 @@ export interface RecordStore<R extends VersionedRecord> {
 export function proposeChange<R extends VersionedRecord>(rules: RecordRules<R>, current: R, now: number, change: (current: R) => R | string): R | string {
   const proposed = change(structuredClone(current));
   return typeof proposed === 'string' ? proposed : rules.nextVersion(current, proposed, now);
-}
-
-/** Due and nobody's: the sweep (or a read) may end it. */
-export function isDueUnclaimed<R extends VersionedRecord>(rules: RecordRules<R>, record: R, now: number): boolean {
-  const due = rules.dueAt(record);
-  return due !== undefined && due <= now && !rules.isClaimed(record);
 }
 
 /** Tells each listener, a listener's fault never failing the read that triggered it. */
