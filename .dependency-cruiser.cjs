@@ -42,7 +42,7 @@ module.exports = {
     {
       name: 'money-machinery-knows-no-feature',
       severity: 'error',
-      comment: 'The claim step, state machines and repairs are shared by every money action and depend on none.',
+      comment: 'The claim step, state machines, repairs and the versioned-record store are shared by the money features and depend on none.',
       from: { path: '^src/pos/money/' },
       to: { path: '^src/pos/', pathNot: '^src/pos/money/' },
     },

@@ -1,4 +1,5 @@
 import { REDEMPTION_MACHINE, transitionRefusal } from '../money/machines';
+import type { RecordRules } from '../money/records/types';
 import { ENDING_STATES, OPEN_STATES, Redemption } from './types';
 
 /** How long each kind of record is kept; both stores apply the same policy. */
@@ -72,4 +73,19 @@ export function nextVersion(current: Redemption, proposed: Redemption, now: numb
 /** The record as expired by the store (sweep or read), at `now`. */
 export function expiredVersion(r: Redemption, now: number): Redemption {
   return { ...r, state: 'expired', version: r.version + 1, updatedAt: now };
+}
+
+/** Redemptions as the shared record store keeps them: open holds are due at their expiry, and a due one nobody claimed expires, on read too. */
+export function redemptionRules(policy: RetentionPolicy): RecordRules<Redemption> {
+  return {
+    noun: 'Redemption',
+    problems: { exists: 'redemption_exists', busy: 'redemption_busy' },
+    firstVersion,
+    nextVersion,
+    dueAt: (r) => (isOpen(r) ? r.expiresAt : undefined),
+    isClaimed,
+    ended: expiredVersion,
+    retentionMs: (r, now) => retentionMs(r, now, policy),
+    endsOnRead: true,
+  };
 }

@@ -34,6 +34,8 @@ export const HELD_CODE = STATE_CODE.held;
  * known upstream (see sweeper.ts). As a Lua character class.
  */
 export const CLAIMED_CODES = `[${STATE_CODE.paying}${STATE_CODE.voiding}]`;
+/** The version of a stored record `cur`, as the Lua scripts read it (a string). */
+export const VERSION_LUA = "string.match(cur, '^(%d+)|')";
 /** Written by earlier versions for either claim: read back by whether a payment holds it. */
 const LEGACY_CLAIMED_CODE = 'c';
 

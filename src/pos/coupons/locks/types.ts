@@ -1,4 +1,5 @@
 import { COUPON_LOCK_MACHINE, transitionRefusal, type CouponLockState } from '../../money/machines';
+import type { RecordRules } from '../../money/records/types';
 
 /**
  * A coupon lock: the BFF's record of coupons locked upstream for one sale.
@@ -109,4 +110,27 @@ export function nextVersion(current: CouponLock, proposed: CouponLock, now: numb
   // No payment holds a lock that is free or being released (so one is never misread as an earlier version's claim).
   if (proposed.state === 'locked' || proposed.state === 'releasing') proposed = { ...proposed, paymentId: undefined, paidTotal: undefined };
   return { ...proposed, id: current.id, version: current.version + 1, updatedAt: now };
+}
+
+/**
+ * Coupon locks as the shared record store keeps them: open locks are due at
+ * their releaseAt, a due one nobody claimed is abandoned (by the sweep only),
+ * and a used lock leaves its codes under its payment for `usedKeepMs`.
+ */
+export function couponLockRules(usedKeepMs: number): RecordRules<CouponLock> {
+  return {
+    noun: 'Coupon lock',
+    problems: { exists: 'coupon_lock_exists', busy: 'coupon_lock_busy' },
+    firstVersion: (l) => ({ ...structuredClone(l), version: 1 }),
+    nextVersion,
+    dueAt: (l) => (isOpenLock(l) ? l.releaseAt : undefined),
+    isClaimed: (l) => l.state === 'paying' || l.state === 'releasing',
+    ended: (l, now) => ({ ...l, state: 'abandoned', version: l.version + 1, updatedAt: now }),
+    retentionMs,
+    endsOnRead: false,
+    side: {
+      of: (l) => (l.state === 'used' && l.paymentId ? { id: l.paymentId, value: JSON.stringify(l.coupons.map((c) => c.code)) } : undefined),
+      keepMs: usedKeepMs,
+    },
+  };
 }

@@ -1,0 +1,88 @@
+import type { ProblemCode } from '../../../platform/problem-catalogue';
+
+/** What the shared store needs of a record: an id, a state of its machine, a version and when it was last written. */
+export interface VersionedRecord {
+  id: string;
+  state: string;
+  /** Monotonic, bumped by every write (compare-and-set). */
+  version: number;
+  updatedAt: number;
+}
+
+/**
+ * What one feature's records are, for the shared store (Redis and memory
+ * alike): how a record is first stored and changed, which ones the due index
+ * holds and from when, what a due one nobody claimed becomes, how long each is
+ * kept. Everything else (the change loop, the claim of due records, the index,
+ * retention) is the store's, the same for every feature.
+ */
+export interface RecordRules<R extends VersionedRecord> {
+  /** How the till's problems name one: 'Redemption', 'Coupon lock'. */
+  noun: string;
+  /** A create whose id is taken; a change that lost every compare-and-set round. */
+  problems: { exists: ProblemCode; busy: ProblemCode };
+  /** The record as first stored (version 1); may throw on a record that cannot be kept. */
+  firstVersion(record: R): R;
+  /** The record a change proposes, as it will be written (next version, updatedAt = now), or why the feature's machine refuses it. */
+  nextVersion(current: R, proposed: R, now: number): R | string;
+  /** When an open record falls due (its score in the index); undefined for one the index does not hold. */
+  dueAt(record: R): number | undefined;
+  /** An open record a payment, a void or a release holds: when due it is handed over as it is, its outcome being known only upstream. */
+  isClaimed(record: R): boolean;
+  /** What a due open record nobody claimed becomes (expired, abandoned): the next version, at `now`. */
+  ended(record: R, now: number): R;
+  /** Milliseconds from `now` the record is kept (a Redis TTL). */
+  retentionMs(record: R, now: number): number;
+  /** A due record nobody claimed is ended on read too (by `get` and `change`), not only by the sweep. */
+  endsOnRead: boolean;
+  /** A second record some writes make beside this one, in the same atomic write, kept `keepMs` (a coupon lock's used codes, by payment). */
+  side?: { of(record: R): { id: string; value: string } | undefined; keepMs: number };
+}
+
+/** Outcome of an atomic change: the new record, or why it could not be made. */
+export type RecordChange<R> = { ok: true; record: R } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'rejected'; record: R; detail: string };
+
+/** The shared store, in Redis (./redis-store.ts) or in memory (./memory-store.ts). */
+export interface RecordStore<R extends VersionedRecord> {
+  /** Stores a new record (version 1); the `exists` problem when the id is taken. */
+  create(record: R): Promise<void>;
+  /** Reads one record. Given `now`, a due one is ended first when the rules say `endsOnRead` (and memory forgets one past its retention, as a Redis TTL would). */
+  get(id: string, now?: number): Promise<R | null>;
+  /**
+   * Atomic read-modify-write: `change` sees (a copy of) the current record and
+   * returns the next one, or a string saying why not; the rules' `nextVersion`
+   * may refuse it too. Retries on a concurrent write, then gives up with the
+   * `busy` problem. Keeps the due index in step.
+   */
+  change(id: string, now: number, change: (current: R) => R | string): Promise<RecordChange<R>>;
+  /**
+   * Claims up to `limit` due records, each for one caller only. One nobody
+   * claimed is ended (and returned so); a claimed one is returned as it is and
+   * kept in the index `recheckMs` later, so a crash meanwhile loses nothing.
+   */
+  sweepDue(now: number, limit: number): Promise<R[]>;
+  /** Records in the due index. */
+  countOpen(): Promise<number>;
+  /** The value of a side record (see RecordRules.side), or null. */
+  sideRecord(id: string): Promise<string | null>;
+  /** Hears each record this instance ends on read. Returns the unsubscribe function. */
+  onEndOnRead(listener: (record: R) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** The next version `change` proposes, checked by the rules, or why not. */
+export function proposeChange<R extends VersionedRecord>(rules: RecordRules<R>, current: R, now: number, change: (current: R) => R | string): R | string {
+  const proposed = change(structuredClone(current));
+  return typeof proposed === 'string' ? proposed : rules.nextVersion(current, proposed, now);
+}
+
+/** Tells each listener, a listener's fault never failing the read that triggered it. */
+export function tell<R>(listeners: Iterable<(record: R) => void>, record: R): void {
+  for (const listener of listeners) {
+    try {
+      listener(structuredClone(record));
+    } catch {
+      // A listener's fault must not fail the read that triggered it.
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { RecordChange, RecordStore } from '../money/records/types';
+import type { ChangeResult, Redemption, RedemptionStore } from './types';
+
+/** A RedemptionStore over the shared record store (../money/records), Redis or memory: its answers in the feature's words. */
+export class RedemptionRecords implements RedemptionStore {
+  constructor(
+    readonly kind: 'redis' | 'memory',
+    private readonly records: RecordStore<Redemption>,
+  ) {}
+
+  create(redemption: Redemption): Promise<void> {
+    return this.records.create(redemption);
+  }
+
+  get(id: string, now: number): Promise<Redemption | null> {
+    return this.records.get(id, now);
+  }
+
+  async change(id: string, now: number, change: (current: Redemption) => Redemption | string): Promise<ChangeResult> {
+    return asChangeResult(await this.records.change(id, now, change));
+  }
+
+  sweepDue(now: number, limit: number): Promise<Redemption[]> {
+    return this.records.sweepDue(now, limit);
+  }
+
+  countOpen(): Promise<number> {
+    return this.records.countOpen();
+  }
+
+  close(): Promise<void> {
+    return this.records.close();
+  }
+
+  onReadExpiry(listener: (redemption: Redemption) => void): () => void {
+    return this.records.onEndOnRead(listener);
+  }
+}
+
+function asChangeResult(result: RecordChange<Redemption>): ChangeResult {
+  if (result.ok) return { ok: true, redemption: result.record };
+  if (result.reason === 'not_found') return result;
+  return { ok: false, reason: 'rejected', redemption: result.record, detail: result.detail };
+}
