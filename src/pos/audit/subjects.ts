@@ -1,5 +1,4 @@
 import type { RefundRequest } from '../../contract';
-import type { Redemption } from '../redemptions/types';
 import type { AuditSubject } from './types';
 
 /**
@@ -9,9 +8,12 @@ import type { AuditSubject } from './types';
  * the audit trail sits below the features that record into it.
  */
 
+/** What a redemption's entry names of it. */
+type HoldFields = { customerId?: string; holdReference?: string };
+
 type SaleFields = { customerId: string; paymentId: string; totalPaid: number; redemptionId?: string; couponLockId?: string };
 
-export const saleSubject = (body: SaleFields, redemption?: Redemption): AuditSubject => ({
+export const saleSubject = (body: SaleFields, redemption?: HoldFields): AuditSubject => ({
   customerId: body.customerId,
   paymentId: body.paymentId,
   amountPaid: body.totalPaid,
@@ -26,7 +28,7 @@ export const refundSubject = (req: RefundRequest): AuditSubject => ({
   paymentId: req.reverseTransactionId,
 });
 
-export const redemptionSubject = (id: string, r?: Redemption): AuditSubject => ({
+export const redemptionSubject = (id: string, r?: HoldFields): AuditSubject => ({
   redemptionId: id,
   customerId: r?.customerId,
   holdReference: r?.holdReference,

@@ -4,7 +4,7 @@ import { REDEMPTION_ID, redemptionExamples } from './examples';
 import { RedemptionIdParam, RedemptionOptionsSchema, RedemptionViewSchema, StartRedemptionBody, SubmitOtpBody } from './schemas';
 import { getRedemption, startRedemption, submitOtp, voidRedemption } from './operations';
 import { audited } from '../audit/record';
-import { startSubject } from '../audit/start-subject';
+import { startSubject } from './start-subject';
 
 import type { RedemptionDeps } from './operations';
 import type { RedemptionOptionsCache } from './options';

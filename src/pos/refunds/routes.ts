@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
-import { refundSale } from '../sales/operations';
+import { refundSale } from './sale-refunds';
 import { readRefund } from '../sales/readback';
 import { ReceiptQuery } from '../sales/receipt-query';
 import { refundExamples } from './examples';
 import { QueuedSaleRefundSchema, RefundBody, RefundIdParam, RefundReadbackSchema, SaleRefundSchema } from './schemas';
 
-import type { SaleDeps } from '../sales/operations';
+import type { SaleRefundDeps } from './sale-refunds';
 
-const route = routesGiven<SaleDeps>();
+const route = routesGiven<SaleRefundDeps>();
 
 /** Refunds: in full, by amount or by lines, and reading one back. */
 export const REFUND_ROUTES = [

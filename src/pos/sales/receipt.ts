@@ -12,7 +12,7 @@ export interface ReceiptFigures {
   pointsTakenBack: number;
   /** Coupons the sale used: code and money off. */
   coupons?: { code: string; worth: number }[];
-  /** Coupons a refunded sale used that stay used (see ./coupons-not-returned.ts). */
+  /** Coupons a refunded sale used that stay used (see ../refunds/coupons-not-returned.ts). */
   couponsNotReturned?: string[];
 }
 

@@ -5,13 +5,14 @@ import { QueuedSaleRefundSchema, SaleRefundSchema } from '../refunds/schemas';
 import { saleExamples } from './examples';
 import * as sale from './schemas';
 import { previewEarn } from './earn-preview';
-import { completeSale, voidCompletedSale } from './operations';
+import { completeSale } from './operations';
+import { voidCompletedSale, type SaleRefundDeps } from '../refunds/sale-refunds';
 import { readPayment } from './readback';
 import { ReceiptQuery } from './receipt-query';
 
 import type { SaleDeps } from './operations';
 
-const route = routesGiven<SaleDeps>();
+const route = routesGiven<SaleDeps & SaleRefundDeps>();
 
 const paymentId = (description: string) => z.object({ paymentId: sale.PaymentIdParam.shape.paymentId.meta({ description, example: 'sale-1001' }) });
 

@@ -1,6 +1,6 @@
 import type { CallContext, SharedDeps } from '../context';
 import type { SaleRecords } from '../sales/records';
-import type { CouponLockStore } from './locks/types';
+import type { CouponLockStore } from '../coupons/locks/types';
 
 /**
  * The published v4.0 interface has no way to give a used coupon back: the

@@ -1,6 +1,6 @@
-import { parseQr } from '../redemptions/operations';
-import type { StartRedemptionBody } from '../redemptions/schemas';
-import type { AuditSubject } from './types';
+import { parseQr } from './operations';
+import type { StartRedemptionBody } from './schemas';
+import type { AuditSubject } from '../audit/types';
 
 /** The customer a start names; a QR code that does not parse names nobody (the start is refused for it). */
 export function startSubject(body: StartRedemptionBody): AuditSubject {
