@@ -83,7 +83,7 @@ export type AfterSaleReads = Promise<
 /**
  * Balance (with pending and next expiry) and tier progress, read right after
  * the write: the published payment and refund answers carry none of them, so
- * they cost one more upstream round trip after it (see ../receipt-query.ts).
+ * they cost one more upstream round trip after it (see ./receipt-query.ts).
  * A read issued before the write finished could answer the balance before it.
  */
 export function readAfterSale(deps: Pick<SharedDeps, 'loyalty'>, ctx: CallContext, customerId: string): AfterSaleReads {

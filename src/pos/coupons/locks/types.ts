@@ -3,7 +3,7 @@ import type { RecordRules } from '../../money/records/types';
 
 /**
  * A coupon lock: the BFF's record of coupons locked upstream for one sale.
- * States and transitions: COUPON_LOCK_MACHINE (../money/machines.ts). A
+ * States and transitions: COUPON_LOCK_MACHINE (../../money/machines.ts). A
  * payment claims it (`paying`) and burns the coupons (`used`); the till's
  * release claims it (`releasing`) and frees them (`released`); nobody paying
  * in time makes it `abandoned` (the sweeper releases it upstream).
@@ -53,7 +53,7 @@ export interface CouponLockStore {
   readonly kind: 'redis' | 'memory';
   create(lock: CouponLock): Promise<void>;
   get(id: string): Promise<CouponLock | null>;
-  /** Atomic read-modify-write; `change` returns the next record or why not. Only `locked` records stay in the release index. */
+  /** Atomic read-modify-write; `change` returns the next record or why not. Open locks (OPEN_LOCK_STATES) stay in the release index. */
   change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange>;
   /**
    * Claims up to `limit` locks due (releaseAt <= now), each for one caller
