@@ -24,3 +24,6 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
   const errors = fieldErrors(result.error, what === 'request body' ? '(body)' : `(${what})`);
   throw problem('validation_failed', `Invalid ${what}: ${describeIssues(errors)}`, { errors });
 }
+
+/** True when A and B are the same type: a schema's output and the type it documents, kept in step by the compiler. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

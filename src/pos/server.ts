@@ -206,7 +206,7 @@ export async function startBff(
     ...config.outbox,
     store: outbox,
     loyalty,
-    recordAnswer: rememberDeliveredJob(batchJobs, { logger: logger.child({ component: 'outbox-worker' }), clock }),
+    recordAnswer: rememberDeliveredJob(batchJobs, clock),
     settle: settleQueuedSale(deps.sales),
     logger,
     clock,

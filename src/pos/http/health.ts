@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { z } from 'zod';
 import { redisReady, type RedisClient } from '../../platform/redis';
 import type { ReadinessSchema } from '../answers';
+import type { Same } from '../../platform/validation';
 
 export interface HealthOptions {
   /** Unset: the in-process store; the check reads `not_configured`. */
@@ -31,7 +32,6 @@ export interface Readiness {
 
 // The routes' answers are checked against their schemas where each route entry compiles (src/pos/http/route.ts);
 // readiness is served outside the route table, so it is checked here against its schema (src/pos/answers.ts).
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const inStep: Same<z.output<typeof ReadinessSchema>, Readiness> = true;
 void inStep;
 

@@ -91,9 +91,9 @@ export async function rememberJob(
 }
 
 /** The outbox worker's `recordAnswer`: a delivered batch upload's job is its store's, so that store's terminals can read it. */
-export function rememberDeliveredJob(store: BatchJobStore, opts: { logger: Logger; clock: () => number }) {
-  return async (entry: OutboxEntry, result: Record<string, unknown>): Promise<void> => {
+export function rememberDeliveredJob(store: BatchJobStore, clock: () => number) {
+  return async (entry: OutboxEntry, result: Record<string, unknown>, logger: Logger): Promise<void> => {
     if (entry.work.kind !== 'batchOrders' || typeof result.jobId !== 'number') return;
-    await rememberJob(store, { jobId: result.jobId, storeId: entry.storeId, now: opts.clock(), logger: opts.logger, requestId: entry.requestId });
+    await rememberJob(store, { jobId: result.jobId, storeId: entry.storeId, now: clock(), logger, requestId: entry.requestId });
   };
 }

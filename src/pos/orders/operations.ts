@@ -79,7 +79,7 @@ const FAILURE_REASONS: Record<number, string> = {
 const reasonOf = (f: BatchItemFailure) => (f.code !== undefined && FAILURE_REASONS[f.code]) || 'refused by the loyalty service';
 
 /** A job of the caller's store; another store's, or one not uploaded through us, is "not found". */
-export async function orderBatchStatus(deps: OrderDeps, ctx: CallContext, jobId: number) {
+export async function orderBatchStatus(deps: Pick<OrderDeps, 'batchJobs' | 'clock' | 'loyalty'>, ctx: CallContext, jobId: number) {
   if ((await deps.batchJobs.storeOf(jobId, deps.clock())) !== ctx.identity.store.id) {
     throw problem('batch_job_not_found', `Batch job ${jobId} was not found`);
   }

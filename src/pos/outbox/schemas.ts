@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DateTime } from '../../contract';
+import type { Same } from '../../platform/validation';
 import type { QueuedView } from './forward';
 import type { OutboxEntryView } from './operations';
 
@@ -44,6 +45,5 @@ export const OutboxEntryViewSchema = z.strictObject({
 
 export const DeadLettersSchema = z.strictObject({ deadLetters: z.array(OutboxEntryViewSchema).describe('Newest first, this store only') });
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const inStep: [Same<z.output<typeof QueuedViewSchema>, QueuedView>, Same<z.output<typeof OutboxEntryViewSchema>, OutboxEntryView>] = [true, true];
 void inStep;

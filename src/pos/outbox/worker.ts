@@ -12,9 +12,10 @@ export interface OutboxWorkerOptions extends RetryPolicy {
   /**
    * Keeps what a delivered answer names before the entry is marked delivered
    * (a batch upload's job id and its store, so that store's terminals can read
-   * the job). Its errors fail nothing: it logs its own.
+   * the job), logging to the worker's `log`. Its errors are logged and fail
+   * nothing: the write is delivered whatever it does.
    */
-  recordAnswer?: (entry: OutboxEntry, result: Record<string, unknown>) => Promise<void>;
+  recordAnswer?: (entry: OutboxEntry, result: Record<string, unknown>, log: Logger) => Promise<void>;
   logger: Logger;
   /** How often to look for due entries when there is nothing to do. */
   pollIntervalMs: number;
@@ -121,7 +122,7 @@ export class OutboxWorker {
     let mayHaveLanded = false;
     try {
       outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
-      await this.opts.recordAnswer?.(entry, outcome.result);
+      await this.recordAnswer(entry, outcome.result);
     } catch (err) {
       outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
       mayHaveLanded = failureOf(err) !== 'refused';
@@ -137,6 +138,14 @@ export class OutboxWorker {
     }
     this.report(entry, outcome);
     await this.settleId(entry, outcome, mayHaveLanded);
+  }
+
+  private async recordAnswer(entry: OutboxEntry, result: Record<string, unknown>): Promise<void> {
+    try {
+      await this.opts.recordAnswer?.(entry, result, this.log);
+    } catch (err) {
+      this.log.warn({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not keep what a delivered answer names');
+    }
   }
 
   /** A finished delivery (not one to retry) settles what its write claimed. */

@@ -8,12 +8,12 @@ import { claim, Claimant, redemptionNotFound } from './claim';
 import type { Redemption, RedemptionStore } from './types';
 import { recordClaim, type RecordClaim } from '../money/claim-step';
 
-/** What claiming a redemption uses. */
-export type RedemptionClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & {
-  settings: Pick<PosSettings, 'holdSafetyMarginSeconds'>;
-  redemptions: RedemptionStore;
-  otpTickets: OtpTicketStore;
-};
+/** What every claim of a redemption uses. */
+export type RedemptionClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { redemptions: RedemptionStore };
+/** A payment's claim also keeps the safety margin before the hold ends. */
+export type RedemptionPaymentClaimDeps = RedemptionClaimDeps & { settings: Pick<PosSettings, 'holdSafetyMarginSeconds'> };
+/** The OTP step's claim also settles the customer's outstanding code. */
+export type RedemptionOtpClaimDeps = RedemptionClaimDeps & { otpTickets: OtpTicketStore };
 
 /** A redemption claimed by a payment, a void or an OTP step, with what the claim found. */
 export type RedemptionClaim = RecordClaim<Redemption>;
@@ -60,7 +60,12 @@ function settleLater(deps: RedemptionClaimDeps, r: Redemption): void {
  * payment's (a till's retry after an unknown outcome) is never freed on a
  * refusal: the earlier attempt may have landed, so its record decides.
  */
-export function redemptionForPayment(deps: RedemptionClaimDeps, ctx: CallContext, id: string, who: { customerId: string; paymentId: string }): RedemptionClaim {
+export function redemptionForPayment(
+  deps: RedemptionPaymentClaimDeps,
+  ctx: CallContext,
+  id: string,
+  who: { customerId: string; paymentId: string },
+): RedemptionClaim {
   return recordClaim(`redemption ${id}`, {
     take: () =>
       take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now: deps.clock(), marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }),
@@ -130,7 +135,7 @@ export interface PlacedHold {
  * have been placed that no record names; it is given up (`expired`) and that
  * hold, if any, lapses by itself. A hold placed but not recorded is released.
  */
-export function redemptionForOtp(deps: RedemptionClaimDeps, ctx: CallContext, id: string): RecordClaim<Redemption, PlacedHold> {
+export function redemptionForOtp(deps: RedemptionOtpClaimDeps, ctx: CallContext, id: string): RecordClaim<Redemption, PlacedHold> {
   const giveUp = async (r: Redemption, hold?: PlacedHold) => {
     if (hold) {
       await deps.loyalty.holdCancel(hold.hold.holdReference, { requestId: ctx.requestId }).catch((err: unknown) => {

@@ -6,7 +6,7 @@ import type { HoldAnswer } from '../../upstream';
 import type { CallContext } from '../context';
 import type { PosSettings, RedemptionProof } from '../settings';
 import { claimActSettle, type Claim } from '../money/claim-step';
-import { PlacedHold, redemptionForOtp, redemptionForVoid, type RedemptionClaimDeps } from './claims';
+import { PlacedHold, redemptionForOtp, redemptionForVoid, type RedemptionOtpClaimDeps } from './claims';
 import type { OtpTicket, UpstreamOtp } from '../otp';
 import { confirmExpiry, estimatedExpiry, lookUpExpiry, type HoldPeriodDeps } from './hold-period';
 import type { Redemption, RedemptionAsk } from './types';
@@ -18,7 +18,7 @@ import type { OpenRedemptionCap } from './open-redemptions';
 import { redemptionSubject } from '../audit/subjects';
 
 /** What the redemption use cases are given. */
-export type RedemptionDeps = RedemptionClaimDeps &
+export type RedemptionDeps = RedemptionOtpClaimDeps &
   HoldPeriodDeps &
   AuditDeps & {
     settings: Pick<PosSettings, 'redemptionProof' | 'otpCodeMinutes' | 'holdExpiryLookup'>;
@@ -63,7 +63,7 @@ function holdFields(ask: RedemptionAsk): Pick<HoldRequest, 'amountToHold' | 'poi
 }
 
 /** Reads a redemption of the caller's store; another store's is "not found" so ids cannot be probed. */
-export async function findRedemption(deps: RedemptionDeps, ctx: CallContext, id: string): Promise<Redemption> {
+export async function findRedemption(deps: Pick<RedemptionDeps, 'redemptions' | 'clock'>, ctx: CallContext, id: string): Promise<Redemption> {
   const r = await deps.redemptions.get(id, deps.clock());
   if (!r || r.storeId !== ctx.identity.store.id) throw problem('redemption_not_found', `Redemption ${id} was not found`);
   return r;
@@ -415,7 +415,7 @@ export async function submitOtp(deps: RedemptionDeps, ctx: CallContext, id: stri
   return redemptionView(confirming.ended as Redemption, deps.clock());
 }
 
-export async function getRedemption(deps: RedemptionDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
+export async function getRedemption(deps: Pick<RedemptionDeps, 'redemptions' | 'clock'>, ctx: CallContext, id: string): Promise<RedemptionView> {
   return redemptionView(await findRedemption(deps, ctx, id), deps.clock());
 }
 

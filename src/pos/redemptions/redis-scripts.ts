@@ -60,23 +60,11 @@ end
 `,
 });
 
-export interface RedemptionScripts {
+interface RedemptionScripts {
   rdmRead(record: string, open: string, id: string, now: string, now36: string, ttl: string): Promise<[number, string] | null>;
   /** The shared compare-and-set; a redemption has no side record (the record key stands in, with an empty value). */
-  rdmWrite(
-    record: string,
-    open: string,
-    side: string,
-    expected: string,
-    id: string,
-    value: string,
-    ttl: string,
-    score: string,
-    sideValue: string,
-    sideTtl: string,
-  ): Promise<number>;
-  /** numberOfKeys first: one key per candidate. */
-  rdmSweep(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
+  rdmWrite: RecordScripts['write'];
+  rdmSweep: RecordScripts['sweep'];
 }
 
 /** Registers the scripts on the client (EVALSHA, falling back to EVAL once per connection). */

@@ -58,7 +58,7 @@ export interface RedemptionStore {
   /**
    * Atomic read-modify-write: `change` sees the current record and returns the
    * next one, or a string explaining why the change is refused. Retries on a
-   * concurrent write. Keeps the expiry index in step (only `held` is indexed).
+   * concurrent write. Keeps the expiry index in step (it holds the OPEN_STATES).
    */
   change(id: string, now: number, change: (current: Redemption) => Redemption | string): Promise<ChangeResult>;
   /**

@@ -188,7 +188,7 @@ export const saleNotFound = (paymentId: string) => problem('sale_not_found', `Sa
  * after attempts that may have landed (timeouts, 5xx) leaves the claim standing:
  * the write may be done. Ids not claimed by that store are left alone.
  */
-export async function settleQueuedId(
+async function settleQueuedId(
   sales: SaleRecords,
   e: { kind: 'payment' | 'refund'; id: string; paymentId: string; storeId: string; mayHaveLanded?: boolean },
   delivered: boolean,

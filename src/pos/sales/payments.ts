@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { couponLockForPayment, type CouponLockClaim, type CouponLockClaimDeps } from '../coupons/locks/claims';
-import { redemptionForPayment, type RedemptionClaim, type RedemptionClaimDeps } from '../redemptions/claims';
+import { redemptionForPayment, type RedemptionClaim, type RedemptionPaymentClaimDeps } from '../redemptions/claims';
 import { saleIdClaim, type SaleClaimDeps } from './claims';
 import type { CallContext } from '../context';
 import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
@@ -18,7 +18,7 @@ import { saleSubject } from '../audit/subjects';
 import { withCashier } from '../audit/cashier';
 
 /** What recording a sale uses: the claims it may take, the totals check, the outbox and the audit trail. */
-export type PaymentDeps = RedemptionClaimDeps & CouponLockClaimDeps & SaleClaimDeps & TotalsDeps & OutboxDeps & AuditDeps;
+export type PaymentDeps = RedemptionPaymentClaimDeps & CouponLockClaimDeps & SaleClaimDeps & TotalsDeps & OutboxDeps & AuditDeps;
 
 /** Drops zero tax/discount: the v4.0 interface wants them positive or absent. */
 const positiveOrAbsent = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);

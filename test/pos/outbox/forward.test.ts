@@ -1,8 +1,7 @@
 import { ServiceUnavailableError } from '../../../src/platform/errors';
 import { silentLogger } from '../../../src/platform/logger';
 import type { CallContext } from '../../../src/pos/context';
-import type { PosDeps } from '../../../src/pos/deps';
-import { sendOrQueue } from '../../../src/pos/outbox/forward';
+import { sendOrQueue, type OutboxDeps } from '../../../src/pos/outbox/forward';
 import { MemoryOutboxStore } from '../../../src/pos/outbox/memory-store';
 import type { OutboxWork } from '../../../src/pos/outbox/types';
 import type { LoyaltyCallContext } from '../../../src/upstream';
@@ -17,7 +16,7 @@ const work = { kind: 'payment', request: { customerId: 'c-1', paymentId: 'p-1' }
 
 function setup() {
   const outbox = new MemoryOutboxStore({ leaseMs: 5000, statusTtlSeconds: 3600 });
-  const deps = { outbox, logger: silentLogger, clock: () => 1_000 } as unknown as PosDeps;
+  const deps: OutboxDeps = { outbox, logger: silentLogger, clock: () => 1_000 };
   return { outbox, deps };
 }
 

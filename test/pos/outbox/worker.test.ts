@@ -175,3 +175,31 @@ it('refuses bad settings', () => {
       }),
   ).toThrow(RangeError);
 });
+
+it("delivers a write whatever its answer's keeper does: a keeper that throws is logged, the write is not sent again", async () => {
+  await seed('w-keep');
+  const store = new MemoryOutboxStore({ leaseMs: 5000, statusTtlSeconds: 3600 });
+  const kept: string[] = [];
+  const worker = new OutboxWorker({
+    store,
+    loyalty,
+    logger: silentLogger,
+    pollIntervalMs: 20,
+    concurrency: 1,
+    leaseMs: 5000,
+    maxAttempts: 10,
+    backoffBaseMs: 20,
+    backoffMaxMs: 100,
+    recordAnswer: (entry) => {
+      kept.push(entry.id);
+      return Promise.reject(new Error('keeper down'));
+    },
+  });
+  const pay = await store.enqueue(anEntry(paymentWork('w-keep', 'w-keep-1', 30)), T0);
+  worker.start();
+  await eventually(async () => (await store.counts()).pending === 0);
+  await worker.stop();
+  expect(await store.get(pay.id, T0)).toMatchObject({ state: 'delivered', attempts: 1 });
+  expect(kept).toEqual([pay.id]);
+  expect((await activity('w-keep')).filter((a) => a.type === 'Payment Processed')).toHaveLength(1);
+});

@@ -32,19 +32,8 @@ local function end_due(key, cur) return false end
 });
 
 interface Scripts {
-  cplWrite(
-    record: string,
-    due: string,
-    used: string,
-    expected: string,
-    id: string,
-    json: string,
-    ttl: string,
-    score: string,
-    usedJson: string,
-    usedTtl: string,
-  ): Promise<number>;
-  cplClaim(numberOfKeys: number, ...args: string[]): Promise<string[]>;
+  cplWrite: RecordScripts['write'];
+  cplClaim: RecordScripts['sweep'];
 }
 
 function couponLockScripts(redis: RedisClient): RecordScripts {

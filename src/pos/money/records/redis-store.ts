@@ -45,6 +45,8 @@ export interface RedisLayout<R extends VersionedRecord> {
    * script itself, given `args(now)` after `now`. `compare-and-set`: the sweep
    * hands every due record over and the store ends the unclaimed ones with a
    * compare-and-set write (a format Lua would not rewrite to the same text).
+   * With `compare-and-set` the sweep script's `hand_over` must be true for every
+   * due record: one it is not for leaves the index without being ended.
    */
   ends: { by: 'script'; args(now: number): string[] } | { by: 'compare-and-set' };
 }
