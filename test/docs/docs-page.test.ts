@@ -1,20 +1,17 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startStack, Stack } from '../support/e2e';
+import { launchChromium } from './browser';
 
-/** Debian's chromium (.ci/run installs it when missing); no browser download, no network. */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('/docs renders in a real browser', () => {
   let s: Stack;
   let browser: Browser;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
     s = await startStack({ store: 'memory' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

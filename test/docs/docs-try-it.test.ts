@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startStack, Stack } from '../support/e2e';
+import { launchChromium } from './browser';
 
 /**
  * "Try it out" on /docs, in a real browser: every write goes with a new
@@ -8,17 +8,14 @@ import { startStack, Stack } from '../support/e2e';
  * request from the page is not refused as a reused key. A key typed by hand
  * is sent as typed (to try a replay on purpose).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const OPERATION = '/pos/v1/coupons/validate';
 
 describe('/docs try it out', () => {
   let s: Stack;
   let browser: Browser;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
     s = await startStack({ store: 'memory' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

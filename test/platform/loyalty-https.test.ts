@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { exited, waitForOutput } from '../store/readme-blocks';
+import { logLines } from '../store/program';
 
 /** Go-live checklist, "All API calls use HTTPS": the secret key never travels in plain HTTP off the machine. */
 const KEYS = { LOYALTY_API_KEY: 'live_key', LOYALTY_SECRET_KEY: 'live_secret_never_shown_4e1' };
@@ -118,11 +119,7 @@ describe('start-up with a plain-HTTP loyalty service', () => {
     const child = start({ NODE_ENV: 'development', LOYALTY_BASE_URL: 'http://loyalty.example.invalid', LOYALTY_ALLOW_HTTP: 'true' });
     try {
       const out = await waitForOutput(child, /POS BFF listening.*\n/, 20_000);
-      const summary = out
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l))
-        .find((l) => String(l.msg).startsWith('effective configuration'));
+      const summary = logLines(out).find((l) => String(l.msg).startsWith('effective configuration'));
       expect(summary.config['loyalty.allowHttp']).toBe('true');
     } finally {
       child.kill('SIGKILL');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadSandboxAccounts, startSandbox, StartedSandbox } from '../../src/sandbox';
 import { freePort } from '../support/ports';
 import { readmeBlock, runBash, waitForOutput } from './readme-blocks';
+import { logLines } from './program';
 
 /**
  * The README's deployment section, followed as written, on what the image's
@@ -97,13 +98,8 @@ describe('the README deployment section, on the run stage reproduced without Doc
     const readiness = async () => ((await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { checks: { terminals: string } }).checks.terminals;
     expect(await readiness()).toBe('none');
     // What it printed: this install's commands (no npm run, no tsx here), naming the file it reads.
-    const printed = (
-      started
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { setting?: string; commands?: string[] })
-        .find((l) => l.setting === 'TERMINALS_FILE')?.commands ?? []
-    ).map((c) => c.replaceAll(srv, '/srv/pos'));
+    const hint = logLines(started).find((l) => l.setting === 'TERMINALS_FILE') as { commands?: string[] } | undefined;
+    const printed = (hint?.commands ?? []).map((c) => c.replaceAll(srv, '/srv/pos'));
     expect(printed).toHaveLength(2);
     for (const c of printed) expect(c).toMatch(/^node dist\/pos\/terminals\/cli\.js add(-store)? --file \/srv\/pos\/terminals\/terminals\.json /);
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { freePort } from '../support/ports';
-import { REPO, startProgram } from './program';
+import { logLines, REPO, startProgram } from './program';
 import { exited, runBash, waitForOutput } from './readme-blocks';
 
 /** Production defaults, .env, and what start-up says when it cannot run. */
@@ -65,10 +65,7 @@ describe('start-up', () => {
     try {
       const out = await waitForOutput(child, /No terminal can call yet.*\n/, 20_000);
       expect(out).not.toContain('tokens are shown once');
-      const lines = out
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l));
+      const lines = logLines(out);
       const port = Number(/:(\d+)$/.exec(lines.find((l) => l.msg === 'POS BFF listening').listening)![1]);
       const hint = lines.find((l) => l.setting === 'TERMINALS_FILE');
       expect(hint).toMatchObject({ level: 40, file });
@@ -123,10 +120,7 @@ describe('start-up', () => {
     const child = start({ ...REAL, REDEMPTION_PROOF: 'none', TERMINALS_FILE: withTerminal('none-proof.json') }, ['--bff-only']);
     try {
       const out = await waitForOutput(child, /POS BFF listening.*\n/, 20_000);
-      const lines = out
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l));
+      const lines = logLines(out);
       expect(lines.find((l) => l.setting === 'REDEMPTION_PROOF')).toMatchObject({ level: 40 });
       expect(lines.find((l) => l.msg === 'POS BFF listening').docs).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/docs$/);
     } finally {
@@ -149,11 +143,7 @@ describe('start-up', () => {
     const child = start({ ...REAL, LOG_LEVEL: 'info', TERMINALS_FILE: withTerminal('env.json') }, ['--bff-only'], cwd);
     try {
       const out = await waitForOutput(child, /POS BFF listening.*\n/, 20_000);
-      const listening = out
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l))
-        .find((l) => l.msg === 'POS BFF listening');
+      const listening = logLines(out).find((l) => l.msg === 'POS BFF listening');
       expect(listening.redemptionProof).toBe('hash');
     } finally {
       child.kill('SIGKILL');
@@ -186,10 +176,7 @@ describe('start-up', () => {
     const child = start({ ...REAL, HOST: '0.0.0.0', TERMINALS_FILE: withTerminal('short.json') }, ['--bff-only']);
     try {
       const out = await waitForOutput(child, /POS BFF listening.*\n/, 20_000);
-      const lines = out
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l));
+      const lines = logLines(out);
       const config = lines.find((l) => String(l.msg).startsWith('effective configuration'));
       expect(JSON.stringify(config).length).toBeLessThan(700);
       // What this test sets (HOST is the default's 0.0.0.0 here) and what follows from it (no demo terminals with a real upstream).

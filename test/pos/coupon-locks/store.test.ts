@@ -1,36 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { silentLogger } from '../../../src/platform/logger';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../../src/platform/errors';
-import {
-  type CouponLock,
-  type CouponLockStore,
-  CouponLockSweeper,
-  MemoryCouponLockStore,
-  RECHECK_MS,
-  RedisCouponLockStore,
-} from '../../../src/pos/coupons/locks';
+import { type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RECHECK_MS, RedisCouponLockStore } from '../../../src/pos/coupons/locks';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
-
-const T0 = 1_760_000_000_000;
-
-function aLock(overrides: Partial<CouponLock> = {}): CouponLock {
-  return {
-    id: `cpl_${randomBytes(12).toString('base64url')}`,
-    storeId: 'store-001',
-    terminalId: 'till-03',
-    customerId: 'cust-000123',
-    lockReference: `LCK-${randomBytes(6).toString('hex')}`,
-    basketTotal: 30,
-    coupons: [{ code: 'WELCOME10', type: 'fixed', value: 10, worth: 10 }],
-    state: 'locked',
-    expiresAt: T0 + 600_000,
-    releaseAt: T0 + 570_000,
-    createdAt: T0,
-    updatedAt: T0,
-    version: 1,
-    ...overrides,
-  };
-}
+import { aLock, T0 } from './harness';
 
 const noTransactions = async (): Promise<never> => {
   throw new NotFoundError('transaction_not_found', 'The transaction was not found');

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RedisCouponLockStore, couponLockRules, type CouponLock } from '../../../src/pos/coupons/locks';
 import { COUPON_LOCK_LAYOUT } from '../../../src/pos/coupons/locks/redis-store';
 import { RedisRecordStore, type RecordScripts } from '../../../src/pos/money/records/redis-store';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
+import { aLock } from '../coupon-locks/harness';
 
 /*
  * The shared record store where the feature suites do not pin it: a record
@@ -13,25 +13,6 @@ import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 
 const DAY = 24 * 3600_000;
 const RECHECK_MS = 30_000;
-
-function aLock(now: number, overrides: Partial<CouponLock> = {}): CouponLock {
-  return {
-    id: `cpl_${randomBytes(9).toString('base64url')}`,
-    storeId: 'store-001',
-    terminalId: 'till-03',
-    customerId: 'cust-000123',
-    lockReference: `LCK-${randomBytes(6).toString('hex')}`,
-    basketTotal: 30,
-    coupons: [{ code: 'WELCOME10', type: 'fixed', value: 10, worth: 10 }],
-    state: 'locked',
-    expiresAt: now + 600_000,
-    releaseAt: now + 570_000,
-    createdAt: now,
-    updatedAt: now,
-    version: 1,
-    ...overrides,
-  };
-}
 
 describe('the shared record store in Redis, ending due records by compare-and-set (coupon locks)', () => {
   let redis: Redis;
@@ -56,7 +37,7 @@ describe('the shared record store in Redis, ending due records by compare-and-se
 
   it('leaves a due record to a claim that took it between the sweep and its write, and hands it over as claimed next time', async () => {
     const T0 = 1_760_000_000_000;
-    const lock = aLock(T0, { releaseAt: T0 + 1 });
+    const lock = aLock({ releaseAt: T0 + 1 }, T0);
     const payment = new RedisCouponLockStore(redis, { prefix });
     const store = storeWith((real) => ({
       ...real,
@@ -76,7 +57,7 @@ describe('the shared record store in Redis, ending due records by compare-and-se
 
   it('keeps a due record whose ending write failed in the index, and ends it at the recheck time', async () => {
     const T0 = 1_760_000_000_000;
-    const lock = aLock(T0, { releaseAt: T0 + 1 });
+    const lock = aLock({ releaseAt: T0 + 1 }, T0);
     // The first write after the first sweep is lost.
     let sweeps = 0;
     let lost = 0;
@@ -103,7 +84,7 @@ describe('the shared record store in Redis, ending due records by compare-and-se
   it('writes a coupon lock as earlier versions did (its JSON, TTL to expiry + 24 h, due at releaseAt; used codes by payment) and sweeps one an earlier version claimed as claimed', async () => {
     const now = Date.now();
     const store = new RedisCouponLockStore(redis, { prefix, usedKeepMs: 30 * DAY });
-    const lock = aLock(now);
+    const lock = aLock({}, now);
     await store.create(lock);
     const key = `${prefix}{cpl}:r:${lock.id}`;
     expect(await redis.get(key)).toBe(JSON.stringify(lock));
@@ -117,7 +98,7 @@ describe('the shared record store in Redis, ending due records by compare-and-se
     expect(await redis.zscore(`${prefix}{cpl}:due`, lock.id)).toBeNull();
 
     // A payment's claim as an earlier version wrote it: `locked` with its paymentId.
-    const earlier = { ...aLock(now, { releaseAt: now - 1 }), paymentId: 'sale-old' };
+    const earlier = { ...aLock({ releaseAt: now - 1 }, now), paymentId: 'sale-old' };
     await redis.set(`${prefix}{cpl}:r:${earlier.id}`, JSON.stringify(earlier), 'PX', DAY);
     await redis.zadd(`${prefix}{cpl}:due`, earlier.releaseAt, earlier.id);
     expect(await store.sweepDue(now, 10)).toEqual([expect.objectContaining({ id: earlier.id, state: 'paying', paymentId: 'sale-old', version: 1 })]);
