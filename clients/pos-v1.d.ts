@@ -1280,7 +1280,7 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute, counted across every BFF instance (`rate_limited`, with RateLimit-* headers); or the calling address failed authentication more than AUTH_FAILURE_LIMIT_PER_MINUTE times in a minute (`too_many_auth_failures`, refused before its credentials are looked at). Wait Retry-After seconds. */
+        /** @description This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute, counted across every BFF instance (`rate_limited`, with RateLimit-* headers); or the credential presented (without one, the calling address) failed authentication more than AUTH_FAILURE_LIMIT_PER_MINUTE times in a minute (`too_many_auth_failures`; an address failing ten times that is refused too, though never a valid token). Wait Retry-After seconds. */
         TooManyRequests: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];

@@ -36,15 +36,15 @@ const SECRET_KEY = /secret|password|token|credential/i;
 /** Keys whose values identify an account: the first four characters and a mask. */
 const PARTIAL_KEY = /apiKey$/i;
 
-function maskUrl(value: string): string {
-  try {
-    const u = new URL(value);
-    if (!u.password && !u.username) return value;
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return value;
-  }
+/**
+ * A URL's password masked, whether or not the URL parses: a password with an
+ * unencoded `/`, `#` or `?` defeats the parser, so the user info is taken as
+ * everything between `://` and the last `@`. The user name stays readable.
+ */
+export function maskUrl(value: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)(.*)@/i.exec(value);
+  if (!m || !m[2].includes(':')) return value;
+  return `${m[1]}${m[2].slice(0, m[2].indexOf(':'))}:***@${value.slice(m[0].length)}`;
 }
 
 /** A list item as start-up shows it: host:port for Redis nodes. */

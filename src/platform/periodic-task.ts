@@ -65,7 +65,8 @@ export class PeriodicTask {
   private async run(): Promise<void> {
     let more = false;
     try {
-      more = (await this.opts.pass()) === true;
+      // Through a promise: a pass that throws before returning one is caught after `current` is set, not before.
+      more = (await Promise.resolve().then(() => this.opts.pass())) === true;
       if (this.failing) this.opts.logger.info(this.opts.messages.recovered);
       this.failing = false;
     } catch (err) {

@@ -26,6 +26,6 @@ export type { CallInfo, CallPolicy, CallPriority } from './policy';
 export { DEFAULT_RETRY_TUNING, RETRY_SAFE } from './retry';
 export { failureOf, markMayHaveLanded, maybeApplied, nothingSent, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
 export type { WriteOutcome } from './outcome';
-export { paymentOnRecord, refundOnRecord } from './records';
+export { CENT, isPaymentLine, isRefundLine, paymentLine, paymentOnRecord, refundLines, refundOnRecord } from './records';
 export type { PaymentOnRecord, RefundOnRecord } from './records';
 export type { RetryTuning, Sleep } from './retry';

@@ -28,7 +28,8 @@ export interface RefundOnRecord {
   amount?: number;
 }
 
-const CENT = 0.005;
+/** Two amounts within this are the same figure (money to the cent). */
+export const CENT = 0.005;
 
 async function transactionsOf(loyalty: Reader, orderId: string, ctx: LoyaltyCallContext) {
   try {
@@ -41,6 +42,18 @@ async function transactionsOf(loyalty: Reader, orderId: string, ctx: LoyaltyCall
 
 const PAYMENT_TYPES = new Set(['PaymentReward', 'Payment']);
 const REFUND_TYPES = new Set(['Refund', 'PartialRefund']);
+type Line = { transactionType: string; transactionId?: string };
+
+/** A payment line of an order's record. */
+export const isPaymentLine = (t: Line): boolean => PAYMENT_TYPES.has(t.transactionType);
+/** A refund line (whole or partial) of an order's record. */
+export const isRefundLine = (t: Line): boolean => REFUND_TYPES.has(t.transactionType);
+/** The payment line of `paymentId` on its order's record (a line naming no id is the order's own). */
+export const paymentLine = <T extends Line>(transactions: T[], paymentId: string): T | undefined =>
+  transactions.find((t) => isPaymentLine(t) && (t.transactionId === undefined || t.transactionId === paymentId));
+/** The refund lines of `refundId` on its sale's record. */
+export const refundLines = <T extends Line>(transactions: T[], refundId: string): T[] =>
+  transactions.filter((t) => isRefundLine(t) && t.transactionId === refundId);
 
 /**
  * The payment id is this payment: paid the same total, and, when it used a
@@ -48,7 +61,7 @@ const REFUND_TYPES = new Set(['Refund', 'PartialRefund']);
  */
 export async function paymentOnRecord(loyalty: Reader, p: PaymentOnRecord, ctx: LoyaltyCallContext = {}): Promise<boolean> {
   const transactions = await transactionsOf(loyalty, p.paymentId, ctx);
-  const paid = transactions.find((t) => PAYMENT_TYPES.has(t.transactionType) && (t.transactionId === undefined || t.transactionId === p.paymentId));
+  const paid = paymentLine(transactions, p.paymentId);
   // Written so that a total that is not a number matches nothing.
   if (!paid || paid.amount === undefined || !(Math.abs(paid.amount - p.totalPaid) <= CENT)) return false;
   if (!p.hold) return true;
@@ -63,7 +76,7 @@ export async function paymentOnRecord(loyalty: Reader, p: PaymentOnRecord, ctx: 
 /** The refund id is a refund of this very payment (and of this amount, when one was asked). */
 export async function refundOnRecord(loyalty: Reader, r: RefundOnRecord, ctx: LoyaltyCallContext = {}): Promise<boolean> {
   const transactions = await transactionsOf(loyalty, r.paymentId, ctx);
-  const refunded = transactions.find((t) => REFUND_TYPES.has(t.transactionType) && t.transactionId === r.refundId);
+  const [refunded] = refundLines(transactions, r.refundId);
   if (!refunded) return false;
   return r.amount === undefined || (refunded.amount !== undefined && Math.abs(refunded.amount - r.amount) <= CENT);
 }

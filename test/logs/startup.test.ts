@@ -4,17 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Config, configSummary, describeConfig, loadConfig } from '../../src/platform/config';
 import { addStore, addTerminal } from '../../src/pos/terminals';
+import { logLines } from '../store/program';
 
 const SECRET = 'sk_live_do_not_print_91c2';
 const REDIS_PASSWORD = 'redis_pw_do_not_print';
 
+const REAL_ENV = { LOYALTY_BASE_URL: 'https://loyalty.example.com/', LOYALTY_API_KEY: 'live_ab12cd34ef', LOYALTY_SECRET_KEY: SECRET };
+
 describe('describeConfig', () => {
-  const config = loadConfig({
-    LOYALTY_BASE_URL: 'https://loyalty.example.com/',
-    LOYALTY_API_KEY: 'live_ab12cd34ef',
-    LOYALTY_SECRET_KEY: SECRET,
-    REDIS_URL: `redis://default:${REDIS_PASSWORD}@redis.internal:6380/2`,
-  });
+  const config = loadConfig({ ...REAL_ENV, REDIS_URL: `redis://default:${REDIS_PASSWORD}@redis.internal:6380/2` });
 
   it('fits one screen and masks every secret', () => {
     const lines = describeConfig(config);
@@ -28,6 +26,15 @@ describe('describeConfig', () => {
     expect(text).toContain('apiKey=live****');
     expect(text).toContain('url=redis://default:***@redis.internal:6380/2');
     expect(text).toContain('baseUrl=https://loyalty.example.com/');
+  });
+
+  it('masks a Redis password the URL parser cannot read (an unencoded /, # or ?), in the lines and the JSON summary', () => {
+    const odd = 'abc/def#ghi';
+    const c = loadConfig({ ...REAL_ENV, REDIS_URL: `redis://default:${odd}@redis.internal:6380/2` });
+    const shown = [...describeConfig(c), JSON.stringify(configSummary(c))].join('\n');
+    expect(shown).toContain('redis://default:***@redis.internal:6380/2');
+    expect(shown).not.toContain('abc/def');
+    expect(shown).not.toContain('ghi');
   });
 
   it('shows every setting, unset ones as such', () => {
@@ -99,9 +106,9 @@ describe('start-up output', () => {
     const { output, code } = await runMain({ ...upstream, LOG_PRETTY: 'false', NODE_ENV: 'production', ALLOW_IN_MEMORY_STORE: 'true' }, ['--bff-only']);
     expect(code).toBe(0);
     expect(output).not.toContain(SECRET);
-    const lines = output.split('\n').filter((l) => l.startsWith('{'));
+    const lines = logLines(output);
     expect(lines.length).toBeGreaterThan(2);
-    const summary = lines.map((l) => JSON.parse(l)).find((l) => String(l.msg).startsWith('effective configuration'));
+    const summary = lines.find((l) => String(l.msg).startsWith('effective configuration'));
     expect(summary.config).toMatchObject({
       'loyalty.secretKey': '(set)',
       'loyalty.apiKey': 'live****',

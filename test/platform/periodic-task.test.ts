@@ -108,6 +108,29 @@ describe('PeriodicTask, the timer of every background loop', () => {
     expect(lines.filter((l) => l.msg === 'work recovered')).toHaveLength(1);
   });
 
+  it('keeps running when a pass throws before returning a promise, and again after a stop and a start', async () => {
+    const { logger } = logCapture();
+    let passes = 0;
+    const task = new PeriodicTask({
+      everyMs: 10,
+      logger,
+      messages,
+      pass: () => {
+        passes++;
+        throw new Error('thrown at once');
+      },
+    });
+    task.start();
+    await sleep(80);
+    expect(passes).toBeGreaterThan(2);
+    await task.stop();
+    const before = passes;
+    task.start();
+    await sleep(80);
+    await task.stop();
+    expect(passes).toBeGreaterThan(before);
+  });
+
   it('stop() waits for the pass in hand', async () => {
     const { logger } = logCapture();
     let ended = false;

@@ -1,4 +1,6 @@
 import { ConfigError, loadConfig } from '../../src/platform/config';
+import { CASHIER_HEADER, SHIFT_HEADER } from '../../src/pos/audit/cashier';
+import { REPLAYED_HEADER } from '../../src/pos/idempotency';
 import { SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { rawClient, RawClient, RawResponse } from './support/raw-http';
 
@@ -143,7 +145,11 @@ describe('security headers and CORS', () => {
     c.send({
       method: 'OPTIONS',
       path: '/pos/v1/payments',
-      headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key' },
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key,x-cashier-id,x-shift-id',
+      },
     });
 
   it('is off by default: a browser preflight is refused with 403 and no origin is ever allowed', async () => {
@@ -166,6 +172,7 @@ describe('security headers and CORS', () => {
     expect(pre.headers['access-control-allow-methods']).toContain('POST');
     expect(String(pre.headers['access-control-allow-headers']).toLowerCase()).toEqual(expect.stringContaining('idempotency-key'));
     expect(String(pre.headers['access-control-allow-headers']).toLowerCase()).toEqual(expect.stringContaining('authorization'));
+    for (const h of [CASHIER_HEADER, SHIFT_HEADER]) expect(String(pre.headers['access-control-allow-headers']).toLowerCase()).toContain(h.toLowerCase());
     expect(pre.headers['access-control-max-age']).toBe('600');
     expect(pre.headers['access-control-allow-credentials']).toBeUndefined();
     expect(pre.headers.vary).toContain('Origin');
@@ -178,6 +185,7 @@ describe('security headers and CORS', () => {
     expect(get.status).toBe(200);
     expect(get.headers['access-control-allow-origin']).toBe('http://10.0.0.5:3000');
     expect(get.headers['access-control-expose-headers']).toContain('Retry-After');
+    expect(get.headers['access-control-expose-headers']).toContain(REPLAYED_HEADER);
 
     const foreign = await preflight(c, 'https://evil.example');
     expect(foreign.status).toBe(403);

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from '../../platform/errors';
 import { failureOf, RETRY_SAME_REQUEST } from '../../upstream';
+import { toldNothingDone } from '../money/till-outcome';
 import type { CallContext } from '../context';
 import type { Repair } from '../money/repairs';
 import { isQueued } from '../outbox/forward';
@@ -132,7 +133,8 @@ export function auditNote(
         result = await scope.run(s, run);
       } catch (err) {
         const code = err instanceof AppError ? err.code : 'internal_error';
-        const unknown = mode === 'claim_step' ? code === RETRY_SAME_REQUEST : failureOf(err) === 'unknown';
+        // Unknown only where the till was not told "nothing was done" (the one rule in ../money/till-outcome.ts).
+        const unknown = mode === 'claim_step' ? code === RETRY_SAME_REQUEST : failureOf(err) === 'unknown' && !toldNothingDone(err);
         safely(s, unknown ? 'unknown' : 'refused', () => ({ code }));
         throw err;
       }

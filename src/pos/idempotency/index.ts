@@ -7,7 +7,7 @@ export * from './types';
 export { MemoryIdempotencyStore } from './memory-store';
 export { RedisIdempotencyStore } from './redis-store';
 export { canonicalJson, requestFingerprint } from './fingerprint';
-export { keepsResponse, keyOutcome } from './outcome';
+export { keepsResponse, keyOutcome } from '../money/till-outcome';
 export { idempotency, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY, REPLAYED_HEADER, type Idempotency, type IdempotencyOptions } from './middleware';
 
 /** The Redis store when a connection is given, the in-process one otherwise. */

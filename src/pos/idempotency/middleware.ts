@@ -5,7 +5,7 @@ import { problem } from '../../platform/problem';
 import { identityOf } from '../auth';
 import { admitted } from '../security/admission';
 import { requestFingerprint } from './fingerprint';
-import { keyOutcome } from './outcome';
+import { keyOutcome } from '../money/till-outcome';
 import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';

@@ -1,3 +1,4 @@
+import { AppError } from '../../platform/errors';
 import { isProblem } from '../../platform/problem';
 import type { ProblemCode } from '../../platform/problem-catalogue';
 import { nothingSent, RETRY_SAME_REQUEST } from '../../upstream';
@@ -6,7 +7,7 @@ import { nothingSent, RETRY_SAME_REQUEST } from '../../upstream';
  * Codes that mean "nothing was done, try again": storing them would replay a
  * transient refusal for 24 hours.
  */
-const NOTHING_DONE_CODES: ProblemCode[] = ['redis_unavailable', 'redemption_busy', 'coupon_lock_busy'];
+const NOTHING_DONE_CODES: ProblemCode[] = ['redis_unavailable', 'redemption_busy', 'coupon_lock_busy', 'sale_busy'];
 
 /**
  * Codes that mean "the upstream may have acted and the BFF could not record
@@ -44,4 +45,9 @@ export function keepsResponse(status: number, err?: unknown): boolean {
     if (isProblem(err, ...NOTHING_DONE_CODES)) return false;
   }
   return status === 409 || status === 422 || status >= 500;
+}
+
+/** Whether the till was told "nothing was done" for this failure (its key freed for a new try): the audit trail records it as refused, not unknown. */
+export function toldNothingDone(err: unknown): boolean {
+  return keyOutcome(err instanceof AppError ? err.status : 500, err) === 'release';
 }

@@ -183,7 +183,8 @@ export const ERRORS = {
     status: 429,
     description:
       'This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute, counted across every BFF instance (`rate_limited`, with RateLimit-* headers); ' +
-      'or the calling address failed authentication more than AUTH_FAILURE_LIMIT_PER_MINUTE times in a minute (`too_many_auth_failures`, refused before its credentials are looked at). ' +
+      'or the credential presented (without one, the calling address) failed authentication more than AUTH_FAILURE_LIMIT_PER_MINUTE times in a minute ' +
+      '(`too_many_auth_failures`; an address failing ten times that is refused too, though never a valid token). ' +
       'Wait Retry-After seconds.',
     examples: answers(
       answer('Per-terminal request limit', 'rate_limited', 'This terminal sent more than 600 requests in a minute; try again in 12 s', {
@@ -191,9 +192,9 @@ export const ERRORS = {
         limitPerMinute: 600,
       }),
       answer(
-        'Too many failed authentications from this address',
+        'Too many failed authentications with this token',
         'too_many_auth_failures',
-        'More than 20 failed authentications from this address in a minute; try again in 41 s',
+        'More than 20 failed authentications with these credentials in a minute; try again in 41 s',
         {
           retryAfterSeconds: 41,
         },

@@ -177,8 +177,9 @@ export function buildPosOpenApi() {
         '(mutual TLS) signed by that CA whose subject CN or a DNS subject alternative name is the terminal id (scheme `clientCertificate`). ' +
         'Sent together, both must name the same terminal (else 401 `credentials_disagree`).\n\n' +
         '**Limits.** Per terminal: TERMINAL_RATE_LIMIT_PER_MINUTE requests a minute (429 `rate_limited`; RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset ' +
-        'on every answer) and MAX_OPEN_REDEMPTIONS_PER_TERMINAL open redemptions (409 `too_many_open_redemptions`). Per source address: ' +
-        'AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications a minute (429 `too_many_auth_failures`). Per request: BODY_LIMIT_BYTES of JSON (413) ' +
+        'on every answer) and MAX_OPEN_REDEMPTIONS_PER_TERMINAL open redemptions (409 `too_many_open_redemptions`). Per credential presented ' +
+        '(without one, per source address): AUTH_FAILURE_LIMIT_PER_MINUTE failed authentications a minute, and per address ten times that, ' +
+        'counted once a request has failed, so a valid token is never refused for its neighbours (429 `too_many_auth_failures`). Per request: BODY_LIMIT_BYTES of JSON (413) ' +
         'nested at most 32 deep (400 `body_too_deep`), MAX_HEADER_COUNT headers and MAX_HEADER_BYTES of them (431). Browsers may call only from ' +
         'CORS_ORIGINS; a preflight from any other origin is 403 `cors_origin_not_allowed`.\n\n' +
         '**Every error code**, with what the till should do:\n\n' +

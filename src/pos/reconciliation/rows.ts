@@ -1,3 +1,4 @@
+import { CENT, isPaymentLine, isRefundLine, paymentLine, refundLines } from '../../upstream';
 import type { AuditEntry } from '../audit/types';
 import type { CouponLock } from '../coupons/locks/types';
 import type { OutboxEntry } from '../outbox/types';
@@ -32,12 +33,9 @@ interface Context {
   timeZone: string;
 }
 
-const PAYMENT_TYPES = new Set(['PaymentReward', 'Payment']);
-const REFUND_TYPES = new Set(['Refund', 'PartialRefund']);
 /** What a repair recorded that shows the write was applied upstream; and what shows it was not. */
 const SETTLED_APPLIED = new Set(['recorded', 'redeemed', 'used', 'voided', 'released']);
 const SETTLED_NOT_APPLIED = new Set(['expired', 'abandoned', 'given up']);
-const CENT = 0.005;
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 const sum = (xs: (number | undefined)[]) => round(xs.reduce<number>((s, x) => s + (x ?? 0), 0));
@@ -184,7 +182,7 @@ function saleRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): Re
   const unreadable = facts.unreadable.get(`order:${id}`);
   if (unreadable) return { ...row, ...unreadableOrder(unreadable, flags, notes, side.bff) };
   const tx = facts.transactions.get(id) ?? [];
-  const paid = tx.find((t) => PAYMENT_TYPES.has(t.transactionType) && (t.transactionId === undefined || t.transactionId === id));
+  const paid = paymentLine(tx, id);
   const upstream: Figures = paid
     ? {
         paid: paid.amount ?? null,
@@ -239,7 +237,7 @@ function refundRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): 
 
 /** A refund id's figures on the upstream's record of its sale; undefined when it is not there. */
 function refundFigures(tx: Transaction[], refundId: string): Figures | undefined {
-  const refunded = tx.filter((t) => REFUND_TYPES.has(t.transactionType) && t.transactionId === refundId);
+  const refunded = refundLines(tx, refundId);
   if (!refunded.length) return undefined;
   const back = tx.filter((t) => t.transactionType === 'Cancel' && t.transactionId === refundId);
   return {
@@ -255,7 +253,7 @@ function upstreamOnly(g: Grouped, facts: Facts, ctx: Context): ReconciliationRow
   for (const [paymentId, list] of g.sales) {
     if (effective(list) === 'refused') continue;
     const tx = facts.transactions.get(paymentId) ?? [];
-    const ids = uniq(tx.filter((t) => REFUND_TYPES.has(t.transactionType) || t.transactionType === 'Cancel').map((t) => t.transactionId));
+    const ids = uniq(tx.filter((t) => isRefundLine(t) || t.transactionType === 'Cancel').map((t) => t.transactionId));
     for (const refundId of ids) {
       if (g.refunds.has(refundId)) continue;
       const own = tx.filter((t) => t.transactionId === refundId);
@@ -344,7 +342,7 @@ function lockRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): Re
   // The interface has no lock lookup: a used lock is checked through its sale's record.
   if (lock.state === 'used') {
     const sale = lock.paymentId ? facts.transactions.get(lock.paymentId) : undefined;
-    if (sale?.some((t) => PAYMENT_TYPES.has(t.transactionType))) return done('used', [], [`${coupons}; used by sale ${lock.paymentId}`]);
+    if (sale?.some(isPaymentLine)) return done('used', [], [`${coupons}; used by sale ${lock.paymentId}`]);
     return done('mismatch', ['mismatch'], [coupons, `used by sale ${lock.paymentId}, which is not on the loyalty service's record`]);
   }
   if (lock.state === 'released') return done('released', [], [`${coupons}; released`]);
@@ -352,7 +350,16 @@ function lockRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): Re
   return done('open', ['lock_open'], [coupons, `still ${lock.state}`]);
 }
 
-const OTHER_KINDS: Partial<Record<AuditEntry['action'], RowKind>> = {
+/** The row an entry without a record id is listed under (a refused start or lock has no id yet): every action named, so none passes as another. */
+const OTHER_KINDS: Record<AuditEntry['action'], RowKind> = {
+  redemption_start: 'redemption',
+  otp_step: 'redemption',
+  redemption_void: 'redemption',
+  payment: 'sale',
+  refund: 'refund',
+  sale_void: 'sale_void',
+  coupon_lock: 'coupon_lock',
+  coupon_release: 'coupon_lock',
   customer_registration: 'customer',
   customer_deletion: 'customer',
   events: 'events',
@@ -365,7 +372,7 @@ function otherRows(g: Grouped, facts: Facts, ctx: Context): ReconciliationRow[] 
   for (const e of g.others) push(byAction, `${e.action}:${e.requestId ?? e.id}`, e);
   return [...byAction.values()].map((list) => {
     const e = list[0];
-    const row = base(OTHER_KINDS[e.action] ?? 'events', e.id, list);
+    const row = base(OTHER_KINDS[e.action], e.id, list);
     const what = `${e.action.replace('_', ' ')}${e.names?.length ? ` ${e.names.slice(0, 5).join(' ')}` : ''}`;
     const unknown = unknownFlag(list, ctx.timeZone);
     const flags: Anomaly[] = unknown.flag ? [unknown.flag] : [];

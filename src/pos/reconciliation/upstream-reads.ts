@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../platform/errors';
 import { isProblem } from '../../platform/problem';
 import type { HoldLookupAnswer, LoyaltyCallContext, LoyaltyClient } from '../../upstream';
@@ -61,14 +62,17 @@ export class UpstreamReads {
 const BUSY_TRIES = 60;
 const MAX_BUSY_WAIT_MS = 5_000;
 
-async function patiently<T>(read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+/** Reads, waiting out budget refusals; a stop (`signal`) cuts the wait short with the refusal in hand. */
+export async function patiently<T>(read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await read();
     } catch (err) {
       if (!isProblem(err, 'upstream_busy') || tries >= BUSY_TRIES || signal?.aborted) throw err;
       const waitMs = Math.min(MAX_BUSY_WAIT_MS, Math.max(50, ((err as AppError).retryAfterSeconds ?? 1) * 1000));
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      await sleep(waitMs, undefined, { signal }).catch(() => {
+        throw err;
+      });
     }
   }
 }

@@ -1,6 +1,7 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { problem } from '../../platform/problem';
+import { CASHIER_HEADER, SHIFT_HEADER } from '../audit/cashier';
 
 /**
  * Refuses a request with more than `max` headers. The server parses them all
@@ -15,9 +16,9 @@ export function headerCountLimit(max: number): RequestHandler {
   };
 }
 
-/** Headers a tablet web app sends and may read. */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
-const EXPOSED_HEADERS = ['Location', 'Retry-After', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+/** Headers a tablet web app sends (the cashier and shift too: a store may require them) and may read (a replayed answer says so). */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', CASHIER_HEADER, SHIFT_HEADER];
+const EXPOSED_HEADERS = ['Location', 'Retry-After', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed'];
 
 /**
  * CORS for in-store tablet web apps: only the listed origins (none = CORS off).

@@ -64,6 +64,7 @@ describe('which responses are kept for replay', () => {
     expect(keepsResponse(503, new ServiceUnavailableError('redis_unavailable', 'down'))).toBe(false);
     expect(keepsResponse(409, new ConflictError('redemption_busy', 'busy'))).toBe(false);
     expect(keepsResponse(409, new ConflictError('coupon_lock_busy', 'busy'))).toBe(false);
+    expect(keepsResponse(503, new ServiceUnavailableError('sale_busy', 'busy'))).toBe(false);
     expect(keepsResponse(503, rateLimited(2))).toBe(false);
     expect(keepsResponse(503, markNotDelivered(new ServiceUnavailableError('upstream_circuit_open', 'open')))).toBe(false);
   });
