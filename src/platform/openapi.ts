@@ -99,7 +99,7 @@ function freshKeyInterceptor(examples: string[]): (req: unknown) => unknown {
   ) as (req: unknown) => unknown;
 }
 
-/** `GET /openapi.json` (the document, built once on first request) and `GET /docs/` (Swagger UI). */
+/** `GET /openapi.json` (the document, built once: on first request, or when mounted if the page needs its key examples) and `GET /docs/` (Swagger UI). */
 export function mountApiDocs(app: Express, document: () => object, opts: ApiDocsOptions): void {
   let json: string | undefined;
   // The page needs the document's key examples now, so the document is built now too.

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { AppError } from '../../src/platform/errors';
 import { MemoryRedemptionStore, type Redemption } from '../../src/pos/redemptions';
-import { MemoryTerminalSets, openRedemptionCap, RedisTerminalSets, type TerminalSets } from '../../src/pos/security';
+import { MemoryTerminalSets, openRedemptionCap, RedisTerminalSets, type TerminalSets } from '../../src/pos/redemptions/open-redemptions';
 
 /**
  * The cap's bookkeeping on its own, over both set stores (real Redis): what

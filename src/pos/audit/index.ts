@@ -3,7 +3,7 @@ import { MemoryAuditStore } from './memory-store';
 import { RedisAuditStore } from './redis-store';
 import type { AuditStore } from './types';
 
-export { AuditTrail, AUDIT_LATE_MS } from './trail';
+export { AuditTrail } from './trail';
 export type { AuditAction, AuditEntry, AuditOutcome, AuditStore, NewAuditEntry } from './types';
 
 /** A stream per store in Redis when a connection is given, process memory otherwise. */

@@ -22,9 +22,6 @@ export interface AuditPage {
   next?: string;
 }
 
-const CURSOR = /^[0-9]{1,20}-[0-9]{1,20}$/;
-export const isAuditCursor = (s: string) => CURSOR.test(s);
-
 function matches(e: AuditEntry, f: AuditFilter): boolean {
   return (
     e.at >= f.from &&

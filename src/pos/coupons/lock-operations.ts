@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle } from '../money/claim-step';
-import { couponLockForRelease, type CouponLockClaimDeps } from './locks/claims';
+import { couponLockForRelease, couponLockNotFound, type CouponLockClaimDeps } from './locks/claims';
 import { isCouponRefusal, type CouponAnswer } from '../../upstream/coupon-answers';
 import type { CouponLock, LockedCoupon } from './locks/types';
 import type { CallContext } from '../context';
@@ -111,7 +111,7 @@ export async function lockCoupons(deps: CouponLockDeps, ctx: CallContext, body: 
 /** This store's lock; another store's reads exactly like a missing one. */
 async function findCouponLock(deps: CouponLockDeps, ctx: CallContext, id: string): Promise<CouponLock> {
   const l = await deps.couponLocks.get(id);
-  if (!l || l.storeId !== ctx.identity.store.id) throw problem('coupon_lock_not_found', `Coupon lock ${id} was not found`);
+  if (!l || l.storeId !== ctx.identity.store.id) throw couponLockNotFound(id);
   return l;
 }
 

@@ -19,14 +19,6 @@ export async function recordEvents(deps: EventDeps, ctx: CallContext, body: Even
 export type QueuedEvents = QueuedView & { customerId: string; accepted: string[] };
 
 /**
- * Events, queued when the upstream is out of reach. The upstream has no id
- * for events, so a second delivery (after a timeout whose answer was lost)
- * would record them twice: each queued event carries a stable `eventId` in
- * its metadata (the till's `eventId`, else the outbox id) so what reads the
- * events can tell copies apart. Weaker than payments and refunds, whose
- * duplicates the upstream itself refuses.
- */
-/**
  * A kiosk stands where customers can reach it, so it may only send the events
  * its store allows (the store's `kioskEvents` in the terminals file, else
  * KIOSK_EVENTS): an event that earns points (`place_order`) stays with the tills.
@@ -42,6 +34,14 @@ function requireKioskEvents(deps: EventDeps, ctx: CallContext, body: EventsBody)
   }
 }
 
+/**
+ * Events, queued when the upstream is out of reach. The upstream has no id
+ * for events, so a second delivery (after a timeout whose answer was lost)
+ * would record them twice: each queued event carries a stable `eventId` in
+ * its metadata (the till's `eventId`, else the outbox id) so what reads the
+ * events can tell copies apart. Weaker than payments and refunds, whose
+ * duplicates the upstream itself refuses.
+ */
 export async function recordEventsOrQueue(
   deps: EventDeps,
   ctx: CallContext,

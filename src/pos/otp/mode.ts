@@ -35,11 +35,11 @@ if v and tonumber(cjson.decode(v).at) > tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1`;
 
-/** One key, `<prefix>otp-mode`, without a TTL: it describes the loyalty account, not a request. */
 interface ModeScripts {
   otpModeRecord(key: string, seen: string, at: string): Promise<unknown>;
 }
 
+/** One key, `<prefix>otp-mode`, without a TTL: it describes the loyalty account, not a request. */
 export class RedisOtpMode implements OtpModeStore {
   private readonly key: string;
   private readonly redis: RedisClient & ModeScripts;

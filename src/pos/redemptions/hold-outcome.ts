@@ -1,32 +1,19 @@
+import type { HoldStateRead } from '../../upstream';
 import { isOpen } from './record';
 import type { Redemption, RedemptionStore } from './types';
 import type { SharedDeps } from '../context';
 
 /**
- * What the upstream's hold lookup says became of a hold. The published
- * reference names `active`, `expired` and `used`; older answers (and the
- * sandbox before it followed the reference) also say `released`, and other
- * spellings of the same states are accepted, in any case.
+ * What a claimed hold's lookup says became of it. The client's reader has
+ * already named the state (HoldStateRead, src/upstream/answers.ts: the
+ * published Active, Expired, Used, and the older spellings it accepts);
+ * released and expired both mean the hold is over.
  */
 type HoldFate = 'used' | 'ended' | 'active' | 'unknown';
 
-const FATES: Record<string, HoldFate> = {
-  used: 'used',
-  redeemed: 'used',
-  consumed: 'used',
-  expired: 'ended',
-  released: 'ended',
-  cancelled: 'ended',
-  canceled: 'ended',
-  voided: 'ended',
-  active: 'active',
-  held: 'active',
-};
+const FATES: Record<HoldStateRead, HoldFate> = { used: 'used', expired: 'ended', released: 'ended', active: 'active', unknown: 'unknown' };
 
-function holdFate(state: unknown): HoldFate {
-  const k = typeof state === 'string' ? state.trim().toLowerCase() : '';
-  return Object.hasOwn(FATES, k) ? FATES[k] : 'unknown';
-}
+const holdFate = (state: HoldStateRead | undefined): HoldFate => (state === undefined ? 'unknown' : FATES[state]);
 
 export type Settled = 'redeemed' | 'voided' | 'expired' | 'still_active' | 'unchanged';
 

@@ -8,16 +8,7 @@ import type { AuthFailureGuard } from '../auth/failure-guard';
 import { authFailureGuard, perMinuteLimiter } from './rate-limits';
 
 export { corsFor, headerCountLimit } from './http-limits';
-export type { AuthFailureGuard } from '../auth/failure-guard';
-export { authFailureGuard, perMinuteLimiter, terminalRateLimit, type LimiterOptions } from './rate-limits';
-export {
-  MemoryTerminalSets,
-  openRedemptionCap,
-  RedisTerminalSets,
-  type OpenRedemptionCap,
-  type OpenRedemptionCapOptions,
-  type TerminalSets,
-} from '../redemptions/open-redemptions';
+export { terminalRateLimit } from './rate-limits';
 
 /**
  * An address may fail this many times the per-credential limit in a minute

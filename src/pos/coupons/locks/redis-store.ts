@@ -58,9 +58,4 @@ export class RedisCouponLockStore extends CouponLockRecords {
     const options = { prefix: opts.prefix, maxAttempts: 8, recheckMs: opts.recheckMs ?? RECHECK_MS };
     super('redis', new RedisRecordStore(redis, couponLockRules(opts.usedKeepMs ?? DEFAULT_USED_KEEP_MS), COUPON_LOCK_LAYOUT, options));
   }
-
-  /** Takes at least one due lock per call, whatever the limit, as this store always has. */
-  override sweepDue(now: number, limit: number): Promise<CouponLock[]> {
-    return super.sweepDue(now, Math.max(1, Math.floor(limit)));
-  }
 }

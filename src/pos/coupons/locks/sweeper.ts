@@ -32,6 +32,8 @@ export class CouponLockSweeper {
 
   constructor(private readonly opts: CouponLockSweeperOptions) {
     if (!(opts.intervalMs > 0)) throw new RangeError('CouponLockSweeper intervalMs must be > 0');
+    if (opts.batchSize !== undefined && !(Number.isInteger(opts.batchSize) && opts.batchSize >= 1))
+      throw new RangeError('CouponLockSweeper batchSize must be a positive integer');
     this.log = opts.logger.child({ component: 'coupon-lock-sweeper', store: opts.store.kind });
     this.clock = opts.clock ?? Date.now;
     this.task = new PeriodicTask({
