@@ -4,7 +4,10 @@ import type { CallContext, SharedDeps } from '../context';
 import { isQueued } from '../outbox/forward';
 import type { OutboxEntry } from '../outbox/types';
 import { SaleEntry, SaleRecords, stateOf } from './records';
+import { ID_REPAIR_MS, idClaim, settleId, settleQueuedId as settleQueuedIdOf } from '../money/ids/claims';
 import type { Claim } from '../money/claim-step';
+
+export { NotOnRecordYet } from '../money/ids/claims';
 
 /** What claiming a sale id uses. */
 export type SaleClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { sales: SaleRecords };
@@ -20,28 +23,11 @@ function onRecord(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord): Promise<
 }
 
 /**
- * How long a sale or refund id whose write may have landed is asked about: a
- * write in flight lands within its timeouts, far inside this. After it, the
- * claim stands until the same request settles it or its TTL ends.
+ * Settles a claimed sale or refund id from the upstream's record (money/ids
+ * settleId): on record, it is the claiming store's (`recorded`).
  */
-const SALE_REPAIR_MS = 15 * 60_000;
-
-/** The upstream's record does not show the write (yet): it may still land, so the claim stands and is asked again later. */
-export class NotOnRecordYet extends Error {}
-
-/**
- * Settles a claimed id from the upstream's record: on record, it is the
- * claiming store's (`recorded`). Not on record proves nothing (the write may
- * still be in flight, or queued), so the claim is never deleted here: it is
- * asked again later, and stands until the same request settles it or its TTL
- * (SALE_RECORD_DAYS) ends. Only a definite refusal frees an id.
- */
-export async function settleSaleId(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord): Promise<string> {
-  if (!(await onRecord(deps, e, expect))) throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record yet`);
-  const r = await deps.sales.change(e.kind, e.id, (cur) =>
-    stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`,
-  );
-  return r.ok ? 'recorded' : 'unchanged';
+export function settleSaleId(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord): Promise<string> {
+  return settleId(deps.sales, e, () => onRecord(deps, e, expect));
 }
 
 /** A void under way on a sale, settled by its refund's record (and, not on record yet, asked again later). */
@@ -61,11 +47,10 @@ const idTaken = (kind: SaleEntry['kind'], id: string) =>
   );
 
 /**
- * A sale or refund id claimed for this store (`recording`) before its write
- * goes upstream; `recorded` once the upstream accepted it (for a batch's order:
- * once its record upstream shows it, see settleSaleId); a refusal deletes the claim. The same id sent again by the same store for the same customer
- * (a till's retry) carries on; then a refusal does not free it, since the
- * earlier attempt may have landed: the upstream's record decides.
+ * A sale or refund id claimed for this store (money/ids idClaim). For a
+ * batch's order it is `recorded` once its record upstream shows it (see
+ * settleSaleId). The same id sent again by the same store for the same
+ * customer (and, for a refund, the same sale) is a till's retry.
  */
 export function saleIdClaim(
   deps: SaleClaimDeps,
@@ -79,44 +64,16 @@ export function saleIdClaim(
     storeId: ctx.identity.store.id,
     ...(expect.kind === 'payment' ? { totalPaid: expect.totalPaid } : { refundAmount: expect.amount }),
   };
-  let again = false;
-  // What settles the id: this write's record, or, when an earlier attempt holds the claim, that attempt's.
-  let settleBy: { entry: SaleEntry; expect: OnRecord } = { entry: mine, expect };
-  return {
-    name: `${entry.kind} ${entry.id}`,
-    get again() {
-      return again;
-    },
-    async take() {
-      const got = await deps.sales.claim(mine);
-      if (got.ok) return;
-      const held = got.entry;
-      if (held.storeId !== mine.storeId || held.customerId !== mine.customerId || held.paymentId !== mine.paymentId) throw idTaken(entry.kind, entry.id);
-      // Still `recording`: an earlier attempt's outcome is not known, and it may have landed. `recorded`: it was applied.
-      again = stateOf(held) === 'recording';
-      if (again)
-        settleBy = {
-          entry: held,
-          expect: held.kind === 'payment' ? { kind: 'payment', totalPaid: held.totalPaid ?? Number.NaN } : { kind: 'refund', amount: held.refundAmount },
-        };
-    },
-    async finish(answer) {
-      // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
-      if (isQueued(answer) || opts.acceptedLater) return;
-      const r = await deps.sales.change(entry.kind, entry.id, (cur) =>
-        cur.storeId === mine.storeId ? (stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : cur) : 'another store',
-      );
-      if (!r.ok) throw new Error(`${entry.kind} ${entry.id}: ${r.detail}`);
-    },
-    async free() {
-      if (again) return this.settleLater();
-      await deps.sales.free(entry.kind, entry.id, mine.storeId);
-    },
-    settleLater() {
-      const { entry: e, expect: x } = settleBy;
-      deps.repairs?.add({ key: `sale:${entry.kind}:${entry.id}`, settle: () => settleSaleId(deps, e, x), until: Date.now() + SALE_REPAIR_MS });
-    },
-  };
+  return idClaim({ records: deps.sales, repairs: deps.repairs }, mine, {
+    sameWrite: (held) => held.storeId === mine.storeId && held.customerId === mine.customerId && held.paymentId === mine.paymentId,
+    taken: () => idTaken(entry.kind, entry.id),
+    expect,
+    expectOf: (held): OnRecord =>
+      held.kind === 'payment' ? { kind: 'payment', totalPaid: held.totalPaid ?? Number.NaN } : { kind: 'refund', amount: held.refundAmount },
+    onRecord: (e, x) => onRecord(deps, e, x),
+    // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
+    settledElsewhere: (answer) => isQueued(answer) || !!opts.acceptedLater,
+  });
 }
 
 /**
@@ -173,7 +130,7 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
       deps.repairs?.add({
         key: `sale-void:${paymentId}`,
         settle: () => settleSaleVoid(deps, { ...sale, voidRefundId: refundId }, refund),
-        until: Date.now() + SALE_REPAIR_MS,
+        until: Date.now() + ID_REPAIR_MS,
       });
     },
   };
@@ -182,11 +139,9 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
 export const saleNotFound = (paymentId: string) => problem('sale_not_found', `Sale ${paymentId} was not found in this store`);
 
 /**
- * A queued sale or refund the outbox finished: delivered makes its id the
- * store's (`recorded`; a void's sale `voided`), a dead letter of a definite
- * refusal frees it (a void's sale is `recorded` again). A dead letter given up
- * after attempts that may have landed (timeouts, 5xx) leaves the claim standing:
- * the write may be done. Ids not claimed by that store are left alone.
+ * A queued sale or refund the outbox finished: its id settled (money/ids
+ * settleQueuedId); for a refund, a void's sale becomes `voided` when it was
+ * delivered, `recorded` again when it was definitely refused.
  */
 async function settleQueuedId(
   sales: SaleRecords,
@@ -194,13 +149,7 @@ async function settleQueuedId(
   delivered: boolean,
 ): Promise<void> {
   if (!delivered && e.mayHaveLanded) return;
-  if (delivered) {
-    await sales.change(e.kind, e.id, (cur) =>
-      cur.storeId === e.storeId && stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : 'not a queued claim',
-    );
-  } else {
-    await sales.free(e.kind, e.id, e.storeId);
-  }
+  await settleQueuedIdOf(sales, e, delivered);
   if (e.kind !== 'refund') return;
   await sales.change('payment', e.paymentId, (cur) =>
     stateOf(cur) === 'voiding' && cur.voidRefundId === e.id

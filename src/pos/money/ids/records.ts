@@ -1,0 +1,164 @@
+import { defineScripts, type RedisClient } from '../../../platform/redis';
+import { problem } from '../../../platform/problem';
+import { redisUnavailable } from '../../../platform/redis';
+import { SALE_MACHINE, transitionRefusal, type SaleState } from '../machines';
+
+/**
+ * Which store took an id the upstream deduplicates (a payment, a refund, a
+ * batch-uploaded order; any kind a feature names). An id is claimed
+ * (`recording`) before its write goes upstream and belongs to the store once
+ * the upstream accepted it (`recorded`); a refused write deletes its claim, so
+ * it leaves nothing that blocks or reveals the id. States: SALE_MACHINE. The
+ * feature's entry type adds its own fields (stored as they are).
+ */
+export interface IdEntry<K extends string = string> {
+  kind: K;
+  id: string;
+  storeId: string;
+  /** Absent in entries written before states existed: those were recorded. */
+  state?: SaleState;
+}
+
+export const stateOf = (e: { state?: SaleState }): SaleState => e.state ?? 'recorded';
+
+export type IdChange<E> = { ok: true; entry: E } | { ok: false; entry: E | null; detail: string };
+
+export interface IdRecords<E extends IdEntry> {
+  /** Claims the id (`recording`) unless it is taken; answers the entry that holds it when it is. */
+  claim(entry: E): Promise<{ ok: true; entry: E } | { ok: false; entry: E }>;
+  /** Compare-and-set: `change` returns the next entry or why not; SALE_MACHINE is enforced. */
+  change(kind: E['kind'], id: string, change: (current: E) => E | string): Promise<IdChange<E>>;
+  /** Deletes the claim if it is still this store's `recording` one (a refused write). */
+  free(kind: E['kind'], id: string, storeId: string): Promise<void>;
+  /** The entry, or null for an id this BFF never took (or one past its retention). */
+  get(kind: E['kind'], id: string): Promise<E | null>;
+}
+
+/** The next entry a change proposes, or why the state machine refuses it. */
+function next<E extends IdEntry>(current: E, proposed: E): E | string {
+  const refusal = transitionRefusal(SALE_MACHINE, `${current.kind} ${current.id}`, stateOf(current), stateOf(proposed));
+  return refusal ?? { ...proposed, kind: current.kind, id: current.id };
+}
+
+/** Writes ARGV[2] only if the stored value is still ARGV[1] (the whole value: any write changes it). */
+const SWAP = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1`;
+/** Deletes the key only if it is still ARGV[1]. */
+const DROP = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`;
+
+type IdScripts = { saleSwap(key: string, old: string, next: string): Promise<number>; saleDrop(key: string, old: string): Promise<number> };
+
+/** One key per id, `<prefix>sale:<kind>:<id>` (the layout of every release so far), with a TTL. */
+export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
+  private readonly redis: RedisClient & IdScripts;
+
+  constructor(
+    redis: RedisClient,
+    private readonly prefix: string,
+    private readonly ttlSeconds: number,
+  ) {
+    this.redis = defineScripts<IdScripts>(redis, { saleSwap: { keys: 1, lua: SWAP }, saleDrop: { keys: 1, lua: DROP } });
+  }
+
+  private key(kind: E['kind'], id: string) {
+    return `${this.prefix}sale:${kind}:${id}`;
+  }
+
+  async claim(entry: E): Promise<{ ok: true; entry: E } | { ok: false; entry: E }> {
+    const claimed: E = { ...entry, state: 'recording' };
+    for (let attempt = 1; ; attempt++) {
+      const set = await this.call(() => this.redis.set(this.key(entry.kind, entry.id), JSON.stringify(claimed), 'EX', this.ttlSeconds, 'NX'));
+      if (set === 'OK') return { ok: true as const, entry: claimed };
+      const held = await this.get(entry.kind, entry.id);
+      if (held) return { ok: false as const, entry: held };
+      // Gone between the two commands (its TTL, or a refusal freed it): try again, a few times.
+      if (attempt >= 3) throw problem('sale_busy', `Sale id ${entry.id} is being claimed and freed by other requests right now; try again`);
+    }
+  }
+
+  async change(kind: E['kind'], id: string, change: (current: E) => E | string): Promise<IdChange<E>> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const raw = await this.call(() => this.redis.get(this.key(kind, id)));
+      if (!raw) return { ok: false, entry: null, detail: 'not found' };
+      const current = JSON.parse(raw) as E;
+      const proposed = change(structuredClone(current));
+      const entry = typeof proposed === 'string' ? proposed : next(current, proposed);
+      if (typeof entry === 'string') return { ok: false, entry: current, detail: entry };
+      if ((await this.call(() => this.redis.saleSwap(this.key(kind, id), raw, JSON.stringify(entry)))) === 1) return { ok: true, entry };
+    }
+    return { ok: false, entry: await this.get(kind, id), detail: 'busy' };
+  }
+
+  async free(kind: E['kind'], id: string, storeId: string) {
+    const raw = await this.call(() => this.redis.get(this.key(kind, id)));
+    if (!raw) return;
+    const e = JSON.parse(raw) as E;
+    if (e.state === 'recording' && e.storeId === storeId) await this.call(() => this.redis.saleDrop(this.key(kind, id), raw));
+  }
+
+  async get(kind: E['kind'], id: string): Promise<E | null> {
+    const json = await this.call(() => this.redis.get(this.key(kind, id)));
+    return json ? (JSON.parse(json) as E) : null;
+  }
+
+  private async call<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (err) {
+      throw redisUnavailable(err, 'sale records');
+    }
+  }
+}
+
+/** One instance without Redis: kept in this process, the oldest forgotten past `max` entries. */
+export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
+  private readonly entries = new Map<string, { entry: E; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly clock: () => number = Date.now,
+    private readonly max = 1_000_000,
+  ) {}
+
+  async claim(entry: E) {
+    const held = await this.get(entry.kind, entry.id);
+    if (held) return { ok: false as const, entry: held };
+    const claimed: E = { ...entry, state: 'recording' };
+    this.entries.set(`${entry.kind}:${entry.id}`, { entry: claimed, until: this.clock() + this.ttlMs });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    return { ok: true as const, entry: { ...claimed } };
+  }
+
+  async change(kind: E['kind'], id: string, change: (current: E) => E | string): Promise<IdChange<E>> {
+    const current = await this.get(kind, id);
+    if (!current) return { ok: false, entry: null, detail: 'not found' };
+    const proposed = change(structuredClone(current));
+    const entry = typeof proposed === 'string' ? proposed : next(current, proposed);
+    if (typeof entry === 'string') return { ok: false, entry: current, detail: entry };
+    const slot = this.entries.get(`${kind}:${id}`);
+    if (slot) slot.entry = { ...entry };
+    return { ok: true, entry };
+  }
+
+  async free(kind: E['kind'], id: string, storeId: string) {
+    const e = await this.get(kind, id);
+    if (e?.state === 'recording' && e.storeId === storeId) this.entries.delete(`${kind}:${id}`);
+  }
+
+  async get(kind: E['kind'], id: string): Promise<E | null> {
+    const key = `${kind}:${id}`;
+    const found = this.entries.get(key);
+    if (!found) return null;
+    if (found.until <= this.clock()) {
+      this.entries.delete(key);
+      return null;
+    }
+    return { ...found.entry };
+  }
+}
+
+export function createIdRecords<E extends IdEntry>(opts: { redis?: RedisClient; prefix: string; ttlDays: number; clock?: () => number }): IdRecords<E> {
+  return opts.redis ? new RedisIdRecords<E>(opts.redis, opts.prefix, opts.ttlDays * 86_400) : new MemoryIdRecords<E>(opts.ttlDays * 86_400_000, opts.clock);
+}
