@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { LOCAL_READ_ERRORS, one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { REDEMPTION_ID, redemptionExamples } from './examples';
 import { RedemptionIdParam, RedemptionOptionsSchema, RedemptionViewSchema, StartRedemptionBody, SubmitOtpBody } from './schemas';
-import { getRedemption, startRedemption, submitOtp, voidRedemption } from './operations';
+import { getRedemption, type RedemptionDeps } from './redemption-deps';
+import { startRedemption } from './start';
+import { submitOtp } from './otp-step';
+import { voidRedemption } from './void';
 import { audited } from '../audit/record';
 import { startSubject } from './start-subject';
 
-import type { RedemptionDeps } from './operations';
 import type { RedemptionOptionsCache } from './options';
 
 const route = routesGiven<RedemptionDeps & { redemptionOptions: RedemptionOptionsCache }>();

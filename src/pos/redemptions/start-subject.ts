@@ -1,4 +1,4 @@
-import { parseQr } from './operations';
+import { parseQr } from './proof';
 import type { StartRedemptionBody } from './schemas';
 import type { AuditSubject } from '../audit/types';
 

@@ -1,4 +1,4 @@
-import { parseQr } from '../../../src/pos/redemptions/operations';
+import { parseQr } from '../../../src/pos/redemptions/proof';
 
 /**
  * A QR code is the customer id and the customer's hash. A separator (`:` or

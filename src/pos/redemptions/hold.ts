@@ -1,0 +1,83 @@
+/** Placing and releasing a hold upstream, and estimating when it ends. */
+import type { HoldRequest } from '../../contract';
+import { isProblem } from '../../platform/problem';
+import type { HoldAnswer } from '../../upstream';
+import type { CallContext } from '../context';
+import { confirmExpiry, estimatedExpiry, lookUpExpiry } from './hold-period';
+import type { Redemption, RedemptionAsk } from './types';
+import type { RedemptionDeps } from './redemption-deps';
+
+function holdFields(ask: RedemptionAsk): Pick<HoldRequest, 'amountToHold' | 'pointsToHold' | 'ruleId'> {
+  if (ask.kind === 'amount') return { amountToHold: ask.amount };
+  if (ask.kind === 'points') return { pointsToHold: ask.points };
+  return { ruleId: ask.ruleId };
+}
+
+/**
+ * Sends the hold. Every answer shows whether the account checks OTPs: a
+ * refusal for a missing or wrong code says it does, a hold placed without a
+ * code says it does not; a hold placed with a code says nothing (an account
+ * that does not check codes ignores it).
+ */
+export async function sendHold(
+  deps: RedemptionDeps,
+  ctx: CallContext,
+  r: Pick<Redemption, 'customerId' | 'email' | 'mobile' | 'ask'>,
+  extra: { hash?: string; otp?: string },
+  startedAt: number,
+  priority: 'secondLeg' | 'cashier' = 'cashier',
+): Promise<HoldAnswer> {
+  let hold: HoldAnswer;
+  try {
+    hold = await deps.loyalty.hold(
+      {
+        customerId: r.customerId,
+        transactionTime: new Date(startedAt).toISOString(),
+        email: r.email,
+        mobile: r.mobile,
+        hash: extra.hash,
+        otp: extra.otp,
+        ...holdFields(r.ask),
+      },
+      { requestId: ctx.requestId, priority },
+    );
+  } catch (err) {
+    if (isProblem(err, 'otp_invalid')) await deps.upstreamOtp.learn(true);
+    throw err;
+  }
+  if (extra.otp === undefined) await deps.upstreamOtp.learn(false);
+  return hold;
+}
+
+/**
+ * A placed hold's end, estimated from the account's hold period and corrected
+ * by a hold lookup sent after the answer (see ../redemptions/hold-period.ts and
+ * HOLD_EXPIRY_LOOKUP), or before it.
+ */
+export async function expiryOf(deps: RedemptionDeps, ctx: CallContext, id: string, hold: HoldAnswer, startedAt: number): Promise<number> {
+  const answeredAt = deps.clock();
+  const estimate = estimatedExpiry(deps, startedAt);
+  const lookup = deps.settings.holdExpiryLookup ?? 'after_answer';
+  const exact = lookup === 'before_answer' ? await lookUpExpiry(deps, ctx, hold, answeredAt) : undefined;
+  if (lookup === 'after_answer') void confirmExpiry(deps, ctx, id, hold, { answeredAt, estimate });
+  return exact ?? estimate;
+}
+
+/** Places the upstream hold; the answer waits for it alone. */
+export async function placeHold(
+  deps: RedemptionDeps,
+  ctx: CallContext,
+  r: Pick<Redemption, 'id' | 'customerId' | 'email' | 'mobile' | 'ask'>,
+  extra: { hash?: string; otp?: string },
+) {
+  const startedAt = deps.clock();
+  const hold = await sendHold(deps, ctx, r, extra, startedAt, 'secondLeg');
+  return { hold, expiresAt: await expiryOf(deps, ctx, r.id, hold, startedAt) };
+}
+
+/** Best effort: a hold we could not record must not keep the customer's points locked. */
+export async function releaseOrphan(deps: RedemptionDeps, ctx: CallContext, holdReference: string) {
+  await deps.loyalty.holdCancel(holdReference, { requestId: ctx.requestId }).catch((err) => {
+    deps.logger.error({ requestId: ctx.requestId, err: (err as Error).message }, 'could not release an unrecorded hold; it will lapse at its expiry');
+  });
+}

@@ -1,0 +1,93 @@
+/** Starting a redemption: its proof checked, then its hold placed now or a code asked for first. */
+import { isProblem } from '../../platform/problem';
+import type { HoldAnswer } from '../../upstream';
+import type { CallContext } from '../context';
+import type { Redemption, RedemptionAsk } from './types';
+import type { StartRedemptionBody } from './schemas';
+import { redemptionView, RedemptionView } from './view';
+import { noteForAudit } from '../audit/record';
+import { type RedemptionDeps, newRedemptionId } from './redemption-deps';
+import { parseQr, refuseUnchecked, routeFor, requireCustomer, refuseForeignCode } from './proof';
+import { sendHold, expiryOf, releaseOrphan } from './hold';
+import { askForOtp } from './otp-step';
+
+function askOf(body: StartRedemptionBody): RedemptionAsk {
+  if (body.amount !== undefined) return { kind: 'amount', amount: body.amount };
+  if (body.points !== undefined) return { kind: 'points', points: body.points };
+  return { kind: 'rule', ruleId: body.ruleId as string };
+}
+
+/** The upstream refused a hold that carried no code for want of one: its account checks OTPs. */
+const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && isProblem(err, 'otp_invalid');
+
+async function holdNow(
+  deps: RedemptionDeps,
+  ctx: CallContext,
+  base: Redemption,
+  proof: { hash?: string; otp?: string; otpIsProof: boolean },
+): Promise<RedemptionView> {
+  const { hash, otp } = proof;
+  const startedAt = deps.clock();
+  let hold: HoldAnswer;
+  try {
+    hold = await sendHold(deps, ctx, base, { hash, otp }, startedAt);
+  } catch (err) {
+    if (!otpWanted(err, otp)) throw err;
+    // This very hold was refused for want of a code, so the account checks codes: have one sent for this redemption.
+    return askForOtp(deps, ctx, base, hash);
+  }
+  if (otp === undefined && proof.otpIsProof) {
+    // Placed without a code: the account does not check OTPs, and nothing else here shows the customer is present.
+    await releaseOrphan(deps, ctx, hold.holdReference);
+    refuseUnchecked(deps.settings.redemptionProof);
+  }
+  noteForAudit({ holdReference: hold.holdReference });
+  const expiresAt = await expiryOf(deps, ctx, base.id, hold, startedAt);
+  const record: Redemption = {
+    ...base,
+    state: 'held',
+    holdReference: hold.holdReference,
+    holdAmount: hold.holdAmount,
+    holdPoints: hold.holdEquivalentPoints,
+    expiresAt,
+    updatedAt: deps.clock(),
+  };
+  try {
+    await deps.redemptions.create(record);
+  } catch (err) {
+    await releaseOrphan(deps, ctx, hold.holdReference);
+    throw err;
+  }
+  return redemptionView(record, deps.clock());
+}
+
+export async function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+  const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
+  const route = await routeFor(deps, who.hash, body.otp);
+  await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
+  if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
+  const now = deps.clock();
+  const base: Redemption = {
+    id: newRedemptionId(),
+    storeId: ctx.identity.store.id,
+    terminalId: ctx.identity.terminal.id,
+    customerId: who.customerId,
+    email: body.email,
+    mobile: body.mobile,
+    ask: askOf(body),
+    state: 'otp_required',
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  // A terminal may only have so many redemptions open (MAX_OPEN_REDEMPTIONS_PER_TERMINAL).
+  const release = await deps.openRedemptions?.admit(ctx.identity.terminal.id, base.id, now);
+  try {
+    return route.path === 'send_otp'
+      ? await askForOtp(deps, ctx, base, who.hash)
+      : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
+  } catch (err) {
+    await release?.().catch(() => undefined);
+    throw err;
+  }
+}
