@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { problem } from '../../platform/problem';
-import type { Store, TerminalIdentity } from '../terminals/types';
+import type { TerminalIdentity } from '../terminals/types';
+import { storePolicy } from '../terminals/policy';
 
 /** The till's own name for the cashier and the shift; not personal data (no names, no emails). */
 export const CASHIER_HEADER = 'X-Cashier-Id';
@@ -39,7 +40,12 @@ export function cashierHeaders(opts: { requiredByDefault: boolean }): RequestHan
   return (req, res, next) => {
     const identity = (res.locals as { identity?: TerminalIdentity }).identity;
     const onDuty: CashierOnDuty = { cashierId: headerValue(req, CASHIER_HEADER), shiftId: headerValue(req, SHIFT_HEADER) };
-    if (identity && identity.terminal.role !== 'kiosk' && !READS.has(req.method) && requiresCashier(identity.store, opts.requiredByDefault)) {
+    if (
+      identity &&
+      identity.terminal.role !== 'kiosk' &&
+      !READS.has(req.method) &&
+      storePolicy(identity.store, { cashierRequired: opts.requiredByDefault }).cashierRequired
+    ) {
       const missing = [onDuty.cashierId === undefined ? CASHIER_HEADER : '', onDuty.shiftId === undefined ? SHIFT_HEADER : ''].filter(Boolean);
       if (missing.length) {
         throw problem('cashier_required', `This store needs the cashier and shift on every write: send ${missing.join(' and ')}`, {
@@ -51,8 +57,6 @@ export function cashierHeaders(opts: { requiredByDefault: boolean }): RequestHan
     next();
   };
 }
-
-const requiresCashier = (store: Store, byDefault: boolean) => store.requireCashier ?? byDefault;
 
 /** The cashier and shift of this request, as validated (none before the middleware ran). */
 export function cashierOf(res: Response): CashierOnDuty {

@@ -11,6 +11,7 @@ import type { CouponCheckBody } from './schemas';
 import { couponLockRefused, worthOf } from './verdicts';
 import { merchantOf } from '../terminals/store-merchant';
 import { auditNote, type AuditDeps } from '../audit/record';
+import { storePolicy } from '../terminals/policy';
 
 /** What the coupon lock use cases are given. */
 export type CouponLockDeps = CouponLockClaimDeps & AuditDeps & { settings: Pick<PosSettings, 'couponLockMinutes' | 'holdSafetyMarginSeconds'> };
@@ -93,7 +94,7 @@ export async function lockCoupons(deps: CouponLockDeps, ctx: CallContext, body: 
     coupons,
     state: 'locked',
     expiresAt,
-    releaseAt: expiresAt - deps.settings.holdSafetyMarginSeconds * 1000,
+    releaseAt: expiresAt - storePolicy(ctx.identity.store, deps.settings).holdSafetyMarginSeconds * 1000,
     createdAt: now,
     updatedAt: now,
     version: 1,

@@ -5,6 +5,7 @@ import type { CallContext, SharedDeps } from '../context';
 import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
 import type { PosSettings } from '../settings';
 import type { EventsBody } from './schemas';
+import { storePolicy } from '../terminals/policy';
 
 /** What sending customer events uses. */
 export type EventDeps = Pick<SharedDeps, 'loyalty'> & OutboxDeps & { settings: Pick<PosSettings, 'kioskEvents'> };
@@ -25,7 +26,7 @@ export type QueuedEvents = QueuedView & { customerId: string; accepted: string[]
  */
 function requireKioskEvents(deps: EventDeps, ctx: CallContext, body: EventsBody): void {
   if (ctx.identity.terminal.role !== 'kiosk') return;
-  const allowed = ctx.identity.store.kioskEvents ?? deps.settings.kioskEvents;
+  const allowed = storePolicy(ctx.identity.store, { kioskEvents: deps.settings.kioskEvents }).kioskEvents;
   const refused = Object.keys(body.events).filter((name) => !allowed.includes(name));
   if (refused.length) {
     throw problem('event_not_allowed', `A kiosk of this store may not send ${refused.join(', ')}`, {

@@ -7,6 +7,7 @@ import { settleFromUpstream } from './hold-outcome';
 import { claim, Claimant, redemptionNotFound } from './claim';
 import type { Redemption, RedemptionStore } from './types';
 import { recordClaim, type RecordClaim } from '../money/claim-step';
+import { storePolicy } from '../terminals/policy';
 
 /** What every claim of a redemption uses. */
 export type RedemptionClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { redemptions: RedemptionStore };
@@ -68,7 +69,13 @@ export function redemptionForPayment(
 ): RedemptionClaim {
   return recordClaim(`redemption ${id}`, {
     take: () =>
-      take(deps, id, { kind: 'payment', storeId: ctx.identity.store.id, ...who, now: deps.clock(), marginMs: deps.settings.holdSafetyMarginSeconds * 1000 }),
+      take(deps, id, {
+        kind: 'payment',
+        storeId: ctx.identity.store.id,
+        ...who,
+        now: deps.clock(),
+        marginMs: storePolicy(ctx.identity.store, deps.settings).holdSafetyMarginSeconds * 1000,
+      }),
     async finish() {
       const done = await deps.redemptions.change(id, deps.clock(), (cur) =>
         cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,

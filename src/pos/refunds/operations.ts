@@ -12,6 +12,7 @@ import type { RefundBody } from './schemas';
 import { merchantOf } from '../terminals/store-merchant';
 import { auditNote, type AuditDeps } from '../audit/record';
 import { refundSubject } from '../audit/subjects';
+import { storePolicy } from '../terminals/policy';
 
 /** What the refund use cases are given. */
 export type RefundDeps = SaleClaimDeps & OutboxDeps & AuditDeps & { settings: Pick<PosSettings, 'returnsAtAnyBranch'> };
@@ -86,7 +87,7 @@ export type QueuedRefund = QueuedView & { refundId: string; paymentId: string; c
  * own rules: its store is not known here.
  */
 async function requireOwnSale(deps: RefundDeps, ctx: CallContext, paymentId: string): Promise<void> {
-  if (deps.settings.returnsAtAnyBranch) return;
+  if (storePolicy(ctx.identity.store, deps.settings).returnsAtAnyBranch) return;
   const owner = (await deps.sales.get('payment', paymentId))?.storeId;
   if (owner !== undefined && owner !== ctx.identity.store.id) throw saleNotFound(paymentId);
 }
@@ -153,7 +154,8 @@ export const voidRefundId = (paymentId: string) => `void-${paymentId}`;
 export async function voidSale(deps: RefundDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody): Promise<RefundView | QueuedRefund> {
   const refundId = body.refundId ?? voidRefundId(paymentId);
   const known = await deps.sales.get('payment', paymentId);
-  if (!deps.settings.returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
+  const { returnsAtAnyBranch } = storePolicy(ctx.identity.store, deps.settings);
+  if (!returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
   // Not known as recorded yet (a batch's order, a queued sale): the upstream's record says whether it is, before the sale is claimed.
   if (known && stateOf(known) === 'recording' && known.totalPaid !== undefined) {
     await settleSaleId(deps, known, { kind: 'payment', totalPaid: known.totalPaid }).catch((err: unknown) => {
@@ -166,7 +168,7 @@ export async function voidSale(deps: RefundDeps, ctx: CallContext, paymentId: st
     deps.clock(),
   );
   const claims = [
-    saleForVoid(deps, ctx, paymentId, refundId, deps.settings.returnsAtAnyBranch),
+    saleForVoid(deps, ctx, paymentId, refundId, returnsAtAnyBranch),
     saleIdClaim(deps, ctx, { kind: 'refund', id: refundId, customerId: body.customerId, paymentId }, { kind: 'refund' }),
   ];
   return sendRefund(deps, ctx, req, claims, 'sale_void');

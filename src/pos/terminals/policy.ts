@@ -1,0 +1,20 @@
+import type { PosSettings } from '../settings';
+import type { Store } from './types';
+
+/** The settings a store of the terminals file may override, with the fleet's values as their defaults. */
+export type StorePolicy = Required<Pick<PosSettings, 'cashierRequired' | 'kioskEvents' | 'holdSafetyMarginSeconds' | 'returnsAtAnyBranch'>>;
+
+/**
+ * The values a store works by: its own from the terminals file where it names
+ * them (`requireCashier`, `kioskEvents`), else the settings. The one place a
+ * store's override is read; a caller passes the settings it reads and gets
+ * those back, each the store's effective value.
+ */
+export function storePolicy<S extends Partial<StorePolicy>>(store: Store, settings: S): S {
+  const given: Partial<StorePolicy> = settings;
+  const own: Partial<StorePolicy> = {
+    ...('cashierRequired' in given ? { cashierRequired: store.requireCashier ?? given.cashierRequired } : {}),
+    ...('kioskEvents' in given ? { kioskEvents: store.kioskEvents ?? given.kioskEvents } : {}),
+  };
+  return { ...settings, ...own };
+}
