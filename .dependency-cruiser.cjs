@@ -47,6 +47,13 @@ module.exports = {
       to: { path: '^src/pos/', pathNot: '^src/pos/money/' },
     },
     {
+      name: 'audit-declared-by-the-use-case',
+      severity: 'error',
+      comment: 'An audited action declares its audit in its use case (a money action as its `audit`, any other call inside `audited`); route entries never do.',
+      from: { path: '^src/pos/[^/]+/routes\\.ts$' },
+      to: { path: '^src/pos/audit/record\\.ts$' },
+    },
+    {
       name: 'shared-shapes-below-everything',
       severity: 'error',
       comment: "The field shapes and answers several features share sit below them all; a feature's own shapes live in its schemas.ts.",

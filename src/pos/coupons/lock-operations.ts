@@ -10,7 +10,7 @@ import type { PosSettings } from '../settings';
 import type { CouponCheckBody } from './schemas';
 import { couponLockRefused, worthOf } from './verdicts';
 import { merchantOf } from '../terminals/store-merchant';
-import { auditNote, type AuditDeps } from '../audit/record';
+import { audited, auditNote, type AuditDeps } from '../audit/record';
 import { storePolicy } from '../terminals/policy';
 
 /** What the coupon lock use cases are given. */
@@ -52,7 +52,12 @@ export type CouponLockView = ReturnType<typeof couponLockView>;
  * The lock is released by the sweeper HOLD_SAFETY_MARGIN_SECONDS before the
  * upstream lock ends, so a payment never names a lock about to lapse.
  */
-export async function lockCoupons(deps: CouponLockDeps, ctx: CallContext, body: CouponCheckBody): Promise<CouponLockView> {
+/** Locks the coupons for this customer's basket; audited as `coupon_lock`. */
+export function lockCoupons(deps: CouponLockDeps, ctx: CallContext, body: CouponCheckBody): Promise<CouponLockView> {
+  return audited(deps, ctx, 'coupon_lock', { customerId: body.customerId }, (c) => lockFor(deps, c, body));
+}
+
+async function lockFor(deps: CouponLockDeps, ctx: CallContext, body: CouponCheckBody): Promise<CouponLockView> {
   let answer;
   try {
     answer = await deps.loyalty.couponsValidate(

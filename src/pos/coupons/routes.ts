@@ -4,7 +4,6 @@ import { COUPON_LOCK_ID, couponExamples } from './examples';
 import { getCouponLock, lockCoupons, releaseCouponLock } from './lock-operations';
 import * as cs from './schemas';
 import { checkCoupons } from './verdicts';
-import { audited } from '../audit/record';
 
 import type { CouponLockDeps } from './lock-operations';
 
@@ -46,7 +45,7 @@ export const COUPON_ROUTES = [
     body: { schema: cs.CouponCheckBody, examples: one('Lock WELCOME10 for a 150.00 basket', couponExamples.lock) },
     success: { status: 201, description: 'The lock', schema: cs.CouponLockViewSchema, example: couponExamples.locked, location: true },
     errors: WRITE_ERRORS,
-    handle: (deps, ctx, { body }) => audited(deps, ctx, 'coupon_lock', { customerId: body.customerId }, (c) => lockCoupons(deps, c, body)),
+    handle: (deps, ctx, { body }) => lockCoupons(deps, ctx, body),
   }),
   route({
     method: 'get',

@@ -3,9 +3,10 @@ import type { CustomerRegistered, RegisterCustomerBody } from './schemas';
 import type { CallContext, SharedDeps } from '../context';
 import type { PosSettings } from '../settings';
 import { countRegistration } from './metrics';
+import { audited, type AuditDeps } from '../audit/record';
 
 /** What the customer use cases are given. */
-export type CustomerDeps = Pick<SharedDeps, 'loyalty' | 'logger' | 'metrics'> & { settings: Pick<PosSettings, 'kioskQr'> };
+export type CustomerDeps = Pick<SharedDeps, 'loyalty' | 'logger' | 'metrics'> & AuditDeps & { settings: Pick<PosSettings, 'kioskQr'> };
 
 /**
  * One summary for the till: balance, tier progress and coupons, fetched in
@@ -65,9 +66,11 @@ export async function customerSummary(deps: CustomerDeps, ctx: CallContext, cust
   };
 }
 
-export async function deleteCustomer(deps: CustomerDeps, ctx: CallContext, customerId: string) {
-  await deps.loyalty.deleteCustomer(customerId, { requestId: ctx.requestId });
-  return { customerId, deleted: true };
+export function deleteCustomer(deps: CustomerDeps, ctx: CallContext, customerId: string) {
+  return audited(deps, ctx, 'customer_deletion', { customerId }, async (c) => {
+    await deps.loyalty.deleteCustomer(customerId, { requestId: c.requestId });
+    return { customerId, deleted: true };
+  });
 }
 
 /**
@@ -93,7 +96,12 @@ export async function customerHash(deps: CustomerDeps, ctx: CallContext, custome
  * top level, where an account that merges channels reads them. Every valid
  * call is counted by outcome (`failed`: refused or out of reach).
  */
-export async function registerCustomer(deps: CustomerDeps, ctx: CallContext, customerId: string, body: RegisterCustomerBody): Promise<CustomerRegistered> {
+/** Signs a customer up; audited as `customer_registration`. */
+export function registerCustomer(deps: CustomerDeps, ctx: CallContext, customerId: string, body: RegisterCustomerBody): Promise<CustomerRegistered> {
+  return audited(deps, ctx, 'customer_registration', { customerId }, (c) => register(deps, c, customerId, body));
+}
+
+async function register(deps: CustomerDeps, ctx: CallContext, customerId: string, body: RegisterCustomerBody): Promise<CustomerRegistered> {
   const c = { requestId: ctx.requestId };
   try {
     const known = await deps.loyalty.balance(customerId, c).then(

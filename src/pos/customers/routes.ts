@@ -3,12 +3,10 @@ import { READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { customerHash, customerSummary, deleteCustomer, registerCustomer } from './operations';
 import { customerExamples } from './examples';
 import * as cs from './schemas';
-import { audited } from '../audit/record';
 
 import type { CustomerDeps } from './operations';
-import type { AuditDeps } from '../audit/record';
 
-const route = routesGiven<CustomerDeps & AuditDeps>();
+const route = routesGiven<CustomerDeps>();
 
 const customerId = (description: string, example: string) => z.object({ id: cs.CustomerIdParam.shape.id.meta({ description, example }) });
 /** A sign-up creates or updates by the till's own id: never 404, never a conflict. */
@@ -27,7 +25,7 @@ const deleted = (operationId: string, method: 'delete' | 'post', path: string, s
     params: customerId('The loyalty customer id', 'alice'),
     success: { status: 200, description: 'Deleted', schema: cs.CustomerDeletedSchema, example: customerExamples.customerDeleted },
     errors: READ_ERRORS,
-    handle: (deps, ctx, { params }) => audited(deps, ctx, 'customer_deletion', { customerId: params.id }, (c) => deleteCustomer(deps, c, params.id)),
+    handle: (deps, ctx, { params }) => deleteCustomer(deps, ctx, params.id),
   });
 
 /** Customers at the till: look one up, sign one up, the kiosk's QR hash, and deletion (managers). */
@@ -76,8 +74,7 @@ export const CUSTOMER_ROUTES = [
       example: { customerId: 'nour-1001', outcome: 'created', loyaltyId: '81234', profile: signUp },
     },
     errors: SIGN_UP_ERRORS,
-    handle: (deps, ctx, { params, body }) =>
-      audited(deps, ctx, 'customer_registration', { customerId: params.id }, (c) => registerCustomer(deps, c, params.id, body)),
+    handle: (deps, ctx, { params, body }) => registerCustomer(deps, ctx, params.id, body),
   }),
   route({
     method: 'get',

@@ -6,9 +6,10 @@ import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
 import type { PosSettings } from '../settings';
 import type { EventsBody } from './schemas';
 import { storePolicy } from '../terminals/policy';
+import { audited, type AuditDeps } from '../audit/record';
 
 /** What sending customer events uses. */
-export type EventDeps = Pick<SharedDeps, 'loyalty'> & OutboxDeps & { settings: Pick<PosSettings, 'kioskEvents'> };
+export type EventDeps = Pick<SharedDeps, 'loyalty'> & OutboxDeps & AuditDeps & { settings: Pick<PosSettings, 'kioskEvents'> };
 
 const toUpstreamEvents = (body: EventsBody): EventRequest => ({ customerId: body.customerId, email: body.email, mobile: body.mobile, events: body.events });
 
@@ -66,4 +67,9 @@ export async function recordEventsOrQueue(
       }),
     },
   );
+}
+
+/** The events use case, audited as `events`. */
+export function sendEvents(deps: EventDeps, ctx: CallContext, body: EventsBody) {
+  return audited(deps, ctx, 'events', { customerId: body.customerId, names: Object.keys(body.events) }, (c) => recordEventsOrQueue(deps, c, body));
 }

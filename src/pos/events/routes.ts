@@ -1,13 +1,11 @@
 import { one, routesGiven, WRITE_ERRORS } from '../http/route';
 import { eventExamples } from './examples';
-import { recordEventsOrQueue } from './operations';
+import { sendEvents } from './operations';
 import { EventsAcceptedSchema, EventsBody, QueuedEventsSchema } from './schemas';
-import { audited } from '../audit/record';
 
 import type { EventDeps } from './operations';
-import type { AuditDeps } from '../audit/record';
 
-const route = routesGiven<EventDeps & AuditDeps>();
+const route = routesGiven<EventDeps>();
 
 /** Customer events from tills and kiosks. */
 export const EVENT_ROUTES = [
@@ -22,7 +20,6 @@ export const EVENT_ROUTES = [
     success: { status: 200, description: 'Sent on', schema: EventsAcceptedSchema, example: eventExamples.eventsAccepted },
     queued: { schema: QueuedEventsSchema, example: eventExamples.queuedEvents },
     errors: WRITE_ERRORS,
-    handle: (deps, ctx, { body }) =>
-      audited(deps, ctx, 'events', { customerId: body.customerId, names: Object.keys(body.events) }, (c) => recordEventsOrQueue(deps, c, body)),
+    handle: (deps, ctx, { body }) => sendEvents(deps, ctx, body),
   }),
 ];

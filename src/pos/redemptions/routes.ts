@@ -6,8 +6,6 @@ import { getRedemption, type RedemptionDeps } from './redemption-deps';
 import { startRedemption } from './start';
 import { submitOtp } from './otp-step';
 import { voidRedemption } from './void';
-import { audited } from '../audit/record';
-import { startSubject } from './start-subject';
 
 import type { RedemptionOptionsCache } from './options';
 
@@ -48,7 +46,7 @@ export const REDEMPTION_ROUTES = [
       location: true,
     },
     errors: START_ERRORS,
-    handle: (deps, ctx, { body }) => audited(deps, ctx, 'redemption_start', startSubject(body), (c) => startRedemption(deps, c, body)),
+    handle: (deps, ctx, { body }) => startRedemption(deps, ctx, body),
   }),
   route({
     method: 'post',

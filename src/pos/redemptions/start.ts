@@ -5,7 +5,8 @@ import type { CallContext } from '../context';
 import type { Redemption, RedemptionAsk } from './types';
 import type { StartRedemptionBody } from './schemas';
 import { redemptionView, RedemptionView } from './view';
-import { noteForAudit } from '../audit/record';
+import { audited, noteForAudit } from '../audit/record';
+import { startSubject } from './start-subject';
 import { type RedemptionDeps, newRedemptionId } from './redemption-deps';
 import { parseQr, refuseUnchecked, routeFor, requireCustomer, refuseForeignCode } from './proof';
 import { sendHold, expiryOf, releaseOrphan } from './hold';
@@ -61,7 +62,12 @@ async function holdNow(
   return redemptionView(record, deps.clock());
 }
 
-export async function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+/** Starts a redemption; audited as `redemption_start`. */
+export function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+  return audited(deps, ctx, 'redemption_start', startSubject(body), (c) => start(deps, c, body));
+}
+
+async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
   const route = await routeFor(deps, who.hash, body.otp);
   await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
