@@ -1,3 +1,4 @@
+import { applyTransition, REDEMPTION_TRANSITIONS } from '../money/machines';
 import { ConflictError, NotFoundError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
 import type { Redemption } from './types';
@@ -28,7 +29,7 @@ export function claim(cur: Redemption, who: Claimant): Redemption | ClaimRefusal
     if (cur.state === 'paying') return problem('payment_in_progress', `Redemption ${cur.id} is used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
     if (cur.state !== 'held')
       return problem('redemption_not_held', `Redemption ${cur.id} is ${cur.state}; only a held redemption can be voided`, { extra: outcomeOf(cur) });
-    return { ...cur, state: 'voiding' };
+    return applyTransition(REDEMPTION_TRANSITIONS.void, cur.state, cur) as Redemption;
   }
   if (cur.customerId !== who.customerId) return problem('redemption_customer_mismatch', `Redemption ${cur.id} belongs to another customer`);
   // The same sale sent again (its first answer lost): the upstream's record says whether it already has it.
@@ -42,7 +43,7 @@ export function claim(cur: Redemption, who: Claimant): Redemption | ClaimRefusal
       extra: outcomeOf(cur),
     });
   }
-  return { ...cur, state: 'paying', paymentId: who.paymentId };
+  return applyTransition(REDEMPTION_TRANSITIONS.pay, cur.state, cur, { args: { paymentId: who.paymentId } }) as Redemption;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { applyTransition, REDEMPTION_TRANSITIONS } from '../money/machines';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import type { CallContext, SharedDeps } from '../context';
@@ -77,9 +78,7 @@ export function redemptionForPayment(
         marginMs: storePolicy(ctx.identity.store, deps.settings).holdSafetyMarginSeconds * 1000,
       }),
     async finish() {
-      const done = await deps.redemptions.change(id, deps.clock(), (cur) =>
-        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'redeemed') ? { ...cur, state: 'redeemed' } : `it is ${cur.state}`,
-      );
+      const done = await deps.redemptions.apply(id, deps.clock(), 'payApplied', { when: (cur) => cur.paymentId === who.paymentId || `it is ${cur.state}` });
       if (!done.ok) throw new Error(`Redemption ${id} changed while its payment was applied`);
       return done.redemption;
     },
@@ -97,9 +96,7 @@ export function redemptionForPayment(
           );
         return;
       }
-      await deps.redemptions.change(id, deps.clock(), (cur) =>
-        cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'held', paymentId: undefined } : 'not ours',
-      );
+      await deps.redemptions.apply(id, deps.clock(), 'payRefused', { when: (cur) => cur.paymentId === who.paymentId || 'not ours' });
     },
     settleLater: (r) => settleLater(deps, r),
   });
@@ -114,7 +111,7 @@ export function redemptionForVoid(deps: RedemptionClaimDeps, ctx: CallContext, i
   return recordClaim(`redemption ${id}`, {
     take: () => take(deps, id, { kind: 'void', storeId: ctx.identity.store.id }),
     async finish() {
-      const done = await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'voiding' ? { ...cur, state: 'voided' } : `it is ${cur.state}`));
+      const done = await deps.redemptions.apply(id, deps.clock(), 'voidApplied');
       if (!done.ok) throw new Error(`Redemption ${id} changed while its hold was released`);
       return done.redemption;
     },
@@ -123,7 +120,7 @@ export function redemptionForVoid(deps: RedemptionClaimDeps, ctx: CallContext, i
         await settleFromUpstream(deps, r).catch(() => settleLater(deps, r));
         return;
       }
-      await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'voiding' ? { ...cur, state: 'held' } : 'not voiding'));
+      await deps.redemptions.apply(id, deps.clock(), 'voidRefused');
     },
     settleLater: (r) => settleLater(deps, r),
   });
@@ -150,7 +147,7 @@ export function redemptionForOtp(deps: RedemptionOtpClaimDeps, ctx: CallContext,
         if (!(err instanceof AppError && (err.code === 'hold_already_cancelled' || err.code === 'hold_not_active'))) throw err;
       });
     }
-    await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'expired' } : `it is ${cur.state}`));
+    await deps.redemptions.apply(id, deps.clock(), 'confirmGivenUp');
     // The redemption is over: its code no longer stands in the way of a new start.
     await deps.otpTickets.settle(r.customerId, r.id);
     return hold ? 'released' : 'expired';
@@ -165,7 +162,7 @@ export function redemptionForOtp(deps: RedemptionOtpClaimDeps, ctx: CallContext,
         if (cur.state !== 'otp_required')
           return (refusal = problem('redemption_not_awaiting_otp', `Redemption ${id} is ${cur.state}, not waiting for an OTP`, { extra: { state: cur.state } }))
             .message;
-        return { ...cur, state: 'confirming' };
+        return applyTransition(REDEMPTION_TRANSITIONS.confirm, cur.state, cur);
       });
       if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
       if (!result.ok) throw refusal ?? problem('redemption_busy', `Redemption ${id} could not be claimed`);
@@ -173,16 +170,14 @@ export function redemptionForOtp(deps: RedemptionOtpClaimDeps, ctx: CallContext,
     },
     async finish(_r, answer) {
       const { hold, expiresAt } = answer as PlacedHold;
-      const done = await deps.redemptions.change(id, deps.clock(), (cur) => {
-        if (cur.state !== 'confirming') return `it is ${cur.state}`;
-        const { hash: _hash, ...rest } = cur;
-        return { ...rest, state: 'held', holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt };
+      const done = await deps.redemptions.apply(id, deps.clock(), 'confirmed', {
+        args: { holdReference: hold.holdReference, holdAmount: hold.holdAmount, holdPoints: hold.holdEquivalentPoints, expiresAt },
       });
       if (!done.ok) throw new Error(`Redemption ${id} changed while its hold was placed`);
       return done.redemption;
     },
     async free() {
-      await deps.redemptions.change(id, deps.clock(), (cur) => (cur.state === 'confirming' ? { ...cur, state: 'otp_required' } : 'not confirming'));
+      await deps.redemptions.apply(id, deps.clock(), 'otpRefused');
     },
     settleLater: (r, answer) => deps.repairs?.add({ key: `redemption:${id}`, settle: () => giveUp(r, answer) }),
   });

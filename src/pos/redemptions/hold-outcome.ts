@@ -1,3 +1,4 @@
+import { applyTransition, REDEMPTION_TRANSITIONS } from '../money/machines';
 import type { HoldStateRead } from '../../upstream';
 import { isOpen } from './record';
 import type { Redemption, RedemptionStore } from './types';
@@ -50,10 +51,10 @@ export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Set
     if (!isOpen(cur)) return `it is ${cur.state}`;
     if (fate === 'used') {
       recorded = 'redeemed';
-      return { ...cur, state: 'redeemed' };
+      return applyTransition(REDEMPTION_TRANSITIONS.holdUsed, cur.state, cur);
     }
     recorded = cur.state === 'voiding' ? 'voided' : 'expired';
-    return { ...cur, state: recorded, paymentId: undefined };
+    return applyTransition(cur.state === 'voiding' ? REDEMPTION_TRANSITIONS.holdReleased : REDEMPTION_TRANSITIONS.holdEnded, cur.state, cur);
   });
   if (!result.ok) {
     if (result.reason === 'rejected')

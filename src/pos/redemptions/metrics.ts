@@ -25,11 +25,12 @@ export function instrumentRedemptions(store: RedemptionStore, metrics: Metrics):
     return result;
   };
   return new Proxy(store, {
-    get(target, prop) {
+    get(target, prop, receiver) {
       if (prop === 'create') return create;
       if (prop === 'change') return change;
       const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      // Bound to the proxy, so a method built on `change` (apply) is counted too.
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(receiver) : value;
     },
   });
 }

@@ -1,3 +1,4 @@
+import { applyTransition, REDEMPTION_TRANSITIONS, type Applied, type RedemptionTransition } from '../money/machines';
 import type { RecordChange, RecordStore } from '../money/records/types';
 import type { ChangeResult, Redemption, RedemptionStore } from './types';
 
@@ -18,6 +19,10 @@ export class RedemptionRecords implements RedemptionStore {
 
   async change(id: string, now: number, change: (current: Redemption) => Redemption | string): Promise<ChangeResult> {
     return asChangeResult(await this.records.change(id, now, change));
+  }
+
+  apply(id: string, now: number, name: RedemptionTransition, opts?: Applied<Redemption>): Promise<ChangeResult> {
+    return this.change(id, now, (cur) => applyTransition(REDEMPTION_TRANSITIONS[name], cur.state, cur, opts));
   }
 
   sweepDue(now: number, limit: number): Promise<Redemption[]> {

@@ -1,3 +1,4 @@
+import type { Applied, RedemptionTransition } from '../money/machines';
 import { isFinal, REDEMPTION_MACHINE, type RedemptionState } from '../money/machines';
 
 /**
@@ -61,6 +62,8 @@ export interface RedemptionStore {
    * concurrent write. Keeps the expiry index in step (it holds the OPEN_STATES).
    */
   change(id: string, now: number, change: (current: Redemption) => Redemption | string): Promise<ChangeResult>;
+  /** Applies a named transition of REDEMPTION_TRANSITIONS inside the same compare-and-set. */
+  apply(id: string, now: number, name: RedemptionTransition, opts?: Applied<Redemption>): Promise<ChangeResult>;
   /**
    * Claims up to `limit` due holds (expiresAt <= now), each for one caller only.
    * An unclaimed one is marked expired. A claimed one (a payment or a void was

@@ -6,6 +6,7 @@ import type { OutboxEntry } from '../outbox/types';
 import { SaleEntry, SaleRecords, stateOf } from './records';
 import { ID_REPAIR_MS, idClaim, settleId, settleQueuedId as settleQueuedIdOf } from '../money/ids/claims';
 import type { Claim } from '../money/claim-step';
+import { applyTransition, SALE_TRANSITIONS } from '../money/machines';
 
 export { NotOnRecordYet } from '../money/ids/claims';
 
@@ -33,9 +34,9 @@ export function settleSaleId(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord
 /** A void under way on a sale, settled by its refund's record (and, not on record yet, asked again later). */
 export async function settleSaleVoid(deps: SaleClaimDeps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
   await settleSaleId(deps, refund, { kind: 'refund' });
-  const r = await deps.sales.change('payment', sale.id, (cur) =>
-    stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`,
-  );
+  const r = await deps.sales.apply('payment', sale.id, 'voidApplied', {
+    when: (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id) || `it is ${stateOf(cur)}`,
+  });
   return r.ok ? 'voided' : 'unchanged';
 }
 
@@ -102,7 +103,7 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
         if (state === 'voiding') return (refusal = problem('sale_void_in_progress', `Sale ${paymentId} is being voided (refund ${cur.voidRefundId})`)).message;
         // Not recorded yet (queued, or its outcome unknown): nothing to claim; the void's refund queues behind it (one customer's writes go in order) and dies with it.
         if (state === 'recording') return ((queued = true), 'not recorded yet');
-        return { ...cur, state: 'voiding', voidRefundId: refundId };
+        return applyTransition(SALE_TRANSITIONS.void, state, cur, { args: { voidRefundId: refundId } });
       });
       if (r.ok) claimed = r.entry;
       else if (queued) return;
@@ -111,17 +112,13 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
     },
     async finish(answer) {
       if (!claimed || isQueued(answer)) return;
-      const r = await deps.sales.change('payment', paymentId, (cur) =>
-        stateOf(cur) === 'voiding' || stateOf(cur) === 'voided' ? { ...cur, state: 'voided' } : `it is ${stateOf(cur)}`,
-      );
+      const r = await deps.sales.apply('payment', paymentId, 'voidApplied');
       if (!r.ok) throw new Error(`Sale ${paymentId}: ${r.detail}`);
     },
     async free() {
       if (!claimed) return;
       if (again) return this.settleLater();
-      await deps.sales.change('payment', paymentId, (cur) =>
-        stateOf(cur) === 'voiding' && cur.voidRefundId === refundId ? { ...cur, state: 'recorded', voidRefundId: undefined } : 'not voiding',
-      );
+      await deps.sales.apply('payment', paymentId, 'voidRefused', { when: (cur) => cur.voidRefundId === refundId || 'not voiding' });
     },
     settleLater() {
       const sale = claimed;
@@ -151,11 +148,9 @@ async function settleQueuedId(
   if (!delivered && e.mayHaveLanded) return;
   await settleQueuedIdOf(sales, e, delivered);
   if (e.kind !== 'refund') return;
-  await sales.change('payment', e.paymentId, (cur) =>
-    stateOf(cur) === 'voiding' && cur.voidRefundId === e.id
-      ? { ...cur, state: delivered ? 'voided' : 'recorded', ...(delivered ? {} : { voidRefundId: undefined }) }
-      : 'not this void',
-  );
+  await sales.apply('payment', e.paymentId, delivered ? 'voidApplied' : 'voidRefused', {
+    when: (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === e.id) || 'not this void',
+  });
 }
 
 /** The outbox worker's `settle` for queued sales and refunds (the other queued writes claim no sale id). */

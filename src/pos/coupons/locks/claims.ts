@@ -1,3 +1,4 @@
+import { applyTransition, COUPON_LOCK_TRANSITIONS } from '../../money/machines';
 import { isProblem, problem } from '../../../platform/problem';
 import { paymentOnRecord, type LoyaltyClient } from '../../../upstream';
 import type { CouponLock, CouponLockStore } from './types';
@@ -57,9 +58,10 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   } else {
     return 'unchanged';
   }
-  const result = await deps.couponLocks.change(l.id, deps.clock(), (cur) =>
-    cur.state === l.state && cur.paymentId === l.paymentId ? { ...cur, state } : `it is ${cur.state}`,
-  );
+  const by = ({ used: 'payApplied', abandoned: 'payLapsed', released: 'releaseApplied' } as const)[state];
+  const result = await deps.couponLocks.apply(l.id, deps.clock(), by, {
+    when: (cur) => (cur.state === l.state && cur.paymentId === l.paymentId) || `it is ${cur.state}`,
+  });
   if (result.ok)
     deps.logger.info(
       { couponLockId: l.id, storeId: l.storeId, customerId: l.customerId, paymentId: l.paymentId, recorded: state },
@@ -100,24 +102,21 @@ export function couponLockForPayment(
         if (cur.state === 'paying') return problem('coupon_lock_in_use', `Coupon lock ${id} is already used by payment ${cur.paymentId}`, extra);
         if (cur.state !== 'locked') return problem('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}; lock the coupons again`, extra);
         if (cur.releaseAt <= now) return problem('coupon_lock_not_active', `Coupon lock ${id} has run out of time; lock the coupons again`, extra);
-        return { ...cur, state: 'paying', paymentId: who.paymentId, paidTotal: who.totalPaid };
+        return applyTransition(COUPON_LOCK_TRANSITIONS.pay, cur.state, cur, { args: { paymentId: who.paymentId, paidTotal: who.totalPaid } }) as CouponLock;
       });
       return { record, again };
     },
     finish: () =>
-      change(deps.couponLocks, id, deps.clock(), (cur) =>
-        cur.paymentId === who.paymentId && (cur.state === 'paying' || cur.state === 'used')
-          ? { ...cur, state: 'used' }
-          : new Error(`Coupon lock ${id} is ${cur.state}`),
-      ),
+      change(deps.couponLocks, id, deps.clock(), (cur) => {
+        const next = applyTransition(COUPON_LOCK_TRANSITIONS.payApplied, cur.state, cur, { when: (c) => c.paymentId === who.paymentId || 'another payment' });
+        return typeof next === 'string' ? new Error(`Coupon lock ${id} is ${cur.state}`) : next;
+      }),
     async free(l, again) {
       if (again) {
         await settleCouponLock(deps, l).catch(() => settleLater(deps, l));
         return;
       }
-      await deps.couponLocks.change(id, deps.clock(), (cur) =>
-        cur.state === 'paying' && cur.paymentId === who.paymentId ? { ...cur, state: 'locked', paymentId: undefined, paidTotal: undefined } : 'not ours',
-      );
+      await deps.couponLocks.apply(id, deps.clock(), 'payRefused', { when: (cur) => cur.paymentId === who.paymentId || 'not ours' });
     },
     settleLater: (l) => settleLater(deps, l),
   });
@@ -141,22 +140,20 @@ export function couponLockForRelease(deps: CouponLockClaimDeps, ctx: CallContext
         again = cur.state === 'releasing';
         if (again) return cur;
         if (cur.state !== 'locked') return problem('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}`, extra);
-        return { ...cur, state: 'releasing' };
+        return applyTransition(COUPON_LOCK_TRANSITIONS.release, cur.state, cur) as CouponLock;
       });
       return { record, again };
     },
     // The sweeper may have abandoned it meanwhile, and released it upstream too.
     finish: () =>
-      change(deps.couponLocks, id, deps.clock(), (cur) =>
-        cur.state === 'releasing' || cur.state === 'abandoned'
-          ? cur.state === 'abandoned'
-            ? cur
-            : { ...cur, state: 'released' }
-          : new Error(`Coupon lock ${id} is ${cur.state}`),
-      ),
+      change(deps.couponLocks, id, deps.clock(), (cur) => {
+        if (cur.state === 'abandoned') return cur;
+        const next = applyTransition(COUPON_LOCK_TRANSITIONS.releaseApplied, cur.state, cur);
+        return typeof next === 'string' ? new Error(`Coupon lock ${id} is ${cur.state}`) : next;
+      }),
     async free(l, again) {
       if (again) return settleLater(deps, l);
-      await deps.couponLocks.change(id, deps.clock(), (cur) => (cur.state === 'releasing' ? { ...cur, state: 'locked' } : 'not releasing'));
+      await deps.couponLocks.apply(id, deps.clock(), 'releaseRefused');
     },
     settleLater: (l) => settleLater(deps, l),
   });

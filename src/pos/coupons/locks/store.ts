@@ -1,3 +1,4 @@
+import { applyTransition, COUPON_LOCK_TRANSITIONS, type Applied, type CouponLockTransition } from '../../money/machines';
 import type { RecordChange, RecordStore } from '../../money/records/types';
 import type { CouponLock, CouponLockChange, CouponLockStore } from './types';
 
@@ -18,6 +19,10 @@ export class CouponLockRecords implements CouponLockStore {
 
   async change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange> {
     return asLockChange(await this.records.change(id, now, change));
+  }
+
+  apply(id: string, now: number, name: CouponLockTransition, opts?: Applied<CouponLock>): Promise<CouponLockChange> {
+    return this.change(id, now, (cur) => applyTransition(COUPON_LOCK_TRANSITIONS[name], cur.state, cur, opts));
   }
 
   sweepDue(now: number, limit: number): Promise<CouponLock[]> {

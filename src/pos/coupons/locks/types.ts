@@ -1,3 +1,4 @@
+import type { Applied, CouponLockTransition } from '../../money/machines';
 import { COUPON_LOCK_MACHINE, transitionRefusal, type CouponLockState } from '../../money/machines';
 import type { RecordRules } from '../../money/records/types';
 
@@ -55,6 +56,8 @@ export interface CouponLockStore {
   get(id: string): Promise<CouponLock | null>;
   /** Atomic read-modify-write; `change` returns the next record or why not. Open locks (OPEN_LOCK_STATES) stay in the release index. */
   change(id: string, now: number, change: (current: CouponLock) => CouponLock | string): Promise<CouponLockChange>;
+  /** Applies a named transition of COUPON_LOCK_TRANSITIONS inside the same compare-and-set. */
+  apply(id: string, now: number, name: CouponLockTransition, opts?: Applied<CouponLock>): Promise<CouponLockChange>;
   /**
    * Claims up to `limit` locks due (releaseAt <= now), each for one caller
    * only. A `locked` one is marked abandoned. One a payment or a release holds

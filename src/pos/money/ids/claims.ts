@@ -1,4 +1,5 @@
 import type { Claim } from '../claim-step';
+import { applyTransition, SALE_TRANSITIONS } from '../machines';
 import type { Repair } from '../repairs';
 import { stateOf, type IdEntry, type IdRecords } from './records';
 
@@ -24,9 +25,7 @@ export class NotOnRecordYet extends Error {}
  */
 export async function settleId<E extends IdEntry>(records: IdRecords<E>, e: E, onRecord: () => Promise<boolean>): Promise<string> {
   if (!(await onRecord())) throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record yet`);
-  const r = await records.change(e.kind, e.id, (cur) =>
-    stateOf(cur) === 'recording' && cur.storeId === e.storeId ? { ...cur, state: 'recorded' } : `it is ${stateOf(cur)}`,
-  );
+  const r = await records.apply(e.kind, e.id, 'recorded', { when: (cur) => cur.storeId === e.storeId || `it is ${stateOf(cur)}` });
   return r.ok ? 'recorded' : 'unchanged';
 }
 
@@ -72,8 +71,9 @@ export function idClaim<E extends IdEntry, X>(deps: IdClaimDeps<E>, mine: E, rul
     },
     async finish(answer) {
       if (rules.settledElsewhere?.(answer)) return;
+      // Already past `recording` (a retry of a recorded write): left as it is.
       const r = await deps.records.change(kind, id, (cur) =>
-        cur.storeId === storeId ? (stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : cur) : 'another store',
+        cur.storeId !== storeId ? 'another store' : stateOf(cur) === 'recording' ? applyTransition(SALE_TRANSITIONS.recorded, 'recording', cur) : cur,
       );
       if (!r.ok) throw new Error(`${kind} ${id}: ${r.detail}`);
     },
@@ -101,9 +101,7 @@ export async function settleQueuedId<E extends IdEntry>(
 ): Promise<void> {
   if (!delivered && e.mayHaveLanded) return;
   if (delivered) {
-    await records.change(e.kind, e.id, (cur) =>
-      cur.storeId === e.storeId && stateOf(cur) === 'recording' ? { ...cur, state: 'recorded' } : 'not a queued claim',
-    );
+    await records.apply(e.kind, e.id, 'recorded', { when: (cur) => cur.storeId === e.storeId || 'not a queued claim' });
   } else {
     await records.free(e.kind, e.id, e.storeId);
   }

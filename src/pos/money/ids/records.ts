@@ -1,7 +1,7 @@
 import { defineScripts, type RedisClient } from '../../../platform/redis';
 import { problem } from '../../../platform/problem';
 import { redisUnavailable } from '../../../platform/redis';
-import { SALE_MACHINE, transitionRefusal, type SaleState } from '../machines';
+import { applyTransition, SALE_MACHINE, SALE_TRANSITIONS, transitionRefusal, type Applied, type SaleState, type SaleTransition } from '../machines';
 
 /**
  * Which store took an id the upstream deduplicates (a payment, a refund, a
@@ -28,6 +28,8 @@ export interface IdRecords<E extends IdEntry> {
   claim(entry: E): Promise<{ ok: true; entry: E } | { ok: false; entry: E }>;
   /** Compare-and-set: `change` returns the next entry or why not; SALE_MACHINE is enforced. */
   change(kind: E['kind'], id: string, change: (current: E) => E | string): Promise<IdChange<E>>;
+  /** Applies a named transition of SALE_TRANSITIONS inside the same compare-and-set. */
+  apply(kind: E['kind'], id: string, name: SaleTransition, opts?: Applied<E>): Promise<IdChange<E>>;
   /** Deletes the claim if it is still this store's `recording` one (a refused write). */
   free(kind: E['kind'], id: string, storeId: string): Promise<void>;
   /** The entry, or null for an id this BFF never took (or one past its retention). */
@@ -91,6 +93,10 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
     return { ok: false, entry: await this.get(kind, id), detail: 'busy' };
   }
 
+  apply(kind: E['kind'], id: string, name: SaleTransition, opts?: Applied<E>): Promise<IdChange<E>> {
+    return this.change(kind, id, (cur) => applyTransition(SALE_TRANSITIONS[name], stateOf(cur), cur, opts));
+  }
+
   async free(kind: E['kind'], id: string, storeId: string) {
     const raw = await this.call(() => this.redis.get(this.key(kind, id)));
     if (!raw) return;
@@ -140,6 +146,10 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
     const slot = this.entries.get(`${kind}:${id}`);
     if (slot) slot.entry = { ...entry };
     return { ok: true, entry };
+  }
+
+  apply(kind: E['kind'], id: string, name: SaleTransition, opts?: Applied<E>): Promise<IdChange<E>> {
+    return this.change(kind, id, (cur) => applyTransition(SALE_TRANSITIONS[name], stateOf(cur), cur, opts));
   }
 
   async free(kind: E['kind'], id: string, storeId: string) {
