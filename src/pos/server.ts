@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import { createMetrics, type Metrics } from '../platform/metrics';
 import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis';
+import { DatasetWatch } from '../platform/redis-dataset';
+import { PeriodicTask } from '../platform/periodic-task';
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
 import { budgetPolicy, CircuitBreaker, createBudget } from '../upstream/policies';
@@ -86,6 +88,8 @@ export async function startBff(
     metrics.sample('redisUp', () => (redis.status === 'ready' ? 1 : 0));
     await waitForRedis(redis, 10_000);
   }
+  const dataset = redis && watchDataset(redis, config, logger, metrics, clock);
+  if (dataset) await dataset.watch.check();
   const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix }), metrics);
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
@@ -98,6 +102,7 @@ export async function startBff(
   const otpTickets = createOtpTickets({ redis, prefix: config.redis.keyPrefix });
   const idempotencyStore = createIdempotencyStore({ redis, prefix: config.redis.keyPrefix });
   const closeHooks: (() => Promise<void> | void)[] = [];
+  if (dataset) closeHooks.push(dataset.stop);
   let sweeperRunning = false;
   let workerRunning = false;
   let shuttingDown = false;
@@ -175,6 +180,7 @@ export async function startBff(
     workerRunning: () => workerRunning,
     activeTerminals: () => registry.activeTerminals(),
     shuttingDown: () => shuttingDown,
+    redisDatasetLoss: () => dataset?.watch.lastLoss,
   });
   const app = createBffApp({
     deps,
@@ -301,6 +307,36 @@ export async function startBff(
         await redis?.quit().catch(() => redis.disconnect());
       })();
       return closing;
+    },
+  };
+}
+
+/** The data set's marker checked at start-up (by the caller), on every reconnect and every REDIS_DATASET_CHECK_MS. */
+function watchDataset(redis: RedisClient, config: Config, logger: Logger, metrics: Metrics, clock: () => number) {
+  const watch = new DatasetWatch({
+    redis,
+    prefix: config.redis.keyPrefix,
+    logger,
+    clock,
+    onLoss: (w) => {
+      metrics.redisDatasetLosses.inc();
+      metrics.redisDatasetLastLoss.set(w.to / 1000);
+    },
+  });
+  const task = new PeriodicTask({
+    everyMs: config.redis.datasetCheckMs,
+    logger,
+    pass: () => watch.check(),
+    messages: { failing: 'checking the Redis data set marker failed', recovered: 'checking the Redis data set marker works again' },
+  });
+  task.start();
+  const onReady = () => task.wake();
+  redis.on('ready', onReady);
+  return {
+    watch,
+    stop: async () => {
+      redis.off('ready', onReady);
+      await task.stop();
     },
   };
 }
