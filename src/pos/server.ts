@@ -59,6 +59,8 @@ export interface RunningBff {
   /** Releases coupon locks nobody paid with in time. */
   couponLockSweeper: CouponLockSweeper;
   redis?: RedisClient;
+  /** The Redis data set's marker as this instance remembers it (absent without Redis). */
+  redisDataset?: DatasetWatch;
   idempotency: IdempotencyStore;
   metrics: Metrics;
   /** Delivers the outbox; stopped (finishing the entries in hand) by close(). */
@@ -274,6 +276,7 @@ export async function startBff(
     sweeper,
     couponLockSweeper,
     redis,
+    redisDataset: dataset?.watch,
     idempotency: idempotencyStore,
     metrics,
     outboxWorker,
