@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { exited, waitForOutput } from '../store/readme-blocks';
 import { logLines, startProgram } from '../store/program';
@@ -78,6 +79,14 @@ describe('production start-up and what Redis keeps', () => {
       expect(lines.filter((l) => l.setting === 'REDIS_DURABILITY_CHECK')).toEqual([]);
     }
   }, 60_000);
+
+  it("passes on compose.yaml's own Redis (its redis-server arguments, run here)", async () => {
+    const command = (parse(readFileSync('compose.yaml', 'utf8')) as { services: { redis: { command: string[] } } }).services.redis.command;
+    expect(command[0]).toBe('redis-server');
+    // Without persistence of our own (`false`): compose's arguments, after ours, must turn it on themselves.
+    const lines = await started(production(await redis(false, ...command.slice(1))));
+    expect(lines.filter((l) => l.setting === 'REDIS_DURABILITY_CHECK')).toEqual([]);
+  }, 40_000);
 
   it('REDIS_DURABILITY_CHECK=warn (the default outside production) runs and warns of each problem', async () => {
     const server = await redis(false, ...EVICTING);
