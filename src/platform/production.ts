@@ -68,7 +68,10 @@ export async function redisDurability(config: Config, logger: Logger): Promise<s
   let problems: string[];
   try {
     await waitForRedis(client, 10_000);
-    problems = await redisDurabilityProblems(client, target.kind === 'cluster' ? 'cluster' : target.kind === 'sentinel' ? `sentinel master "${target.name}"` : 'at REDIS_URL');
+    problems = await redisDurabilityProblems(
+      client,
+      target.kind === 'cluster' ? 'cluster' : target.kind === 'sentinel' ? `sentinel master "${target.name}"` : 'at REDIS_URL',
+    );
   } catch (err) {
     logger.warn({ err: { message: (err as Error).message } }, 'could not ask Redis whether it persists and keeps its keys');
     return [];

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import { createMetrics, type Metrics } from '../platform/metrics';
 import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis';
-import { DatasetWatch } from '../platform/redis-dataset';
+import { DatasetWatch, lossWindows } from '../platform/redis-dataset';
 import { PeriodicTask } from '../platform/periodic-task';
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
@@ -148,6 +148,7 @@ export async function startBff(
     clock,
     logger,
     metrics,
+    redisLosses: redis && ((from, to) => lossWindows(redis, config.redis.keyPrefix, from, to)),
     audit: new AuditTrail({
       store: createAuditStore({ redis, prefix: config.redis.keyPrefix, retentionDays: config.audit.retentionDays }),
       logger,

@@ -37,7 +37,8 @@ describe('a Redis data set lost under two BFF instances', () => {
     await server?.cleanup();
   });
 
-  const windows = async () => (await admin.zrange(`${s.redisPrefix}dataset:losses`, 0, -1)).map((w) => JSON.parse(w) as { from: number; to: number; shards: string[] });
+  const windows = async () =>
+    (await admin.zrange(`${s.redisPrefix}dataset:losses`, 0, -1)).map((w) => JSON.parse(w) as { from: number; to: number; shards: string[] });
 
   it('a brand-new Redis is no loss; FLUSHALL is noticed by both instances (log, metric, readiness detail) and its window recorded once', async () => {
     server = await RedisServer.start({ persist: false });
