@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { waitFor } from '../e2e/helpers';
+import { redisDurabilityProblems } from '../../src/platform/redis-durability';
 import { startStack, type Stack } from '../support/e2e';
 import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
 
@@ -16,6 +17,12 @@ describe('a Redis Cluster shard flushed alone', () => {
   afterAll(async () => {
     await s?.close();
     await cluster?.close();
+  });
+
+  it('the start-up durability check asks every master (these run without persistence)', async () => {
+    const problems = await redisDurabilityProblems(s.bff.redis!, 'cluster');
+    const named = problems.map((p) => /master 127\.0\.0\.1:(\d+) does not persist/.exec(p)?.[1]);
+    expect(named.map(Number).sort()).toEqual(cluster.nodes.map((n) => n.port).sort());
   });
 
   it('every master holds a marker; flushing one is noticed by both instances, naming that shard, and recorded once', async () => {
