@@ -37,6 +37,8 @@ const LOSSES_TTL_SECONDS = 400 * 86_400;
 
 const markerKey = (prefix: string, tag: string) => (tag ? `${prefix}dataset:{${tag}}` : `${prefix}dataset`);
 const lossesKey = (prefix: string) => `${prefix}dataset:losses`;
+/** Taken (SET NX) by the one instance that records the loss which this new marker follows. */
+const recorderKey = (prefix: string, tag: string, id: string) => `${markerKey(prefix, tag)}:recorded:${id}`;
 
 interface Marker {
   id: string;
@@ -94,15 +96,14 @@ export class DatasetWatch {
   }
 
   private async checkAll(): Promise<void> {
-    const lost: { tag: string; goodAt: number; wrote: boolean }[] = [];
+    const lost: { tag: string; goodAt: number; records: boolean }[] = [];
     for (const tag of await this.shardTags()) {
       const loss = await this.checkOne(tag);
       if (loss) lost.push({ tag, ...loss });
     }
     if (!lost.length) return;
     const window: LossWindow = { from: Math.min(...lost.map((l) => l.goodAt)), to: this.clock(), shards: lost.map((l) => l.tag) };
-    const first = lost.filter((l) => l.wrote);
-    // The instance whose SET NX wrote the new marker records the window, so the fleet records each loss once.
+    const first = lost.filter((l) => l.records);
     if (first.length) {
       const recorded: LossWindow = { ...window, shards: first.map((l) => l.tag) };
       const key = lossesKey(this.opts.prefix);
@@ -125,8 +126,8 @@ export class DatasetWatch {
     );
   }
 
-  /** A loss of this shard (`wrote`: this instance wrote its new marker), or undefined when the marker is the one remembered or first seen. */
-  private async checkOne(tag: string): Promise<{ goodAt: number; wrote: boolean } | undefined> {
+  /** A loss of this shard (`records`: this instance records its window), or undefined when the marker is the one remembered or first seen. */
+  private async checkOne(tag: string): Promise<{ goodAt: number; records: boolean } | undefined> {
     const { redis, prefix } = this.opts;
     const key = markerKey(prefix, tag);
     const now = this.clock();
@@ -136,18 +137,20 @@ export class DatasetWatch {
       this.seen.set(tag, { id: current.id, goodAt: now });
       return undefined;
     }
-    let wrote = false;
     let marker = current;
     if (!marker) {
       const fresh: Marker = { id: randomUUID(), createdAt: now };
-      wrote = (await redis.set(key, JSON.stringify(fresh), 'NX')) === 'OK';
       // Another instance wrote it first: take theirs.
-      marker = wrote ? fresh : parseMarker(await redis.get(key));
+      marker = (await redis.set(key, JSON.stringify(fresh), 'NX')) === 'OK' ? fresh : parseMarker(await redis.get(key));
       if (!marker) throw new Error(`the Redis data set marker ${key} could not be written or read back`);
     }
     this.seen.set(tag, { id: marker.id, goodAt: now });
     // Never saw one before (a new Redis, or a new shard): nothing this instance knew was lost.
-    return known ? { goodAt: known.goodAt, wrote } : undefined;
+    if (!known) return undefined;
+    // The new marker may have been written by an instance that never saw the old one (started since), so the
+    // recorder is not its writer: the first to take this key named by the new marker records, once for the fleet.
+    const records = (await redis.set(recorderKey(prefix, tag, marker.id), '1', 'EX', LOSSES_TTL_SECONDS, 'NX')) === 'OK';
+    return { goodAt: known.goodAt, records };
   }
 
   /** One hash tag per master of a Cluster, landing on a slot that master serves; `''` for one node. */

@@ -22,8 +22,8 @@ async function lossCount(s: Stack, i: number): Promise<number> {
   return Number(/^pos_redis_dataset_losses_total (\S+)$/m.exec(text)?.[1]);
 }
 
-async function stackOn(server: RedisServer): Promise<Stack> {
-  return startStack({ store: 'memory', instances: 2, env: { REDIS_URL: server.url, REDIS_DATASET_CHECK_MS: '200' } });
+async function stackOn(server: RedisServer, checkMs = '200'): Promise<Stack> {
+  return startStack({ store: 'memory', instances: 2, env: { REDIS_URL: server.url, REDIS_DATASET_CHECK_MS: checkMs } });
 }
 
 describe('a Redis data set lost under two BFF instances', () => {
@@ -77,6 +77,32 @@ describe('a Redis data set lost under two BFF instances', () => {
     await s.bffs[0].redisDataset!.check();
     await s.bffs[1].redisDataset!.check();
     expect(lossLines(s)).toHaveLength(2);
+    expect(await windows()).toHaveLength(1);
+  }, 60_000);
+
+  it('a marker written since by an instance that never saw the old one: the instance that did notices, and records the window', async () => {
+    server = await RedisServer.start({ persist: false });
+    admin = new Redis(server.url);
+    // No periodic pass in the test's time: only start-up and the checks called here.
+    s = await stackOn(server, '600000');
+    const old = await admin.get(`${s.redisPrefix}dataset`);
+    const flushedAt = Date.now();
+    await admin.flushall();
+    // Instance 1 starts again on the emptied Redis: to it this is a new Redis, and it writes the marker.
+    await s.restart(1);
+    const fresh = await admin.get(`${s.redisPrefix}dataset`);
+    expect(fresh).not.toBe(old);
+    expect(lossLines(s)).toEqual([]);
+    // Instance 0 finds a marker with another id: the data set was replaced.
+    await s.bffs[0].redisDataset!.check();
+    expect(lossLines(s, 0)).toHaveLength(1);
+    expect(await lossCount(s, 0)).toBe(1);
+    const recorded = await windows();
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0].to).toBeGreaterThanOrEqual(flushedAt);
+    // Its next check finds the new marker good: no second line, no second window.
+    await s.bffs[0].redisDataset!.check();
+    expect(lossLines(s)).toHaveLength(1);
     expect(await windows()).toHaveLength(1);
   }, 60_000);
 
