@@ -109,7 +109,8 @@ describe('a Redis data set lost under two BFF instances', () => {
   it('a redis-server restarted without persistence is noticed on reconnect', async () => {
     server = await RedisServer.start({ persist: false });
     admin = new Redis(server.url);
-    s = await stackOn(server);
+    // No periodic pass in the test's time: the reconnect itself must set the check off.
+    s = await stackOn(server, '600000');
     await server.kill();
     await server.start();
     await waitFor('both instances to log the loss', () => lossLines(s, 0).length > 0 && lossLines(s, 1).length > 0, 20_000);
