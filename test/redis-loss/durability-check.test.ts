@@ -83,6 +83,8 @@ describe('production start-up and what Redis keeps', () => {
   it("passes on compose.yaml's own Redis (its redis-server arguments, run here)", async () => {
     const command = (parse(readFileSync('compose.yaml', 'utf8')) as { services: { redis: { command: string[] } } }).services.redis.command;
     expect(command[0]).toBe('redis-server');
+    // Said explicitly (noeviction is also Redis's default), as the README says it runs.
+    expect(command.join(' ')).toContain('--appendonly yes --maxmemory-policy noeviction');
     // Without persistence of our own (`false`): compose's arguments, after ours, must turn it on themselves.
     const lines = await started(production(await redis(false, ...command.slice(1))));
     expect(lines.filter((l) => l.setting === 'REDIS_DURABILITY_CHECK')).toEqual([]);
