@@ -104,12 +104,6 @@ export class DatasetWatch {
     if (!lost.length) return;
     const window: LossWindow = { from: Math.min(...lost.map((l) => l.goodAt)), to: this.clock(), shards: lost.map((l) => l.tag) };
     const first = lost.filter((l) => l.records);
-    if (first.length) {
-      const recorded: LossWindow = { ...window, shards: first.map((l) => l.tag) };
-      const key = lossesKey(this.opts.prefix);
-      await this.opts.redis.zadd(key, recorded.to, JSON.stringify(recorded));
-      await this.opts.redis.expire(key, LOSSES_TTL_SECONDS);
-    }
     this.lastLoss = window;
     this.opts.onLoss?.(window);
     this.opts.logger.error(
@@ -119,11 +113,18 @@ export class DatasetWatch {
         shards: window.shards,
         lastSeenGoodAt: new Date(window.from).toISOString(),
         foundLostAt: new Date(window.to).toISOString(),
-        recordedWindow: first.length > 0,
+        recordsWindow: first.length > 0,
       },
       `Redis data set lost (emptied or replaced): its marker is gone or new. Lost with it: ${LOST_WITH_REDIS.join(', ')}. ` +
         "Ids the BFF no longer knows are read from the loyalty service's records; the day's reconciliation flags the window",
     );
+    // After the line and the metric: the markers are already taken as seen, so a failed write here must not hide the loss.
+    if (first.length) {
+      const recorded: LossWindow = { ...window, shards: first.map((l) => l.tag) };
+      const key = lossesKey(this.opts.prefix);
+      await this.opts.redis.zadd(key, recorded.to, JSON.stringify(recorded));
+      await this.opts.redis.expire(key, LOSSES_TTL_SECONDS);
+    }
   }
 
   /** A loss of this shard (`records`: this instance records its window), or undefined when the marker is the one remembered or first seen. */
