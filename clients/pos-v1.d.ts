@@ -987,6 +987,13 @@ export type components = {
                  */
                 worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
             };
+            /** @description Present once this instance has found the Redis data set lost (until it restarts). A detail, not a check: Redis works again, so the instance stays ready; what Redis held is then read from the loyalty service's records */
+            redisDataset?: {
+                /** @description The last time before that its marker was seen as remembered (ISO 8601) */
+                lastSeenGoodAt: string;
+                /** @description When this instance found the Redis data set emptied or replaced (ISO 8601) */
+                lostAt: string;
+            };
             /** @enum {string} */
             status: "ready" | "not_ready";
         };
@@ -1028,6 +1035,11 @@ export type components = {
                 holdLookup: number;
                 orderTransactions: number;
             };
+            /** @description Spans in which the Redis data set was lost: what was recorded here before then may be gone, so rows may be missing */
+            redisLosses: {
+                from: string;
+                to: string;
+            }[];
             rows: components["schemas"]["ReconciliationRow"][];
             settledLater: number;
             storeId: string;
@@ -3662,6 +3674,7 @@ export interface operations {
                      *         "orderTransactions": 2,
                      *         "holdLookup": 0
                      *       },
+                     *       "redisLosses": [],
                      *       "printout": [
                      *         "------- Reconciliation store-001 -------",
                      *         "Day                           2026-11-23",

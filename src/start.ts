@@ -3,7 +3,7 @@ import os from 'node:os';
 import { changedSettings, ConfigError, describeConfig, loadConfig, loadDotEnv, settingsOfMode, type Config } from './platform/config';
 import { createLogger } from './platform/logger';
 import { addTerminalCommands, revokeTerminalCommand, terminalCommand } from './platform/operator-commands';
-import { productionProblems } from './platform/production';
+import { productionProblems, redisDurability } from './platform/production';
 import { startBff, UpstreamTarget, type RunningBff } from './pos/server';
 import { ensureDemoSetup } from './pos/terminals';
 import { AccountSettings, loadSandboxAccounts, startSandbox, StartedSandbox } from './sandbox';
@@ -47,6 +47,8 @@ async function main(argv: string[]): Promise<void> {
   }
 
   if (mode !== 'sandbox') {
+    const undurable = await redisDurability(config, logger);
+    if (undurable.length) throw new ConfigError(undurable);
     let upstream: UpstreamTarget;
     if (config.loyalty.baseUrl) {
       upstream = { baseUrl: config.loyalty.baseUrl, apiKey: config.loyalty.apiKey!, secretKey: config.loyalty.secretKey! };

@@ -49,6 +49,10 @@ export interface Metrics {
   /** `what`: `write_failed` (an audit entry kept in memory and tried again) or `entry_lost` (given up). */
   readonly auditFailures: Counter<'what'>;
   readonly redisUp: Gauge;
+  /** Each time this instance found the Redis data set emptied or replaced (its marker gone or new). */
+  readonly redisDatasetLosses: Counter;
+  /** When this instance last found the data set lost (Unix seconds); 0: never since it started. */
+  readonly redisDatasetLastLoss: Gauge;
   /** 0 closed, 1 half-open, 2 open (CIRCUIT_STATE_VALUE). */
   readonly circuitState: Gauge;
   /** Sets where a gauge reads its value at scrape time; a failing sampler makes it NaN (unknown). */
@@ -158,6 +162,16 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     }),
     redisErrors: new Counter({ name: 'redis_errors_total', help: 'Error events of the Redis connection', registers }),
     redisUp: sampled('redisUp', 'redis_up', '1 when the Redis connection is ready, 0 otherwise'),
+    redisDatasetLosses: new Counter({
+      name: 'pos_redis_dataset_losses_total',
+      help: 'Times this instance found the Redis data set emptied or replaced (its marker missing or new)',
+      registers,
+    }),
+    redisDatasetLastLoss: new Gauge({
+      name: 'pos_redis_dataset_last_loss_timestamp_seconds',
+      help: 'When this instance last found the Redis data set lost (Unix time); 0 when it has not since it started',
+      registers,
+    }),
     circuitState,
     sample(gauge, sampler) {
       samplers.set(gauge, sampler);

@@ -1,5 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
 import type { Config } from './config';
+import { connectRedis, waitForRedis } from './redis';
+import { redisDurabilityProblems } from './redis-durability';
 
 /**
  * What NODE_ENV=production refuses before the BFF starts: the parts that make
@@ -51,4 +54,31 @@ function demoKeys(file: string): { apiKeys: Set<string>; secretKeys: Set<string>
     // Not the sandbox's to judge here: a broken accounts file matters only to the sandbox, which says so itself.
   }
   return { apiKeys, secretKeys };
+}
+
+/**
+ * Whether the configured Redis keeps what the BFF writes (persistence, noeviction), per
+ * REDIS_DURABILITY_CHECK: the problems to refuse on (`refuse`), or none after warning of
+ * each (`warn`). A Redis that cannot be reached is left to the start-up that follows.
+ */
+export async function redisDurability(config: Config, logger: Logger): Promise<string[]> {
+  const target = config.redis.target;
+  if (!target || config.redis.durabilityCheck === 'off') return [];
+  const client = connectRedis(target, logger.child({ check: 'redis durability' }), { lazy: true });
+  let problems: string[];
+  try {
+    await waitForRedis(client, 10_000);
+    problems = await redisDurabilityProblems(
+      client,
+      target.kind === 'cluster' ? 'cluster' : target.kind === 'sentinel' ? `sentinel master "${target.name}"` : 'at REDIS_URL',
+    );
+  } catch (err) {
+    logger.warn({ err: { message: (err as Error).message } }, 'could not ask Redis whether it persists and keeps its keys');
+    return [];
+  } finally {
+    client.disconnect();
+  }
+  if (config.redis.durabilityCheck === 'refuse') return problems.map((p) => `REDIS_DURABILITY_CHECK: ${p} (or set REDIS_DURABILITY_CHECK=warn to run anyway)`);
+  for (const p of problems) logger.warn({ setting: 'REDIS_DURABILITY_CHECK' }, `${p}; a lost data set loses claims, Idempotency-Keys and queued writes`);
+  return [];
 }

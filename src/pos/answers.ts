@@ -40,4 +40,14 @@ export const ReadinessSchema = z.strictObject({
     terminals: CheckState.optional().describe('`none`: no terminal can call yet (add one with the terminal CLI)'),
     process: CheckState,
   }),
+  redisDataset: z
+    .strictObject({
+      lostAt: z.string().describe('When this instance found the Redis data set emptied or replaced (ISO 8601)'),
+      lastSeenGoodAt: z.string().describe('The last time before that its marker was seen as remembered (ISO 8601)'),
+    })
+    .optional()
+    .describe(
+      'Present once this instance has found the Redis data set lost (until it restarts). A detail, not a check: Redis works again, ' +
+        "so the instance stays ready; what Redis held is then read from the loyalty service's records",
+    ),
 });

@@ -8,6 +8,7 @@ import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales/records';
 import type { OpenRedemptionCap } from './redemptions/open-redemptions';
 import type { SharedDeps } from './context';
+import type { RedisLosses } from './reconciliation/engine';
 
 /**
  * Everything the cashier operations are given, built once when the BFF is
@@ -34,4 +35,6 @@ export interface PosDeps extends SharedDeps {
   openRedemptions?: OpenRedemptionCap;
   /** Every cashier action that changes money or points, per store (src/pos/audit); absent: not kept. */
   audit?: AuditTrail;
+  /** The Redis data set losses recorded in a span (epoch ms); absent without Redis. */
+  redisLosses?: RedisLosses;
 }

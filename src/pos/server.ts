@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import { createMetrics, type Metrics } from '../platform/metrics';
 import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis';
+import { DatasetWatch, lossWindows } from '../platform/redis-dataset';
+import { PeriodicTask } from '../platform/periodic-task';
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
 import { budgetPolicy, CircuitBreaker, createBudget } from '../upstream/policies';
@@ -57,6 +59,8 @@ export interface RunningBff {
   /** Releases coupon locks nobody paid with in time. */
   couponLockSweeper: CouponLockSweeper;
   redis?: RedisClient;
+  /** The Redis data set's marker as this instance remembers it (absent without Redis). */
+  redisDataset?: DatasetWatch;
   idempotency: IdempotencyStore;
   metrics: Metrics;
   /** Delivers the outbox; stopped (finishing the entries in hand) by close(). */
@@ -86,6 +90,8 @@ export async function startBff(
     metrics.sample('redisUp', () => (redis.status === 'ready' ? 1 : 0));
     await waitForRedis(redis, 10_000);
   }
+  const dataset = redis && watchDataset(redis, config, logger, metrics, clock);
+  if (dataset) await dataset.watch.check();
   const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix }), metrics);
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
@@ -98,6 +104,7 @@ export async function startBff(
   const otpTickets = createOtpTickets({ redis, prefix: config.redis.keyPrefix });
   const idempotencyStore = createIdempotencyStore({ redis, prefix: config.redis.keyPrefix });
   const closeHooks: (() => Promise<void> | void)[] = [];
+  if (dataset) closeHooks.push(dataset.stop);
   let sweeperRunning = false;
   let workerRunning = false;
   let shuttingDown = false;
@@ -141,6 +148,7 @@ export async function startBff(
     clock,
     logger,
     metrics,
+    redisLosses: redis && ((from, to) => lossWindows(redis, config.redis.keyPrefix, from, to)),
     audit: new AuditTrail({
       store: createAuditStore({ redis, prefix: config.redis.keyPrefix, retentionDays: config.audit.retentionDays }),
       logger,
@@ -175,6 +183,7 @@ export async function startBff(
     workerRunning: () => workerRunning,
     activeTerminals: () => registry.activeTerminals(),
     shuttingDown: () => shuttingDown,
+    redisDatasetLoss: () => dataset?.watch.lastLoss,
   });
   const app = createBffApp({
     deps,
@@ -268,6 +277,7 @@ export async function startBff(
     sweeper,
     couponLockSweeper,
     redis,
+    redisDataset: dataset?.watch,
     idempotency: idempotencyStore,
     metrics,
     outboxWorker,
@@ -301,6 +311,36 @@ export async function startBff(
         await redis?.quit().catch(() => redis.disconnect());
       })();
       return closing;
+    },
+  };
+}
+
+/** The data set's marker checked at start-up (by the caller), on every reconnect and every REDIS_DATASET_CHECK_MS. */
+function watchDataset(redis: RedisClient, config: Config, logger: Logger, metrics: Metrics, clock: () => number) {
+  const watch = new DatasetWatch({
+    redis,
+    prefix: config.redis.keyPrefix,
+    logger,
+    clock,
+    onLoss: (w) => {
+      metrics.redisDatasetLosses.inc();
+      metrics.redisDatasetLastLoss.set(w.to / 1000);
+    },
+  });
+  const task = new PeriodicTask({
+    everyMs: config.redis.datasetCheckMs,
+    logger,
+    pass: () => watch.check(),
+    messages: { failing: 'checking the Redis data set marker failed', recovered: 'checking the Redis data set marker works again' },
+  });
+  task.start();
+  const onReady = () => task.wake();
+  redis.on('ready', onReady);
+  return {
+    watch,
+    stop: async () => {
+      redis.off('ready', onReady);
+      await task.stop();
     },
   };
 }

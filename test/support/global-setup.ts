@@ -12,7 +12,7 @@ import { freePort, waitForPort } from './ports';
 export default async function globalSetup(): Promise<void> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir], {
     stdio: 'ignore',
   });
   await new Promise<void>((resolve, reject) => {

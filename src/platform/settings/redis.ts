@@ -84,6 +84,17 @@ const settings = {
       'start-up logs a warning each time.',
     readme: 'production refuses to run without Redis; `true` allows it for a single-instance trial (start-up warns: a restart loses what is in flight)',
   }),
+  durabilityCheck: setting('REDIS_DURABILITY_CHECK', z.enum(['refuse', 'warn', 'off']).optional(), {
+    description:
+      'At start-up the BFF asks Redis whether it persists (AOF or RDB snapshots) and will not evict keys (maxmemory-policy noeviction), ' +
+      'by CONFIG GET or, where CONFIG is hidden, INFO. refuse = exit when it does not (or cannot be told); warn = log a warning and run; off = do not ask.',
+    default: 'refuse with NODE_ENV=production, warn otherwise',
+    readme: 'what start-up does when Redis does not persist or may evict keys: `refuse` (production default), `warn`, `off`',
+  }),
+  datasetCheckMs: setting('REDIS_DATASET_CHECK_MS', z.coerce.number().int().min(100).max(600_000).default(5000), {
+    description:
+      "How often each instance checks the Redis data set's marker (also at start-up and on every reconnect), in ms; a missing or replaced marker is logged as a lost data set.",
+  }),
   sentinelPassword: setting('REDIS_SENTINEL_PASSWORD', z.string().min(1).optional(), {
     description: 'Password of the sentinels themselves, when they require one (only with REDIS_SENTINELS).',
     default: 'none',
@@ -122,11 +133,13 @@ export const redis = feature({
   ],
   settings,
   // `url` stays beside the target so start-up can show it with its password masked.
-  read: (values, _deployment, problems) => ({
+  read: (values, { env }, problems) => ({
     url: values.url,
     keyPrefix: values.keyPrefix,
     target: targetOf(values, problems),
     allowInMemory: values.allowInMemory,
+    durabilityCheck: values.durabilityCheck ?? (env === 'production' ? 'refuse' : 'warn'),
+    datasetCheckMs: values.datasetCheckMs,
   }),
 });
 

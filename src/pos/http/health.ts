@@ -16,6 +16,8 @@ export interface HealthOptions {
   activeTerminals?(): number;
   /** True once shutdown began: load balancers should stop sending. */
   shuttingDown?(): boolean;
+  /** The last Redis data set loss this instance found, if any: shown as a detail, readiness unchanged. */
+  redisDatasetLoss?(): { from: number; to: number } | undefined;
   /** Default 1000 ms. */
   upstreamTimeoutMs?: number;
   /** The upstream result is reused this long, so probes do not hit the loyalty service each time. Default 5000 ms. */
@@ -28,6 +30,7 @@ export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shuttin
 export interface Readiness {
   status: 'ready' | 'not_ready';
   checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; terminals?: CheckState; process: CheckState };
+  redisDataset?: { lostAt: string; lastSeenGoodAt: string };
 }
 
 // The routes' answers are checked against their schemas where each route entry compiles (src/pos/http/route.ts);
@@ -88,7 +91,9 @@ export function healthRoutes(opts: HealthOptions): Router {
     };
     const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not_configured');
     res.setHeader('Cache-Control', 'no-store');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks } satisfies Readiness);
+    const loss = opts.redisDatasetLoss?.();
+    const redisDataset = loss && { lostAt: new Date(loss.to).toISOString(), lastSeenGoodAt: new Date(loss.from).toISOString() };
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks, ...(redisDataset ? { redisDataset } : {}) } satisfies Readiness);
   });
 
   return router;

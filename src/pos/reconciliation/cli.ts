@@ -12,6 +12,7 @@ import { loadConfig, loadDotEnv, type Config } from '../../platform/config';
 import { AppError } from '../../platform/errors';
 import { createLogger } from '../../platform/logger';
 import { connectRedis, waitForRedis, type RedisClient } from '../../platform/redis';
+import { lossWindows } from '../../platform/redis-dataset';
 import { LoyaltyClient } from '../../upstream';
 import { budgetPolicy, createBudget } from '../../upstream/policies';
 import { auditCsv, auditText } from '../audit/format';
@@ -95,6 +96,7 @@ async function open(): Promise<Opened> {
     concurrency: config.reconciliation.concurrency,
     timeZone: config.reconciliation.timeZone,
     call: BACKGROUND,
+    redisLosses: (from, to) => lossWindows(redis, prefix, from, to),
   };
   return {
     config,

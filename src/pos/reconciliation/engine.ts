@@ -23,7 +23,12 @@ export interface ReconciliationDeps {
   timeZone: string;
   /** What every read carries to the upstream client (its priority). */
   call?: LoyaltyCallContext;
+  /** The Redis data set losses recorded in the window; absent: none can be known (no Redis). */
+  redisLosses?: RedisLosses;
 }
+
+/** The windows (epoch ms) in which the Redis data set was lost, overlapping [from, to]. */
+export type RedisLosses = (from: number, to: number) => Promise<{ from: number; to: number }[]>;
 
 export interface ReconciliationWindow {
   from: number;
@@ -44,6 +49,8 @@ export async function reconcileStore(deps: ReconciliationDeps, storeId: string, 
   const grouped = groupEntries(entries);
   const facts = await gatherFacts(deps, reads, grouped, storeId);
   const rows = rowsOfStore(grouped, facts, { storeId, window, timeZone: deps.timeZone });
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const losses = deps.redisLosses ? await deps.redisLosses(window.from, window.to) : [];
   return {
     storeId,
     window: { from: new Date(window.from).toISOString(), to: new Date(window.to).toISOString(), date: window.date, timeZone: deps.timeZone },
@@ -54,6 +61,7 @@ export async function reconcileStore(deps: ReconciliationDeps, storeId: string, 
     anomalies: rows.flatMap((r) => r.flags.map((kind) => ({ kind, row: r.kind, id: r.id, note: r.note }))),
     totals: totalsOf(rows),
     reads: { ...reads.counts },
+    redisLosses: losses.map((l) => ({ from: iso(l.from), to: iso(l.to) })),
   };
 }
 

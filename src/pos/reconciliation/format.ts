@@ -67,6 +67,12 @@ export function reconciliationCsv(r: ReconciliationReport): string {
     '',
   ];
   rows.push(total('here', r.totals.bff, true), total('loyalty', r.totals.upstream, false));
+  for (const loss of r.redisLosses) {
+    const at = (iso: string) => localDateTime(upstreamTime(iso) ?? 0, r.window.timeZone);
+    const line: unknown[] = [at(loss.to), 'redis_loss', '', '', '', '', '', '', '', ...FIGURES.map(() => ''), ...FIGURES.map(() => ''), '', ''];
+    line[line.length - 2] = `Redis data set lost between ${at(loss.from)} and ${at(loss.to)}: rows recorded before may be missing`;
+    rows.push(line);
+  }
   return csvOf(header, rows);
 }
 
@@ -116,6 +122,9 @@ export function reconciliationPrintout(r: ReconciliationReport, width = RECEIPT_
   out.push(row('Cashier actions', String(actions), width));
   out.push(row('Checked, in step', String(r.rows.filter((x) => !x.flags.length).length), width));
   out.push(row('Anomalies', String(r.anomalies.length), width));
+  for (const loss of r.redisLosses) {
+    out.push(...wrap(`REDIS DATA LOST ${minute(loss.from)} to ${minute(loss.to)}: what was recorded here before may be gone; rows may be missing`, width));
+  }
   out.push(centre('Totals', width));
   out.push(totalsLine('', 'Here', 'Loyalty', width));
   let starred = false;

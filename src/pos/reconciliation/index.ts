@@ -17,7 +17,7 @@ export const BACKGROUND: LoyaltyCallContext = { priority: 'background' };
 /** What a running BFF gives its reconciliation: its own stores and client. */
 export type RunningStores = Pick<SharedDeps, 'loyalty' | 'clock' | 'logger'> &
   AuditDeps &
-  Pick<ReconciliationDeps, 'outbox' | 'couponLocks' | 'sales'> & { settings: Pick<PosSettings, 'reconciliationConcurrency' | 'storeTimeZone'> };
+  Pick<ReconciliationDeps, 'outbox' | 'couponLocks' | 'sales' | 'redisLosses'> & { settings: Pick<PosSettings, 'reconciliationConcurrency' | 'storeTimeZone'> };
 
 /** A reconciliation of a running BFF's stores: its own stores and client. */
 export function reconciliationDepsOf(deps: RunningStores): ReconciliationDeps {
@@ -33,5 +33,6 @@ export function reconciliationDepsOf(deps: RunningStores): ReconciliationDeps {
     concurrency: deps.settings.reconciliationConcurrency ?? 2,
     timeZone: deps.settings.storeTimeZone ?? 'UTC',
     call: BACKGROUND,
+    redisLosses: deps.redisLosses,
   };
 }

@@ -50,6 +50,7 @@ const report: ReconciliationReport = {
   anomalies: [{ kind: 'unknown_then_settled', row: 'sale', id: 'sale-1002', note: rows[1].note }],
   totals: totalsOf(rows),
   reads: { orderTransactions: 2, holdLookup: 0 },
+  redisLosses: [],
 };
 const example = { ...report, printout: reconciliationPrintout(report) };
 

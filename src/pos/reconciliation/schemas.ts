@@ -54,6 +54,9 @@ export const ReconciliationReportSchema = z
       notKnownHere: z.partialRecord(z.enum(['paid', 'refunded', 'earned', 'redeemed', 'givenBack', 'takenBack']), z.number()),
     }),
     reads: z.object({ orderTransactions: z.number(), holdLookup: z.number() }),
+    redisLosses: z
+      .array(z.object({ from: z.string(), to: z.string() }))
+      .describe('Spans in which the Redis data set was lost: what was recorded here before then may be gone, so rows may be missing'),
     printout: z.array(z.string()).describe('The report for the till printer, 40 columns a line'),
   })
   .meta({ id: 'ReconciliationReport' });

@@ -107,4 +107,10 @@ export interface ReconciliationReport {
   totals: { bff: Figures; upstream: Figures; /** Rows whose BFF-side figure is not known, per figure. */ notKnownHere: Partial<Record<Figure, number>> };
   /** Reads of the loyalty service's records this report made. */
   reads: { orderTransactions: number; holdLookup: number };
+  /**
+   * Spans overlapping the window in which the Redis data set was lost (from the last time it was seen
+   * whole to the time it was found lost): what the BFF recorded before then (the audit trail, queued
+   * writes, sale owners) may be gone, so rows may be missing and figures short here.
+   */
+  redisLosses: { from: string; to: string }[];
 }

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from './redis';
+
+/**
+ * Noticing that Redis came back empty or replaced (a restart without
+ * persistence, FLUSHALL, a failover to an empty replica): each data set holds
+ * a marker (a random id and when it was made; on a Cluster one per master,
+ * its key's hash tag on that master's slots, so one shard lost alone shows),
+ * and each instance remembers the ids it saw. A marker missing, or with
+ * another id, means what Redis held is gone.
+ */
+
+/** What lives only in Redis, named in the loss's log line. */
+export const LOST_WITH_REDIS = [
+  'claims on redemptions',
+  'coupon locks',
+  'sale and refund owners',
+  'Idempotency-Key records',
+  'OTP tickets',
+  'the OTP mode',
+  'queued outbox writes',
+  "the audit trail's recent entries",
+] as const;
+
+/** A span in which the data set was lost: from the last time a marker was seen good to the time it was found lost (epoch ms). */
+export interface LossWindow {
+  from: number;
+  to: number;
+  /** The shards (hash tags) lost; `''` is the one data set of a single node or Sentinel. */
+  shards: string[];
+}
+
+/** Loss windows are kept this long in the new data set, for the fleet and the reconciliation. */
+const LOSSES_TTL_SECONDS = 400 * 86_400;
+
+const markerKey = (prefix: string, tag: string) => (tag ? `${prefix}dataset:{${tag}}` : `${prefix}dataset`);
+const lossesKey = (prefix: string) => `${prefix}dataset:losses`;
+/** Taken (SET NX) by the one instance that records the loss which this new marker follows. */
+const recorderKey = (prefix: string, tag: string, id: string) => `${markerKey(prefix, tag)}:recorded:${id}`;
+
+interface Marker {
+  id: string;
+  createdAt: number;
+}
+
+function parseMarker(raw: string | null): Marker | undefined {
+  if (raw === null) return undefined;
+  try {
+    const m = JSON.parse(raw) as Partial<Marker>;
+    return typeof m.id === 'string' && typeof m.createdAt === 'number' ? { id: m.id, createdAt: m.createdAt } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The loss windows recorded in the data set that overlap [from, to] (epoch ms). */
+export async function lossWindows(redis: RedisClient, prefix: string, from: number, to: number): Promise<LossWindow[]> {
+  // Scored by `to` (when found): a window overlapping [from, to] was found at or after `from`.
+  const raw = await redis.zrangebyscore(lossesKey(prefix), from, '+inf');
+  return raw
+    .map((r) => JSON.parse(r) as LossWindow)
+    .filter((w) => w.from <= to && w.to >= from)
+    .sort((a, b) => a.from - b.from);
+}
+
+export interface DatasetWatchOptions {
+  redis: RedisClient;
+  prefix: string;
+  logger: Logger;
+  clock?: () => number;
+  /** Called once per loss this instance noticed (for the metric). */
+  onLoss?: (window: LossWindow) => void;
+}
+
+/** One instance's memory of the data set's markers, and the check that compares them with Redis. */
+export class DatasetWatch {
+  private readonly seen = new Map<string, { id: string; goodAt: number }>();
+  private readonly tags = new Map<string, string>();
+  private checking?: Promise<void>;
+  private readonly clock: () => number;
+  /** The last loss this instance noticed, for readiness. */
+  lastLoss?: LossWindow;
+
+  constructor(private readonly opts: DatasetWatchOptions) {
+    this.clock = opts.clock ?? Date.now;
+  }
+
+  /** Compares every marker with the one remembered; concurrent calls share one check. */
+  check(): Promise<void> {
+    this.checking ??= this.checkAll().finally(() => {
+      this.checking = undefined;
+    });
+    return this.checking;
+  }
+
+  private async checkAll(): Promise<void> {
+    const lost: { tag: string; goodAt: number; records: boolean }[] = [];
+    for (const tag of await this.shardTags()) {
+      const loss = await this.checkOne(tag);
+      if (loss) lost.push({ tag, ...loss });
+    }
+    if (!lost.length) return;
+    const window: LossWindow = { from: Math.min(...lost.map((l) => l.goodAt)), to: this.clock(), shards: lost.map((l) => l.tag) };
+    const first = lost.filter((l) => l.records);
+    this.lastLoss = window;
+    this.opts.onLoss?.(window);
+    this.opts.logger.error(
+      {
+        component: 'redis',
+        lost: LOST_WITH_REDIS,
+        shards: window.shards,
+        lastSeenGoodAt: new Date(window.from).toISOString(),
+        foundLostAt: new Date(window.to).toISOString(),
+        recordsWindow: first.length > 0,
+      },
+      `Redis data set lost (emptied or replaced): its marker is gone or new. Lost with it: ${LOST_WITH_REDIS.join(', ')}. ` +
+        "Ids the BFF no longer knows are read from the loyalty service's records; the day's reconciliation flags the window",
+    );
+    // After the line and the metric: the markers are already taken as seen, so a failed write here must not hide the loss.
+    if (first.length) {
+      const recorded: LossWindow = { ...window, shards: first.map((l) => l.tag) };
+      const key = lossesKey(this.opts.prefix);
+      await this.opts.redis.zadd(key, recorded.to, JSON.stringify(recorded));
+      await this.opts.redis.expire(key, LOSSES_TTL_SECONDS);
+    }
+  }
+
+  /** A loss of this shard (`records`: this instance records its window), or undefined when the marker is the one remembered or first seen. */
+  private async checkOne(tag: string): Promise<{ goodAt: number; records: boolean } | undefined> {
+    const { redis, prefix } = this.opts;
+    const key = markerKey(prefix, tag);
+    const now = this.clock();
+    const current = parseMarker(await redis.get(key));
+    const known = this.seen.get(tag);
+    if (current && (!known || current.id === known.id)) {
+      this.seen.set(tag, { id: current.id, goodAt: now });
+      return undefined;
+    }
+    let marker = current;
+    if (!marker) {
+      const fresh: Marker = { id: randomUUID(), createdAt: now };
+      // Another instance wrote it first: take theirs.
+      marker = (await redis.set(key, JSON.stringify(fresh), 'NX')) === 'OK' ? fresh : parseMarker(await redis.get(key));
+      if (!marker) throw new Error(`the Redis data set marker ${key} could not be written or read back`);
+    }
+    this.seen.set(tag, { id: marker.id, goodAt: now });
+    // Never saw one before (a new Redis, or a new shard): nothing this instance knew was lost.
+    if (!known) return undefined;
+    // The new marker may have been written by an instance that never saw the old one (started since), so the
+    // recorder is not its writer: the first to take this key named by the new marker records, once for the fleet.
+    const records = (await redis.set(recorderKey(prefix, tag, marker.id), '1', 'EX', LOSSES_TTL_SECONDS, 'NX')) === 'OK';
+    return { goodAt: known.goodAt, records };
+  }
+
+  /** One hash tag per master of a Cluster, landing on a slot that master serves; `''` for one node. */
+  private async shardTags(): Promise<string[]> {
+    const redis = this.opts.redis;
+    if (!(redis instanceof Cluster)) return [''];
+    const byMaster = new Map<string, [number, number][]>();
+    for (const [start, end, master] of await redis.cluster('SLOTS')) {
+      const id = master[2] || `${master[0]}:${master[1]}`;
+      byMaster.set(id, [...(byMaster.get(id) ?? []), [start, end]]);
+    }
+    const tags: string[] = [];
+    for (const [id, ranges] of byMaster) {
+      const rangesKey = `${id} ${JSON.stringify(ranges)}`;
+      let tag = this.tags.get(rangesKey);
+      for (let i = 0; tag === undefined && i < 100_000; i++) {
+        const slot = Number(await redis.cluster('KEYSLOT', `s${i}`));
+        if (ranges.some(([a, b]) => slot >= a && slot <= b)) tag = `s${i}`;
+      }
+      if (tag === undefined) throw new Error(`no hash tag found for the slots of Redis Cluster master ${id}`);
+      this.tags.set(rangesKey, tag);
+      tags.push(tag);
+    }
+    return tags.sort();
+  }
+}
