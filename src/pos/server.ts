@@ -133,7 +133,14 @@ export async function startBff(
     // A payment's used coupons are kept as long as its sale record, for a refund or void to report.
     couponLocks: createCouponLockStore({ redis, prefix: config.redis.keyPrefix, usedKeepMs: config.money.saleRecordDays * 86_400_000 }),
     redemptionOptions: new RedemptionOptionsCache(loyalty, config.pos.redemptionOptionsTtlSeconds * 1000, clock, logger),
-    upstreamOtp: new UpstreamOtp({ store: createOtpMode({ redis, prefix: config.redis.keyPrefix }), clock, logger, accountSetting: upstream.otpRequired }),
+    upstreamOtp: new UpstreamOtp({
+      store: createOtpMode({ redis, prefix: config.redis.keyPrefix }),
+      clock,
+      logger,
+      mode: config.pos.otpMode,
+      recheckMs: config.pos.otpModeRecheckMinutes * 60_000,
+      accountSetting: upstream.otpRequired,
+    }),
     otpTickets,
     outbox,
     batchJobs,
