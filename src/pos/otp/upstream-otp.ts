@@ -61,18 +61,25 @@ export class UpstreamOtp {
 
   /** true: the account checks OTPs; false: it does not; undefined: unknown (nothing learnt, or it expired). */
   async required(): Promise<boolean | undefined> {
-    return (await this.belief()).required;
+    const setting = this.setting;
+    if (setting !== 'auto') return setting === 'on';
+    if (this.opts.accountSetting) return this.opts.accountSetting();
+    const learnt = await this.learnt();
+    return learnt && !learnt.expired ? learnt.required : undefined;
   }
 
+  /** What is believed and where from, with what was learnt even where it is not used (the otp-mode CLI). */
   async belief(): Promise<OtpBelief> {
-    const setting = this.setting;
-    if (setting !== 'auto') return { setting, source: 'setting', required: setting === 'on' };
-    if (this.opts.accountSetting) return { setting, source: 'sandbox_account', required: this.opts.accountSetting() };
+    const learnt = await this.learnt();
+    const source = this.setting !== 'auto' ? 'setting' : this.opts.accountSetting ? 'sandbox_account' : 'learnt';
+    return { setting: this.setting, source, required: await this.required(), ...(learnt ? { learnt } : {}) };
+  }
+
+  private async learnt(): Promise<OtpBelief['learnt']> {
     const seen = await this.opts.store.get();
-    if (!seen) return { setting, source: 'learnt', required: undefined };
+    if (!seen) return undefined;
     const expiresAt = seen.at + this.opts.recheckMs;
-    const expired = this.opts.clock() >= expiresAt;
-    return { setting, source: 'learnt', required: expired ? undefined : seen.required, learnt: { ...seen, expiresAt, expired } };
+    return { ...seen, expiresAt, expired: this.opts.clock() >= expiresAt };
   }
 
   /** Forgets what was learnt: the next hold finds out again. */
