@@ -72,12 +72,12 @@ export const pos = feature({
     }),
     otpMode: setting('OTP_MODE', z.enum(['auto', 'on', 'off']).default('auto'), {
       description: [
-        'Whether the loyalty account checks OTPs (it is the account\'s setting; the BFF cannot read it from a real service):',
+        "Whether the loyalty account checks OTPs (it is the account's setting; the BFF cannot read it from a real service):",
         '  auto  learnt from the answers to holds, fleet-wide in Redis, and forgotten OTP_MODE_RECHECK_MINUTES after it',
         '        was learnt, so a change of the account is noticed; reset it with the otp-mode CLI (show|reset)',
         '  on    the account checks OTPs: believed, never learnt (a typed id asks for a code at once)',
         '  off   the account does not check OTPs: believed, never learnt (a typed id is refused unless REDEMPTION_PROOF=none).',
-        'With the bundled sandbox and auto the account\'s setting is read live.',
+        "With the bundled sandbox and auto the account's setting is read live.",
       ].join('\n'),
       readme:
         'whether the loyalty account checks OTPs: `auto` (learnt from hold answers, forgotten after ' +

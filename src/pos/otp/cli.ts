@@ -35,7 +35,9 @@ export function describeBelief(b: OtpBelief, bundledSandbox: boolean): string[] 
   else if (bundledSandbox) lines.push("with the bundled sandbox the BFF reads the account's setting live; what is learnt is not used");
   if (!b.learnt) lines.push('learnt: nothing (the next hold, sent without a code, shows it)');
   else if (b.learnt.expired)
-    lines.push(`learnt: ${words(b.learnt.required)} at ${when(b.learnt.at)}; expired at ${when(b.learnt.expiresAt)} (the next hold, sent without a code, checks again)`);
+    lines.push(
+      `learnt: ${words(b.learnt.required)} at ${when(b.learnt.at)}; expired at ${when(b.learnt.expiresAt)} (the next hold, sent without a code, checks again)`,
+    );
   else lines.push(`learnt: ${words(b.learnt.required)} at ${when(b.learnt.at)}; believed until ${when(b.learnt.expiresAt)}`);
   return lines;
 }
@@ -55,7 +57,7 @@ async function run(argv: string[]): Promise<void> {
 
   loadDotEnv();
   const config: Config = loadConfig();
-  if (!config.redis.target) throw new Refused("no Redis configured: without REDIS_URL each BFF keeps what it learnt in its process; restart it to forget");
+  if (!config.redis.target) throw new Refused('no Redis configured: without REDIS_URL each BFF keeps what it learnt in its process; restart it to forget');
   const logger = pino({ level: 'warn' }, process.stderr);
   const redis = connectRedis(config.redis.target, logger);
   try {
@@ -76,9 +78,7 @@ async function run(argv: string[]): Promise<void> {
     const before = await otp.belief();
     const forgot = await otp.forget();
     const was = before.learnt ? `was ${before.learnt.required ? 'checked' : 'not checked'}, learnt at ${when(before.learnt.at)}` : '';
-    process.stdout.write(
-      forgot ? `Forgot the learnt OTP mode (${was}); the next hold, sent without a code, shows it again.\n` : 'Nothing learnt to forget.\n',
-    );
+    process.stdout.write(forgot ? `Forgot the learnt OTP mode (${was}); the next hold, sent without a code, shows it again.\n` : 'Nothing learnt to forget.\n');
     if (config.pos.otpMode !== 'auto') process.stdout.write(`OTP_MODE=${config.pos.otpMode} is believed regardless; set OTP_MODE=auto to learn.\n`);
   } finally {
     await redis.quit().catch(() => redis.disconnect());

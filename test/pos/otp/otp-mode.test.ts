@@ -35,7 +35,7 @@ describe('OTP_MODE=auto: a learnt mode is believed for OTP_MODE_RECHECK_MINUTES,
     expect(await otp.belief()).toMatchObject({ source: 'learnt', required: undefined, learnt: { required, at: T0, expiresAt: T0 + HOUR, expired: true } });
   });
 
-  it("a value written by the previous release ({required, at}, no expiry) is read as learnt at `at`, so it expires too", async () => {
+  it('a value written by the previous release ({required, at}, no expiry) is read as learnt at `at`, so it expires too', async () => {
     await redis.set(`${prefix}otp-mode`, JSON.stringify({ required: false, at: T0 - HOUR - 1 }));
     expect(await otpOf().required()).toBeUndefined();
     await redis.set(`${prefix}otp-mode`, JSON.stringify({ required: false, at: T0 - 1000 }));
@@ -80,9 +80,9 @@ describe('OTP_MODE=on|off: believed, never learnt (real Redis)', () => {
 const ROOT = path.resolve(__dirname, '../../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(args: string[], env: NodeJS.ProcessEnv, program = 'scripts/otp-mode.ts'): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, ['scripts/otp-mode.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+    execFile(TSX, [program, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -113,7 +113,9 @@ describe('npm run otp-mode -- show|reset (a child process, real Redis)', () => {
     });
     const text = await cli(['show'], envOf());
     expect(text.stdout).toContain('OTP_MODE=auto');
-    expect(text.stdout).toContain(`learnt: not checked (the account does not check OTPs) at ${new Date(at).toISOString()}; believed until ${new Date(at + HOUR).toISOString()}`);
+    expect(text.stdout).toContain(
+      `learnt: not checked (the account does not check OTPs) at ${new Date(at).toISOString()}; believed until ${new Date(at + HOUR).toISOString()}`,
+    );
 
     const reset = await cli(['reset'], envOf());
     expect(reset).toMatchObject({ code: 0 });
@@ -121,6 +123,8 @@ describe('npm run otp-mode -- show|reset (a child process, real Redis)', () => {
     expect(await redis.get(`${prefix}otp-mode`)).toBeNull();
     expect((await cli(['show'], envOf())).stdout).toContain('learnt: nothing');
     expect((await cli(['reset'], envOf())).stdout).toContain('Nothing learnt to forget.');
+    // The module the build carries (dist/pos/otp/cli.js) runs on its own too.
+    expect((await cli(['show'], envOf(), 'src/pos/otp/cli.ts')).stdout).toContain('learnt: nothing');
   });
 
   it('shows OTP_MODE=on as believed; an expired learnt value as expired', async () => {
