@@ -174,13 +174,15 @@ export async function startBff(
     };
     closeHooks.push(startDailyReconciliation(opts));
   }
-  const registry = new TerminalRegistry(config.pos.terminalsFile, { logger });
+  const registry = new TerminalRegistry(config.pos.terminalsFile, { logger, onReloadFailure: () => metrics.terminalsFileReloadFailures.inc() });
+  metrics.sample('terminalsFileCurrent', () => (registry.fileState().current ? 1 : 0));
   const health = healthRoutes({
     redis,
     upstreamBaseUrl: upstream.baseUrl,
     sweeperRunning: () => sweeperRunning,
     workerRunning: () => workerRunning,
     activeTerminals: () => registry.activeTerminals(),
+    terminalsStale: () => !registry.fileState().current,
     shuttingDown: () => shuttingDown,
   });
   const app = createBffApp({
