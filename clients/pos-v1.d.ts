@@ -969,23 +969,23 @@ export type components = {
         Readiness: {
             checks: {
                 /** @enum {string} */
-                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
                 /** @enum {string} */
-                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
                 /** @enum {string} */
-                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
                 /**
-                 * @description `none`: no terminal can call yet (add one with the terminal CLI)
+                 * @description `none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (not ready until the file is fixed)
                  * @enum {string}
                  */
-                terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
                 /** @enum {string} */
-                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
                 /**
                  * @description The outbox delivery worker
                  * @enum {string}
                  */
-                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
             };
             /** @description Present once this instance has found the Redis data set lost (until it restarts). A detail, not a check: Redis works again, so the instance stays ready; what Redis held is then read from the loyalty service's records */
             redisDataset?: {

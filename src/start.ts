@@ -138,7 +138,16 @@ function listening(config: Config, bff: RunningBff): Record<string, unknown> {
     upstream: config.loyalty.baseUrl ? 'configured loyalty service' : 'bundled sandbox',
     redis: config.redis.target?.kind ?? (config.env === 'production' ? 'memory (ALLOW_IN_MEMORY_STORE)' : 'memory'),
     redemptionProof: config.pos.redemptionProof,
+    otpMode: otpModeShown(config),
   };
+}
+
+/** OTP_MODE as it works here: the operator's word, the sandbox account read live, or learnt for a while. */
+function otpModeShown(config: Config): string {
+  const mode = config.pos.otpMode;
+  if (mode !== 'auto') return `${mode} (OTP_MODE, believed)`;
+  if (!config.loyalty.baseUrl) return "auto (the bundled sandbox account's setting, read live)";
+  return `auto (learnt from hold answers, re-checked after ${config.pos.otpModeRecheckMinutes} min)`;
 }
 
 /** The bundled sandbox and the cashier API on one port: the second to bind would be blamed on the wrong setting. */

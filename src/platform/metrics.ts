@@ -13,7 +13,7 @@ export const CIRCUIT_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const
 export type CircuitState = keyof typeof CIRCUIT_STATE_VALUE;
 
 /** Values read at scrape time (they live in Redis or another component). */
-export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'redisUp';
+export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'redisUp' | 'terminalsFileCurrent';
 export type Sampler = () => number | Promise<number>;
 
 export interface MetricsOptions {
@@ -53,6 +53,10 @@ export interface Metrics {
   readonly redisDatasetLosses: Counter;
   /** When this instance last found the data set lost (Unix seconds); 0: never since it started. */
   readonly redisDatasetLastLoss: Gauge;
+  /** 1 while the terminals served are the terminals file's, 0 while its newest change could not be loaded. */
+  readonly terminalsFileCurrent: Gauge;
+  /** Each failed reload of the terminals file (counted once per change that failed, not per look). */
+  readonly terminalsFileReloadFailures: Counter;
   /** 0 closed, 1 half-open, 2 open (CIRCUIT_STATE_VALUE). */
   readonly circuitState: Gauge;
   /** Sets where a gauge reads its value at scrape time; a failing sampler makes it NaN (unknown). */
@@ -170,6 +174,16 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     redisDatasetLastLoss: new Gauge({
       name: 'pos_redis_dataset_last_loss_timestamp_seconds',
       help: 'When this instance last found the Redis data set lost (Unix time); 0 when it has not since it started',
+      registers,
+    }),
+    terminalsFileCurrent: sampled(
+      'terminalsFileCurrent',
+      'pos_terminals_file_current',
+      '1 when the terminals served are the terminals file, 0 while its newest change could not be loaded (revocations not applied)',
+    ),
+    terminalsFileReloadFailures: new Counter({
+      name: 'pos_terminals_file_reload_failures_total',
+      help: 'Reloads of the terminals file that failed (bad JSON, unreadable, deleted); the terminals loaded before were kept',
       registers,
     }),
     circuitState,

@@ -140,7 +140,14 @@ export async function startBff(
     // A payment's used coupons are kept as long as its sale record, for a refund or void to report.
     couponLocks: createCouponLockStore({ redis, prefix: config.redis.keyPrefix, usedKeepMs: config.money.saleRecordDays * 86_400_000 }),
     redemptionOptions: new RedemptionOptionsCache(loyalty, config.pos.redemptionOptionsTtlSeconds * 1000, clock, logger),
-    upstreamOtp: new UpstreamOtp({ store: createOtpMode({ redis, prefix: config.redis.keyPrefix }), clock, logger, accountSetting: upstream.otpRequired }),
+    upstreamOtp: new UpstreamOtp({
+      store: createOtpMode({ redis, prefix: config.redis.keyPrefix }),
+      clock,
+      logger,
+      mode: config.pos.otpMode,
+      recheckMs: config.pos.otpModeRecheckMinutes * 60_000,
+      accountSetting: upstream.otpRequired,
+    }),
     otpTickets,
     outbox,
     batchJobs,
@@ -175,13 +182,15 @@ export async function startBff(
     };
     closeHooks.push(startDailyReconciliation(opts));
   }
-  const registry = new TerminalRegistry(config.pos.terminalsFile, { logger });
+  const registry = new TerminalRegistry(config.pos.terminalsFile, { logger, onReloadFailure: () => metrics.terminalsFileReloadFailures.inc() });
+  metrics.sample('terminalsFileCurrent', () => (registry.fileState().current ? 1 : 0));
   const health = healthRoutes({
     redis,
     upstreamBaseUrl: upstream.baseUrl,
     sweeperRunning: () => sweeperRunning,
     workerRunning: () => workerRunning,
     activeTerminals: () => registry.activeTerminals(),
+    terminalsStale: () => !registry.fileState().current,
     shuttingDown: () => shuttingDown,
     redisDatasetLoss: () => dataset?.watch.lastLoss,
   });

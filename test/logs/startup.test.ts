@@ -115,6 +115,8 @@ describe('start-up output', () => {
       'loyalty.baseUrl': 'http://127.0.0.1:9',
       env: 'production',
     });
+    // How the fleet knows whether the account checks OTPs (OTP_MODE), on the line that says it is up.
+    expect(lines.find((l) => l.msg === 'POS BFF listening')).toMatchObject({ otpMode: 'auto (learnt from hold answers, re-checked after 60 min)' });
   }, 30_000);
 
   it('prints a readable block and pretty log lines in development', async () => {

@@ -10,8 +10,8 @@ function isLoopback(hostname: string): boolean {
 export const loyalty = feature({
   title: 'Loyalty service (upstream)',
   notes: [
-    "There is no OTP setting: with the bundled sandbox the BFF reads the account's own setting; against a real service, " +
-      'a hold refused for want of an OTP becomes otp_required and the code is sent.',
+    "Whether the account checks OTPs is OTP_MODE (Cashier API behaviour): by default learnt from the holds' answers " +
+      "for OTP_MODE_RECHECK_MINUTES; with the bundled sandbox the account's own setting is read.",
   ],
   settings: {
     baseUrl: setting('LOYALTY_BASE_URL', z.url({ protocol: /^https?$/ }).optional(), {

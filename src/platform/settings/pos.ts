@@ -70,6 +70,25 @@ export const pos = feature({
         "how long a customer's OTP lives at the loyalty service; while it is out no other redemption may have a code sent " +
         'to that customer (`409 otp_pending_for_another_redemption`)',
     }),
+    otpMode: setting('OTP_MODE', z.enum(['auto', 'on', 'off']).default('auto'), {
+      description: [
+        "Whether the loyalty account checks OTPs (it is the account's setting; the BFF cannot read it from a real service):",
+        '  auto  learnt from the answers to holds, fleet-wide in Redis, and forgotten OTP_MODE_RECHECK_MINUTES after it',
+        '        was learnt, so a change of the account is noticed; reset it with the otp-mode CLI (show|reset)',
+        '  on    the account checks OTPs: believed, never learnt (a typed id asks for a code at once)',
+        '  off   the account does not check OTPs: believed, never learnt (a typed id is refused unless REDEMPTION_PROOF=none).',
+        "With the bundled sandbox and auto the account's setting is read live.",
+      ].join('\n'),
+      readme:
+        'whether the loyalty account checks OTPs: `auto` (learnt from hold answers, forgotten after ' +
+        '`OTP_MODE_RECHECK_MINUTES`), `on`, `off` (believed, never learnt); see "OTP mode"',
+    }),
+    otpModeRecheckMinutes: setting('OTP_MODE_RECHECK_MINUTES', positiveInt.max(7 * 24 * 60).default(60), {
+      description:
+        'With OTP_MODE=auto: minutes a learnt OTP mode is believed (1..10080); after that it is unknown again and the next ' +
+        'redemption finds out from its hold, sent without a code.',
+      readme: 'with `OTP_MODE=auto`, how long a learnt OTP mode is believed before the next hold checks it again',
+    }),
   },
   // Demo terminals only make sense against the bundled sandbox, and never in production.
   read: (pos, { env, bundledSandbox }) => ({ ...pos, demoSetup: pos.demoSetup ?? (bundledSandbox && env !== 'production') }),

@@ -14,6 +14,11 @@ export interface HealthOptions {
   workerRunning?(): boolean;
   /** Terminals that can call; with none (a fresh install) the instance is not ready. Unset: the check is left out. */
   activeTerminals?(): number;
+  /**
+   * True while the terminals file's newest change could not be loaded: the check reads `stale` and the instance is
+   * not ready, since a revocation written since is not applied. Unset: never stale.
+   */
+  terminalsStale?(): boolean;
   /** True once shutdown began: load balancers should stop sending. */
   shuttingDown?(): boolean;
   /** The last Redis data set loss this instance found, if any: shown as a detail, readiness unchanged. */
@@ -25,7 +30,7 @@ export interface HealthOptions {
   clock?: () => number;
 }
 
-export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none';
+export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none' | 'stale';
 
 export interface Readiness {
   status: 'ready' | 'not_ready';
@@ -61,6 +66,12 @@ function upstreamProbe(baseUrl: string, timeoutMs: number, cacheMs: number, cloc
   };
 }
 
+/** A file that failed to reload is named before an empty one: its fix is to repair the file, not to add a terminal. */
+function terminalsCheck(active: number, stale: boolean): CheckState {
+  if (stale) return 'stale';
+  return active > 0 ? 'ok' : 'none';
+}
+
 /**
  * `/healthz`: the process answers. `/readyz`: this instance can serve
  * checkouts (Redis when configured, the upstream, the hold sweeper, the outbox worker, at
@@ -86,7 +97,7 @@ export function healthRoutes(opts: HealthOptions): Router {
       upstream,
       sweeper: opts.sweeperRunning() ? 'ok' : 'stopped',
       ...(opts.workerRunning ? { worker: opts.workerRunning() ? ('ok' as const) : ('stopped' as const) } : {}),
-      ...(opts.activeTerminals ? { terminals: opts.activeTerminals() > 0 ? ('ok' as const) : ('none' as const) } : {}),
+      ...(opts.activeTerminals ? { terminals: terminalsCheck(opts.activeTerminals(), opts.terminalsStale?.() ?? false) } : {}),
       process: opts.shuttingDown?.() ? 'shutting_down' : 'ok',
     };
     const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not_configured');

@@ -1,3 +1,3 @@
-export { createOtpMode, MemoryOtpMode, RedisOtpMode, type OtpModeStore } from './mode';
+export { createOtpMode, MemoryOtpMode, RedisOtpMode, type LearntOtpMode, type OtpModeStore } from './mode';
 export { createOtpTickets, MemoryOtpTickets, RedisOtpTickets, type OtpTicket, type OtpTicketStore } from './tickets';
-export { UpstreamOtp } from './upstream-otp';
+export { UpstreamOtp, type OtpBelief, type OtpModeSetting } from './upstream-otp';

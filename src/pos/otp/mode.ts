@@ -3,25 +3,47 @@ import { defineScripts, redisUnavailable, type RedisClient } from '../../platfor
 /**
  * What the upstream's newest answer showed about OTPs, shared by the whole
  * fleet and kept across restarts: `true` a hold was refused for want of a code
- * (or for a wrong one), `false` a hold was placed without a code.
+ * (or for a wrong one), `false` a hold was placed without a code. The store
+ * keeps when it was learnt; how long that is believed is the reader's rule
+ * (./upstream-otp.ts).
  */
 export interface OtpModeStore {
-  /** undefined: no answer has shown it yet. */
-  get(): Promise<boolean | undefined>;
+  /** undefined: no answer has shown it yet (or it was reset). */
+  get(): Promise<LearntOtpMode | undefined>;
   /** Records what an answer received at `at` showed, unless a newer answer is recorded already. */
   record(required: boolean, at: number): Promise<void>;
+  /** Forgets what was learnt (the otp-mode CLI's reset); true if something was there. */
+  forget(): Promise<boolean>;
 }
 
-interface Seen {
+/** The stored value, as the previous release wrote it too: `at` is when it was learnt (epoch ms, the BFF's clock). */
+export interface LearntOtpMode {
   required: boolean;
   at: number;
 }
 
+/** Anything else under the key is read as nothing learnt, so the next hold finds out again. */
+function parseLearnt(v: string | null): LearntOtpMode | undefined {
+  if (!v) return undefined;
+  try {
+    const seen = JSON.parse(v) as Partial<LearntOtpMode>;
+    return typeof seen.required === 'boolean' && Number.isFinite(seen.at) ? { required: seen.required, at: seen.at as number } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class MemoryOtpMode implements OtpModeStore {
-  private seen: Seen | undefined;
+  private seen: LearntOtpMode | undefined;
 
   async get() {
-    return this.seen?.required;
+    return this.seen;
+  }
+
+  async forget() {
+    const had = this.seen !== undefined;
+    this.seen = undefined;
+    return had;
   }
 
   async record(required: boolean, at: number) {
@@ -31,7 +53,8 @@ export class MemoryOtpMode implements OtpModeStore {
 
 /** Two answers landing out of order must not leave the older one standing. */
 const RECORD = `local v = redis.call('GET', KEYS[1])
-if v and tonumber(cjson.decode(v).at) > tonumber(ARGV[2]) then return 0 end
+local ok, seen = pcall(cjson.decode, v or '')
+if ok and type(seen) == 'table' and tonumber(seen.at) and tonumber(seen.at) > tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1`;
 
@@ -39,7 +62,7 @@ interface ModeScripts {
   otpModeRecord(key: string, seen: string, at: string): Promise<unknown>;
 }
 
-/** One key, `<prefix>otp-mode`, without a TTL: it describes the loyalty account, not a request. */
+/** One key, `<prefix>otp-mode`, without a TTL: readers decide how long it is believed, and `show` can still tell an expired one. */
 export class RedisOtpMode implements OtpModeStore {
   private readonly key: string;
   private readonly redis: RedisClient & ModeScripts;
@@ -49,12 +72,15 @@ export class RedisOtpMode implements OtpModeStore {
   }
 
   async get() {
-    const v = await this.redis.get(this.key).catch(unavailable);
-    return v ? (JSON.parse(v) as Seen).required : undefined;
+    return parseLearnt(await this.redis.get(this.key).catch(unavailable));
+  }
+
+  async forget() {
+    return (await this.redis.del(this.key).catch(unavailable)) > 0;
   }
 
   async record(required: boolean, at: number) {
-    const seen: Seen = { required, at };
+    const seen: LearntOtpMode = { required, at };
     await this.redis.otpModeRecord(this.key, JSON.stringify(seen), String(at)).catch(unavailable);
   }
 }

@@ -63,12 +63,13 @@ export function refuseUnchecked(policy: RedemptionProof): never {
  *
  * An OTP proves presence only if the upstream checked it, and a hold placed
  * with a code never shows that (an account that does not check OTPs ignores
- * the code); only a refusal for want of a code does. So unless the account's
- * setting is read live, a code that is the only proof is asked for only after
+ * the code); only a refusal for want of a code does. So unless the answer is
+ * given (OTP_MODE=on/off, or the sandbox's account read live), a code that is
+ * the only proof is asked for only after
  * this very redemption's hold, sent without one, was refused for want of one,
  * and a code given with the start itself is no proof. What the fleet learnt
- * last still decides the rest: "not checked" refuses at once, "checked" with a
- * hash asks for the code straight away.
+ * last (until it expires, ../otp/upstream-otp.ts) decides the rest: "not
+ * checked" refuses at once, "checked" with a hash asks for the code straight away.
  */
 export async function routeFor(deps: RedemptionDeps, hash: string | undefined, otp: string | undefined): Promise<Route> {
   const policy = deps.settings.redemptionProof;

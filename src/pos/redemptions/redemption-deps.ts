@@ -16,7 +16,7 @@ export type RedemptionDeps = RedemptionOtpClaimDeps &
   HoldPeriodDeps &
   AuditDeps & {
     settings: Pick<PosSettings, 'redemptionProof' | 'otpCodeMinutes' | 'holdExpiryLookup'>;
-    /** Whether the loyalty account checks OTPs (followed, never configured). */
+    /** Whether the loyalty account checks OTPs (OTP_MODE, or followed from answers for a while). */
     upstreamOtp: UpstreamOtp;
     /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */
     openRedemptions?: OpenRedemptionCap;

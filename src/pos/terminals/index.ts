@@ -14,4 +14,4 @@ export {
   type TerminalStatus,
   type DemoToken,
 } from './operations';
-export { TerminalRegistry, type TerminalRegistryOptions, type Verification, type AuthenticationFailure } from './registry';
+export { TerminalRegistry, type TerminalRegistryOptions, type TerminalsFileState, type Verification, type AuthenticationFailure } from './registry';

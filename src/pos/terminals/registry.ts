@@ -17,6 +17,15 @@ export interface TerminalRegistryOptions {
   /** How often, at most, a request looks at the file's stat to see if it changed. */
   checkIntervalMs?: number;
   logger?: Logger;
+  /** Called once per failed reload (the same failure seen again on the next look is not counted again). */
+  onReloadFailure?: () => void;
+}
+
+/** Whether the terminals served are the file's: false while its newest change could not be loaded. */
+export interface TerminalsFileState {
+  current: boolean;
+  /** What is wrong with the file, while not current. */
+  problem?: string;
 }
 
 interface Entry {
@@ -47,6 +56,8 @@ export class TerminalRegistry {
   private stamp = '';
   private lastCheck = Number.NEGATIVE_INFINITY;
   private failedStamp = '';
+  private problem: string | undefined;
+  private readonly onReloadFailure: () => void;
   private readonly now: () => number;
   private readonly checkIntervalMs: number;
   private readonly logger: Logger;
@@ -63,6 +74,7 @@ export class TerminalRegistry {
     this.now = options.now ?? Date.now;
     this.checkIntervalMs = options.checkIntervalMs ?? 1000;
     this.logger = options.logger ?? silentLogger;
+    this.onReloadFailure = options.onReloadFailure ?? (() => undefined);
     if (readTerminalsFile(file)) this.reload();
     else {
       this.lastCheck = this.now();
@@ -80,6 +92,18 @@ export class TerminalRegistry {
     let active = 0;
     for (const { terminal, store } of this.byHash.values()) if (!terminal.revokedAt && store) active++;
     return active;
+  }
+
+  /**
+   * After a look at the file if it is due: whether the terminals served are
+   * what it says. Not current after a change that could not be loaded (bad
+   * JSON, unreadable, deleted after a load): the terminals loaded before are
+   * still served, so a revocation since is not applied. A fresh install's
+   * missing file is current (nothing was loaded from it).
+   */
+  fileState(): TerminalsFileState {
+    this.refresh();
+    return this.problem === undefined ? { current: true } : { current: false, problem: this.problem };
   }
 
   /** Re-reads the file. On a bad file it throws and keeps the last good set. */
@@ -104,6 +128,7 @@ export class TerminalRegistry {
     this.byId = byId;
     this.stamp = stamp;
     this.lastCheck = this.now();
+    this.problem = undefined;
   }
 
   /** Reloads if the file changed since the last look; never throws, a bad file is logged and the last good set kept. */
@@ -132,6 +157,8 @@ export class TerminalRegistry {
   private reportFailure(key: string, err: unknown): void {
     if (key === 'missing' && this.failedStamp === 'missing') return; // say it once, not once a second
     if (key === 'missing') this.failedStamp = 'missing';
+    this.problem = (err as Error).message;
+    this.onReloadFailure();
     this.logger.error({ file: this.file, problem: (err as Error).message }, 'terminals file unusable; keeping the terminals loaded before');
   }
 

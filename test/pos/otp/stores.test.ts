@@ -31,9 +31,18 @@ describe.each(['memory', 'redis'] as const)('OTP stores (%s)', (kind) => {
     expect(await mode.get()).toBeUndefined();
     await mode.record(true, T0 + 2);
     await mode.record(false, T0 + 1);
-    expect(await mode.get()).toBe(true);
+    expect(await mode.get()).toEqual({ required: true, at: T0 + 2 });
     await mode.record(false, T0 + 3);
-    expect(await mode.get()).toBe(false);
+    expect(await mode.get()).toEqual({ required: false, at: T0 + 3 });
+  });
+
+  it('a reset forgets what was learnt, and says whether there was anything', async () => {
+    await mode.record(true, T0);
+    expect(await mode.forget()).toBe(true);
+    expect(await mode.get()).toBeUndefined();
+    expect(await mode.forget()).toBe(false);
+    await mode.record(false, T0 - 1);
+    expect(await mode.get()).toEqual({ required: false, at: T0 - 1 });
   });
 
   it('one ticket per customer: a second claim gets the standing ticket until it lapses or is settled', async () => {

@@ -119,21 +119,42 @@ describe('TerminalRegistry', () => {
     });
     const logger = createLogger({ level: 'info', pretty: false, destination });
     const { token } = addTerminal(file, { storeId: 'store-a', role: 'cashier' });
-    const registry = new TerminalRegistry(file, { now, logger });
+    let failures = 0;
+    const registry = new TerminalRegistry(file, { now, logger, onReloadFailure: () => failures++ });
+    expect(registry.fileState()).toEqual({ current: true });
     writeFileSync(file, '{ "stores": ');
     clock += 1000;
     expect(registry.authenticate(token)).not.toBeNull();
     clock += 1000;
     expect(registry.authenticate(token)).not.toBeNull();
+    clock += 1000;
+    expect(registry.fileState()).toMatchObject({ current: false, problem: expect.stringMatching(/not valid JSON/) });
     const errors = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 50);
     expect(errors).toHaveLength(1);
     expect(errors[0].problem).toMatch(/not valid JSON/);
+    expect(failures).toBe(1);
 
     const later = addStore(path.join(dir, 'other.json'), STORE) && addTerminal(path.join(dir, 'other.json'), { storeId: 'store-a', role: 'kiosk' });
     writeTerminalsFile(file, loadTerminalsFile(path.join(dir, 'other.json')));
     clock += 1000;
     expect(registry.authenticate(token)).toBeNull();
     expect(registry.authenticate(later.token)?.terminal.role).toBe('kiosk');
+    expect(registry.fileState()).toEqual({ current: true });
     expect(lines.join('')).not.toContain(token);
+  });
+
+  it('a file deleted after it was loaded is not current (its terminals kept); a fresh install without one is', () => {
+    let now = 0;
+    let failures = 0;
+    const fresh = new TerminalRegistry(path.join(dir, 'never-there.json'), { now: () => now, onReloadFailure: () => failures++ });
+    now += 1000;
+    expect(fresh.fileState()).toEqual({ current: true });
+    const registry = new TerminalRegistry(file, { now: () => now, onReloadFailure: () => failures++ });
+    rmSync(file);
+    now += 1000;
+    expect(registry.fileState()).toMatchObject({ current: false });
+    now += 1000;
+    registry.fileState();
+    expect(failures).toBe(1);
   });
 });
