@@ -28,7 +28,7 @@ export const ProblemSchema = z
 /** `GET /healthz`. */
 export const HealthSchema = z.strictObject({ status: z.literal('ok') });
 
-const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down', 'none']);
+const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down', 'none', 'refused']);
 /** `GET /readyz` (200 ready, 503 not ready): each check names what is wrong. */
 export const ReadinessSchema = z.strictObject({
   status: z.enum(['ready', 'not_ready']),
@@ -38,6 +38,7 @@ export const ReadinessSchema = z.strictObject({
     sweeper: CheckState,
     worker: CheckState.optional().describe('The outbox delivery worker'),
     terminals: CheckState.optional().describe('`none`: no terminal can call yet (add one with the terminal CLI)'),
+    loyaltyKey: CheckState.optional().describe('`refused`: the loyalty service refuses the key pair in use (codes 1000-1002)'),
     process: CheckState,
   }),
 });

@@ -8,6 +8,7 @@ import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis'
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
 import { budgetPolicy, CircuitBreaker, createBudget } from '../upstream/policies';
+import { createKeyVerdicts, KeyCheck } from '../upstream/key-check';
 import { createBffApp } from './app';
 import { CouponLockSweeper, createCouponLockStore } from './coupons/locks';
 import { RedemptionOptionsCache } from './redemptions/options';
@@ -18,6 +19,7 @@ import { createOpsApp } from './http/ops';
 import { requireRedis } from './http/redis-gate';
 import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
 import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './metrics';
+import { trackKeyVerdicts } from './metrics/loyalty-keys';
 import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
@@ -110,12 +112,25 @@ export async function startBff(
     baseUrl: upstream.baseUrl,
     apiKey: upstream.apiKey,
     secretKey: upstream.secretKey,
+    nextKeys: config.loyalty.secretKeyNext ? { apiKey: config.loyalty.apiKeyNext ?? upstream.apiKey, secretKey: config.loyalty.secretKeyNext } : undefined,
+    keyRetryAfterSeconds: Math.min(config.loyalty.keyCheckSeconds, 30),
     timeoutMs: config.loyalty.timeoutMs,
     retries: config.loyalty.retries,
     logger,
     onCall: countUpstreamCall(metrics),
     policies,
   });
+  trackKeyVerdicts(loyalty.keys, metrics);
+  const keyCheck = new KeyCheck({
+    keys: loyalty.keys,
+    loyalty,
+    store: createKeyVerdicts({ redis, prefix: config.redis.keyPrefix, now: clock }),
+    intervalMs: config.loyalty.keyCheckSeconds * 1000,
+    logger,
+    now: clock,
+  });
+  keyCheck.start();
+  closeHooks.push(() => keyCheck.stop());
   const outbox = createOutboxStore({
     redis,
     prefix: config.redis.keyPrefix,
@@ -175,6 +190,7 @@ export async function startBff(
     workerRunning: () => workerRunning,
     activeTerminals: () => registry.activeTerminals(),
     shuttingDown: () => shuttingDown,
+    loyaltyKeyRefused: () => loyalty.keys.refused(),
   });
   const app = createBffApp({
     deps,

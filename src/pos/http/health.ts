@@ -14,6 +14,8 @@ export interface HealthOptions {
   workerRunning?(): boolean;
   /** Terminals that can call; with none (a fresh install) the instance is not ready. Unset: the check is left out. */
   activeTerminals?(): number;
+  /** True while the loyalty service refuses the key pair calls use (./upstream/keys); unset: the check is left out. */
+  loyaltyKeyRefused?(): boolean;
   /** True once shutdown began: load balancers should stop sending. */
   shuttingDown?(): boolean;
   /** Default 1000 ms. */
@@ -23,11 +25,11 @@ export interface HealthOptions {
   clock?: () => number;
 }
 
-export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none';
+export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none' | 'refused';
 
 export interface Readiness {
   status: 'ready' | 'not_ready';
-  checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; terminals?: CheckState; process: CheckState };
+  checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; terminals?: CheckState; loyaltyKey?: CheckState; process: CheckState };
 }
 
 // The routes' answers are checked against their schemas where each route entry compiles (src/pos/http/route.ts);
@@ -60,8 +62,8 @@ function upstreamProbe(baseUrl: string, timeoutMs: number, cacheMs: number, cloc
 
 /**
  * `/healthz`: the process answers. `/readyz`: this instance can serve
- * checkouts (Redis when configured, the upstream, the hold sweeper, the outbox worker, at
- * least one terminal, not shutting down); 503 names what is not. Both without auth, outside /pos/v1.
+ * checkouts (Redis when configured, the upstream, the loyalty keys accepted, the hold sweeper,
+ * the outbox worker, at least one terminal, not shutting down); 503 names what is not. Both without auth, outside /pos/v1.
  */
 export function healthRoutes(opts: HealthOptions): Router {
   const router = Router();
@@ -84,6 +86,7 @@ export function healthRoutes(opts: HealthOptions): Router {
       sweeper: opts.sweeperRunning() ? 'ok' : 'stopped',
       ...(opts.workerRunning ? { worker: opts.workerRunning() ? ('ok' as const) : ('stopped' as const) } : {}),
       ...(opts.activeTerminals ? { terminals: opts.activeTerminals() > 0 ? ('ok' as const) : ('none' as const) } : {}),
+      ...(opts.loyaltyKeyRefused ? { loyaltyKey: opts.loyaltyKeyRefused() ? ('refused' as const) : ('ok' as const) } : {}),
       process: opts.shuttingDown?.() ? 'shutting_down' : 'ok',
     };
     const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not_configured');
