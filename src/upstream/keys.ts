@@ -141,7 +141,7 @@ export class LoyaltyKeys {
   /**
    * Runs a call with the slot in use, learning from its answer. On a key
    * failure that certainly did nothing, the call is sent once more with the
-   * other slot (if configured and not known refused). When no slot is
+   * other slot (if configured). When no slot is
    * accepted the call ends with `loyalty_key_refused`. `how.slot` pins one
    * slot (the key check): no fallback then. `how.sendsSecret`: the call
    * carries the secret key, so its success shows the whole pair is accepted
@@ -156,7 +156,8 @@ export class LoyaltyKeys {
     } catch (err) {
       if (!isKeyFailure(err)) throw err;
       const other: KeySlot = first === 'current' ? 'next' : 'current';
-      if (slot === undefined && nothingSent(err) && this.pairs[other] && this.states[other].verdict !== 'refused') {
+      // Tried even when known refused: before the rotation in the dashboard the next key is refused, after it only it works.
+      if (slot === undefined && nothingSent(err) && this.pairs[other]) {
         try {
           return await tryWith(other);
         } catch (err2) {

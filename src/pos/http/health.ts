@@ -29,7 +29,15 @@ export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shuttin
 
 export interface Readiness {
   status: 'ready' | 'not_ready';
-  checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; terminals?: CheckState; loyaltyKey?: CheckState; process: CheckState };
+  checks: {
+    redis: CheckState;
+    upstream: CheckState;
+    sweeper: CheckState;
+    worker?: CheckState;
+    terminals?: CheckState;
+    loyaltyKey?: CheckState;
+    process: CheckState;
+  };
 }
 
 // The routes' answers are checked against their schemas where each route entry compiles (src/pos/http/route.ts);
