@@ -90,6 +90,28 @@ describe('KeyCheck with Redis (two instances, one fleet)', () => {
   });
 });
 
+describe('newest verdict wins', () => {
+  it.each([
+    ['Redis', async () => new RedisKeyVerdicts(await connect(), `test:keys:${randomUUID().slice(0, 8)}:`)],
+    ['memory', async () => new MemoryKeyVerdicts()],
+  ])('%s: a verdict written late but learnt earlier does not replace a newer one', async (_name, make) => {
+    const store = await make();
+    await store.write('fp-1', { verdict: 'ok', at: 2000 });
+    await store.write('fp-1', { verdict: 'refused', at: 1000 });
+    expect(await store.read('fp-1')).toEqual({ verdict: 'ok', at: 2000 });
+    await store.write('fp-1', { verdict: 'refused', at: 3000 });
+    expect(await store.read('fp-1')).toEqual({ verdict: 'refused', at: 3000 });
+  });
+
+  it("an instance keeps its own newer verdict over the fleet's older one", () => {
+    const { client } = makeClient(upstream);
+    client.keys.learn('current', 'ok', 'traffic', 2000);
+    client.keys.learn('current', 'refused', 'fleet', 1000);
+    client.close();
+    expect(client.keys.state('current')).toEqual({ verdict: 'ok', at: 2000 });
+  });
+});
+
 describe('KeyCheck without Redis', () => {
   it('checks once per interval in the process', async () => {
     let now = 1_000_000;
