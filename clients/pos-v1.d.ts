@@ -968,24 +968,29 @@ export type components = {
         };
         Readiness: {
             checks: {
+                /**
+                 * @description `refused`: the loyalty service refuses the key pair in use (codes 1000-1002)
+                 * @enum {string}
+                 */
+                loyaltyKey?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "refused";
                 /** @enum {string} */
-                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "refused";
                 /** @enum {string} */
-                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "refused";
                 /** @enum {string} */
-                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "refused";
                 /**
                  * @description `none`: no terminal can call yet (add one with the terminal CLI)
                  * @enum {string}
                  */
-                terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "refused";
                 /** @enum {string} */
-                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "refused";
                 /**
                  * @description The outbox delivery worker
                  * @enum {string}
                  */
-                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none";
+                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "refused";
             };
             /** @enum {string} */
             status: "ready" | "not_ready";

@@ -126,6 +126,9 @@ describe('rotation with LOYALTY_SECRET_KEY_NEXT', () => {
       await waitFor(`instance ${i} on the next slot`, () => s.bffs[i].deps.loyalty.keys.active() === 'next', 15_000);
       expect((await readiness(s, i)).body).toMatchObject({ status: 'ready', checks: { loyaltyKey: 'ok' } });
     }
+    await waitFor('the current key checked refused', async () => /pos_loyalty_key_refused\{slot="current"\} 1/.test(await s.bffs[1].metrics.render()), 15_000);
+    expect(await s.bffs[1].metrics.render()).toMatch(/pos_loyalty_key_refused\{slot="next"\} 0/);
+    expect(await s.bffs[1].metrics.render()).toMatch(/pos_loyalty_key_usable 1/);
     const switched = s.logs.filter((l) => l.includes('now use the next key slot'));
     expect(switched.length).toBeGreaterThanOrEqual(1);
     // Once per instance, not once per call.

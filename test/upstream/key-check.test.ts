@@ -6,7 +6,7 @@ import { KEY_CHECK_CUSTOMER, KeyCheck, MemoryKeyVerdicts, RedisKeyVerdicts, type
 import type { CallPolicy, CallPriority } from '../../src/upstream';
 import { waitFor } from '../e2e/helpers';
 import { bodies, paymentRequest } from './fixtures';
-import { failure, json, loyaltyError, makeClient, useTestUpstream } from './test-upstream';
+import { API_KEY, failure, json, loyaltyError, makeClient, SECRET_KEY, useTestUpstream } from './test-upstream';
 
 /**
  * The key check on the test run's real Redis: two instances of one fleet
@@ -61,6 +61,12 @@ describe('KeyCheck with Redis (two instances, one fleet)', () => {
     expect(a.client.keys.refused()).toBe(true);
     expect(b.client.keys.refused()).toBe(true);
     expect(b.client.keys.state('current').verdict).toBe('refused');
+    // Shared under a fingerprint: neither key is in Redis.
+    const stored = await clients[0].keys('test:keys:*');
+    expect(stored.length).toBeGreaterThan(0);
+    const text = JSON.stringify([stored, await Promise.all(stored.map((k) => clients[0].get(k)))]);
+    expect(text).not.toContain(SECRET_KEY);
+    expect(text).not.toContain(API_KEY);
   });
 
   it('an unknown customer (7000) shows the keys accepted; an answer-less check (5xx) says nothing', async () => {

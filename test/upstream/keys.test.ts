@@ -35,9 +35,9 @@ describe('a key failure', () => {
     expect(client.keys.refused()).toBe(true);
   });
 
-  it('a 401 without a published key code is not taken for a key failure', async () => {
+  it.each([401, 403])('a %i without a published key code is not taken for a key failure', async (status) => {
     const { client } = makeClient(upstream, next);
-    upstream.script(json(401, { error: 'proxy says no' }));
+    upstream.script(json(status, { error: 'proxy says no' }));
     const err = await failure(() => client.payment(paymentRequest));
     client.close();
     expect(err.code).toBe('upstream_auth_failed');
