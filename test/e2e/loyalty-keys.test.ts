@@ -34,13 +34,15 @@ describe('a wrong secret key', () => {
   beforeAll(async () => {
     s = await startStack({ store: 'redis', instances: 2, env: { LOYALTY_KEY_CHECK_SECONDS: '1' } });
     await s.seed('key-alice', 1000);
+    await s.seed('key-carol', 1000);
   });
   afterAll(async () => {
     await s?.close();
   });
 
-  it('makes both instances not ready naming the key, queues a plain sale (202), refuses a redemption with a clear 503, and delivers once fixed', async () => {
+  it('makes both instances not ready naming the key, queues a plain sale and a refund (202), refuses a redemption with a clear 503, and delivers once fixed', async () => {
     for (const i of [0, 1]) expect((await readiness(s, i)).body.checks.loyaltyKey).toBe('ok');
+    await s.pos('cashier').post('/payments', { customerId: 'key-carol', paymentId: 'key-sale-0', totalPaid: 50 }).expect(201);
     await setSecret(s, SANDBOX_KEYS.secretkey, ROTATED);
 
     // The key check (one instance) finds it; the other learns it through Redis, without a call of its own.
@@ -56,6 +58,10 @@ describe('a wrong secret key', () => {
     expect(sale.status).toBe(202);
     expect(sale.body).toMatchObject({ queued: true, reason: 'loyalty_key_refused' });
 
+    const refund = await s.pos('manager', 1).post('/refunds', { customerId: 'key-carol', refundId: 'key-refund-0', paymentId: 'key-sale-0', amount: 10 });
+    expect(refund.status).toBe(202);
+    expect(refund.body).toMatchObject({ queued: true, reason: 'loyalty_key_refused' });
+
     const start = await s.pos('cashier', 1).post('/redemptions', { customerId: 'key-alice', points: 10 });
     expect(start.status).toBe(503);
     expect(start.body.code).toBe('loyalty_key_refused');
@@ -70,6 +76,11 @@ describe('a wrong secret key', () => {
     await setSecret(s, ROTATED, SANDBOX_KEYS.secretkey);
     await waitFor('the queued sale delivered', async () => (await s.pos('cashier').get(`/outbox/${sale.body.outboxId}`)).body.state === 'delivered', 20_000);
     expect(await paymentsOf(s, 'key-alice')).toEqual(['key-sale-1']);
+    await waitFor(
+      'the queued refund delivered',
+      async () => (await s.pos('manager').get(`/outbox/${refund.body.outboxId}`)).body.state === 'delivered',
+      20_000,
+    );
     for (const i of [0, 1]) await waitFor(`instance ${i} ready again`, async () => (await readiness(s, i)).status === 200, 15_000);
     for (const line of s.logs) expect(line).not.toContain(ROTATED);
   });
