@@ -90,7 +90,7 @@ describe('the key check', () => {
   let s: Stack;
   let started: number;
   beforeAll(async () => {
-    // Before the stack: each instance checks as it starts.
+    // Counted from before the stack starts, so every check made is inside the measured time.
     started = Date.now();
     s = await startStack({ store: 'redis', instances: 2, env: { LOYALTY_KEY_CHECK_SECONDS: '1' } });
   });

@@ -14,7 +14,7 @@ export interface HealthOptions {
   workerRunning?(): boolean;
   /** Terminals that can call; with none (a fresh install) the instance is not ready. Unset: the check is left out. */
   activeTerminals?(): number;
-  /** True while the loyalty service refuses the key pair calls use (./upstream/keys); unset: the check is left out. */
+  /** True while the loyalty service refuses the key pair calls use (src/upstream/keys.ts); unset: the check is left out. */
   loyaltyKeyRefused?(): boolean;
   /** True once shutdown began: load balancers should stop sending. */
   shuttingDown?(): boolean;
