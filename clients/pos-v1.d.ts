@@ -968,24 +968,29 @@ export type components = {
         };
         Readiness: {
             checks: {
+                /**
+                 * @description `refused`: the loyalty service refuses the key pair in use (codes 1000-1002)
+                 * @enum {string}
+                 */
+                loyaltyKey?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /** @enum {string} */
-                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
+                process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /** @enum {string} */
-                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
+                redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /** @enum {string} */
-                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
+                sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
                  * @description `none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (not ready until the file is fixed)
                  * @enum {string}
                  */
-                terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
+                terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /** @enum {string} */
-                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
+                upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
                  * @description The outbox delivery worker
                  * @enum {string}
                  */
-                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale";
+                worker?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
             };
             /** @description Present once this instance has found the Redis data set lost (until it restarts). A detail, not a check: Redis works again, so the instance stays ready; what Redis held is then read from the loyalty service's records */
             redisDataset?: {

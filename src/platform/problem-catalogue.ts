@@ -289,6 +289,11 @@ export const PROBLEM_CATALOGUE = {
   },
   upstream_not_found: { status: 404, meaning: 'The loyalty service has no such resource', tillDoes: 'Check the id' },
   upstream_invalid_response: { status: 502, meaning: 'The loyalty service answered something unusable', tillDoes: SUPPORT },
+  loyalty_key_refused: {
+    status: 503,
+    meaning: 'The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done',
+    tillDoes: 'Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile',
+  },
   upstream_auth_failed: { status: 502, meaning: "The loyalty service refused the middleware's keys", tillDoes: 'Ask a manager: a configuration problem' },
   redis_unavailable: { status: 503, meaning: 'Redis is down: nothing that cannot be recorded is accepted', tillDoes: RETRY },
   identity_missing: { status: 500, meaning: 'A route was reached without authentication (a bug)', tillDoes: SUPPORT },

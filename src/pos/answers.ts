@@ -28,7 +28,7 @@ export const ProblemSchema = z
 /** `GET /healthz`. */
 export const HealthSchema = z.strictObject({ status: z.literal('ok') });
 
-const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down', 'none', 'stale']);
+const CheckState = z.enum(['ok', 'down', 'not_configured', 'stopped', 'shutting_down', 'none', 'stale', 'refused']);
 /** `GET /readyz` (200 ready, 503 not ready): each check names what is wrong. */
 export const ReadinessSchema = z.strictObject({
   status: z.enum(['ready', 'not_ready']),
@@ -40,6 +40,7 @@ export const ReadinessSchema = z.strictObject({
     terminals: CheckState.optional().describe(
       '`none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (not ready until the file is fixed)',
     ),
+    loyaltyKey: CheckState.optional().describe('`refused`: the loyalty service refuses the key pair in use (codes 1000-1002)'),
     process: CheckState,
   }),
   redisDataset: z

@@ -10,6 +10,7 @@ import { PeriodicTask } from '../platform/periodic-task';
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
 import { budgetPolicy, CircuitBreaker, createBudget } from '../upstream/policies';
+import { createKeyVerdicts, KeyCheck } from '../upstream/key-check';
 import { createBffApp } from './app';
 import { CouponLockSweeper, createCouponLockStore } from './coupons/locks';
 import { RedemptionOptionsCache } from './redemptions/options';
@@ -20,6 +21,7 @@ import { createOpsApp } from './http/ops';
 import { requireRedis } from './http/redis-gate';
 import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
 import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './metrics';
+import { trackKeyVerdicts } from './metrics/loyalty-keys';
 import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
@@ -117,12 +119,25 @@ export async function startBff(
     baseUrl: upstream.baseUrl,
     apiKey: upstream.apiKey,
     secretKey: upstream.secretKey,
+    nextKeys: config.loyalty.secretKeyNext ? { apiKey: config.loyalty.apiKeyNext ?? upstream.apiKey, secretKey: config.loyalty.secretKeyNext } : undefined,
+    keyRetryAfterSeconds: Math.min(config.loyalty.keyCheckSeconds, 30),
     timeoutMs: config.loyalty.timeoutMs,
     retries: config.loyalty.retries,
     logger,
     onCall: countUpstreamCall(metrics),
     policies,
   });
+  trackKeyVerdicts(loyalty.keys, metrics);
+  const keyCheck = new KeyCheck({
+    keys: loyalty.keys,
+    loyalty,
+    store: createKeyVerdicts({ redis, prefix: config.redis.keyPrefix, now: clock }),
+    intervalMs: config.loyalty.keyCheckSeconds * 1000,
+    logger,
+    now: clock,
+  });
+  keyCheck.start();
+  closeHooks.push(() => keyCheck.stop());
   const outbox = createOutboxStore({
     redis,
     prefix: config.redis.keyPrefix,
@@ -193,6 +208,7 @@ export async function startBff(
     terminalsStale: () => !registry.fileState().current,
     shuttingDown: () => shuttingDown,
     redisDatasetLoss: () => dataset?.watch.lastLoss,
+    loyaltyKeyRefused: () => loyalty.keys.refused(),
   });
   const app = createBffApp({
     deps,

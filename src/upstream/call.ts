@@ -11,6 +11,7 @@ import { CallInfo, CallPolicy, CallPriority, composePolicies } from './policy';
 import { DEFAULT_RETRY_TUNING, realSleep, RetryTuning, Sleep, withRetries } from './retry';
 import { REQUESTS } from './requests';
 import { RawAnswer, Transport } from './transport';
+import { LoyaltyKeyPair, LoyaltyKeys, type KeySlot } from './keys';
 
 export interface LoyaltyCallContext {
   /** Passed on as `X-Request-Id` (a fresh one when absent or not a sane id). */
@@ -27,6 +28,8 @@ export interface LoyaltyCallContext {
    * the call ends with its error and nothing is sent.
    */
   precondition?: () => Promise<void>;
+  /** Send with this key slot only, no fallback to the other (the key check). */
+  keySlot?: KeySlot;
 }
 
 /** One attempt's result for metrics: `ok`, a failure kind, `auth_failed`, `aborted` or `error` (local). */
@@ -45,6 +48,10 @@ export interface LoyaltyClientOptions {
   baseUrl: string;
   apiKey: string;
   secretKey: string;
+  /** LOYALTY_*_KEY_NEXT: tried once when the key in use is refused, and used from then on if accepted (./keys). */
+  nextKeys?: LoyaltyKeyPair;
+  /** The Retry-After of `loyalty_key_refused`, in seconds (default 30). */
+  keyRetryAfterSeconds?: number;
   /** Per attempt, wall clock, including reading the body. */
   timeoutMs: number;
   /** Attempts after the first, for calls that are safe to send again. */
@@ -90,9 +97,18 @@ export class LoyaltyCaller {
   private readonly policy: CallPolicy;
   private readonly tuning: RetryTuning;
   private readonly log: Logger;
+  /** The key pairs and what is known of each (./keys). */
+  readonly keys: LoyaltyKeys;
 
   constructor(private readonly options: LoyaltyClientOptions) {
     if (!options.apiKey || !options.secretKey) throw new Error('LoyaltyClient needs apiKey and secretKey');
+    this.keys = new LoyaltyKeys({
+      current: { apiKey: options.apiKey, secretKey: options.secretKey },
+      next: options.nextKeys,
+      logger: options.logger,
+      retryAfterSeconds: options.keyRetryAfterSeconds,
+      now: options.now,
+    });
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       maxSockets: options.maxSockets ?? 32,
@@ -110,7 +126,8 @@ export class LoyaltyCaller {
    * tell whether it is this write (./outcome, ./records).
    */
   call<K extends OperationId>(operation: K, request: CallRequest = {}, ctx: LoyaltyCallContext = {}): Promise<ResponseOf<K>> {
-    return this.run(operation, request, ctx);
+    const sendsSecret = OPERATIONS[operation].keys === 'both' || this.options.highSecurityMode === true;
+    return this.keys.use((pair) => this.run(operation, request, ctx, pair), { slot: ctx.keySlot, sendsSecret });
   }
 
   /** Destroys the kept-alive sockets (shutdown, tests). */
@@ -118,7 +135,7 @@ export class LoyaltyCaller {
     this.transport.close();
   }
 
-  private async run<K extends OperationId>(operation: K, request: CallRequest, ctx: LoyaltyCallContext): Promise<ResponseOf<K>> {
+  private async run<K extends OperationId>(operation: K, request: CallRequest, ctx: LoyaltyCallContext, keys: LoyaltyKeyPair): Promise<ResponseOf<K>> {
     const op = OPERATIONS[operation];
     const requestId = ctx.requestId && REQUEST_ID.test(ctx.requestId) ? ctx.requestId : randomUUID();
     const path = API_PREFIX + op.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => encodeParam(name, request.params?.[name]));
@@ -129,10 +146,10 @@ export class LoyaltyCaller {
       Accept: 'application/json',
       'User-Agent': 'pos-loyalty-bff',
       ...request.headers,
-      apikey: this.options.apiKey,
+      apikey: keys.apiKey,
       'X-Request-Id': requestId,
     };
-    if (op.keys === 'both' || this.options.highSecurityMode) headers.secretkey = this.options.secretKey;
+    if (op.keys === 'both' || this.options.highSecurityMode) headers.secretkey = keys.secretKey;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 
     let precondition: Promise<void> | undefined;
@@ -211,7 +228,7 @@ export class LoyaltyCaller {
       throw invalidResponse();
     }
     const err = fromUpstreamStatus(operation, answer.status, json, parseRetryAfter(answer.retryAfter, (this.options.now ?? Date.now)()));
-    const upstream = describeUpstreamError(json, [this.options.apiKey, this.options.secretKey]);
+    const upstream = describeUpstreamError(json, this.keys.secrets());
     if (isProblem(err, 'upstream_auth_failed')) {
       this.log.error({ ...ctx, ...upstream }, 'LOYALTY SERVICE REFUSED OUR KEYS: check LOYALTY_API_KEY and LOYALTY_SECRET_KEY (and High Security Mode)');
     } else {

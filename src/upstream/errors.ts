@@ -38,6 +38,8 @@ const KIND_BY_CODE: Partial<Record<ProblemCode, UpstreamFailureKind>> = {
   refund_exceeds_remaining: 'rejected',
   coupon_unavailable: 'rejected',
   upstream_auth_failed: 'rejected',
+  /** No configured key is accepted (./keys): nothing was done, and like an outage it lasts until someone acts. */
+  loyalty_key_refused: 'unavailable',
 };
 
 /**
@@ -134,6 +136,25 @@ export function invalidResponse(): UpstreamError {
   return problem('upstream_invalid_response', 'The loyalty service gave an answer that could not be understood');
 }
 
+const keyFailures = new WeakSet<object>();
+
+/**
+ * An answer with a published key code (1000 unauthorised, 1001 secret key
+ * required or wrong, 1002 forbidden): the service refused our keys before
+ * doing anything, so nothing was applied. A 401 or 403 without one of them
+ * (a proxy's page) is not taken for a key failure.
+ */
+function keyFailure(loyaltyCode: number): UpstreamError {
+  const err = markNotDelivered(authFailed(loyaltyCode));
+  keyFailures.add(err);
+  return err;
+}
+
+/** An answer with a published key code: the key pair used is refused (./keys tries the other one). */
+export function isKeyFailure(err: unknown): err is AppError {
+  return typeof err === 'object' && err !== null && keyFailures.has(err);
+}
+
 export function authFailed(loyaltyCode?: number): UpstreamError {
   return problem('upstream_auth_failed', "The loyalty service refused the middleware's credentials; this is a configuration problem, not the till's", {
     loyaltyCode,
@@ -205,7 +226,8 @@ function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyE
         : problem('upstream_not_found', 'The loyalty service has no such resource', o);
     case 1000:
     case 1001:
-      return authFailed(code);
+    case 1002:
+      return keyFailure(code);
     case 429:
       return rateLimited(retryAfterSeconds);
     case 3000:

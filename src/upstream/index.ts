@@ -29,3 +29,5 @@ export type { WriteOutcome } from './outcome';
 export { CENT, isPaymentLine, isRefundLine, paymentLine, paymentOnRecord, refundLines, refundOnRecord } from './records';
 export type { PaymentOnRecord, RefundOnRecord } from './records';
 export type { RetryTuning, Sleep } from './retry';
+export { keyFingerprint, LoyaltyKeys } from './keys';
+export type { KeySlot, KeyState, KeyVerdict, LoyaltyKeyPair } from './keys';

@@ -24,7 +24,7 @@ describe('Redis stopped and restarted under a running BFF process', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       status: 'ready',
-      checks: { redis: 'ok', upstream: 'ok', sweeper: 'ok', worker: 'ok', terminals: 'ok', process: 'ok' },
+      checks: { redis: 'ok', upstream: 'ok', sweeper: 'ok', worker: 'ok', terminals: 'ok', loyaltyKey: 'ok', process: 'ok' },
     });
     const held = await till.post('/redemptions', { customerId: 'cy', hash: await stack.hash('cy'), points: 100 }).expect(201);
 
@@ -37,7 +37,10 @@ describe('Redis stopped and restarted under a running BFF process', () => {
       5000,
       '/readyz to report Redis down',
     );
-    expect(down).toEqual({ status: 'not_ready', checks: { redis: 'down', upstream: 'ok', sweeper: 'ok', worker: 'ok', terminals: 'ok', process: 'ok' } });
+    expect(down).toEqual({
+      status: 'not_ready',
+      checks: { redis: 'down', upstream: 'ok', sweeper: 'ok', worker: 'ok', terminals: 'ok', loyaltyKey: 'ok', process: 'ok' },
+    });
     expect((await fetch(`${bff.url}/healthz`)).status).toBe(200);
 
     const statuses: number[] = [];

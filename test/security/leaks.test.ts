@@ -13,13 +13,18 @@ import { rawClient, RawClient, RawResponse } from './support/raw-http';
 const MARKER = 'injected by a sandbox fault rule';
 const STACK_TRACE = /\bat [^\s()]+ \(?[^\s()]*:\d+:\d+\)?|node_modules|\.ts:\d+/;
 const STATUSES = [400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504];
+/** A key pair to rotate to: tried after a key failure (401/403), so it is sent upstream and must leak nowhere either. */
+const NEXT_SECRET = 'lk_next_secret_key_never_shown_91c2';
 
 describe('what a till is told when the loyalty service errs', () => {
   let s: Stack;
   let c: RawClient;
   let heldId: string;
   beforeAll(async () => {
-    s = await startStack({ store: 'memory', env: { LOYALTY_RETRIES: '0', TERMINAL_RATE_LIMIT_PER_MINUTE: '0', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' } });
+    s = await startStack({
+      store: 'memory',
+      env: { LOYALTY_RETRIES: '0', TERMINAL_RATE_LIMIT_PER_MINUTE: '0', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0', LOYALTY_SECRET_KEY_NEXT: NEXT_SECRET },
+    });
     c = rawClient(s.bff.url);
     await s.seed('lk-alice', 10_000);
     heldId = (await s.pos('cashier').post('/redemptions', { customerId: 'lk-alice', points: 10 }).expect(201)).body.id;
@@ -54,7 +59,7 @@ describe('what a till is told when the loyalty service errs', () => {
   function leakIn(res: RawResponse): string | undefined {
     const text = `${JSON.stringify(res.headers)} ${res.text}`;
     if (text.includes(MARKER) || /sandbox/i.test(res.text)) return 'the upstream error text';
-    if (text.includes(SANDBOX_KEYS.secretkey) || text.includes(SANDBOX_KEYS.apikey)) return 'a loyalty key';
+    if (text.includes(SANDBOX_KEYS.secretkey) || text.includes(SANDBOX_KEYS.apikey) || text.includes(NEXT_SECRET)) return 'a loyalty key';
     if (Object.values(s.tokens).some((t) => text.includes(t))) return 'a terminal token';
     if (STACK_TRACE.test(res.text)) return 'a stack trace';
     return undefined;
@@ -96,7 +101,9 @@ describe('what a till is told when the loyalty service errs', () => {
       const { upstreamMessage: _operatorOnly, ...rest } = line;
       expect(JSON.stringify(rest)).not.toContain(MARKER);
     }
-    for (const secret of [SANDBOX_KEYS.secretkey, ...Object.values(s.tokens)]) expect(s.logs.join('\n')).not.toContain(secret);
+    for (const secret of [SANDBOX_KEYS.secretkey, NEXT_SECRET, ...Object.values(s.tokens)]) expect(s.logs.join('\n')).not.toContain(secret);
+    // The next key was really sent (after the 401/403 faults), so its absence above means something.
+    expect(s.sentUpstream().some((e) => e.headers.secretkey === NEXT_SECRET)).toBe(true);
   });
 });
 

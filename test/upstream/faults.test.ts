@@ -144,8 +144,10 @@ describe('v4.0 error codes over HTTP', () => {
     [400, 3016, 'InvalidPayload', UnprocessableError, 'upstream_rejected'],
     [422, 3003, 'OTPInvalid', UnprocessableError, 'otp_invalid'],
     [422, 3003, 'HashInvalid', UnprocessableError, 'hash_invalid'],
-    [401, 1000, 'ApiKeyInvalid', UpstreamError, 'upstream_auth_failed'],
-    [401, 1001, 'SecretKeyRequired', UpstreamError, 'upstream_auth_failed'],
+    // The published key codes: the keys were refused, nothing was done (src/upstream/keys.ts).
+    [401, 1000, 'ApiKeyInvalid', ServiceUnavailableError, 'loyalty_key_refused'],
+    [401, 1001, 'SecretKeyRequired', ServiceUnavailableError, 'loyalty_key_refused'],
+    [403, 1002, 'Forbidden', ServiceUnavailableError, 'loyalty_key_refused'],
     [500, 5000, 'InternalError', ServiceUnavailableError, 'upstream_unavailable'],
   ])('%i/%i (%s) -> %p %s, loyaltyCode kept, upstream message not', async (status, code, type, cls, ours) => {
     const { client } = once();

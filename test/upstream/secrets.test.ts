@@ -80,3 +80,25 @@ it('a throwing onCall hook does not break the call', async () => {
   client.close();
   expect(lines.some((l) => l.includes('onCall hook failed'))).toBe(true);
 });
+
+it('never puts the next key (LOYALTY_SECRET_KEY_NEXT) in a log line or a thrown error either', async () => {
+  const NEXT_API = 'test-next-api-key-77aa';
+  const NEXT_SECRET = 'test-next-secret-key-3c9d1e';
+  const { client, lines } = makeClient(upstream, { retries: 0, nextKeys: { apiKey: NEXT_API, secretKey: NEXT_SECRET } });
+  const echo = (status: number, code: number) =>
+    loyaltyError(status, code, `Refused ${NEXT_SECRET}`, `bad key ${NEXT_SECRET} / ${NEXT_API} / ${SECRET_KEY}`, { 'X-Echo-Secret': NEXT_SECRET });
+  upstream.script(echo(401, 1001), echo(403, 1002), echo(401, 1000), echo(401, 1001));
+  const errors = [await failure(() => client.hold(holdRequest)), await failure(() => client.hold(holdRequest))];
+  client.close();
+  // The next pair was sent (after the current one's key failure), so its absence below means something.
+  expect(upstream.seen.map((s) => s.headers.secretkey)).toEqual([SECRET_KEY, NEXT_SECRET, SECRET_KEY, NEXT_SECRET]);
+  const logText = lines.join('\n');
+  for (const secret of [NEXT_SECRET, NEXT_API, SECRET_KEY]) {
+    expect(logText).not.toContain(secret);
+    for (const err of errors) {
+      const e = err as Error & { cause?: unknown };
+      expect(`${JSON.stringify(err)} ${e.message} ${e.stack} ${String(e.cause)}`).not.toContain(secret);
+    }
+  }
+  expect(logText).toContain('bad key [redacted] / [redacted] / [redacted]');
+});

@@ -31,6 +31,22 @@ export const loyalty = feature({
       default: "the sandbox demo account's secret key",
       readme: "the account's secret key; required with `LOYALTY_BASE_URL`",
     }),
+    apiKeyNext: setting('LOYALTY_API_KEY_NEXT', z.string().min(1).optional(), {
+      description:
+        'The API key to rotate to, if it changes too (see "Rotating the loyalty keys" in the README). Unset: the next key pair uses LOYALTY_API_KEY.',
+      readme: 'the API key to rotate to, if it changes; unset: `LOYALTY_API_KEY`',
+    }),
+    secretKeyNext: setting('LOYALTY_SECRET_KEY_NEXT', z.string().min(1).optional(), {
+      description:
+        'The secret key to rotate to: when the loyalty service refuses the key in use, a call is sent once more with this one, ' +
+        'and if it is accepted the fleet uses it from then on (see "Rotating the loyalty keys" in the README).',
+      readme: 'the secret key to rotate to, tried when the key in use is refused',
+    }),
+    keyCheckSeconds: setting('LOYALTY_KEY_CHECK_SECONDS', positiveInt.max(3600).default(60), {
+      description:
+        'How often the fleet checks that the loyalty service accepts its keys (one authenticated read per configured key pair, ' +
+        'by one instance, at background priority; the result is shared through Redis), in seconds.',
+    }),
     timeoutMs: setting('LOYALTY_TIMEOUT_MS', positiveInt.max(120_000).default(5000), {
       description: 'Timeout of one upstream call, in milliseconds.',
     }),
@@ -51,6 +67,12 @@ export const loyalty = feature({
   read: (loyalty, _deployment, problems) => {
     if (loyalty.baseUrl && !(loyalty.apiKey && loyalty.secretKey)) {
       problems.push('LOYALTY_API_KEY and LOYALTY_SECRET_KEY: required when LOYALTY_BASE_URL is set');
+    }
+    if (loyalty.apiKeyNext && !loyalty.secretKeyNext) {
+      problems.push('LOYALTY_API_KEY_NEXT: needs LOYALTY_SECRET_KEY_NEXT (the next key pair is both keys)');
+    }
+    if (loyalty.secretKeyNext && loyalty.secretKeyNext === loyalty.secretKey && (loyalty.apiKeyNext ?? loyalty.apiKey) === loyalty.apiKey) {
+      problems.push('LOYALTY_SECRET_KEY_NEXT: the same key pair as LOYALTY_API_KEY/LOYALTY_SECRET_KEY; set the key to rotate to, or unset it');
     }
     // Every call carries the secret key. LOYALTY_ALLOW_HTTP is for trials; production refuses it (src/platform/config.ts).
     if (loyalty.baseUrl && !loyalty.allowHttp) {

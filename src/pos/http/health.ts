@@ -19,6 +19,8 @@ export interface HealthOptions {
    * not ready, since a revocation written since is not applied. Unset: never stale.
    */
   terminalsStale?(): boolean;
+  /** True while the loyalty service refuses the key pair calls use (src/upstream/keys.ts); unset: the check is left out. */
+  loyaltyKeyRefused?(): boolean;
   /** True once shutdown began: load balancers should stop sending. */
   shuttingDown?(): boolean;
   /** The last Redis data set loss this instance found, if any: shown as a detail, readiness unchanged. */
@@ -30,11 +32,19 @@ export interface HealthOptions {
   clock?: () => number;
 }
 
-export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none' | 'stale';
+export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none' | 'stale' | 'refused';
 
 export interface Readiness {
   status: 'ready' | 'not_ready';
-  checks: { redis: CheckState; upstream: CheckState; sweeper: CheckState; worker?: CheckState; terminals?: CheckState; process: CheckState };
+  checks: {
+    redis: CheckState;
+    upstream: CheckState;
+    sweeper: CheckState;
+    worker?: CheckState;
+    terminals?: CheckState;
+    loyaltyKey?: CheckState;
+    process: CheckState;
+  };
   redisDataset?: { lostAt: string; lastSeenGoodAt: string };
 }
 
@@ -74,8 +84,8 @@ function terminalsCheck(active: number, stale: boolean): CheckState {
 
 /**
  * `/healthz`: the process answers. `/readyz`: this instance can serve
- * checkouts (Redis when configured, the upstream, the hold sweeper, the outbox worker, at
- * least one terminal, not shutting down); 503 names what is not. Both without auth, outside /pos/v1.
+ * checkouts (Redis when configured, the upstream, the loyalty keys accepted, the hold sweeper,
+ * the outbox worker, at least one terminal, not shutting down); 503 names what is not. Both without auth, outside /pos/v1.
  */
 export function healthRoutes(opts: HealthOptions): Router {
   const router = Router();
@@ -98,6 +108,7 @@ export function healthRoutes(opts: HealthOptions): Router {
       sweeper: opts.sweeperRunning() ? 'ok' : 'stopped',
       ...(opts.workerRunning ? { worker: opts.workerRunning() ? ('ok' as const) : ('stopped' as const) } : {}),
       ...(opts.activeTerminals ? { terminals: terminalsCheck(opts.activeTerminals(), opts.terminalsStale?.() ?? false) } : {}),
+      ...(opts.loyaltyKeyRefused ? { loyaltyKey: opts.loyaltyKeyRefused() ? ('refused' as const) : ('ok' as const) } : {}),
       process: opts.shuttingDown?.() ? 'shutting_down' : 'ok',
     };
     const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not_configured');
