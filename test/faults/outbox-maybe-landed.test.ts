@@ -113,6 +113,8 @@ describe('a write that may have landed is never sent again blind', () => {
     expect(eventsSent('ml-bob')).toBe(sends);
     expect((await activity(s, 'ml-bob')).filter((a) => a.type === 'place_order')).toHaveLength(1);
     expect(await points('ml-bob')).toBe(10);
+    // Only discarded.
+    expect((await s.pos('manager').post(`/outbox/dead/${outboxId}/discard`).expect(200)).body.state).toBe('discarded');
   });
 
   it('a payment answered after the BFF gave up is queued and delivered once, settled from the record', async () => {
