@@ -812,7 +812,8 @@ export type components = {
             totalPaid: number;
         };
         OrderBatchAccepted: {
-            jobId: number;
+            /** @description null when the loyalty service took the upload but its answer could not be read: the job id is lost. Do not upload it again; each order is settled from its own record */
+            jobId: number | null;
             /** @description Orders in the upload */
             orders: number;
         };
@@ -3670,6 +3671,7 @@ export interface operations {
                      *         "Printed                 2026-11-24 06:00",
                      *         "Cashier actions                        2",
                      *         "Checked, in step                       1",
+                     *         "Not comparable                         0",
                      *         "Anomalies                              1",
                      *         "---------------- Totals ----------------",
                      *         "                       Here      Loyalty",
@@ -3708,6 +3710,7 @@ export interface operations {
                      *     Printed                 2026-11-24 06:00
                      *     Cashier actions                        2
                      *     Checked, in step                       1
+                     *     Not comparable                         0
                      *     Anomalies                              1
                      *     ---------------- Totals ----------------
                      *                            Here      Loyalty

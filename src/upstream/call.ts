@@ -204,7 +204,7 @@ export class LoyaltyCaller {
       // Field paths and what is wrong, never values: they may be personal data.
       const fields = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
       this.log.warn({ ...ctx, fields }, `loyalty answer unusable: ${fields.join('; ')}`);
-      throw invalidResponse();
+      throw markAnsweredUnreadably(invalidResponse());
     }
     if (answer.status >= 300 && answer.status < 400) {
       this.log.warn(ctx, 'loyalty service answered with a redirect, which is not followed: check LOYALTY_BASE_URL');
@@ -219,6 +219,20 @@ export class LoyaltyCaller {
     }
     throw err;
   }
+}
+
+/**
+ * Errors of a 2xx answer whose body could not be read: the upstream took the
+ * write, only what it answered is lost. Kept outside the error object, as
+ * `certainlyNotDelivered` is, so it never shows in a response.
+ */
+const unreadableSuccess = new WeakSet<object>();
+function markAnsweredUnreadably<E extends object>(err: E): E {
+  unreadableSuccess.add(err);
+  return err;
+}
+export function answeredUnreadably(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && unreadableSuccess.has(err);
 }
 
 function encodeParam(name: string, value: string | number | undefined): string {
