@@ -183,6 +183,8 @@ export class LoyaltyCaller {
       return body;
     } catch (err) {
       outcome = outcomeOf(err);
+      // No HTTP answer at all: where we could not reach, for the breaker's "opened" line.
+      if (status === undefined && err instanceof AppError && upstreamFailureKind(err) !== null) unreached.set(err, this.unreachedAt(err));
       throw err;
     } finally {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
@@ -193,6 +195,22 @@ export class LoyaltyCaller {
         this.log.warn({ err: hookErr }, 'onCall hook failed');
       }
     }
+  }
+
+  /** The service's host and port (never the URL's credentials, path or query) and the transport's code and words. */
+  private unreachedAt(err: AppError): UnreachedCause {
+    let host = '';
+    let port = '';
+    try {
+      const url = new URL(this.options.baseUrl);
+      host = url.hostname;
+      port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    } catch {
+      // A base URL that does not parse was refused at start-up; nothing to add.
+    }
+    const words = err.cause instanceof Error ? err.cause.message : err.message;
+    const code = /^([A-Z0-9_]+):/.exec(words)?.[1] ?? err.code;
+    return { code, host, port, message: words.slice(0, 200) };
   }
 
   private interpret<K extends OperationId>(operation: K, info: CallInfo, answer: RawAnswer): ResponseOf<K> {
@@ -219,6 +237,19 @@ export class LoyaltyCaller {
     }
     throw err;
   }
+}
+
+/** Why a call got no HTTP answer: the transport's code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, ...) and where it tried. */
+export interface UnreachedCause {
+  code: string;
+  host: string;
+  port: string;
+  message: string;
+}
+const unreached = new WeakMap<object, UnreachedCause>();
+/** The cause of a call's failure when no HTTP answer came (undefined for an answered failure, a refusal by a policy). */
+export function unreachedCause(err: unknown): UnreachedCause | undefined {
+  return typeof err === 'object' && err !== null ? unreached.get(err) : undefined;
 }
 
 /**
