@@ -81,6 +81,7 @@ describe('a write that may have landed is never sent again blind', () => {
 
   it('a queued event whose delivery times out is a dead letter, not sent again, and cannot be retried', async () => {
     await s.seed('ml-bob', 0);
+    const from = new Date(Date.now() - 60_000).toISOString();
     // A 429 certainly applied nothing: the events are queued.
     await setFaults(s, [{ operation: 'events', status: 429 }]);
     const queued = await s
@@ -113,6 +114,12 @@ describe('a write that may have landed is never sent again blind', () => {
     expect(eventsSent('ml-bob')).toBe(sends);
     expect((await activity(s, 'ml-bob')).filter((a) => a.type === 'place_order')).toHaveLength(1);
     expect(await points('ml-bob')).toBe(10);
+    // The day's reconciliation flags it, naming why.
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const report = (await s.pos('manager').get(`/reconciliation?from=${from}&to=${to}`).expect(200)).body;
+    const row = report.rows.find((r: { kind: string; note: string }) => r.kind === 'events' && r.note.includes(outboxId));
+    expect(row.flags).toContain('dead_letter');
+    expect(row.note).toContain('event_maybe_recorded');
     // Only discarded.
     expect((await s.pos('manager').post(`/outbox/dead/${outboxId}/discard`).expect(200)).body.state).toBe('discarded');
   });
@@ -136,5 +143,28 @@ describe('a write that may have landed is never sent again blind', () => {
     expect(entry.result).toEqual({ alreadyRecorded: true });
     expect(await paymentsOf(s, 'ml-cy')).toEqual(['ml-sale-1']);
     expect(await points('ml-cy')).toBe(40);
+  });
+
+  it('a queued payment whose delivery times out is retried under its id and recorded once', async () => {
+    await s.seed('ml-dee', 0);
+    await setFaults(s, [{ operation: 'payment', status: 429 }]);
+    const sale = await s.pos('cashier').post('/payments', { customerId: 'ml-dee', paymentId: 'ml-sale-2', totalPaid: 25 }).expect(202);
+    expect(sale.body.reason).toBe('upstream_busy');
+    await setFaults(s, [{ operation: 'payment', after: true, latencyMs: LATE_MS, times: 1 }]);
+
+    const outboxId = sale.body.outboxId as string;
+    const entry = await eventually(
+      'the payment to be delivered',
+      async () => {
+        const e = (await s.pos('cashier').get(`/outbox/${outboxId}`).expect(200)).body;
+        return e.state === 'delivered' && e;
+      },
+      20_000,
+    );
+    // The timed-out attempt landed; the retry under the same id was refused as its duplicate and settled from the record.
+    expect(await faultsApplied(s)).toEqual([1]);
+    expect(entry.result).toEqual({ alreadyRecorded: true });
+    expect(await paymentsOf(s, 'ml-dee')).toEqual(['ml-sale-2']);
+    expect(await points('ml-dee')).toBe(25);
   });
 });
