@@ -274,7 +274,9 @@ export type paths = {
         put?: never;
         /**
          * Send customer events (store visit, survey answered, ...)
-         * @description **Terminal roles:** cashier, manager, kiosk.
+         * @description Events carry no id the loyalty service could refuse a copy by. They are queued (202) only when they certainly never reached it (its circuit open, its limit used up, the connection refused, or behind this customer's queued writes). After a timeout, a 5xx or an answer that cannot be read they may have been recorded: 503 `event_maybe_recorded`, final; do not send them again.
+         *
+         *     **Terminal roles:** cashier, manager, kiosk.
          */
         post: operations["recordEvents"];
         delete?: never;

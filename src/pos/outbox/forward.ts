@@ -41,6 +41,11 @@ export function mayResend(kind: OutboxKind, err: unknown): boolean {
   return RESENDABLE[kind] || nothingSent(err);
 }
 
+/** A write of a kind sent only once whose send may have landed: out of reach, too slow, or answered unreadably, and not certainly unsent. */
+function mayHaveBeenRecorded(kind: OutboxKind, err: unknown): boolean {
+  return (shouldQueue(err) || upstreamFailureKind(err) === 'invalid_response') && !mayResend(kind, err);
+}
+
 /** The till's final answer for events that may have been recorded: never sent again, never "nothing was done". */
 export function eventsMaybeRecorded(cause: unknown): AppError {
   return problem(
@@ -114,8 +119,8 @@ export async function sendOrQueue<V, S extends object>(
     return await sendNow({ requestId: ctx.requestId, precondition });
   } catch (err) {
     if (err instanceof BehindQueued) return queue('behind_queued');
+    if (mayHaveBeenRecorded(work.kind, err)) throw eventsMaybeRecorded(err);
     if (!shouldQueue(err)) throw err;
-    if (!mayResend(work.kind, err)) throw eventsMaybeRecorded(err);
     return queue((err as AppError).code);
   }
 }
