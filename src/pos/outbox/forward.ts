@@ -50,7 +50,7 @@ function mayHaveBeenRecorded(kind: OutboxKind, err: unknown): boolean {
 export function eventsMaybeRecorded(cause: unknown): AppError {
   return problem(
     'event_maybe_recorded',
-    'The loyalty service may have recorded these events, but did not answer in time; they are not sent again (a copy would be recorded twice) and are listed for the reconciliation',
+    'The loyalty service may have recorded these events but did not confirm it (no answer in time, a failure after they were sent, or an answer that could not be read); they are not sent again (a copy would be recorded twice) and are listed for the reconciliation',
     { cause },
   );
 }
@@ -82,11 +82,12 @@ class BehindQueued extends Error {
  * redemption, a refund, a sale void, events, a batch upload): sent now, or
  * queued when the upstream is out of reach, too slow, its circuit is open or
  * the fleet is over its rate limit; events only when they certainly never
- * left (see RESENDABLE), else `event_maybe_recorded`. A write whose customer already has queued
- * entries queues behind them, so they reach the upstream in order (a refund
- * never overtakes its payment). `sendNow` MUST pass `call` to its loyalty
- * call: it carries that check as the call's precondition, made in the same
- * Redis round trip as the rate-limit reservation. `opts.first` is work that
+ * left (see RESENDABLE), else `event_maybe_recorded`. A write whose customer
+ * already has queued entries queues behind them, so they reach the upstream
+ * in order (a refund never overtakes its payment). `sendNow` MUST pass
+ * `call` to its loyalty call: it carries that check as the call's
+ * precondition, made in the same Redis round trip as the rate-limit
+ * reservation. `opts.first` is work that
  * must be done before the write is sent or queued (a sale's store record): it
  * runs in that round trip too, and its failure ends the write with nothing
  * sent or queued. `opts.prepare` may adjust the work for the queue given the
