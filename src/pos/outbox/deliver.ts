@@ -26,9 +26,11 @@ async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boo
 
 /**
  * Sends one entry upstream with its own ids (paymentId, refundTransactionId,
- * the events' eventId), so a second delivery of the same entry is refused as
- * a duplicate instead of applied twice. Returns what the till may want to
- * know later (GET /pos/v1/outbox/:id).
+ * a batch's order ids), so a second delivery of the same entry is refused as
+ * a duplicate instead of applied twice. Events carry only an `eventId` in
+ * their metadata, which the upstream does not refuse a copy by: they are never
+ * delivered again once a delivery may have landed (judgeFailure). Returns what
+ * the till may want to know later (GET /pos/v1/outbox/:id).
  */
 export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<Record<string, unknown>> {
   const ctx = { requestId: `${entry.id}.${entry.attempts + 1}`, priority: 'background' as const };
