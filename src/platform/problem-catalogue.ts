@@ -229,7 +229,7 @@ export const PROBLEM_CATALOGUE = {
   event_maybe_recorded: {
     status: 503,
     meaning:
-      "The loyalty service may have recorded the events (it did not answer in time, or failed after they were sent); events carry no id, so they are not sent again, and the day's reconciliation lists them",
+      "The loyalty service may have recorded the events (no answer in time, a failure after they were sent, or an answer that could not be read); events carry no id, so they are not sent again, and the day's reconciliation lists them",
     tillDoes: 'Do NOT send these events again, with any key: treat them as sent; the answer is final (no Retry-After)',
   },
   event_not_allowed: {
@@ -277,7 +277,7 @@ export const PROBLEM_CATALOGUE = {
   dead_letter_maybe_recorded: {
     status: 409,
     meaning: 'The dead letter is events the loyalty service may have recorded (a delivery timed out or failed after sending); a copy could be recorded twice',
-    tillDoes: 'Check the customer upstream; discard the dead letter (DELETE), do not retry it',
+    tillDoes: 'Do not retry it: discard it (POST /outbox/dead/{id}/discard); the events may be on the customer already',
   },
   // The loyalty service and Redis
   upstream_unavailable: {
