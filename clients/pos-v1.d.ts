@@ -274,7 +274,9 @@ export type paths = {
         put?: never;
         /**
          * Send customer events (store visit, survey answered, ...)
-         * @description **Terminal roles:** cashier, manager, kiosk.
+         * @description Events carry no id the loyalty service could refuse a copy by. They are queued (202) only when they certainly never reached it (its circuit open, its limit used up, the connection refused, or behind this customer's queued writes). After a timeout, a 5xx or an answer that cannot be read they may have been recorded: 503 `event_maybe_recorded`, final; do not send them again.
+         *
+         *     **Terminal roles:** cashier, manager, kiosk.
          */
         post: operations["recordEvents"];
         delete?: never;
@@ -812,7 +814,8 @@ export type components = {
             totalPaid: number;
         };
         OrderBatchAccepted: {
-            jobId: number;
+            /** @description null when the loyalty service took the upload but its answer could not be read: the job id is lost. Do not upload it again; each order is settled from its own record */
+            jobId: number | null;
             /** @description Orders in the upload */
             orders: number;
         };
@@ -3043,6 +3046,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3687,6 +3691,7 @@ export interface operations {
                      *         "Printed                 2026-11-24 06:00",
                      *         "Cashier actions                        2",
                      *         "Checked, in step                       1",
+                     *         "Not comparable                         0",
                      *         "Anomalies                              1",
                      *         "---------------- Totals ----------------",
                      *         "                       Here      Loyalty",
@@ -3725,6 +3730,7 @@ export interface operations {
                      *     Printed                 2026-11-24 06:00
                      *     Cashier actions                        2
                      *     Checked, in step                       1
+                     *     Not comparable                         0
                      *     Anomalies                              1
                      *     ---------------- Totals ----------------
                      *                            Here      Loyalty

@@ -226,6 +226,12 @@ export const PROBLEM_CATALOGUE = {
     meaning: "Kiosks do not show customers' QR codes here (KIOSK_QR is off, the default in production)",
     tillDoes: 'The customer shows the QR code from their own app',
   },
+  event_maybe_recorded: {
+    status: 503,
+    meaning:
+      "The loyalty service may have recorded the events (no answer in time, a failure after they were sent, or an answer that could not be read); events carry no id, so they are not sent again, and the day's reconciliation lists them",
+    tillDoes: 'Do NOT send these events again, with any key: treat them as sent; the answer is final (no Retry-After)',
+  },
   event_not_allowed: {
     status: 403,
     meaning: "A kiosk sent an event its store does not allow (the store's kioskEvents, else KIOSK_EVENTS)",
@@ -268,6 +274,11 @@ export const PROBLEM_CATALOGUE = {
   coupon_lock_unconfirmed: { status: 503, meaning: 'The loyalty service did not confirm the coupon lock', tillDoes: RETRY },
   batch_job_not_found: { status: 404, meaning: 'No such batch job', tillDoes: 'Check the job id' },
   outbox_entry_not_found: { status: 404, meaning: 'No such queued write for this store', tillDoes: 'Check the outbox id' },
+  dead_letter_maybe_recorded: {
+    status: 409,
+    meaning: 'The dead letter is events the loyalty service may have recorded (a delivery timed out or failed after sending); a copy could be recorded twice',
+    tillDoes: 'Do not retry it: discard it (POST /outbox/dead/{id}/discard); the events may be on the customer already',
+  },
   // The loyalty service and Redis
   upstream_unavailable: {
     status: 503,

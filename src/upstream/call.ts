@@ -200,6 +200,8 @@ export class LoyaltyCaller {
       return body;
     } catch (err) {
       outcome = outcomeOf(err);
+      // No HTTP answer at all: where we could not reach, for the breaker's "opened" line.
+      if (status === undefined && err instanceof AppError && upstreamFailureKind(err) !== null) unreached.set(err, this.unreachedAt(err));
       throw err;
     } finally {
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
@@ -212,6 +214,22 @@ export class LoyaltyCaller {
     }
   }
 
+  /** The service's host and port (never the URL's credentials, path or query) and the transport's code and words. */
+  private unreachedAt(err: AppError): UnreachedCause {
+    let host = '';
+    let port = '';
+    try {
+      const url = new URL(this.options.baseUrl);
+      host = url.hostname;
+      port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    } catch {
+      // A base URL that does not parse was refused at start-up; nothing to add.
+    }
+    const words = err.cause instanceof Error ? err.cause.message : err.message;
+    const code = /^([A-Z0-9_]+):/.exec(words)?.[1] ?? err.code;
+    return { code, host, port, message: words.slice(0, 200) };
+  }
+
   private interpret<K extends OperationId>(operation: K, info: CallInfo, answer: RawAnswer): ResponseOf<K> {
     const json = parseJson(answer.text);
     const ctx = { operation, requestId: info.requestId, status: answer.status };
@@ -221,7 +239,7 @@ export class LoyaltyCaller {
       // Field paths and what is wrong, never values: they may be personal data.
       const fields = parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`);
       this.log.warn({ ...ctx, fields }, `loyalty answer unusable: ${fields.join('; ')}`);
-      throw invalidResponse();
+      throw markAnsweredUnreadably(invalidResponse());
     }
     if (answer.status >= 300 && answer.status < 400) {
       this.log.warn(ctx, 'loyalty service answered with a redirect, which is not followed: check LOYALTY_BASE_URL');
@@ -236,6 +254,33 @@ export class LoyaltyCaller {
     }
     throw err;
   }
+}
+
+/** Why a call got no HTTP answer: the transport's code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, ...) and where it tried. */
+export interface UnreachedCause {
+  code: string;
+  host: string;
+  port: string;
+  message: string;
+}
+const unreached = new WeakMap<object, UnreachedCause>();
+/** The cause of a call's failure when no HTTP answer came (undefined for an answered failure, a refusal by a policy). */
+export function unreachedCause(err: unknown): UnreachedCause | undefined {
+  return typeof err === 'object' && err !== null ? unreached.get(err) : undefined;
+}
+
+/**
+ * Errors of a 2xx answer whose body could not be read: the upstream took the
+ * write, only what it answered is lost. Kept outside the error object, as
+ * `certainlyNotDelivered` is, so it never shows in a response.
+ */
+const unreadableSuccess = new WeakSet<object>();
+function markAnsweredUnreadably<E extends object>(err: E): E {
+  unreadableSuccess.add(err);
+  return err;
+}
+export function answeredUnreadably(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && unreadableSuccess.has(err);
 }
 
 function encodeParam(name: string, value: string | number | undefined): string {

@@ -26,6 +26,8 @@ describe('sandbox fault injection', () => {
       [{ rules: [{ operation: 'payment', status: 503, probability: 1.5 }] }, 'rules.0.probability'],
       [{ rules: [{ operation: 'payment' }] }, 'must do something'],
       [{ rules: [{ operation: 'payment', status: 503, drop: true }] }, 'not both'],
+      [{ rules: [{ operation: 'payment', brokenBody: true, status: 500 }] }, 'not with drop or status'],
+      [{ rules: [{ operation: 'payment', after: true }] }, 'must do something'],
       [{ rules: [{ operation: 'payment', drop: true, times: 0 }] }, 'rules.0.times'],
       [{ rules: [{ operation: 'payment', drop: true, color: 'red' }] }, 'color'],
       [{}, 'rules'],
@@ -53,8 +55,8 @@ describe('sandbox fault injection', () => {
     const shown = await h.http.get('/_sandbox/faults').set(h.keys);
     expect(shown.body).toEqual({
       rules: [
-        { operation: 'payment', status: 503, probability: 1, drop: false, times: 2, applied: 0, remaining: 2 },
-        { operation: '*', latencyMs: 5, probability: 0, drop: false, applied: 0 },
+        { operation: 'payment', status: 503, probability: 1, drop: false, after: false, brokenBody: false, times: 2, applied: 0, remaining: 2 },
+        { operation: '*', latencyMs: 5, probability: 0, drop: false, after: false, brokenBody: false, applied: 0 },
       ],
     });
   });
@@ -73,6 +75,35 @@ describe('sandbox fault injection', () => {
     expect(retried.body.rewardedPoints).toBe(50);
     expect(retried.headers['x-sandbox-fault']).toBeUndefined();
     expect((await h.http.get('/_sandbox/faults').set(h.keys)).body.rules[0]).toMatchObject({ applied: 1, remaining: 0 });
+  });
+
+  it('a rule with `after` lets the operation run first: the payment is recorded, then answered late, with an error, or not at all', async () => {
+    await setFaults([{ operation: 'payment', after: true, latencyMs: 150, status: 503, times: 1 }]).expect(200);
+    const started = Date.now();
+    expectLoyaltyError(await pay('p1'), 503, 5000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    expect(await h.balance('c1')).toMatchObject({ totalEarnedPoints: 50 });
+    // The same payment again is a duplicate: the first was applied.
+    expectLoyaltyError(await pay('p1'), 422, 9004);
+
+    await setFaults([{ operation: 'payment', after: true, drop: true, times: 1 }]).expect(200);
+    await expect(pay('p2')).rejects.toThrow();
+    expect(await h.balance('c1')).toMatchObject({ totalEarnedPoints: 100 });
+  });
+
+  it("a broken body is the operation's own status with a body that is not JSON, after the write was applied", async () => {
+    await setFaults([{ operation: 'payment', brokenBody: true, times: 1 }]).expect(200);
+    const res = await pay('p3')
+      .buffer(true)
+      .parse((r, done) => {
+        let text = '';
+        r.on('data', (c: Buffer) => (text += c.toString()));
+        r.on('end', () => done(null, text));
+      });
+    expect(res.status).toBe(200);
+    expect(() => JSON.parse(res.body as string)).toThrow();
+    expect(res.body).toContain('"rewardedPoints":50');
+    expect(await h.balance('c1')).toMatchObject({ totalEarnedPoints: 50 });
   });
 
   it('a 429 carries Retry-After: 1', async () => {

@@ -37,12 +37,13 @@ function requireKioskEvents(deps: EventDeps, ctx: CallContext, body: EventsBody)
 }
 
 /**
- * Events, queued when the upstream is out of reach. The upstream has no id
- * for events, so a second delivery (after a timeout whose answer was lost)
- * would record them twice: each queued event carries a stable `eventId` in
- * its metadata (the till's `eventId`, else the outbox id) so what reads the
- * events can tell copies apart. Weaker than payments and refunds, whose
- * duplicates the upstream itself refuses.
+ * Events, queued only when they certainly never left (an open circuit, a 429,
+ * a refused connection). The upstream has no id for events, so a copy sent
+ * after a send that may have landed would be recorded twice: such events are
+ * answered `event_maybe_recorded` instead, and the outbox dead-letters a
+ * delivery of them that may have landed (src/pos/outbox/forward.ts
+ * RESENDABLE). Each queued event still carries a stable `eventId` in its
+ * metadata (the till's `eventId`, else the outbox id) for what reads them.
  */
 export async function recordEventsOrQueue(
   deps: EventDeps,

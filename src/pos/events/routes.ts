@@ -16,6 +16,10 @@ export const EVENT_ROUTES = [
     tag: 'Engagement',
     roles: ['cashier', 'manager', 'kiosk'],
     summary: 'Send customer events (store visit, survey answered, ...)',
+    description:
+      'Events carry no id the loyalty service could refuse a copy by. They are queued (202) only when they certainly never reached it ' +
+      "(its circuit open, its limit used up, the connection refused, or behind this customer's queued writes). After a timeout, a 5xx " +
+      'or an answer that cannot be read they may have been recorded: 503 `event_maybe_recorded`, final; do not send them again.',
     body: { schema: EventsBody, examples: one('A store visit', eventExamples.events) },
     success: { status: 200, description: 'Sent on', schema: EventsAcceptedSchema, example: eventExamples.eventsAccepted },
     queued: { schema: QueuedEventsSchema, example: eventExamples.queuedEvents },

@@ -1,6 +1,7 @@
 import type { BatchOrdersRequest } from '../../contract';
-import { problem } from '../../platform/problem';
-import type { BatchItemFailure, LoyaltyCallContext } from '../../upstream';
+import { isProblem, problem } from '../../platform/problem';
+import { RETRY_SAME_REQUEST, type BatchItemFailure, type LoyaltyCallContext } from '../../upstream';
+import { answeredUnreadably } from '../../upstream/call';
 import { rememberJob, type BatchJobStore } from './batch-jobs';
 import type { CallContext } from '../context';
 import { claimActSettle } from '../money/claim-step';
@@ -38,12 +39,14 @@ export type QueuedOrders = QueuedView & { orders: number };
  * (GET /pos/v1/outbox/:id). A second delivery after a lost answer makes a
  * second job whose orders fail one by one as duplicates of the first: nothing
  * is counted twice. Orders a job refuses are freed when its status is read.
+ * A 2xx whose body cannot be read was applied: answered `jobId: null`, never
+ * "send the same request again" (the orders stay claimed, settled from their records).
  */
 export async function uploadOrdersOrQueue(
   deps: OrderDeps,
   ctx: CallContext,
   body: BatchOrdersBody,
-): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders> {
+): Promise<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders | { jobId: null; orders: number }> {
   const claims = body.orders.map((o) =>
     saleIdClaim(
       deps,
@@ -53,19 +56,29 @@ export async function uploadOrdersOrQueue(
       { acceptedLater: true },
     ),
   );
-  const answer = await claimActSettle<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders>({
-    what: `The upload of ${body.orders.length} orders`,
-    claims,
-    logger: deps.logger,
-    send: () =>
-      sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) =>
-        uploadOrders(deps, ctx, body, call),
-      ),
-    // A batch is not refused as a whole for a duplicate; its orders are, one by one, in its status.
-    onRecord: async () => false,
-    audit: auditNote(deps, ctx, 'batch_upload', batchSubject(body)),
-  });
-  return answer as Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders;
+  try {
+    const answer = await claimActSettle<Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders>({
+      what: `The upload of ${body.orders.length} orders`,
+      claims,
+      logger: deps.logger,
+      send: () =>
+        sendOrQueue(deps, ctx, { kind: 'batchOrders', request: toUpstreamBatch(ctx, body) }, { orders: body.orders.length }, (call) =>
+          uploadOrders(deps, ctx, body, call),
+        ),
+      // A batch is not refused as a whole for a duplicate; its orders are, one by one, in its status.
+      onRecord: async () => false,
+      audit: auditNote(deps, ctx, 'batch_upload', batchSubject(body)),
+    });
+    return answer as Awaited<ReturnType<typeof uploadOrders>> | QueuedOrders;
+  } catch (err) {
+    // A 2xx whose body could not be read: the upload was taken, only its job id is lost. Its orders'
+    // ids stay claimed (`recording`) and are settled from their records; the till must not upload again.
+    if (isProblem(err, RETRY_SAME_REQUEST) && answeredUnreadably(err.cause)) {
+      deps.logger.warn({ orders: body.orders.length, requestId: ctx.requestId }, 'batch upload accepted, but its answer could not be read: job id lost');
+      return { jobId: null, orders: body.orders.length };
+    }
+    throw err;
+  }
 }
 
 /** Why an order of a batch failed, in our words, by the upstream's code; its own text never reaches a till. */

@@ -24,7 +24,16 @@ export const BatchOrder = z.strictObject({
 export const BatchOrdersBody = z.strictObject({ orders: z.array(BatchOrder).min(1).max(1000) });
 export type BatchOrdersBody = z.infer<typeof BatchOrdersBody>;
 
-export const OrderBatchAcceptedSchema = z.strictObject({ jobId: z.number().int(), orders: z.number().int().describe('Orders in the upload') });
+export const OrderBatchAcceptedSchema = z.strictObject({
+  jobId: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'null when the loyalty service took the upload but its answer could not be read: the job id is lost. Do not upload it again; each order is settled from its own record',
+    ),
+  orders: z.number().int().describe('Orders in the upload'),
+});
 
 export const OrderBatchStatusSchema = z.strictObject({
   jobId: z.number().int(),

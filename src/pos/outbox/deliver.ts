@@ -1,6 +1,7 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { mayResend } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
 export interface RetryPolicy {
@@ -25,9 +26,11 @@ async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boo
 
 /**
  * Sends one entry upstream with its own ids (paymentId, refundTransactionId,
- * the events' eventId), so a second delivery of the same entry is refused as
- * a duplicate instead of applied twice. Returns what the till may want to
- * know later (GET /pos/v1/outbox/:id).
+ * a batch's order ids), so a second delivery of the same entry is refused as
+ * a duplicate instead of applied twice. Events carry only an `eventId` in
+ * their metadata, which the upstream does not refuse a copy by: they are never
+ * delivered again once a delivery may have landed (judgeFailure). Returns what
+ * the till may want to know later (GET /pos/v1/outbox/:id).
  */
 export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<Record<string, unknown>> {
   const ctx = { requestId: `${entry.id}.${entry.attempts + 1}`, priority: 'background' as const };
@@ -72,7 +75,11 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
  *   by our own breaker or limiter, or a 429, do not count as attempts (nothing
  *   was sent), so a long outage does not use up an entry's attempts;
  * - any other refusal (4xx: unknown payment, invalid value...) or a local
- *   error: dead letter, a person has to look at it.
+ *   error: dead letter, a person has to look at it;
+ * - events whose send may have landed (timeout, 5xx, an unreadable answer):
+ *   a dead letter `event_maybe_recorded`, never sent again (they carry no id
+ *   the upstream could refuse a copy by); the failure that certainly never
+ *   left (an open circuit, a 429, a refused connection) is retried as above.
  */
 export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPolicy, now: number, random: () => number = Math.random): DeliveryOutcome {
   const failure = describe(err, now);
@@ -84,6 +91,13 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
     kind === 'invalid_response' ||
     isProblem(err, 'upstream_auth_failed', 'upstream_call_aborted');
   if (!transient) return { kind: 'dead', error: failure };
+  // Our keys refused (401) is a definite refusal: nothing was applied.
+  if (!mayResend(entry.work.kind, err) && !isProblem(err, 'upstream_auth_failed')) {
+    return {
+      kind: 'dead',
+      error: { code: 'event_maybe_recorded', status: 503, message: `${failure.message}; may have been recorded, so not sent again`, at: now },
+    };
+  }
   const counted = !certainlyNotDelivered(err) && !isProblem(err, 'upstream_call_aborted');
   const attempts = entry.attempts + (counted ? 1 : 0);
   if (counted && attempts >= policy.maxAttempts) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors';
-import { upstreamFailureKind, type LoyaltyCallContext } from '../../upstream';
+import { problem } from '../../platform/problem';
+import { nothingSent, upstreamFailureKind, type LoyaltyCallContext } from '../../upstream';
 import type { CallContext, SharedDeps } from '../context';
 import type { OutboxKind, OutboxStore, OutboxWork } from './types';
 
@@ -21,10 +22,37 @@ export function newOutboxId(): string {
   return `obx_${randomBytes(12).toString('base64url')}`;
 }
 
+/**
+ * Kinds the upstream refuses a second time under their own ids (a payment id,
+ * a refund id; a batch's orders one by one by order id), so a copy sent after
+ * a send that may have landed is answered "duplicate" instead of applied again.
+ * Events carry no id in the published interface: a second copy is recorded twice.
+ */
+export const RESENDABLE: Record<OutboxKind, boolean> = { payment: true, refund: true, batchOrders: true, events: false };
+
 /** Failures after which a write is queued rather than failed: the upstream is out of reach or over its limit. */
 export function shouldQueue(err: unknown): boolean {
   const kind = upstreamFailureKind(err);
   return kind === 'unavailable' || kind === 'timeout' || kind === 'rate_limited';
+}
+
+/** Whether a write of this kind that failed with `err` may be sent again (queued, or retried by the worker): certainly never left, or the upstream refuses copies. */
+export function mayResend(kind: OutboxKind, err: unknown): boolean {
+  return RESENDABLE[kind] || nothingSent(err);
+}
+
+/** A write of a kind sent only once whose send may have landed: out of reach, too slow, or answered unreadably, and not certainly unsent. */
+function mayHaveBeenRecorded(kind: OutboxKind, err: unknown): boolean {
+  return (shouldQueue(err) || upstreamFailureKind(err) === 'invalid_response') && !mayResend(kind, err);
+}
+
+/** The till's final answer for events that may have been recorded: never sent again, never "nothing was done". */
+export function eventsMaybeRecorded(cause: unknown): AppError {
+  return problem(
+    'event_maybe_recorded',
+    'The loyalty service may have recorded these events but did not confirm it (no answer in time, a failure after they were sent, or an answer that could not be read); they are not sent again (a copy would be recorded twice) and are listed for the reconciliation',
+    { cause },
+  );
 }
 
 /** The order key: one customer's writes are delivered in the order they were made; a store's batch uploads likewise. */
@@ -53,11 +81,13 @@ class BehindQueued extends Error {
  * Store-and-forward for writes that can wait (a payment without a
  * redemption, a refund, a sale void, events, a batch upload): sent now, or
  * queued when the upstream is out of reach, too slow, its circuit is open or
- * the fleet is over its rate limit. A write whose customer already has queued
- * entries queues behind them, so they reach the upstream in order (a refund
- * never overtakes its payment). `sendNow` MUST pass `call` to its loyalty
- * call: it carries that check as the call's precondition, made in the same
- * Redis round trip as the rate-limit reservation. `opts.first` is work that
+ * the fleet is over its rate limit; events only when they certainly never
+ * left (see RESENDABLE), else `event_maybe_recorded`. A write whose customer
+ * already has queued entries queues behind them, so they reach the upstream
+ * in order (a refund never overtakes its payment). `sendNow` MUST pass
+ * `call` to its loyalty call: it carries that check as the call's
+ * precondition, made in the same Redis round trip as the rate-limit
+ * reservation. `opts.first` is work that
  * must be done before the write is sent or queued (a sale's store record): it
  * runs in that round trip too, and its failure ends the write with nothing
  * sent or queued. `opts.prepare` may adjust the work for the queue given the
@@ -90,6 +120,7 @@ export async function sendOrQueue<V, S extends object>(
     return await sendNow({ requestId: ctx.requestId, precondition });
   } catch (err) {
     if (err instanceof BehindQueued) return queue('behind_queued');
+    if (mayHaveBeenRecorded(work.kind, err)) throw eventsMaybeRecorded(err);
     if (!shouldQueue(err)) throw err;
     return queue((err as AppError).code);
   }

@@ -76,9 +76,17 @@ export async function listDeadLetters(deps: OutboxDeps, ctx: CallContext, limit:
   return { deadLetters: dead.map((e) => outboxEntryView(e, now)) };
 }
 
-/** Back in the queue, after the cause was fixed (e.g. the refunded payment now exists upstream). */
+/**
+ * Back in the queue, after the cause was fixed (e.g. the refunded payment now
+ * exists upstream). Not events that may have been recorded: a copy would be
+ * recorded twice (nothing upstream refuses it), so they can only be discarded.
+ */
 export async function retryDeadLetter(deps: OutboxDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
   const now = deps.clock();
+  const seen = await deps.outbox.get(id, now);
+  if (seen?.storeId === ctx.identity.store.id && seen.state === 'dead' && seen.lastError?.code === 'event_maybe_recorded') {
+    throw problem('dead_letter_maybe_recorded', `Dead letter ${id} may have been recorded by the loyalty service; sending it again could record it twice`);
+  }
   const e = await deps.outbox.retryDead(id, ctx.identity.store.id, now);
   if (!e) throw notFound(id, 'dead letter');
   deps.logger.info({ outboxId: id, terminalId: ctx.identity.terminal.id }, 'dead letter put back in the outbox');

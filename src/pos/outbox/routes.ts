@@ -47,7 +47,7 @@ export const OUTBOX_ROUTES = [
       schema: outbox.OutboxEntryViewSchema,
       example: { ...outboxExamples.deadLetter, state: 'queued', deadAt: undefined },
     },
-    errors: LOCAL_READ_ERRORS,
+    errors: [...LOCAL_READ_ERRORS, 'Conflict'],
     handle: (deps, ctx, { params }) => retryDeadLetter(deps, ctx, params.id),
   }),
   route({

@@ -110,7 +110,11 @@ export class OutboxWorker {
       () => {
         this.opts.store.renew(entry, this.consumer).then(
           (kept) =>
-            kept || this.log.warn({ outboxId: entry.id }, 'outbox: lease lost during delivery (another instance may deliver it too; its ids make that safe)'),
+            kept ||
+            this.log.warn(
+              { outboxId: entry.id },
+              'outbox: lease lost during delivery (another instance may deliver it too: harmless for ids the upstream refuses twice, a second copy for events)',
+            ),
           () => undefined,
         );
       },
@@ -132,7 +136,8 @@ export class OutboxWorker {
     try {
       await this.opts.store.finish(entry, this.consumer, outcome, this.clock());
     } catch (err) {
-      // The entry stays taken; after the lease another round (here or elsewhere) sends it again, which its ids make safe.
+      // The entry stays taken; after the lease another round (here or elsewhere) sends it again: harmless where its
+      // ids are refused twice (payments, refunds, batches), a possible second copy for events (not closed yet).
       this.log.error({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not record a delivery outcome');
       return;
     }

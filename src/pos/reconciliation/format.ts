@@ -3,7 +3,7 @@ import { csvOf } from '../audit/format';
 import { centre, RECEIPT_WIDTH, row } from '../sales/receipt';
 import { upstreamTime } from '../../upstream/date-time';
 import { localDateTime, localTime } from '../audit/store-day';
-import { FIGURES, type Figure, type Figures, type ReconciliationReport } from './types';
+import { FIGURES, type Figure, type Figures, type ReconciliationReport, type ReconciliationRow, type RowStatus } from './types';
 
 const LABELS: Record<Figure, string> = {
   paid: 'Paid',
@@ -18,6 +18,16 @@ const MONEY = new Set<Figure>(['paid', 'refunded']);
 const figure = (f: Figure, v: number | null | undefined) => (v === null || v === undefined ? '' : MONEY.has(f) ? v.toFixed(2) : String(v));
 /** In the printout a figure not known is a question mark, not a blank a reader takes for 0. */
 const printed = (f: Figure, v: number | null | undefined) => (v === null ? '?' : figure(f, v));
+
+/** Rows with nothing upstream to compare them with (events, sign-ups, batch uploads; a record that could not be read): never "in step". */
+const NOT_COMPARED = new Set<RowStatus>(['recorded_here', 'not_checked']);
+
+/** Rows without an anomaly, split by whether they were compared with the loyalty service's record. */
+export function quietRows(rows: readonly ReconciliationRow[]): { inStep: number; notComparable: number } {
+  const quiet = rows.filter((x) => !x.flags.length);
+  const notComparable = quiet.filter((x) => NOT_COMPARED.has(x.status)).length;
+  return { inStep: quiet.length - notComparable, notComparable };
+}
 
 /** The rows as CSV, then the two sides' totals as two more rows. */
 export function reconciliationCsv(r: ReconciliationReport): string {
@@ -120,7 +130,9 @@ export function reconciliationPrintout(r: ReconciliationReport, width = RECEIPT_
   out.push(row('Time zone', tz, width), row('Printed', minute(r.generatedAt), width));
   const actions = Object.values(r.actions).reduce((s, n) => s + (n ?? 0), 0);
   out.push(row('Cashier actions', String(actions), width));
-  out.push(row('Checked, in step', String(r.rows.filter((x) => !x.flags.length).length), width));
+  const quiet = quietRows(r.rows);
+  out.push(row('Checked, in step', String(quiet.inStep), width));
+  out.push(row('Not comparable', String(quiet.notComparable), width));
   out.push(row('Anomalies', String(r.anomalies.length), width));
   for (const loss of r.redisLosses) {
     out.push(...wrap(`REDIS DATA LOST ${minute(loss.from)} to ${minute(loss.to)}: what was recorded here before may be gone; rows may be missing`, width));

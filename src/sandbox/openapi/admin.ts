@@ -164,7 +164,7 @@ export function adminRoutes(): RouteConfig[] {
       method: 'put',
       path: '/_sandbox/faults',
       operationId: 'sandboxReplaceFaults',
-      summary: 'Inject latency, errors or dropped connections per operation',
+      summary: 'Inject latency, errors, dropped connections or broken bodies per operation, before it runs or after (applied)',
       security: BOTH,
       request: { body: { required: true, content: json(FaultRulesInput, { rules: [{ operation: 'payment', status: 503, times: 2 }] }) } },
       responses: { 200: ok('The rules') },

@@ -24,9 +24,14 @@ const FaultRuleInput = z
       .optional(),
     probability: z.number().min(0).max(1).default(1),
     drop: z.boolean().default(false),
+    after: z.boolean().default(false).describe('Run the operation first (its write is applied), then answer late, never (drop), or with the status instead'),
+    brokenBody: z.boolean().default(false).describe('After the operation: its own status with a body cut short, not JSON'),
     times: z.number().int().min(1).max(1_000_000).optional(),
   })
-  .refine((r) => r.latencyMs !== undefined || r.status !== undefined || r.drop, { error: 'a rule must do something: latencyMs, status or drop' })
+  .refine((r) => r.latencyMs !== undefined || r.status !== undefined || r.drop || r.brokenBody, {
+    error: 'a rule must do something: latencyMs, status, drop or brokenBody',
+  })
+  .refine((r) => !(r.brokenBody && (r.drop || r.status !== undefined)), { error: 'a broken body is the answer itself: not with drop or status' })
   .refine((r) => !(r.drop && r.status !== undefined), { error: 'a rule either drops the connection or answers with a status, not both' });
 
 export const FaultRulesInput = z.strictObject({ rules: z.array(FaultRuleInput).max(100) });
@@ -58,21 +63,29 @@ export function clearFaults(ctx: SandboxContext): FaultsView {
   return shown(ctx.faults.list());
 }
 
-/** What to do to one call: wait, then drop the connection or answer with an error (or carry on). */
+/**
+ * What to do to one call: wait, then drop the connection or answer with an
+ * error (or carry on). `after`: the operation runs first and all of that acts
+ * on its answer instead (applied, then answered late, never, with the error,
+ * or with a broken body).
+ */
 export interface FaultDecision {
   latencyMs: number;
   drop: boolean;
+  after: boolean;
+  brokenBody: boolean;
   error?: AppError;
 }
 
 /**
  * The rules that fire for one call of `operationId`: each matching rule with
  * uses left fires with its probability and counts against `times`. Their
- * latencies add up; the first drop or status among them decides the outcome.
+ * latencies add up; the first drop, status or broken body among them decides
+ * the outcome; any rule with `after` lets the operation run first.
  */
 export function faultFor(ctx: SandboxContext, operationId: string): FaultDecision | undefined {
   let fired = false;
-  const decision: FaultDecision = { latencyMs: 0, drop: false };
+  const decision: FaultDecision = { latencyMs: 0, drop: false, after: false, brokenBody: false };
   for (const rule of ctx.faults.list()) {
     if (rule.operation !== '*' && rule.operation !== operationId) continue;
     if (rule.times !== undefined && rule.applied >= rule.times) continue;
@@ -80,8 +93,10 @@ export function faultFor(ctx: SandboxContext, operationId: string): FaultDecisio
     rule.applied += 1;
     fired = true;
     decision.latencyMs += rule.latencyMs ?? 0;
-    if (decision.drop || decision.error) continue;
+    decision.after ||= rule.after || rule.brokenBody;
+    if (decision.drop || decision.error || decision.brokenBody) continue;
     if (rule.drop) decision.drop = true;
+    else if (rule.brokenBody) decision.brokenBody = true;
     else if (rule.status !== undefined) decision.error = injectedError(rule.status, operationId);
   }
   return fired ? decision : undefined;

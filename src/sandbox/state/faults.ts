@@ -1,7 +1,8 @@
 /**
  * Fault rules set through `PUT /_sandbox/faults`: per v4.0 operation (or "*"),
- * latency, an error status or a dropped connection, with a probability and an
- * optional number of times. Sandbox-wide; a reset clears them.
+ * latency, an error status, a dropped connection or a broken body, before the
+ * operation runs or after it (applied, then answered badly), with a
+ * probability and an optional number of times. Sandbox-wide; a reset clears them.
  */
 export interface FaultRule {
   /** An OPERATIONS id (e.g. "payment") or "*" for every operation. */
@@ -12,6 +13,10 @@ export interface FaultRule {
   probability: number;
   /** Destroy the socket without answering. */
   drop: boolean;
+  /** Run the operation first (its write is applied), then act on its answer. */
+  after: boolean;
+  /** Answer the operation's own status with a body cut short (always after the operation). */
+  brokenBody: boolean;
   /** Fire at most this many times (undefined = no limit). */
   times?: number;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
+import { unreachedCause, type UnreachedCause } from '../call';
 import { markNotDelivered, upstreamFailureKind } from '../errors';
 import type { CallPolicy } from '../policy';
 
@@ -34,6 +35,8 @@ export class CircuitBreaker {
   private failures = 0;
   private openedAt = 0;
   private probing = false;
+  /** The last counted failure that got no HTTP answer: named when the circuit opens. */
+  private lastUnreached: UnreachedCause | undefined;
   private readonly clock: () => number;
   private readonly log?: Logger;
 
@@ -63,8 +66,10 @@ export class CircuitBreaker {
       return result;
     } catch (err) {
       const verdict = judge(err);
-      if (verdict === 'failure') this.failed(probe);
-      else if (verdict === 'success') this.succeeded(probe);
+      if (verdict === 'failure') {
+        this.lastUnreached = unreachedCause(err);
+        this.failed(probe);
+      } else if (verdict === 'success') this.succeeded(probe);
       throw err;
     } finally {
       if (probe) this.probing = false;
@@ -116,8 +121,16 @@ export class CircuitBreaker {
   }
 
   private emit(state: BreakerState): void {
-    if (state === 'open') this.log?.warn({ failures: this.failures, halfOpenAfterMs: this.opts.halfOpenAfterMs }, 'circuit to the loyalty service opened');
-    else this.log?.info(`circuit to the loyalty service ${state === 'closed' ? 'closed' : 'half-open: probing'}`);
+    if (state === 'open') {
+      // The cause once per opening (connection refused, DNS, TLS...), with where: "opened" alone says nothing to fix.
+      const cause = this.lastUnreached;
+      this.log?.warn(
+        { failures: this.failures, halfOpenAfterMs: this.opts.halfOpenAfterMs, ...(cause ? { cause } : {}) },
+        cause
+          ? `circuit to the loyalty service opened: ${cause.code} reaching ${cause.host}:${cause.port}`
+          : 'circuit to the loyalty service opened: it answered with failures (5xx)',
+      );
+    } else this.log?.info(`circuit to the loyalty service ${state === 'closed' ? 'closed' : 'half-open: probing'}`);
     try {
       this.opts.onStateChange?.(state);
     } catch {
