@@ -132,7 +132,7 @@ export class MemorySaleRecords implements SaleRecords {
   ) {}
 
   async claim(entry: SaleEntry) {
-    const held = await this.get(entry.kind, entry.id);
+    const held = this.read(entry.kind, entry.id);
     if (held) return { ok: false as const, entry: held };
     const claimed: SaleEntry = { ...entry, state: 'recording' };
     this.entries.set(`${entry.kind}:${entry.id}`, { entry: claimed, until: this.clock() + this.ttlMs });
@@ -141,7 +141,7 @@ export class MemorySaleRecords implements SaleRecords {
   }
 
   async change(kind: SaleEntry['kind'], id: string, change: (current: SaleEntry) => SaleEntry | string): Promise<SaleChange> {
-    const current = await this.get(kind, id);
+    const current = this.read(kind, id);
     if (!current) return { ok: false, entry: null, detail: 'not found' };
     const proposed = change(structuredClone(current));
     const entry = typeof proposed === 'string' ? proposed : next(current, proposed);
@@ -152,11 +152,16 @@ export class MemorySaleRecords implements SaleRecords {
   }
 
   async free(kind: SaleEntry['kind'], id: string, storeId: string) {
-    const e = await this.get(kind, id);
+    const e = this.read(kind, id);
     if (e?.state === 'recording' && e.storeId === storeId) this.entries.delete(`${kind}:${id}`);
   }
 
   async get(kind: SaleEntry['kind'], id: string): Promise<SaleEntry | null> {
+    return this.read(kind, id);
+  }
+
+  /** Synchronous, so each step reads and writes with no await between: a compare-and-set, as the Redis store's scripts are. */
+  private read(kind: SaleEntry['kind'], id: string): SaleEntry | null {
     const key = `${kind}:${id}`;
     const found = this.entries.get(key);
     if (!found) return null;
