@@ -84,7 +84,13 @@ describe('a void whose release is refused because a payment used the hold is not
     await s.sandboxAdmin
       .post('/api/v4.0/integrations/payments')
       .set(SANDBOX_KEYS)
-      .send({ customerId: 'mr3-1', paymentId: 'mr3-sale', paymentDate: new Date().toISOString(), totalPaid: 20, redemption: { pointsHoldReference: holdReference } })
+      .send({
+        customerId: 'mr3-1',
+        paymentId: 'mr3-sale',
+        paymentDate: new Date().toISOString(),
+        totalPaid: 20,
+        redemption: { pointsHoldReference: holdReference },
+      })
       .expect((res) => expect(res.status).toBeLessThan(300));
 
     const voided = await s.pos('cashier').post(`/redemptions/${r.id}/void`);
@@ -94,7 +100,7 @@ describe('a void whose release is refused because a payment used the hold is not
 });
 
 describe('the claim step frees the claims it took when a later one is refused', () => {
-  it("a payment refused at its sale id leaves the redemption it claimed held, and payable", async () => {
+  it('a payment refused at its sale id leaves the redemption it claimed held, and payable', async () => {
     await s.seed('mr9-other', 0);
     await s.pos('otherCashier').post('/payments', { customerId: 'mr9-other', paymentId: 'mr9-taken', totalPaid: 10 }).expect(201);
     const r = await heldRedemption(s, 'mr9-1', 100, { seed: 500 });

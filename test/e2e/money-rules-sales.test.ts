@@ -73,7 +73,12 @@ describe('sales with an unknown first attempt (redis store)', () => {
   describe('a refused retry of a payment keeps its coupon lock as it was', () => {
     it('the lock stays claimed by the payment (the first attempt may have burned it), never locked again', async () => {
       await s.seed('mr10-1', 0);
-      const lock = (await s.pos('cashier').post('/coupon-locks', { customerId: 'mr10-1', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
+      const lock = (
+        await s
+          .pos('cashier')
+          .post('/coupon-locks', { customerId: 'mr10-1', codes: ['WELCOME10'], basketTotal: 50 })
+          .expect(201)
+      ).body;
       const sale = { customerId: 'mr10-1', paymentId: 'mr10-sale', totalPaid: 40, couponLockId: lock.id };
       await setFaults(s, [{ operation: 'payment', status: 500, times: 1 }]);
       expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
