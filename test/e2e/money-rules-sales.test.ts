@@ -159,3 +159,40 @@ describe('a queued void whose refund went to the dead letters leaves the sale no
     expect([again.status, again.body.refundId]).toEqual([200, 'void-mr7-sale']);
   });
 });
+
+// Whether two requests interleave inside the store is up to the scheduler: the race made certain is test/pos/money/rules-sale-records.test.ts.
+describe.each(['memory', 'redis'] as const)('two voids racing on one sale over HTTP, one wins (%s store)', (store) => {
+  let s: Stack;
+  beforeAll(async () => {
+    s = await startStack({ store, env: slow });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('each sale is voided once: one void answered, the other refused as a void of the same sale, one refund sent upstream', async () => {
+    const sales = ['a', 'b', 'c', 'd'].map((x) => `mr12-${store}-${x}`);
+    await s.seed(`mr12-${store}`, 0);
+    for (const paymentId of sales)
+      await s
+        .pos('cashier')
+        .post('/payments', { customerId: `mr12-${store}`, paymentId, totalPaid: 40 })
+        .expect(201);
+    const from = s.sentUpstream().length;
+    const answers = await Promise.all(
+      sales.flatMap((paymentId) =>
+        ['x', 'y'].map((v) => s.pos('manager').post(`/payments/${paymentId}/void`, { customerId: `mr12-${store}`, refundId: `${paymentId}-void-${v}` })),
+      ),
+    );
+    for (let i = 0; i < sales.length; i++) {
+      const pair = [answers[2 * i], answers[2 * i + 1]].map((a) => (a.status === 200 ? 200 : `${a.status} ${a.body.code}`)).sort();
+      expect(pair[0]).toBe(200);
+      expect(['409 sale_void_in_progress', '409 sale_already_voided']).toContain(pair[1]);
+    }
+    const refunds = s
+      .sentUpstream()
+      .slice(from)
+      .filter((e) => e.method === 'POST' && e.path.includes('refund'));
+    expect(refunds).toHaveLength(sales.length);
+  });
+});
