@@ -32,13 +32,18 @@ export class MemoryOtpTickets implements OtpTicketStore {
   private readonly tickets = new Map<string, OtpTicket>();
 
   async claim(customerId: string, ticket: OtpTicket, now: number) {
-    const standing = await this.current(customerId, now);
+    // Read and written with no await between: two claims at once cannot both take the ticket.
+    const standing = this.standing(customerId, now);
     if (standing) return standing;
     this.tickets.set(customerId, ticket);
     return null;
   }
 
   async current(customerId: string, now: number) {
+    return this.standing(customerId, now);
+  }
+
+  private standing(customerId: string, now: number): OtpTicket | null {
     const t = this.tickets.get(customerId);
     if (!t || t.lapsesAt <= now) return null;
     return t;

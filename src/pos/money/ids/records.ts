@@ -129,7 +129,7 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
   ) {}
 
   async claim(entry: E) {
-    const held = await this.get(entry.kind, entry.id);
+    const held = this.read(entry.kind, entry.id);
     if (held) return { ok: false as const, entry: held };
     const claimed: E = { ...entry, state: 'recording' };
     this.entries.set(`${entry.kind}:${entry.id}`, { entry: claimed, until: this.clock() + this.ttlMs });
@@ -138,7 +138,7 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
   }
 
   async change(kind: E['kind'], id: string, change: (current: E) => E | string): Promise<IdChange<E>> {
-    const current = await this.get(kind, id);
+    const current = this.read(kind, id);
     if (!current) return { ok: false, entry: null, detail: 'not found' };
     const proposed = change(structuredClone(current));
     const entry = typeof proposed === 'string' ? proposed : next(current, proposed);
@@ -153,11 +153,16 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
   }
 
   async free(kind: E['kind'], id: string, storeId: string) {
-    const e = await this.get(kind, id);
+    const e = this.read(kind, id);
     if (e?.state === 'recording' && e.storeId === storeId) this.entries.delete(`${kind}:${id}`);
   }
 
   async get(kind: E['kind'], id: string): Promise<E | null> {
+    return this.read(kind, id);
+  }
+
+  /** Synchronous, so each step reads and writes with no await between: a compare-and-set, as the Redis store's scripts are. */
+  private read(kind: E['kind'], id: string): E | null {
     const key = `${kind}:${id}`;
     const found = this.entries.get(key);
     if (!found) return null;
