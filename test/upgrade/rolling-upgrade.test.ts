@@ -90,6 +90,25 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
     return res.body.id as string;
   };
 
+  // First: any hold the new instance placed itself (a QR code, no OTP asked) would teach it the same.
+  it('the OTP mode the previous release learnt is read by this one', async () => {
+    // A QR hold placed without a code: the old instance learns the account does not check OTPs...
+    await seed('up-otp-a', 500);
+    await old
+      .pos(tokens.cashier)
+      .post('/redemptions', { qr: `up-otp-a:${await hash('up-otp-a')}`, points: 100 })
+      .expect(201);
+    // ...so the new one refuses a typed id before anything is sent (with nothing learnt it would ask the upstream for a code).
+    await faults([
+      { operation: 'hold', latencyMs: 0 },
+      { operation: 'otp', latencyMs: 0 },
+    ]);
+    const typed = await now.pos(tokens.cashier).post('/redemptions', { customerId: 'up-otp-a', points: 100 });
+    expect({ status: typed.status, code: typed.body.code }).toEqual({ status: 422, code: 'proof_required' });
+    expect(await faultsApplied()).toEqual([0, 0]);
+    await faults([]);
+  });
+
   it.each([
     ['held by the previous release, paid through this one', () => [old, now]],
     ['held by this release, paid through the previous one', () => [now, old]],
@@ -238,20 +257,8 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
   }, 40_000);
 
   // Last but the outbox: the mode learnt here (OTPs checked) would make the holds above ask for codes.
-  it("the OTP mode the previous release learnt, and its customer's code ticket, are read by this one", async () => {
-    // A QR hold placed without a code: the old instance learns the account does not check OTPs...
-    await seed('up-otp-a', 500);
-    await old
-      .pos(tokens.cashier)
-      .post('/redemptions', { qr: `up-otp-a:${await hash('up-otp-a')}`, points: 100 })
-      .expect(201);
-    // ...so the new one refuses a typed id before anything is sent (with nothing learnt it would send a hold first).
-    await faults([{ operation: 'hold', latencyMs: 0 }]);
-    const typed = await now.pos(tokens.cashier).post('/redemptions', { customerId: 'up-otp-a', points: 100 });
-    expect({ status: typed.status, code: typed.body.code }).toEqual({ status: 422, code: 'proof_required' });
-    expect(await faultsApplied()).toEqual([0]);
-    await faults([]);
-
+  it('the OTP code ticket the previous release took is read by this one, and its code places the hold there', async () => {
+    // The fleet believes OTPs are not checked (the first test): the old instance's hold is sent without a code.
     await otpAccount(true);
     try {
       // The old instance's hold is refused for want of a code: it learns OTPs are checked, sends one, takes the customer's ticket.
@@ -264,7 +271,7 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
       // The ticket stands for the new instance: another redemption for that customer is refused.
       const second = await now.pos(tokens.cashier).post('/redemptions', { qr: `up-otp-b:${await hash('up-otp-b')}`, points: 50 });
       expect({ status: second.status, code: second.body.code }).toEqual({ status: 409, code: 'otp_pending_for_another_redemption' });
-      // The new instance knows the account checks OTPs: another customer's QR start asks for the code, no hold first.
+      // The fleet now believes OTPs are checked: another customer's QR start on the new one asks for the code, no hold first.
       await seed('up-otp-c', 500);
       await faults([
         { operation: 'hold', latencyMs: 0 },
