@@ -216,12 +216,16 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
     }
   });
 
-  it('a hold the previous release left `paying` when SIGKILLed mid-payment is settled through this release', async () => {
+  it('a hold and a coupon lock the previous release left `paying` when SIGKILLed mid-payment are settled through this release', async () => {
     // A second instance of the previous release, so the first stays for the checks below.
     crashed = await startBffProcess(previous!.dir, 'previous', env);
     await seed('up-kill', 1000);
     const id = await hold(crashed, 'up-kill', 300);
-    const sale = { customerId: 'up-kill', paymentId: 'up-kill-1', totalPaid: 50, redemptionId: id };
+    const lock = await crashed
+      .pos(tokens.cashier)
+      .post('/coupon-locks', { customerId: 'up-kill', codes: ['WELCOME10'], basketTotal: 100 })
+      .expect(201);
+    const sale = { customerId: 'up-kill', paymentId: 'up-kill-1', totalAmount: 100, totalPaid: 60, redemptionId: id, couponLockId: lock.body.id };
     await faults([{ operation: 'payment', latencyMs: 1500 }]);
     const inFlight = crashed
       .pos(tokens.cashier)
@@ -237,6 +241,7 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
     await faults([]);
     await eventually(async () => (await payments('up-kill')).length === 1 || undefined, 10_000, 'the payment to land upstream');
     expect(['paying', 'redeemed']).toContain((await now.pos(tokens.cashier).get(`/redemptions/${id}`).expect(200)).body.state);
+    expect(['paying', 'used']).toContain((await now.pos(tokens.cashier).get(`/coupon-locks/${lock.body.id}`).expect(200)).body.state);
 
     // The till retries the same sale with the same key on the new instance once the dead one's key lapses.
     const retry = await eventually(
@@ -249,11 +254,14 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
     );
     expect({ status: retry.status, body: retry.body }).toMatchObject({
       status: 201,
-      body: { paymentId: 'up-kill-1', status: 'already_recorded', redemption: { id, state: 'redeemed' } },
+      body: { paymentId: 'up-kill-1', status: 'already_recorded', redemption: { id, state: 'redeemed' }, couponLock: { id: lock.body.id, state: 'used' } },
     });
     expect((await now.pos(tokens.cashier).get(`/redemptions/${id}`).expect(200)).body).toMatchObject({ state: 'redeemed', paymentId: 'up-kill-1' });
+    expect((await now.pos(tokens.cashier).get(`/coupon-locks/${lock.body.id}`).expect(200)).body).toMatchObject({ state: 'used', paymentId: 'up-kill-1' });
+    const coupons = (await upstream('/customers/up-kill/coupons').expect(200)).body.coupons as { code: string; customerUsedCount: number }[];
+    expect(coupons.find((c) => c.code === 'WELCOME10')).toMatchObject({ customerUsedCount: 1 });
     expect(await payments('up-kill')).toHaveLength(1);
-    expect(await points('up-kill')).toBe(1000 - 300 + 50);
+    expect(await points('up-kill')).toBe(1000 - 300 + 60);
   }, 40_000);
 
   // Last but the outbox: the mode learnt here (OTPs checked) would make the holds above ask for codes.
@@ -302,7 +310,8 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
     const queued = await old.pos(tokens.cashier).post('/payments', { customerId: 'up-queued', paymentId: 'up-queued-1', totalPaid: 60 }).expect(202);
     const outboxId = queued.body.outboxId as string;
     expect((await now.pos(tokens.cashier).get(`/outbox/${outboxId}`).expect(200)).body.state).not.toBe('delivered');
-    await eventually(async () => (await faultsApplied())[0] >= 1 || undefined, 10_000, 'the old worker to try the upstream');
+    // The sale's own send and at least one of the old worker's: the entry is the old instance's to deliver.
+    await eventually(async () => (await faultsApplied())[0] >= 2 || undefined, 10_000, 'the old worker to try the upstream');
 
     // The old instance is taken out of the rotation (SIGTERM hands its entries back); the upstream is back.
     expect(await stop(old, 'SIGTERM')).toEqual({ code: 0, signal: null });
@@ -312,7 +321,11 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
       15_000,
       'the new worker to deliver',
     );
-    await eventually(async () => now.logs.some((l) => l.includes('"msg":"outbox entry delivered"')) || undefined, 5000, 'the delivery log line');
+    await eventually(
+      async () => now.logs.some((l) => l.includes('"msg":"outbox entry delivered"') && l.includes(outboxId)) || undefined,
+      5000,
+      'the delivery log line',
+    );
     expect(await payments('up-queued')).toHaveLength(1);
     expect(await points('up-queued')).toBe(60);
     // The sale is store 001's on the new instance: its own manager reads it, store 002 cannot refund it.
