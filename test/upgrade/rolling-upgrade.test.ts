@@ -265,7 +265,7 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
   }, 40_000);
 
   // Last but the outbox: the mode learnt here (OTPs checked) would make the holds above ask for codes.
-  it('the OTP code ticket the previous release took is read by this one, and its code places the hold there', async () => {
+  it('the OTP mode the previous release then learnt and the code ticket it took are read by this one, and its code places the hold there', async () => {
     // The fleet believes OTPs are not checked (the first test): the old instance's hold is sent without a code.
     await otpAccount(true);
     try {
@@ -276,15 +276,17 @@ describe('rolling upgrade: the previous release and this one on one Redis', () =
         .post('/redemptions', { qr: `up-otp-b:${await hash('up-otp-b')}`, points: 100 })
         .expect(201);
       expect(started.body.state).toBe('otp_required');
-      // The ticket stands for the new instance: another redemption for that customer is refused.
-      const second = await now.pos(tokens.cashier).post('/redemptions', { qr: `up-otp-b:${await hash('up-otp-b')}`, points: 50 });
-      expect({ status: second.status, code: second.body.code }).toEqual({ status: 409, code: 'otp_pending_for_another_redemption' });
-      // The fleet now believes OTPs are checked: another customer's QR start on the new one asks for the code, no hold first.
-      await seed('up-otp-c', 500);
+      // The new instance reads both: OTPs checked, so no hold is sent without a code (nothing learnt, or "not
+      // checked", would send one), and the ticket stands, so another redemption for that customer is refused.
       await faults([
         { operation: 'hold', latencyMs: 0 },
         { operation: 'otp', latencyMs: 0 },
       ]);
+      const second = await now.pos(tokens.cashier).post('/redemptions', { qr: `up-otp-b:${await hash('up-otp-b')}`, points: 50 });
+      expect({ status: second.status, code: second.body.code }).toEqual({ status: 409, code: 'otp_pending_for_another_redemption' });
+      expect(await faultsApplied()).toEqual([0, 0]);
+      // Another customer's QR start on the new one asks for the code at once.
+      await seed('up-otp-c', 500);
       const asked = await now
         .pos(tokens.cashier)
         .post('/redemptions', { qr: `up-otp-c:${await hash('up-otp-c')}`, points: 100 })
