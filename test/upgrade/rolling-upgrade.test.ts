@@ -7,7 +7,8 @@ import { e2eAccount, SANDBOX_KEYS } from '../support/e2e';
 import { freePort } from '../support/ports';
 import { eventually } from '../faults/process-stack';
 import { ThrowawayRedis } from '../faults/throwaway-redis';
-import { Bff, extractRelease, previousReleaseCommit, REPO, Sandbox, startBffProcess, startSandboxProcess, stop } from './two-releases';
+import { REPO } from '../store/program';
+import { Bff, extractRelease, previousReleaseCommit, Sandbox, startBffProcess, startSandboxProcess, stop } from './two-releases';
 
 /**
  * A rolling upgrade: a BFF of the previous release (test/upgrade/previous-release.txt)

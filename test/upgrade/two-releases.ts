@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import request from 'supertest';
 import { KEY_REQUIRED, SANDBOX_KEYS } from '../support/e2e';
 import { freePort } from '../support/ports';
+import { REPO } from '../store/program';
 
 /**
  * The parts of a rolling upgrade as real processes: the previous release's
@@ -14,7 +15,6 @@ import { freePort } from '../support/ports';
  * run as `src/main.ts --bff-only` from its own tree, and the sandbox as
  * `--sandbox-only`. Each process is ready when it logs its start-up line.
  */
-export const REPO = path.join(__dirname, '../..');
 
 /** The pinned commit: the first line of previous-release.txt that is not a comment. */
 export function previousReleaseCommit(): string {
