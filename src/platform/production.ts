@@ -28,13 +28,17 @@ export function productionProblems(config: Config): string[] {
     );
   }
   const demo = demoKeys(config.sandbox.accountsFile);
-  if (config.loyalty.apiKey !== undefined && demo.apiKeys.has(config.loyalty.apiKey)) {
-    problems.push(`LOYALTY_API_KEY: a demo key of the bundled sandbox (${config.sandbox.accountsFile}) in production; set the loyalty account's own API key`);
-  }
-  if (config.loyalty.secretKey !== undefined && demo.secretKeys.has(config.loyalty.secretKey)) {
-    problems.push(
-      `LOYALTY_SECRET_KEY: a demo key of the bundled sandbox (${config.sandbox.accountsFile}) in production; set the loyalty account's own secret key`,
-    );
+  // The next key pair is refused like the current one: a rotation to a demo key would go live at the first key failure.
+  const keys = [
+    ['LOYALTY_API_KEY', config.loyalty.apiKey, demo.apiKeys, 'API key'],
+    ['LOYALTY_SECRET_KEY', config.loyalty.secretKey, demo.secretKeys, 'secret key'],
+    ['LOYALTY_API_KEY_NEXT', config.loyalty.apiKeyNext, demo.apiKeys, 'API key'],
+    ['LOYALTY_SECRET_KEY_NEXT', config.loyalty.secretKeyNext, demo.secretKeys, 'secret key'],
+  ] as const;
+  for (const [variable, key, known, what] of keys) {
+    if (key !== undefined && known.has(key)) {
+      problems.push(`${variable}: a demo key of the bundled sandbox (${config.sandbox.accountsFile}) in production; set the loyalty account's own ${what}`);
+    }
   }
   return problems;
 }

@@ -58,6 +58,21 @@ describe('NODE_ENV=production refuses toy parts at start-up', () => {
     expect(output).not.toContain('sbx_demo_api_key');
   }, 30_000);
 
+  it("with the sandbox's demo keys as the next key pair: a rotation would put them live at the first key failure", async () => {
+    const env = production({
+      ...LIVE,
+      LOYALTY_API_KEY_NEXT: 'sbx_demo_api_key',
+      LOYALTY_SECRET_KEY_NEXT: 'sbx_demo_secret',
+      REDIS_URL: process.env.TEST_REDIS_URL as string,
+    });
+    const { code, output } = await exited(startProgram(env, ['--bff-only']), 20_000);
+    expect(code).toBe(2);
+    expect(output).toMatch(/LOYALTY_API_KEY_NEXT: a demo key of the bundled sandbox/);
+    expect(output).toMatch(/LOYALTY_SECRET_KEY_NEXT: a demo key of the bundled sandbox/);
+    expect(output).not.toMatch(/LOYALTY_SECRET_KEY: a demo key/);
+    expect(output).not.toContain('sbx_demo_secret');
+  }, 30_000);
+
   it('runs with ALLOW_IN_MEMORY_STORE=true, saying so loudly (a warning, and on the listening line)', async () => {
     const child = startProgram(production({ ...LIVE, ALLOW_IN_MEMORY_STORE: 'true' }), ['--bff-only']);
     try {
