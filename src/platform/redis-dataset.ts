@@ -141,9 +141,19 @@ export class DatasetWatch {
     let marker = current;
     if (!marker) {
       const fresh: Marker = { id: randomUUID(), createdAt: now };
+      const wrote = (await redis.set(key, JSON.stringify(fresh), 'NX')) === 'OK';
       // Another instance wrote it first: take theirs.
-      marker = (await redis.set(key, JSON.stringify(fresh), 'NX')) === 'OK' ? fresh : parseMarker(await redis.get(key));
+      marker = wrote ? fresh : parseMarker(await redis.get(key));
       if (!marker) throw new Error(`the Redis data set marker ${key} could not be written or read back`);
+      // No instance running remembers a marker, so a new data set and one lost while the whole fleet was down look
+      // alike: said once, by the instance that writes the marker, so the second case is never silent.
+      if (wrote && !known) {
+        this.opts.logger.warn(
+          { component: 'redis', shard: tag || undefined, key },
+          'Redis held no data set marker: a new Redis, or one that lost its data while no BFF instance was running; ' +
+            'if this is not a first start, treat it as a loss of everything Redis held',
+        );
+      }
     }
     this.seen.set(tag, { id: marker.id, goodAt: now });
     // Never saw one before (a new Redis, or a new shard): nothing this instance knew was lost.
