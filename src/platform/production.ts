@@ -71,14 +71,19 @@ export async function redisDurability(config: Config, logger: Logger): Promise<s
   const client = connectRedis(target, logger.child({ check: 'redis durability' }), { lazy: true });
   let problems: string[];
   try {
-    await waitForRedis(client, 10_000);
-    problems = await redisDurabilityProblems(
-      client,
-      target.kind === 'cluster' ? 'cluster' : target.kind === 'sentinel' ? `sentinel master "${target.name}"` : 'at REDIS_URL',
-    );
-  } catch (err) {
-    logger.warn({ err: { message: (err as Error).message } }, 'could not ask Redis whether it persists and keeps its keys');
-    return [];
+    try {
+      await waitForRedis(client, 10_000);
+    } catch (err) {
+      logger.warn({ err: { message: (err as Error).message } }, 'could not reach Redis to ask whether it persists and keeps its keys');
+      return [];
+    }
+    const where = target.kind === 'cluster' ? 'cluster' : target.kind === 'sentinel' ? `sentinel master "${target.name}"` : 'at REDIS_URL';
+    try {
+      problems = await redisDurabilityProblems(client, where);
+    } catch (err) {
+      // Reached, but it would not say (an ACL without CONFIG and INFO, a provider's own wording): not known to keep its keys.
+      problems = [`Redis ${where} would not say whether it persists and keeps its keys (${(err as Error).message})`];
+    }
   } finally {
     client.disconnect();
   }

@@ -40,6 +40,11 @@ const lossesKey = (prefix: string) => `${prefix}dataset:losses`;
 /** Taken (SET NX) by the one instance that records the loss which this new marker follows. */
 const recorderKey = (prefix: string, tag: string, id: string) => `${markerKey(prefix, tag)}:recorded:${id}`;
 
+/** Sets KEYS[1] to ARGV[2] only while it still holds ARGV[1]. */
+const REPLACE_IF = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
+
 interface Marker {
   id: string;
   createdAt: number;
@@ -96,52 +101,60 @@ export class DatasetWatch {
   }
 
   private async checkAll(): Promise<void> {
-    const lost: { tag: string; goodAt: number; records: boolean }[] = [];
-    for (const tag of await this.shardTags()) {
-      const loss = await this.checkOne(tag);
-      if (loss) lost.push({ tag, ...loss });
+    const found: { tag: string; marker: Marker; loss?: { goodAt: number } }[] = [];
+    for (const tag of await this.shardTags()) found.push({ tag, ...(await this.markerOf(tag)) });
+    const now = this.clock();
+    const lost = found.filter((f): f is typeof f & { loss: { goodAt: number } } => f.loss !== undefined);
+    const window: LossWindow | undefined = lost.length
+      ? { from: Math.min(...lost.map((l) => l.loss.goodAt)), to: now, shards: lost.map((l) => l.tag) }
+      : undefined;
+    if (window) {
+      // Said before anything is remembered or written, so a failing write below cannot hide the loss from the next check.
+      this.lastLoss = window;
+      this.opts.onLoss?.(window);
+      this.opts.logger.error(
+        {
+          component: 'redis',
+          lost: LOST_WITH_REDIS,
+          shards: window.shards,
+          lastSeenGoodAt: new Date(window.from).toISOString(),
+          foundLostAt: new Date(window.to).toISOString(),
+        },
+        `Redis data set lost (emptied or replaced): its marker is gone or new. Lost with it: ${LOST_WITH_REDIS.join(', ')}. ` +
+          "Ids the BFF no longer knows are read from the loyalty service's records; the day's reconciliation flags the window",
+      );
     }
-    if (!lost.length) return;
-    const window: LossWindow = { from: Math.min(...lost.map((l) => l.goodAt)), to: this.clock(), shards: lost.map((l) => l.tag) };
-    const first = lost.filter((l) => l.records);
-    this.lastLoss = window;
-    this.opts.onLoss?.(window);
-    this.opts.logger.error(
-      {
-        component: 'redis',
-        lost: LOST_WITH_REDIS,
-        shards: window.shards,
-        lastSeenGoodAt: new Date(window.from).toISOString(),
-        foundLostAt: new Date(window.to).toISOString(),
-        recordsWindow: first.length > 0,
-      },
-      `Redis data set lost (emptied or replaced): its marker is gone or new. Lost with it: ${LOST_WITH_REDIS.join(', ')}. ` +
-        "Ids the BFF no longer knows are read from the loyalty service's records; the day's reconciliation flags the window",
-    );
-    // After the line and the metric: the markers are already taken as seen, so a failed write here must not hide the loss.
-    if (first.length) {
-      const recorded: LossWindow = { ...window, shards: first.map((l) => l.tag) };
-      const key = lossesKey(this.opts.prefix);
-      await this.opts.redis.zadd(key, recorded.to, JSON.stringify(recorded));
-      await this.opts.redis.expire(key, LOSSES_TTL_SECONDS);
+    for (const f of found) this.seen.set(f.tag, { id: f.marker.id, goodAt: now });
+    if (!window) return;
+    const { redis, prefix } = this.opts;
+    // The new marker may have been written by an instance that never saw the old one (started since), so the
+    // recorder is not its writer: the first to take a key named by the new marker records, once for the fleet.
+    const first: string[] = [];
+    for (const l of lost) {
+      if ((await redis.set(recorderKey(prefix, l.tag, l.marker.id), '1', 'EX', LOSSES_TTL_SECONDS, 'NX')) === 'OK') first.push(l.tag);
     }
+    if (!first.length) return;
+    const key = lossesKey(prefix);
+    await redis.zadd(key, window.to, JSON.stringify({ ...window, shards: first } satisfies LossWindow));
+    await redis.expire(key, LOSSES_TTL_SECONDS);
   }
 
-  /** A loss of this shard (`records`: this instance records its window), or undefined when the marker is the one remembered or first seen. */
-  private async checkOne(tag: string): Promise<{ goodAt: number; records: boolean } | undefined> {
+  /**
+   * The shard's marker now (written when none stands, or when what stands cannot be read), and a loss when it is
+   * not the one this instance remembers. Remembers nothing itself: checkAll does, once every shard has answered.
+   */
+  private async markerOf(tag: string): Promise<{ marker: Marker; loss?: { goodAt: number } }> {
     const { redis, prefix } = this.opts;
     const key = markerKey(prefix, tag);
-    const now = this.clock();
-    const current = parseMarker(await redis.get(key));
     const known = this.seen.get(tag);
-    if (current && (!known || current.id === known.id)) {
-      this.seen.set(tag, { id: current.id, goodAt: now });
-      return undefined;
-    }
-    let marker = current;
+    const raw = await redis.get(key);
+    let marker = parseMarker(raw);
+    if (marker && (!known || marker.id === known.id)) return { marker };
     if (!marker) {
-      const fresh: Marker = { id: randomUUID(), createdAt: now };
-      const wrote = (await redis.set(key, JSON.stringify(fresh), 'NX')) === 'OK';
+      const fresh: Marker = { id: randomUUID(), createdAt: this.clock() };
+      // A value that cannot be read (another release's format) is replaced only if it is still that value.
+      const wrote =
+        raw === null ? (await redis.set(key, JSON.stringify(fresh), 'NX')) === 'OK' : (await redis.eval(REPLACE_IF, 1, key, raw, JSON.stringify(fresh))) === 1;
       // Another instance wrote it first: take theirs.
       marker = wrote ? fresh : parseMarker(await redis.get(key));
       if (!marker) throw new Error(`the Redis data set marker ${key} could not be written or read back`);
@@ -155,13 +168,8 @@ export class DatasetWatch {
         );
       }
     }
-    this.seen.set(tag, { id: marker.id, goodAt: now });
     // Never saw one before (a new Redis, or a new shard): nothing this instance knew was lost.
-    if (!known) return undefined;
-    // The new marker may have been written by an instance that never saw the old one (started since), so the
-    // recorder is not its writer: the first to take this key named by the new marker records, once for the fleet.
-    const records = (await redis.set(recorderKey(prefix, tag, marker.id), '1', 'EX', LOSSES_TTL_SECONDS, 'NX')) === 'OK';
-    return { goodAt: known.goodAt, records };
+    return known ? { marker, loss: { goodAt: known.goodAt } } : { marker };
   }
 
   /** One hash tag per master of a Cluster, landing on a slot that master serves; `''` for one node. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Redis from 'ioredis';
 import { parse } from 'yaml';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { exited, waitForOutput } from '../store/readme-blocks';
@@ -72,6 +73,19 @@ describe('production start-up and what Redis keeps', () => {
     expect(output).toMatch(/hides CONFIG and INFO persistence shows AOF off \(aof_enabled:0\)/);
     expect(output).toMatch(/may evict keys \(INFO memory maxmemory_policy:allkeys-lru\)/);
   }, 40_000);
+
+  it('refuses a Redis that will not say (an ACL user without CONFIG and INFO): not known to keep its keys', async () => {
+    const server = await redis(false, ...EVICTING);
+    const admin = new Redis(server.url);
+    try {
+      await admin.call('ACL', 'SETUSER', 'bff', 'on', '>bff-pass', '~*', '&*', '+@all', '-@dangerous');
+    } finally {
+      admin.disconnect();
+    }
+    const output = await refused(production(server, { REDIS_URL: `redis://bff:bff-pass@127.0.0.1:${server.port}` }));
+    expect(output).toMatch(/REDIS_DURABILITY_CHECK: Redis at REDIS_URL would not say whether it persists and keeps its keys/);
+    expect(output).not.toContain('bff-pass');
+  });
 
   it('starts on a Redis with AOF or RDB save points and noeviction, CONFIG hidden or not, with no durability warning', async () => {
     for (const server of [await redis(true), await redis(false, '--save', '3600 1'), await redis(true, ...HIDE_CONFIG)]) {
