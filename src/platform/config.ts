@@ -34,7 +34,7 @@ export class ConfigError extends Error {
 /** Keys whose values are secrets: shown only as set or unset. */
 const SECRET_KEY = /secret|password|token|credential/i;
 /** Keys whose values identify an account: the first four characters and a mask. */
-const PARTIAL_KEY = /apiKey$/i;
+const PARTIAL_KEY = /apiKey(Next)?$/i;
 
 /**
  * A URL's password masked, whether or not the URL parses: a password with an

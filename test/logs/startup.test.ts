@@ -37,6 +37,14 @@ describe('describeConfig', () => {
     expect(shown).not.toContain('ghi');
   });
 
+  it('masks the next key pair as it masks the current one (the API key alone awards points through events)', () => {
+    const c = loadConfig({ ...REAL_ENV, LOYALTY_API_KEY_NEXT: 'next_api_77aa99bb', LOYALTY_SECRET_KEY_NEXT: 'next_secret_5cd0e1f2' });
+    const shown = [...describeConfig(c), JSON.stringify(configSummary(c))].join('\n');
+    expect(shown).not.toContain('next_api_77aa99bb');
+    expect(shown).not.toContain('next_secret_5cd0e1f2');
+    expect(shown).toContain('next****');
+  });
+
   it('shows every setting, unset ones as such', () => {
     const summary = configSummary(loadConfig({}));
     const leaves: string[] = [];
