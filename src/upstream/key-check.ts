@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { PeriodicTask } from '../platform/periodic-task';
 import { isProblem } from '../platform/problem';
 import { defineScripts, type RedisClient } from '../platform/redis';
-import { upstreamFailureKind } from './errors';
 import type { KeySlot, KeyState, LoyaltyKeys } from './keys';
 
 /** A verdict the fleet shares, by key fingerprint (./keys): never the key. */
@@ -20,13 +19,13 @@ export interface KeyVerdictStore {
   read(fingerprint: string): Promise<SharedKeyVerdict | undefined>;
   /** Keeps the newer of the stored verdict and this one. */
   write(fingerprint: string, verdict: SharedKeyVerdict): Promise<void>;
-  /** True for the one caller that gets the lease for `ms`. */
-  lease(ms: number): Promise<boolean>;
+  /** True for the one caller that gets the lease for `ms`; one lease per `scope` (the key pairs checked). */
+  lease(ms: number, scope: string): Promise<boolean>;
 }
 
 export class MemoryKeyVerdicts implements KeyVerdictStore {
   private readonly verdicts = new Map<string, SharedKeyVerdict>();
-  private leaseUntil = 0;
+  private readonly leaseUntil = new Map<string, number>();
   constructor(private readonly now: () => number = Date.now) {}
 
   async read(fingerprint: string) {
@@ -38,9 +37,9 @@ export class MemoryKeyVerdicts implements KeyVerdictStore {
     if (!was || was.at <= verdict.at) this.verdicts.set(fingerprint, verdict);
   }
 
-  async lease(ms: number) {
-    if (this.now() < this.leaseUntil) return false;
-    this.leaseUntil = this.now() + ms;
+  async lease(ms: number, scope: string) {
+    if (this.now() < (this.leaseUntil.get(scope) ?? 0)) return false;
+    this.leaseUntil.set(scope, this.now() + ms);
     return true;
   }
 }
@@ -57,8 +56,8 @@ interface VerdictScripts {
 
 /**
  * `<prefix>loyalty-key:<fingerprint>`: the newest verdict on that key pair,
- * kept a day (a belief that nobody refreshes expires); `<prefix>loyalty-key-check`:
- * the check's lease (SET NX PX), so one instance per interval asks.
+ * kept a day (a belief that nobody refreshes expires); `<prefix>loyalty-key-check:<fingerprints>`:
+ * the check's lease (SET NX PX), so one instance per interval asks for each set of key pairs.
  */
 export class RedisKeyVerdicts implements KeyVerdictStore {
   private readonly redis: RedisClient & VerdictScripts;
@@ -79,8 +78,8 @@ export class RedisKeyVerdicts implements KeyVerdictStore {
     await this.redis.keyVerdictWrite(`${this.prefix}loyalty-key:${fingerprint}`, JSON.stringify(verdict), String(verdict.at), String(this.keepMs));
   }
 
-  async lease(ms: number) {
-    return (await this.redis.set(`${this.prefix}loyalty-key-check`, randomUUID(), 'PX', ms, 'NX')) === 'OK';
+  async lease(ms: number, scope: string) {
+    return (await this.redis.set(`${this.prefix}loyalty-key-check:${scope}`, randomUUID(), 'PX', ms, 'NX')) === 'OK';
   }
 }
 
@@ -148,7 +147,12 @@ export class KeyCheck {
       const shared = await store.read(keys.fingerprint(slot));
       if (shared) keys.learn(slot, shared.verdict, 'fleet', shared.at);
     }
-    if (!(await store.lease(this.opts.intervalMs))) return;
+    // Per set of key pairs, not per fleet: a host configured with other keys (a wrong one) is checked too.
+    const scope = keys
+      .slots()
+      .map((slot) => keys.fingerprint(slot))
+      .join('+');
+    if (!(await store.lease(this.opts.intervalMs, scope))) return;
     for (const slot of keys.slots()) {
       const verdict = await this.check(slot);
       if (verdict === undefined) continue;
@@ -165,9 +169,8 @@ export class KeyCheck {
       return 'ok';
     } catch (err) {
       if (isProblem(err, 'loyalty_key_refused')) return 'refused';
-      // Any other refusal (an unknown customer, 7000) came from past the key check.
-      const kind = upstreamFailureKind(err);
-      if (kind === 'rejected') return 'ok';
+      // The made-up customer unknown (7000): the service read past the key check. Any other refusal (a proxy's bare 401) says nothing of the keys.
+      if (isProblem(err, 'customer_not_found')) return 'ok';
       this.log.debug({ slot, code: (err as { code?: string }).code }, 'the loyalty key check got no verdict');
       return undefined;
     }

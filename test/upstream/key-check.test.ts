@@ -29,14 +29,14 @@ const checks = () => upstream.seen.filter((s) => s.url.includes(KEY_CHECK_CUSTOM
 const refused = () => loyaltyError(401, 1001, 'SecretKeyRequired', 'The secretkey header is not valid');
 const notFound = () => loyaltyError(404, 7000, 'CustomerNotFound', 'no such customer');
 
-async function instance(store: KeyVerdictStore, intervalMs = 60_000) {
+async function instance(store: KeyVerdictStore, intervalMs = 60_000, secretKey?: string) {
   const priorities: CallPriority[] = [];
   // Where the fleet's budget sits: it sees each call's priority.
   const budget: CallPolicy = (info, next) => {
     priorities.push(info.priority);
     return next();
   };
-  const { client } = makeClient(upstream, { retries: 0, policies: [budget] });
+  const { client } = makeClient(upstream, { retries: 0, policies: [budget], ...(secretKey ? { secretKey } : {}) });
   const check = new KeyCheck({ keys: client.keys, loyalty: client, store, intervalMs, logger: silentLogger });
   return { client, check, priorities };
 }
@@ -79,6 +79,29 @@ describe('KeyCheck with Redis (two instances, one fleet)', () => {
     await c.check.pass();
     for (const x of [a, b, c]) x.client.close();
     expect(c.client.keys.state('current').verdict).toBe('ok');
+  });
+
+  it("a host configured with other keys (a wrong one) is checked in the same interval, not covered by the fleet's lease", async () => {
+    const prefix = `test:keys:${randomUUID().slice(0, 8)}:`;
+    const good = await instance(new RedisKeyVerdicts(await connect(), prefix));
+    const wrong = await instance(new RedisKeyVerdicts(await connect(), prefix), 60_000, 'a_mistyped_secret_key_0000');
+    upstream.script(notFound(), refused());
+    await good.check.pass();
+    await wrong.check.pass();
+    good.client.close();
+    wrong.client.close();
+    expect(checks()).toHaveLength(2);
+    expect(good.client.keys.refused()).toBe(false);
+    expect(wrong.client.keys.refused()).toBe(true);
+  });
+
+  it('a bare 401 from something in front of the service (no key code) is no verdict: it never clears a refusal', async () => {
+    const [a] = await fleet();
+    a.client.keys.learn('current', 'refused', 'traffic', Date.now());
+    upstream.script(json(401, { message: 'proxy says no' }));
+    await a.check.pass();
+    a.client.close();
+    expect(a.client.keys.refused()).toBe(true);
   });
 
   it("a key failure one instance meets in its own traffic is the fleet's at its next pass", async () => {
