@@ -93,10 +93,7 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
   if (!transient) return { kind: 'dead', error: failure };
   // Our keys refused (401) is a definite refusal: nothing was applied.
   if (!mayResend(entry.work.kind, err) && !isProblem(err, 'upstream_auth_failed')) {
-    return {
-      kind: 'dead',
-      error: { code: 'event_maybe_recorded', status: 503, message: `${failure.message}; may have been recorded, so not sent again`, at: now },
-    };
+    return { kind: 'dead', error: maybeRecordedError(failure.message, now) };
   }
   const counted = !certainlyNotDelivered(err) && !isProblem(err, 'upstream_call_aborted');
   const attempts = entry.attempts + (counted ? 1 : 0);
@@ -112,4 +109,9 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
 function describe(err: unknown, at: number): OutboxFailure {
   if (err instanceof AppError) return { code: err.code, message: err.message, status: err.status, at };
   return { code: 'internal_error', message: 'The delivery failed unexpectedly', at };
+}
+
+/** The dead letter of an entry sent once whose send may have landed: never sent again, never "nothing was done". */
+export function maybeRecordedError(why: string, now: number): OutboxFailure {
+  return { code: 'event_maybe_recorded', status: 503, message: `${why}; may have been recorded, so not sent again`, at: now };
 }

@@ -21,6 +21,8 @@ export class MemoryOutboxStore implements OutboxStore {
   private readonly dead: string[] = [];
   /** Delivered/discarded ids -> when their record goes. */
   private readonly expiry = new Map<string, number>();
+  /** Ids whose send started (see startSend). */
+  private readonly sending = new Set<string>();
 
   constructor(
     private readonly opts: OutboxStoreOptions,
@@ -116,6 +118,16 @@ export class MemoryOutboxStore implements OutboxStore {
     Object.assign(e, { state: 'discarded', updatedAt: now });
     this.expiry.set(id, this.wallClock() + this.opts.statusTtlSeconds * 1000);
     return structuredClone(e);
+  }
+
+  async startSend(id: string): Promise<boolean> {
+    if (this.sending.has(id)) return false;
+    this.sending.add(id);
+    return true;
+  }
+
+  async sendNotStarted(id: string): Promise<void> {
+    this.sending.delete(id);
   }
 
   async release(consumer: string): Promise<void> {

@@ -181,6 +181,20 @@ export class RedisOutboxStore implements OutboxStore {
     return done === 1 ? this.get(id) : null;
   }
 
+  async startSend(id: string): Promise<boolean> {
+    const set = await this.call(() => this.redis.set(this.sending(id), '1', 'EX', this.opts.statusTtlSeconds, 'NX'));
+    return set === 'OK';
+  }
+
+  async sendNotStarted(id: string): Promise<void> {
+    await this.call(() => this.redis.del(this.sending(id)));
+  }
+
+  /** `<prefix>{obx}:sending:<id>`: a send of the entry started (see startSend). */
+  private sending(id: string): string {
+    return `${this.base}sending:${id}`;
+  }
+
   async release(consumer: string): Promise<void> {
     const c = this.consumers.get(consumer);
     this.consumers.delete(consumer);

@@ -90,6 +90,15 @@ export interface OutboxStore {
   /** Puts a dead letter of this store back in the queue (at the end of its key's order). Null if there is none. */
   retryDead(id: string, storeId: string, now: number): Promise<OutboxEntry | null>;
   discardDead(id: string, storeId: string, now: number): Promise<OutboxEntry | null>;
+  /**
+   * Marks a send of this entry as started, before it is sent: false when an
+   * earlier one started and nobody recorded that it certainly never left (a
+   * worker killed mid-send, a lease lost, an outcome that could not be
+   * recorded). For writes the upstream cannot refuse a copy of (events).
+   */
+  startSend(id: string): Promise<boolean>;
+  /** The send started for this entry certainly never left (an open circuit, a 429, a refused connection). */
+  sendNotStarted(id: string): Promise<void>;
   /** A consumer stopping cleanly: its undelivered entries become available to others at once. */
   release(consumer: string): Promise<void>;
   counts(): Promise<OutboxCounts>;

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import { PeriodicTask } from '../../platform/periodic-task';
-import { failureOf, type LoyaltyClient } from '../../upstream';
-import { judgeFailure, RetryPolicy, send } from './deliver';
+import { failureOf, nothingSent, type LoyaltyClient } from '../../upstream';
+import { judgeFailure, maybeRecordedError, RetryPolicy, send } from './deliver';
+import { RESENDABLE } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
 
 export interface OutboxWorkerOptions extends RetryPolicy {
@@ -113,7 +114,7 @@ export class OutboxWorker {
             kept ||
             this.log.warn(
               { outboxId: entry.id },
-              'outbox: lease lost during delivery (another instance may deliver it too: harmless for ids the upstream refuses twice, a second copy for events)',
+              'outbox: lease lost during delivery (another instance may take it: harmless for ids the upstream refuses twice; events it dead-letters unsent)',
             ),
           () => undefined,
         );
@@ -125,19 +126,32 @@ export class OutboxWorker {
     // Whether the failed delivery may have been applied upstream, as the one outcome reader says.
     let mayHaveLanded = false;
     try {
-      outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
-      await this.recordAnswer(entry, outcome.result);
+      // A write the upstream cannot refuse a copy of is sent at most once: a send that started before (by a worker
+      // killed mid-send, or whose lease ran out) may have landed, so the entry ends as a dead letter instead.
+      if (!RESENDABLE[entry.work.kind] && !(await this.opts.store.startSend(entry.id))) {
+        outcome = { kind: 'dead', error: maybeRecordedError('an earlier delivery of it started and its outcome was never recorded', this.clock()) };
+        mayHaveLanded = true;
+      } else {
+        try {
+          outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
+          await this.recordAnswer(entry, outcome.result);
+        } catch (err) {
+          outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
+          mayHaveLanded = failureOf(err) !== 'refused';
+          if (!RESENDABLE[entry.work.kind] && nothingSent(err)) await this.opts.store.sendNotStarted(entry.id);
+        }
+      }
     } catch (err) {
+      // The mark could not be written or cleared (Redis away): nothing known sent by this round; tried again later.
       outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
-      mayHaveLanded = failureOf(err) !== 'refused';
     } finally {
       clearInterval(renew);
     }
     try {
       await this.opts.store.finish(entry, this.consumer, outcome, this.clock());
     } catch (err) {
-      // The entry stays taken; after the lease another round (here or elsewhere) sends it again: harmless where its
-      // ids are refused twice (payments, refunds, batches), a possible second copy for events (not closed yet).
+      // The entry stays taken; after the lease another round (here or elsewhere) takes it again: it sends it again where
+      // its ids are refused twice (payments, refunds, batches), and dead-letters events unsent (their send mark stands).
       this.log.error({ outboxId: entry.id, err: { message: (err as Error).message } }, 'outbox: could not record a delivery outcome');
       return;
     }
