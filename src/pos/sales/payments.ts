@@ -136,7 +136,12 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
       },
     },
     // The lock's own record names this payment when an earlier attempt of it carried the lock (still `paying`, or `used`).
-    { claims: () => ({ lockCarried: !!lock && (lock.again || lock.claimed.state === 'used') }) },
+    {
+      claims: () =>
+        lock && (lock.again || lock.claimed.state === 'used')
+          ? { carriedLock: { lockReference: lock.claimed.lockReference, codes: lock.claimed.coupons.map((c) => c.code) } }
+          : {},
+    },
   );
   const claims = [redemption, lock, sale].filter((c): c is NonNullable<typeof c> => c !== undefined) as Claim<PaymentAnswer | QueuedPayment>[];
   const request = () =>

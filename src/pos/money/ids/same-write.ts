@@ -61,11 +61,12 @@ export interface WriteRecord {
   wholeRefund?: boolean;
 }
 
-/** What the write's claims found: the coupon lock's own record names this payment (an earlier attempt carried the lock). */
+/** What the write's claims found. */
 export interface ClaimsShow {
-  lockCarried?: boolean;
-  /** Set here once the hold lookup read the hold used: the upstream shows the hold, the entry need not. */
-  holdUsed?: boolean;
+  /** The coupon lock whose own record names this payment (an earlier attempt of it carried the lock), and its codes. */
+  carriedLock?: { lockReference: string; codes: string[] };
+  /** Set here once the upstream's record showed the hold (its redemption and the hold used, or no redemption): the entry need not. */
+  holdShown?: boolean;
 }
 
 /** The identity fields a new entry stores for its write, so a later duplicate can be compared with it. */
@@ -123,17 +124,20 @@ function recordChecks(w: Write, r: WriteRecord, claims: ClaimsShow): ({ other: s
   if (w.kind === 'payment') {
     if (r.totalPaid !== undefined && !sameMoney(r.totalPaid, w.totalPaid)) checks.push({ other: 'its total paid differs' });
     const hold = w.hold === undefined ? null : field('hold', w.hold?.reference ?? null, r.holdReference);
-    checks.push(hold && 'unknown' in hold && claims.holdUsed ? null : hold);
+    checks.push(hold && 'unknown' in hold && claims.holdShown ? null : hold);
     if (w.coupons !== undefined) {
       const lock = field('coupon lock', w.coupons?.lockReference ?? null, r.couponLockReference);
-      // A lock whose own record names this payment was carried by the earlier attempt of it.
-      checks.push(lock && 'unknown' in lock && claims.lockCarried ? null : lock);
+      // A lock whose own record names this payment was carried by the earlier attempt of it, with its codes.
+      const carried = claims.carriedLock;
+      const lockShown = !!carried && carried.lockReference === w.coupons?.lockReference;
+      checks.push(lock && 'unknown' in lock && lockShown ? null : lock);
       const codes = field(
         'coupon codes',
         w.coupons ? sorted(w.coupons.codes).join(',') : null,
         r.couponCodes === undefined ? undefined : (r.couponCodes?.join(',') ?? null),
       );
-      checks.push(codes && 'unknown' in codes && claims.lockCarried && !w.coupons?.codes.length ? null : codes);
+      const codesShown = lockShown && (w.coupons?.codes ?? []).every((c) => carried.codes.includes(c));
+      checks.push(codes && 'unknown' in codes && codesShown ? null : codes);
     }
   } else {
     if (r.refundAmount !== undefined && r.refundAmount !== null && w.amount !== null && !sameMoney(r.refundAmount, w.amount))
@@ -188,7 +192,7 @@ export async function sameWrite(loyalty: Reader, w: Write, record: WriteRecord |
   // The hold itself: used is enough, only this payment's claim ever named it. Its customer is not compared: an
   // account that merges a customer's channels answers the merged profile's id, not the till's.
   if (w.hold && (await loyalty.holdLookup(w.hold.reference, ctx)).state !== 'used') return { kind: 'other', why: `hold ${w.hold.reference} is not used` };
-  return decide(recordChecks(w, record, { ...claims, holdUsed: !!w.hold }));
+  return decide(recordChecks(w, record, { ...claims, holdShown: w.hold !== undefined }));
 }
 
 /** The till path's reading: same is applied (true), other is refused (false), unknown throws (the outcome is then unknown). */
