@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 import { setFaults } from '../pos/outbox/stack-helpers';
 import { waitFor } from './helpers';
+import { NotOnRecordYet, settleSaleId } from '../../src/pos/sales/claims';
 
 /**
  * After a duplicate answer, the earlier write under the id is this very write
@@ -145,6 +146,20 @@ describe('the earlier write under an id is this one only when its whole identity
     );
     const retry = await s.pos('cashier').post('/payments', sale);
     expect([retry.status, retry.body.code]).toEqual([503, 'retry_same_request']);
+    // Nor is a claim of that shape still `recording` settled from the record: it cannot be shown to be this sale.
+    const old = {
+      kind: 'payment' as const,
+      id: 'sw-sale-6',
+      storeId: entry.storeId as string,
+      state: 'recording' as const,
+      customerId: 'sw-6',
+      paymentId: 'sw-sale-6',
+      totalPaid: 50,
+    };
+    await redis.set(key, JSON.stringify(old), 'KEEPTTL');
+    await expect(settleSaleId(s.bff.deps, old)).rejects.toBeInstanceOf(NotOnRecordYet);
+    expect((await s.bff.deps.sales.get('payment', 'sw-sale-6'))?.state).toBe('recording');
+    await redis.set(key, JSON.stringify({ ...old, state: 'recorded' }), 'KEEPTTL');
     // A whole refund under a refund id the previous release recorded as 30 is another write, from its amount alone.
     await s.pos('manager').post('/refunds', { customerId: 'sw-6', paymentId: 'sw-sale-6', refundId: 'sw-r-6', amount: 20 }).expect(201);
     await redis.set(

@@ -16,21 +16,20 @@ export type SaleClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | '
 /** The write a sale id is claimed for, as same-write.ts compares it (its ids come from the entry). */
 export type SaleWrite = Omit<PaymentWrite, 'paymentId' | 'customerId'> | Omit<RefundWrite, 'refundId' | 'paymentId' | 'customerId'>;
 
+/** A sale id's write asserts everything: a sale (or a batch's order) naming no hold or coupons names none. */
 const writeOf = (e: Pick<SaleEntry, 'id' | 'customerId' | 'paymentId'>, w: SaleWrite): Write =>
   w.kind === 'payment'
-    ? { ...w, paymentId: e.paymentId, customerId: e.customerId }
+    ? { ...w, hold: w.hold ?? null, coupons: w.coupons ?? null, paymentId: e.paymentId, customerId: e.customerId }
     : { ...w, refundId: e.id, paymentId: e.paymentId, customerId: e.customerId };
 
-/** The write an entry records, as far as it shows it (an entry of an older release shows less: its fields then compare as unknown). */
+/**
+ * The write an entry records. A field an entry of an older release lacks reads
+ * as none here, and the entry itself cannot show it: compared, it is unknown.
+ */
 export function writeRecordedBy(e: SaleEntry): Write {
   if (e.kind === 'refund') return writeOf(e, { kind: 'refund', amount: e.refundAmount ?? null, lines: e.refundLines ?? null });
-  const coupons =
-    e.couponLockReference === undefined
-      ? undefined
-      : e.couponLockReference === null && !e.couponCodes
-        ? null
-        : { lockReference: e.couponLockReference, codes: e.couponCodes ?? [] };
-  const hold = e.holdReference === undefined ? undefined : e.holdReference === null ? null : { reference: e.holdReference };
+  const coupons = e.couponLockReference || e.couponCodes?.length ? { lockReference: e.couponLockReference ?? null, codes: e.couponCodes ?? [] } : null;
+  const hold = e.holdReference ? { reference: e.holdReference } : null;
   return writeOf(e, { kind: 'payment', totalPaid: e.totalPaid ?? Number.NaN, hold, coupons });
 }
 
