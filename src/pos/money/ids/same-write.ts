@@ -188,16 +188,18 @@ export async function sameWrite(loyalty: Reader, w: Write, record: WriteRecord |
       holdChecks.push({ other: `it redeemed ${redeemed.equivalentPoints} points, not ${w.hold.points}` });
   }
   const early = decide([...holdChecks, ...own.filter((c) => c && 'other' in c)]);
-  if (early.kind === 'other' || !record) return early.kind === 'other' ? early : decide(own);
+  if (early.kind === 'other') return early;
+  if (!record) return decide(own);
   // The hold itself: used is enough, only this payment's claim ever named it. Its customer is not compared: an
   // account that merges a customer's channels answers the merged profile's id, not the till's.
   if (w.hold && (await loyalty.holdLookup(w.hold.reference, ctx)).state !== 'used') return { kind: 'other', why: `hold ${w.hold.reference} is not used` };
   return decide(recordChecks(w, record, { ...claims, holdShown: w.hold !== undefined }));
 }
 
-/** The till path's reading: same is applied (true), other is refused (false), unknown throws (the outcome is then unknown). */
+/** The earlier write under an id cannot be shown to be this one, nor another. */
 export class WriteNotShown extends Error {}
 
+/** The reading of writeOutcome's `onRecord`: same is applied (true), other is refused (false), unknown throws (the outcome is then unknown). */
 export async function onRecordOf(verdict: Promise<Verdict>): Promise<boolean> {
   const v = await verdict;
   if (v.kind === 'unknown') throw new WriteNotShown(`the earlier write under this id cannot be shown to be this one: ${v.why}`);
