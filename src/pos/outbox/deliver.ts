@@ -1,6 +1,7 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
-import { certainlyNotDelivered, LoyaltyClient, paymentOnRecord, refundOnRecord, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { certainlyNotDelivered, LoyaltyClient, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { onRecordOf, recordOf, refundLinesDigest, sameWrite, type Write } from '../money/ids/same-write';
 import { mayResend } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
@@ -13,9 +14,10 @@ export interface RetryPolicy {
 
 /**
  * A duplicate answer to a delivery is checked against the upstream's record
- * of that id: this very write (an earlier delivery landed, its answer lost)
- * is delivered; another write under the same id is a refusal (a dead letter).
- * A record that cannot be read leaves the delivery to be tried again.
+ * of that id (same-write.ts): this very write (an earlier delivery landed, its
+ * answer lost) is delivered; another write under the same id is a refusal (a
+ * dead letter). A record that cannot be read, or a write it cannot show to be
+ * this one, leaves the delivery to be tried again, never taken for delivered.
  */
 async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boolean>, taken: () => AppError): Promise<T | { alreadyRecorded: true }> {
   const outcome = await writeOutcome(send, onRecord);
@@ -23,6 +25,34 @@ async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boo
   if (outcome.kind === 'refused') throw upstreamFailureKind(outcome.error) === 'duplicate' ? taken() : outcome.error;
   throw outcome.error;
 }
+
+/** A queued write's identity, from the request it holds (a queued sale names neither hold nor coupons). */
+function queuedWrite(work: Extract<OutboxEntry['work'], { kind: 'payment' | 'refund' }>): Write {
+  if (work.kind === 'payment') {
+    const p = work.request;
+    const coupons = p.redemption?.couponsLockReference || p.redemption?.couponCodes?.length;
+    return {
+      kind: 'payment',
+      paymentId: p.paymentId,
+      customerId: p.customerId,
+      totalPaid: p.totalPaid,
+      hold: p.redemption?.pointsHoldReference ? { reference: p.redemption.pointsHoldReference } : null,
+      coupons: coupons ? { lockReference: p.redemption?.couponsLockReference ?? null, codes: p.redemption?.couponCodes ?? [] } : null,
+    };
+  }
+  const r = work.request;
+  return {
+    kind: 'refund',
+    refundId: r.refundTransactionId,
+    paymentId: r.reverseTransactionId,
+    customerId: r.customerId,
+    amount: r.refundAmount ?? null,
+    lines: refundLinesDigest(r.lineItems),
+  };
+}
+
+/** The queued entry is the BFF's record of its write: its id's claim was taken with this very request. */
+const onRecord = (loyalty: LoyaltyClient, w: Write, ctx: { requestId: string; priority: 'background' }) => onRecordOf(sameWrite(loyalty, w, recordOf(w), ctx));
 
 /**
  * Sends one entry upstream with its own ids (paymentId, refundTransactionId,
@@ -40,7 +70,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const p = work.request;
       const o = await orOnRecord(
         () => loyalty.payment(p, ctx),
-        () => paymentOnRecord(loyalty, { paymentId: p.paymentId, customerId: p.customerId, totalPaid: p.totalPaid }, ctx),
+        () => onRecord(loyalty, queuedWrite(work), ctx),
         () => problem('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
       );
       return 'alreadyRecorded' in o ? o : { pointsEarned: o.rewardedPoints, pointsRedeemed: o.redeemedPoints };
@@ -49,7 +79,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const r = work.request;
       const o = await orOnRecord(
         () => loyalty.refund(r, ctx),
-        () => refundOnRecord(loyalty, { paymentId: r.reverseTransactionId, refundId: r.refundTransactionId, amount: r.refundAmount ?? undefined }, ctx),
+        () => onRecord(loyalty, queuedWrite(work), ctx),
         () => problem('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
       );
       return 'alreadyRecorded' in o

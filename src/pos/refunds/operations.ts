@@ -1,6 +1,8 @@
 import type { RefundRequest } from '../../contract';
 import { isProblem, problem } from '../../platform/problem';
-import { refundOnRecord, type RefundAnswer } from '../../upstream';
+import type { RefundAnswer } from '../../upstream';
+import type { IdClaim } from '../money/ids/claims';
+import { refundLinesDigest } from '../money/ids/same-write';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { NotOnRecordYet, saleForVoid, saleIdClaim, saleNotFound, settleSaleId, type SaleClaimDeps } from '../sales/claims';
 import { stateOf } from '../sales/records';
@@ -98,6 +100,7 @@ function sendRefund(
   ctx: CallContext,
   req: RefundRequest,
   claims: Claim[],
+  id: IdClaim,
   action: 'refund' | 'sale_void' = 'refund',
 ): Promise<RefundView | QueuedRefund> {
   const summary = { refundId: req.refundTransactionId, paymentId: req.reverseTransactionId, customerId: req.customerId };
@@ -106,12 +109,7 @@ function sendRefund(
     claims: claims as Claim<RefundAnswer | QueuedRefund>[],
     logger: deps.logger,
     send: () => sendOrQueue(deps, ctx, { kind: 'refund', request: req }, summary, (call) => deps.loyalty.refund(req, call)),
-    onRecord: () =>
-      refundOnRecord(
-        deps.loyalty,
-        { paymentId: req.reverseTransactionId, refundId: req.refundTransactionId, amount: req.refundAmount ?? undefined },
-        { requestId: ctx.requestId },
-      ),
+    onRecord: () => id.onRecord(),
     explain: (refusal) =>
       isProblem(refusal, 'duplicate_transaction')
         ? problem(
@@ -138,9 +136,10 @@ export async function refund(deps: RefundDeps, ctx: CallContext, body: RefundBod
     deps,
     ctx,
     { kind: 'refund', id: body.refundId, customerId: body.customerId, paymentId: body.paymentId },
-    { kind: 'refund', amount: body.amount },
+    // As sent: the lines as the upstream gets them, so a queued copy digests the same.
+    { kind: 'refund', amount: req.refundAmount ?? null, lines: refundLinesDigest(req.lineItems) },
   );
-  return sendRefund(deps, ctx, req, [id]);
+  return sendRefund(deps, ctx, req, [id], id);
 }
 
 /** The refund id of a sale's void; tills cannot use it (the refund id schema refuses the prefix). */
@@ -158,7 +157,7 @@ export async function voidSale(deps: RefundDeps, ctx: CallContext, paymentId: st
   if (!returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
   // Not known as recorded yet (a batch's order, a queued sale): the upstream's record says whether it is, before the sale is claimed.
   if (known && stateOf(known) === 'recording' && known.totalPaid !== undefined) {
-    await settleSaleId(deps, known, { kind: 'payment', totalPaid: known.totalPaid }).catch((err: unknown) => {
+    await settleSaleId(deps, known).catch((err: unknown) => {
       if (!(err instanceof NotOnRecordYet)) throw err;
     });
   }
@@ -167,9 +166,7 @@ export async function voidSale(deps: RefundDeps, ctx: CallContext, paymentId: st
     { customerId: body.customerId, refundId, paymentId, transactionTime: body.transactionTime, email: body.email, mobile: body.mobile },
     deps.clock(),
   );
-  const claims = [
-    saleForVoid(deps, ctx, paymentId, refundId, returnsAtAnyBranch),
-    saleIdClaim(deps, ctx, { kind: 'refund', id: refundId, customerId: body.customerId, paymentId }, { kind: 'refund' }),
-  ];
-  return sendRefund(deps, ctx, req, claims, 'sale_void');
+  // A void is the whole sale's refund: its refund id's claim carries the whole-refund marker.
+  const id = saleIdClaim(deps, ctx, { kind: 'refund', id: refundId, customerId: body.customerId, paymentId }, { kind: 'refund', amount: null, lines: null });
+  return sendRefund(deps, ctx, req, [saleForVoid(deps, ctx, paymentId, refundId, returnsAtAnyBranch), id], id, 'sale_void');
 }

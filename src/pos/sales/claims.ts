@@ -1,10 +1,10 @@
 import { problem } from '../../platform/problem';
-import { paymentOnRecord, refundOnRecord } from '../../upstream';
 import type { CallContext, SharedDeps } from '../context';
 import { isQueued } from '../outbox/forward';
 import type { OutboxEntry } from '../outbox/types';
 import { SaleEntry, SaleRecords, stateOf } from './records';
-import { ID_REPAIR_MS, idClaim, settleId, settleQueuedId as settleQueuedIdOf } from '../money/ids/claims';
+import { ID_REPAIR_MS, idClaim, settleId, settleQueuedId as settleQueuedIdOf, type IdClaim } from '../money/ids/claims';
+import { recordDiffers, recordOf, sameWrite, type ClaimsShow, type PaymentWrite, type RefundWrite, type Verdict, type Write } from '../money/ids/same-write';
 import type { Claim } from '../money/claim-step';
 import { applyTransition, SALE_TRANSITIONS } from '../money/machines';
 
@@ -13,27 +13,47 @@ export { NotOnRecordYet } from '../money/ids/claims';
 /** What claiming a sale id uses. */
 export type SaleClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { sales: SaleRecords };
 
-/** What the upstream's record of an id must show for it to be this write. */
-export type OnRecord = { kind: 'payment'; totalPaid: number; hold?: { reference: string; points?: number } } | { kind: 'refund'; amount?: number };
+/** The write a sale id is claimed for, as same-write.ts compares it (its ids come from the entry). */
+export type SaleWrite = Omit<PaymentWrite, 'paymentId' | 'customerId'> | Omit<RefundWrite, 'refundId' | 'paymentId' | 'customerId'>;
 
-function onRecord(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord): Promise<boolean> {
-  const ctx = { requestId: `sale-check-${e.id}`.slice(0, 128), priority: 'background' as const };
-  return expect.kind === 'payment'
-    ? paymentOnRecord(deps.loyalty, { paymentId: e.id, customerId: e.customerId, totalPaid: expect.totalPaid, hold: expect.hold }, ctx)
-    : refundOnRecord(deps.loyalty, { paymentId: e.paymentId, refundId: e.id, amount: expect.amount }, ctx);
+/** A sale id's write asserts everything: a sale (or a batch's order) naming no hold or coupons names none. */
+const writeOf = (e: Pick<SaleEntry, 'id' | 'customerId' | 'paymentId'>, w: SaleWrite): Write =>
+  w.kind === 'payment'
+    ? { ...w, hold: w.hold ?? null, coupons: w.coupons ?? null, paymentId: e.paymentId, customerId: e.customerId }
+    : { ...w, refundId: e.id, paymentId: e.paymentId, customerId: e.customerId };
+
+/**
+ * The write an entry records. A field an entry of an older release lacks reads
+ * as none here, and the entry itself cannot show it: compared, it is unknown.
+ */
+export function writeRecordedBy(e: SaleEntry): Write {
+  if (e.kind === 'refund') return writeOf(e, { kind: 'refund', amount: e.refundAmount ?? null, lines: e.refundLines ?? null });
+  const coupons = e.couponLockReference || e.couponCodes?.length ? { lockReference: e.couponLockReference ?? null, codes: e.couponCodes ?? [] } : null;
+  const hold = e.holdReference ? { reference: e.holdReference } : null;
+  return writeOf(e, { kind: 'payment', totalPaid: e.totalPaid ?? Number.NaN, hold, coupons });
+}
+
+function check(deps: SaleClaimDeps, w: Write, record: SaleEntry | null, claims?: ClaimsShow): Promise<Verdict> {
+  return sameWrite(
+    deps.loyalty,
+    w,
+    record,
+    { requestId: `sale-check-${w.kind === 'payment' ? w.paymentId : w.refundId}`.slice(0, 128), priority: 'background' },
+    claims,
+  );
 }
 
 /**
  * Settles a claimed sale or refund id from the upstream's record (money/ids
- * settleId): on record, it is the claiming store's (`recorded`).
+ * settleId): this very write on record, it is the claiming store's (`recorded`).
  */
-export function settleSaleId(deps: SaleClaimDeps, e: SaleEntry, expect: OnRecord): Promise<string> {
-  return settleId(deps.sales, e, () => onRecord(deps, e, expect));
+export function settleSaleId(deps: SaleClaimDeps, e: SaleEntry, w: Write = writeRecordedBy(e)): Promise<string> {
+  return settleId(deps.sales, e, () => check(deps, w, e));
 }
 
 /** A void under way on a sale, settled by its refund's record (and, not on record yet, asked again later). */
 export async function settleSaleVoid(deps: SaleClaimDeps, sale: SaleEntry, refund: SaleEntry): Promise<string> {
-  await settleSaleId(deps, refund, { kind: 'refund' });
+  await settleSaleId(deps, refund, writeOf(refund, { kind: 'refund', amount: null, lines: null }));
   const r = await deps.sales.apply('payment', sale.id, 'voidApplied', {
     when: (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refund.id) || `it is ${stateOf(cur)}`,
   });
@@ -57,21 +77,21 @@ export function saleIdClaim(
   deps: SaleClaimDeps,
   ctx: CallContext,
   entry: Omit<SaleEntry, 'storeId' | 'state'>,
-  expect: OnRecord,
-  opts: { acceptedLater?: boolean } = {},
-): Claim {
-  const mine: SaleEntry = {
-    ...entry,
-    storeId: ctx.identity.store.id,
-    ...(expect.kind === 'payment' ? { totalPaid: expect.totalPaid } : { refundAmount: expect.amount }),
-  };
-  return idClaim({ records: deps.sales, repairs: deps.repairs }, mine, {
-    sameWrite: (held) => held.storeId === mine.storeId && held.customerId === mine.customerId && held.paymentId === mine.paymentId,
+  write: SaleWrite,
+  opts: { acceptedLater?: boolean; claims?: () => ClaimsShow } = {},
+): IdClaim {
+  // Read when the claim is taken: a hold's or lock's reference is known only once their claims are.
+  const writeNow = () => writeOf(entry, write);
+  const mine = (): SaleEntry => ({ ...entry, storeId: ctx.identity.store.id, ...recordOf(writeNow()) });
+  return idClaim({ records: deps.sales, repairs: deps.repairs }, { kind: entry.kind, id: entry.id, storeId: ctx.identity.store.id }, mine, {
+    // Another store's or customer's id, or a recorded write whose identity differs, is another write: refused before sending.
+    sameWrite: (held) =>
+      held.storeId === ctx.identity.store.id &&
+      held.customerId === entry.customerId &&
+      held.paymentId === entry.paymentId &&
+      recordDiffers(writeNow(), held) === null,
     taken: () => idTaken(entry.kind, entry.id),
-    expect,
-    expectOf: (held): OnRecord =>
-      held.kind === 'payment' ? { kind: 'payment', totalPaid: held.totalPaid ?? Number.NaN } : { kind: 'refund', amount: held.refundAmount },
-    onRecord: (e, x) => onRecord(deps, e, x),
+    check: (record) => check(deps, writeNow(), record, opts.claims?.()),
     // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
     settledElsewhere: (answer) => isQueued(answer) || !!opts.acceptedLater,
   });
@@ -123,7 +143,9 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
     settleLater() {
       const sale = claimed;
       if (!sale) return;
-      const refund: SaleEntry = { kind: 'refund', id: refundId, storeId: ctx.identity.store.id, customerId: sale.customerId, paymentId };
+      const who = { kind: 'refund' as const, id: refundId, storeId: ctx.identity.store.id, customerId: sale.customerId, paymentId };
+      // The void's refund id was claimed as a whole refund: that is its record here.
+      const refund: SaleEntry = { ...who, ...recordOf(writeOf(who, { kind: 'refund', amount: null, lines: null })) };
       deps.repairs?.add({
         key: `sale-void:${paymentId}`,
         settle: () => settleSaleVoid(deps, { ...sale, voidRefundId: refundId }, refund),

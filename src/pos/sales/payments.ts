@@ -1,5 +1,5 @@
 import type { PaymentRequest } from '../../contract';
-import { paymentOnRecord, type PaymentAnswer } from '../../upstream';
+import type { PaymentAnswer } from '../../upstream';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle, type Claim } from '../money/claim-step';
@@ -118,7 +118,7 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
   const lock: CouponLockClaim | undefined = body.couponLockId
     ? couponLockForPayment(deps, ctx, body.couponLockId, { ...who, totalPaid: body.totalPaid })
     : undefined;
-  const hold = () => (redemption ? { reference: redemption.claimed.holdReference as string, points: redemption.claimed.holdPoints } : undefined);
+  // The sale's whole identity, read once the redemption and lock are claimed (the sale id is claimed last).
   const sale = saleIdClaim(
     deps,
     ctx,
@@ -127,8 +127,20 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
       kind: 'payment',
       totalPaid: body.totalPaid,
       get hold() {
-        return hold();
+        return redemption ? { reference: redemption.claimed.holdReference as string, points: redemption.claimed.holdPoints } : null;
       },
+      get coupons() {
+        const codes = [...new Set([...(body.couponCodes ?? []), ...(lock ? lock.claimed.coupons.map((c) => c.code) : [])])];
+        const lockReference = lock?.claimed.lockReference ?? body.couponsLockReference ?? null;
+        return lockReference || codes.length ? { lockReference, codes } : null;
+      },
+    },
+    // The lock's own record names this payment when an earlier attempt of it carried the lock (still `paying`, or `used`).
+    {
+      claims: () =>
+        lock && (lock.again || lock.claimed.state === 'used')
+          ? { carriedLock: { lockReference: lock.claimed.lockReference, codes: lock.claimed.coupons.map((c) => c.code) } }
+          : {},
     },
   );
   const claims = [redemption, lock, sale].filter((c): c is NonNullable<typeof c> => c !== undefined) as Claim<PaymentAnswer | QueuedPayment>[];
@@ -145,20 +157,12 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
         deps.loyalty.payment(req, call),
       );
     },
-    onRecord: () => paymentOnRecordOf(deps, body, hold()),
+    onRecord: () => sale.onRecord(),
     explain: (refusal) => explainRefusal(refusal, body),
     audit: auditNote(deps, ctx, 'payment', () => saleSubject(body, redemption?.claimed)),
   });
   if (answer && 'queued' in answer) return { view: answer };
   return { view: paymentView(body, answer, redemption?.ended), lock: lock?.ended };
-}
-
-function paymentOnRecordOf(deps: PaymentDeps, body: PaymentBody, hold: { reference: string; points?: number } | undefined): Promise<boolean> {
-  return paymentOnRecord(
-    deps.loyalty,
-    { paymentId: body.paymentId, customerId: body.customerId, totalPaid: body.totalPaid, hold },
-    { requestId: `sale-check-${body.paymentId}`.slice(0, 128) },
-  );
 }
 
 /** The till's words for a definite refusal of the payment upstream. */

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../platform/redis';
 import { createIdRecords, type IdChange, type IdEntry, type IdRecords } from '../money/ids/records';
+import type { WriteRecord } from '../money/ids/same-write';
 
 export { stateOf } from '../money/ids/records';
 
@@ -8,16 +9,12 @@ export { stateOf } from '../money/ids/records';
  * keeps them). Refunds and voids of a sale stay in its store (unless
  * RETURNS_AT_ANY_BRANCH), and reading a sale or refund back is scoped to it.
  */
-export interface SaleEntry extends IdEntry<'payment' | 'refund'> {
+export interface SaleEntry extends IdEntry<'payment' | 'refund'>, WriteRecord {
   customerId: string;
   /** The sale itself (for a refund: the sale it refunds). */
   paymentId: string;
   /** The refund id of the void under way or done (`voiding`, `voided`). */
   voidRefundId?: string;
-  /** A sale's total paid: how its record upstream is told from another sale's under the same id. */
-  totalPaid?: number;
-  /** A refund's amount, when one was asked (absent: the whole sale). */
-  refundAmount?: number;
 }
 
 export type SaleChange = IdChange<SaleEntry>;

@@ -1,6 +1,7 @@
 import { applyTransition, COUPON_LOCK_TRANSITIONS } from '../../money/machines';
 import { isProblem, problem } from '../../../platform/problem';
-import { paymentOnRecord, type LoyaltyClient } from '../../../upstream';
+import type { LoyaltyClient } from '../../../upstream';
+import { onRecordOf, recordOf, sameWrite, type PaymentWrite } from '../../money/ids/same-write';
 import type { CouponLock, CouponLockStore } from './types';
 import type { CallContext, SharedDeps } from '../../context';
 import { recordClaim, type RecordClaim } from '../../money/claim-step';
@@ -42,11 +43,15 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   const now = deps.clock();
   let state: 'used' | 'abandoned' | 'released';
   if (l.state === 'paying') {
-    const paid = await paymentOnRecord(
-      deps.loyalty,
-      { paymentId: l.paymentId as string, customerId: l.customerId, totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN },
-      { requestId: `coupon-lock-check-${l.id}`, priority: 'background' },
-    );
+    // The lock's own record is the BFF's record of the payment that claimed it: it carried this lock and these codes.
+    const write: PaymentWrite = {
+      kind: 'payment',
+      paymentId: l.paymentId as string,
+      customerId: l.customerId,
+      totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN,
+      coupons: { lockReference: l.lockReference, codes: l.coupons.map((c) => c.code) },
+    };
+    const paid = await onRecordOf(sameWrite(deps.loyalty, write, recordOf(write), { requestId: `coupon-lock-check-${l.id}`, priority: 'background' }));
     if (!paid && now < l.expiresAt) return 'left for the sweeper';
     state = paid ? 'used' : 'abandoned';
   } else if (l.state === 'releasing') {

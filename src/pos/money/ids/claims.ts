@@ -2,6 +2,7 @@ import type { Claim } from '../claim-step';
 import { applyTransition, SALE_TRANSITIONS } from '../machines';
 import type { Repair } from '../repairs';
 import { stateOf, type IdEntry, type IdRecords } from './records';
+import { onRecordOf, type Verdict } from './same-write';
 
 /** What claiming an id uses: its records and the repair queue. */
 export type IdClaimDeps<E extends IdEntry> = { records: IdRecords<E>; repairs?: { add(repair: Repair): void } };
@@ -17,30 +18,36 @@ export const ID_REPAIR_MS = 15 * 60_000;
 export class NotOnRecordYet extends Error {}
 
 /**
- * Settles a claimed id from the upstream's record (`onRecord`, given by the
- * feature): on record, it is the claiming store's (`recorded`). Not on record
- * proves nothing (the write may still be in flight, or queued), so the claim is
- * never deleted here: it is asked again later, and stands until the same
- * request settles it or its TTL ends. Only a definite refusal frees an id.
+ * Settles a claimed id from the upstream's record (`check`, given by the
+ * feature: same-write.ts): this very write on record, it is the claiming
+ * store's (`recorded`). Not on record proves nothing (the write may still be
+ * in flight, or queued), nor does a write that differs or cannot be shown, so
+ * the claim is never deleted here: it is asked again later, and stands until
+ * the same request settles it or its TTL ends. Only a definite refusal frees an id.
  */
-export async function settleId<E extends IdEntry>(records: IdRecords<E>, e: E, onRecord: () => Promise<boolean>): Promise<string> {
-  if (!(await onRecord())) throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record yet`);
+export async function settleId<E extends IdEntry>(records: IdRecords<E>, e: E, check: () => Promise<Verdict>): Promise<string> {
+  const v = await check();
+  if (v.kind !== 'same') throw new NotOnRecordYet(`${e.kind} ${e.id} is not on the upstream's record as this write yet: ${v.why}`);
   const r = await records.apply(e.kind, e.id, 'recorded', { when: (cur) => cur.storeId === e.storeId || `it is ${stateOf(cur)}` });
   return r.ok ? 'recorded' : 'unchanged';
 }
 
 /** What the feature tells an id's claim: whose write an entry is, how to ask the upstream's record, and the refusal when the id is another's. */
-export interface IdClaimRules<E extends IdEntry, X> {
-  /** The entry holding the id is this write's earlier attempt (a till's retry), not another write under the id. */
+export interface IdClaimRules<E extends IdEntry> {
+  /** The entry holding the id may be this write's earlier attempt (a till's retry): not another write under the id as far as it shows. */
   sameWrite(held: E): boolean;
   /** The till's refusal when it is another's. */
   taken(): Error;
-  /** What the upstream's record must show for this write, and for an earlier attempt's entry. */
-  expect: X;
-  expectOf(held: E): X;
-  onRecord(e: E, expect: X): Promise<boolean>;
+  /** Is the write under the id on the upstream's record this write? `record`: the BFF's own record of the earlier write. */
+  check(record: E): Promise<Verdict>;
   /** The answer leaves the id claimed (queued in the outbox, or accepted later by a job): settled by whoever finishes it. */
   settledElsewhere?(answer: unknown): boolean;
+}
+
+/** An id's claim, which also answers the till path's question after a duplicate: is this write the one on record? */
+export interface IdClaim extends Claim {
+  /** True: this very write is on record; false: another is; throws when it cannot be shown either way. */
+  onRecord(): Promise<boolean>;
 }
 
 /**
@@ -50,25 +57,27 @@ export interface IdClaimRules<E extends IdEntry, X> {
  * refusal does not free it, since the earlier attempt may have landed: the
  * upstream's record decides.
  */
-export function idClaim<E extends IdEntry, X>(deps: IdClaimDeps<E>, mine: E, rules: IdClaimRules<E, X>): Claim {
-  const { kind, id, storeId } = mine;
+export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'kind' | 'id' | 'storeId'>, entryOf: () => E, rules: IdClaimRules<E>): IdClaim {
+  const { kind, id, storeId } = at;
   let again = false;
-  // What settles the id: this write's record, or, when an earlier attempt holds the claim, that attempt's.
-  let settleBy: { entry: E; expect: X } = { entry: mine, expect: rules.expect };
+  // The BFF's record of the earlier write under the id: the entry that held it, or this write's own claim.
+  let earlier: E | undefined;
   return {
     name: `${kind} ${id}`,
     get again() {
       return again;
     },
     async take() {
-      const got = await deps.records.claim(mine);
+      // Made when taken: the write's identity names the hold and lock the claims before it took.
+      const got = await deps.records.claim(entryOf());
+      earlier = got.entry;
       if (got.ok) return;
       const held = got.entry;
       if (!rules.sameWrite(held)) throw rules.taken();
       // Still `recording`: an earlier attempt's outcome is not known, and it may have landed. `recorded`: it was applied.
       again = stateOf(held) === 'recording';
-      if (again) settleBy = { entry: held, expect: rules.expectOf(held) };
     },
+    onRecord: () => onRecordOf(rules.check(earlier ?? entryOf())),
     async finish(answer) {
       if (rules.settledElsewhere?.(answer)) return;
       // Already past `recording` (a retry of a recorded write): left as it is.
@@ -82,8 +91,8 @@ export function idClaim<E extends IdEntry, X>(deps: IdClaimDeps<E>, mine: E, rul
       await deps.records.free(kind, id, storeId);
     },
     settleLater() {
-      const { entry: e, expect: x } = settleBy;
-      deps.repairs?.add({ key: `sale:${kind}:${id}`, settle: () => settleId(deps.records, e, () => rules.onRecord(e, x)), until: Date.now() + ID_REPAIR_MS });
+      const e = earlier ?? entryOf();
+      deps.repairs?.add({ key: `sale:${kind}:${id}`, settle: () => settleId(deps.records, e, () => rules.check(e)), until: Date.now() + ID_REPAIR_MS });
     },
   };
 }
