@@ -155,6 +155,7 @@ export function isKeyFailure(err: unknown): err is AppError {
   return typeof err === 'object' && err !== null && keyFailures.has(err);
 }
 
+/** A 401 or 403, with or without a key code: refused before anything was done (callers mark it not delivered). */
 export function authFailed(loyaltyCode?: number): UpstreamError {
   return problem('upstream_auth_failed', "The loyalty service refused the middleware's credentials; this is a configuration problem, not the till's", {
     loyaltyCode,
@@ -238,7 +239,7 @@ function fromLoyaltyError(operation: OperationId, status: number, body: LoyaltyE
       break;
   }
   if (status === 429) return rateLimited(retryAfterSeconds);
-  if (status === 401 || status === 403) return authFailed(code);
+  if (status === 401 || status === 403) return markNotDelivered(authFailed(code));
   if (status >= 500) return unavailable(undefined, retryAfterSeconds);
   return problem('upstream_rejected', `The loyalty service refused the ${operation} request (code ${code})`, o);
 }
@@ -297,7 +298,7 @@ export function fromUpstreamStatus(operation: OperationId, status: number, json:
   if (parsed.success) return fromLoyaltyError(operation, status, parsed.data, retryAfterSeconds);
   if (status === 429) return rateLimited(retryAfterSeconds);
   if (status >= 500) return unavailable(undefined, retryAfterSeconds);
-  if (status === 401 || status === 403) return authFailed();
+  if (status === 401 || status === 403) return markNotDelivered(authFailed());
   // A redirect, or a 4xx without a v4.0 body: most likely not the loyalty service at all.
   return invalidResponse();
 }

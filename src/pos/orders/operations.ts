@@ -38,7 +38,7 @@ export type QueuedOrders = QueuedView & { orders: number };
  * reach; delivered in order per store. The job id is known once delivered
  * (GET /pos/v1/outbox/:id). A second delivery after a lost answer makes a
  * second job whose orders fail one by one as duplicates of the first: nothing
- * is counted twice. Orders a job refuses are freed when its status is read.
+ * is counted twice. Orders a job refuses keep their claim (`recording`) until their TTL: nothing frees them yet.
  * A 2xx whose body cannot be read was applied: answered `jobId: null`, never
  * "send the same request again" (the orders stay claimed, settled from their records).
  */

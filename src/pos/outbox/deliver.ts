@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
-import { certainlyNotDelivered, LoyaltyClient, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { LoyaltyClient, nothingSent, upstreamFailureKind, writeOutcome } from '../../upstream';
 import { onRecordOf, recordOf, refundLinesDigest, sameWrite, type Write } from '../money/ids/same-write';
 import { mayResend } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
@@ -121,11 +121,10 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
     kind === 'invalid_response' ||
     isProblem(err, 'upstream_auth_failed', 'upstream_call_aborted');
   if (!transient) return { kind: 'dead', error: failure };
-  // Our keys refused (401) is a definite refusal: nothing was applied.
-  if (!mayResend(entry.work.kind, err) && !isProblem(err, 'upstream_auth_failed')) {
+  if (!mayResend(entry.work.kind, err)) {
     return { kind: 'dead', error: maybeRecordedError(failure.message, now) };
   }
-  const counted = !certainlyNotDelivered(err) && !isProblem(err, 'upstream_call_aborted');
+  const counted = !nothingSent(err) && !isProblem(err, 'upstream_call_aborted');
   const attempts = entry.attempts + (counted ? 1 : 0);
   if (counted && attempts >= policy.maxAttempts) {
     return { kind: 'dead', error: { ...failure, message: `${failure.message} (gave up after ${attempts} attempts)` } };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
-import { nothingSent, upstreamFailureKind, type LoyaltyCallContext } from '../../upstream';
+import { failureOf, upstreamFailureKind, type LoyaltyCallContext } from '../../upstream';
 import type { CallContext, SharedDeps } from '../context';
 import type { OutboxKind, OutboxStore, OutboxWork } from './types';
 
@@ -36,9 +36,12 @@ export function shouldQueue(err: unknown): boolean {
   return kind === 'unavailable' || kind === 'timeout' || kind === 'rate_limited';
 }
 
-/** Whether a write of this kind that failed with `err` may be sent again (queued, or retried by the worker): certainly never left, or the upstream refuses copies. */
+/**
+ * Whether a write of this kind that failed with `err` may be sent again (queued, or retried by the worker): the
+ * upstream refuses copies of it, or the one outcome reader says it was certainly not applied (never sent, or refused).
+ */
 export function mayResend(kind: OutboxKind, err: unknown): boolean {
-  return RESENDABLE[kind] || nothingSent(err);
+  return RESENDABLE[kind] || failureOf(err) === 'refused';
 }
 
 /** A write of a kind sent only once whose send may have landed: out of reach, too slow, or answered unreadably, and not certainly unsent. */
