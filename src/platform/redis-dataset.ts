@@ -161,15 +161,37 @@ export class DatasetWatch {
       // No instance running remembers a marker, so a new data set and one lost while the whole fleet was down look
       // alike: said once, by the instance that writes the marker, so the second case is never silent.
       if (wrote && !known) {
-        this.opts.logger.warn(
-          { component: 'redis', shard: tag || undefined, key },
-          'Redis held no data set marker: a new Redis, or one that lost its data while no BFF instance was running; ' +
-            'if this is not a first start, treat it as a loss of everything Redis held',
-        );
+        if (await this.holdsOtherKeys(key)) {
+          // Keys of ours but no marker: a data set an earlier release kept (it wrote none), not an empty one.
+          this.opts.logger.info({ component: 'redis', shard: tag || undefined, key }, 'Redis data set marker written beside the data already there');
+        } else {
+          this.opts.logger.warn(
+            { component: 'redis', shard: tag || undefined, key },
+            'Redis held no data set marker: a new Redis, or one that lost its data while no BFF instance was running; ' +
+              'if this is not a first start, treat it as a loss of everything Redis held',
+          );
+        }
       }
     }
     // Never saw one before (a new Redis, or a new shard): nothing this instance knew was lost.
     return known ? { marker, loss: { goodAt: known.goodAt } } : { marker };
+  }
+
+  /**
+   * Whether the data set holds keys under the prefix besides the marker: a bounded SCAN on one node; a Cluster is
+   * not scanned node by node here (its shard may be empty of ours while others are not), so it answers false.
+   */
+  private async holdsOtherKeys(marker: string): Promise<boolean> {
+    const redis = this.opts.redis;
+    if (redis instanceof Cluster) return false;
+    let cursor = '0';
+    for (let round = 0; round < 50; round++) {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.opts.prefix}*`, 'COUNT', 1000);
+      if (keys.some((k) => k !== marker)) return true;
+      if (next === '0') return false;
+      cursor = next;
+    }
+    return false;
   }
 
   /** One hash tag per master of a Cluster, landing on a slot that master serves; `''` for one node. */

@@ -55,3 +55,27 @@ describe('the Redis data set marker', () => {
     }
   });
 });
+
+describe('the first marker', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(process.env.TEST_REDIS_URL as string);
+  });
+  afterAll(() => redis.disconnect());
+
+  it('on a data set an earlier release kept (keys of ours, no marker): written quietly, no warning of a loss', async () => {
+    const prefix = `dsw${process.pid}c:`;
+    await redis.set(`${prefix}sale:payment:P1`, '{"state":"recorded"}');
+    const { watch, lines } = watchOn(redis, prefix);
+    await watch.check();
+    expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+    expect(lines.some((l) => /marker written beside the data already there/.test(l.msg))).toBe(true);
+  });
+
+  it('on an empty data set: a warning, since a loss while no instance ran looks the same', async () => {
+    const prefix = `dsw${process.pid}d:`;
+    const { watch, lines } = watchOn(redis, prefix);
+    await watch.check();
+    expect(lines.filter((l) => /Redis held no data set marker/.test(l.msg))).toEqual([expect.objectContaining({ level: 40 })]);
+  });
+});
