@@ -983,7 +983,7 @@ export type components = {
                 /** @enum {string} */
                 sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
-                 * @description `none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (not ready until the file is fixed)
+                 * @description `none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (still ready: one bad edit of the file every instance reads must not take the fleet out; alert on `pos_terminals_file_current`)
                  * @enum {string}
                  */
                 terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";

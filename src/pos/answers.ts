@@ -38,7 +38,7 @@ export const ReadinessSchema = z.strictObject({
     sweeper: CheckState,
     worker: CheckState.optional().describe('The outbox delivery worker'),
     terminals: CheckState.optional().describe(
-      '`none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (not ready until the file is fixed)',
+      '`none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (still ready: one bad edit of the file every instance reads must not take the fleet out; alert on `pos_terminals_file_current`)',
     ),
     loyaltyKey: CheckState.optional().describe('`refused`: the loyalty service refuses the key pair in use (codes 1000-1002)'),
     process: CheckState,

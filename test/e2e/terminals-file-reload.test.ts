@@ -7,8 +7,8 @@ import { waitFor } from './helpers';
 
 /**
  * A reload of TERMINALS_FILE that fails keeps the terminals loaded before,
- * so a revocation written since is not applied: readiness says `stale` (not
- * ready), a gauge and a counter show it, one log line names it; a fixed file
+ * so a revocation written since is not applied: readiness says `stale` (still
+ * ready: every instance reads the file), a gauge and a counter show it, one log line names it; a fixed file
  * brings it all back. Over real HTTP; the file is looked at on the probes
  * themselves (at most once a second), so the tests wait for the answers.
  */
@@ -25,7 +25,7 @@ describe('a terminals file that fails to reload (real HTTP)', () => {
   const scrape = async () => (await request(s.bff.url).get('/metrics').expect(200)).text;
   const unusableLines = () => s.logs.filter((l) => l.includes('terminals file unusable'));
 
-  it('is stale and not ready, counted and logged once; a fixed file recovers and applies the revocation written meanwhile', async () => {
+  it('is stale but still ready (one bad edit must not take the fleet out), counted and logged once; a fixed file recovers and applies the revocation written meanwhile', async () => {
     expect((await readyz().expect(200)).body.checks.terminals).toBe('ok');
     let text = await scrape();
     expect([total(text, 'pos_terminals_file_current'), total(text, 'pos_terminals_file_reload_failures_total')]).toEqual([1, 0]);
@@ -34,8 +34,8 @@ describe('a terminals file that fails to reload (real HTTP)', () => {
     writeFileSync(s.terminalsFile, '{ "stores": [');
     let answer: request.Response | undefined;
     await waitFor('readiness to show the failed reload', async () => (answer = await readyz()).body.checks.terminals === 'stale', 20_000);
-    expect(answer!.status).toBe(503);
-    expect(answer!.body.status).toBe('not_ready');
+    expect(answer!.status).toBe(200);
+    expect(answer!.body.status).toBe('ready');
     text = await scrape();
     expect([total(text, 'pos_terminals_file_current'), total(text, 'pos_terminals_file_reload_failures_total')]).toEqual([0, 1]);
     // The terminals loaded before are still served: the cashier's token is known (200, not 401).
@@ -47,7 +47,7 @@ describe('a terminals file that fails to reload (real HTTP)', () => {
     // The fix: the good file, with the cashier revoked while the broken one was in place.
     writeFileSync(s.terminalsFile, good);
     revokeTerminal(s.terminalsFile, s.terminalIds.cashier);
-    await waitFor('readiness to recover', async () => (answer = await readyz()).status === 200, 20_000);
+    await waitFor('readiness to recover', async () => (answer = await readyz()).body.checks.terminals === 'ok', 20_000);
     expect(answer!.body.checks.terminals).toBe('ok');
     text = await scrape();
     expect([total(text, 'pos_terminals_file_current'), total(text, 'pos_terminals_file_reload_failures_total')]).toEqual([1, 1]);

@@ -15,8 +15,9 @@ export interface HealthOptions {
   /** Terminals that can call; with none (a fresh install) the instance is not ready. Unset: the check is left out. */
   activeTerminals?(): number;
   /**
-   * True while the terminals file's newest change could not be loaded: the check reads `stale` and the instance is
-   * not ready, since a revocation written since is not applied. Unset: never stale.
+   * True while the terminals file's newest change could not be loaded: the check reads `stale`, and the instance stays
+   * ready (every instance reads the same file, so one bad edit would take the whole fleet out of the balancer; the
+   * gauge and its alert say that revocations since are not applied). Unset: never stale.
    */
   terminalsStale?(): boolean;
   /** True while the loyalty service refuses the key pair calls use (src/upstream/keys.ts); unset: the check is left out. */
@@ -111,7 +112,7 @@ export function healthRoutes(opts: HealthOptions): Router {
       ...(opts.loyaltyKeyRefused ? { loyaltyKey: opts.loyaltyKeyRefused() ? ('refused' as const) : ('ok' as const) } : {}),
       process: opts.shuttingDown?.() ? 'shutting_down' : 'ok',
     };
-    const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not_configured');
+    const ready = Object.entries(checks).every(([name, c]) => c === 'ok' || c === 'not_configured' || (name === 'terminals' && c === 'stale'));
     res.setHeader('Cache-Control', 'no-store');
     const loss = opts.redisDatasetLoss?.();
     const redisDataset = loss && { lostAt: new Date(loss.to).toISOString(), lastSeenGoodAt: new Date(loss.from).toISOString() };
