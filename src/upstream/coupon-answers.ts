@@ -63,6 +63,7 @@ export const TransactionsAnswer = z.object({
       transactionId: optional(Text),
       type: optional(z.string()),
       customerId: optional(Text),
+      amount: optional(Num),
       merchantName: optional(Text),
       branchName: optional(Text),
       gameballTransactionId: optional(Text),
