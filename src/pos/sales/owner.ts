@@ -1,3 +1,4 @@
+import { isAppError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
 import type { TransactionsAnswer } from '../../upstream/coupon-answers';
 import type { CallContext, SharedDeps } from '../context';
@@ -20,7 +21,11 @@ export const saleOwnerUnknown = (paymentId: string, why: string) =>
 async function findSale(deps: SaleOwnerDeps, ctx: CallContext, customerId: string, paymentId: string): Promise<Listed | undefined> {
   let startAfter: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const got = await deps.loyalty.transactions({ customerId, startAfter, limit: PAGE }, { requestId: ctx.requestId });
+    const got = await deps.loyalty.transactions({ customerId, startAfter, limit: PAGE }, { requestId: ctx.requestId }).catch((err: unknown) => {
+      // A read: nothing was done, and the owner stays unknown until it can be asked.
+      if (!isAppError(err)) throw err;
+      throw saleOwnerUnknown(paymentId, `the loyalty service could not be asked (${err.code}); try again later`);
+    });
     const found = got.transactions.find((t) => t.transactionId === paymentId && t.type !== 'Refund' && t.type !== 'Cancel');
     if (found) return found;
     const last = got.transactions.at(-1)?.gameballTransactionId;
