@@ -17,8 +17,12 @@ type Listed = TransactionsAnswer['transactions'][number];
 export const saleOwnerUnknown = (paymentId: string, why: string) =>
   problem('sale_owner_unknown', `Which store rang up sale ${paymentId} is not known: ${why}; nothing was done`);
 
-/** The sale itself in the customer's list (a payment or batch order: an accumulation under its id, not a refund of it). */
-async function findSale(deps: SaleOwnerDeps, ctx: CallContext, customerId: string, paymentId: string): Promise<Listed | undefined> {
+/**
+ * The sale itself in the customer's list (a payment or batch order: an
+ * accumulation under its id, not a refund of it); `absent` when every page was
+ * read without it, `unread` past MAX_PAGES.
+ */
+async function findSale(deps: SaleOwnerDeps, ctx: CallContext, customerId: string, paymentId: string): Promise<Listed | 'absent' | 'unread'> {
   let startAfter: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const got = await deps.loyalty.transactions({ customerId, startAfter, limit: PAGE }, { requestId: ctx.requestId }).catch((err: unknown) => {
@@ -29,10 +33,10 @@ async function findSale(deps: SaleOwnerDeps, ctx: CallContext, customerId: strin
     const found = got.transactions.find((t) => t.transactionId === paymentId && t.type !== 'Refund' && t.type !== 'Cancel');
     if (found) return found;
     const last = got.transactions.at(-1)?.gameballTransactionId;
-    if (!got.hasMore || last === undefined) return undefined;
+    if (!got.hasMore || last === undefined) return 'absent';
     startAfter = last;
   }
-  return undefined;
+  return 'unread';
 }
 
 /** The one store whose branch (and merchant, when shown) the sale carried; several or none: not known. */
@@ -48,13 +52,16 @@ function storeOf(stores: readonly Store[], t: Listed, paymentId: string): Store 
  * never claimed again), the record rebuilt from the upstream's: the merchant
  * and branch the payment carried name its store, and the sale is recorded
  * here for that store (`recorded`) so later calls need not ask again. Throws
- * `sale_owner_unknown` when that cannot tell one store.
+ * `sale_owner_unknown` when that cannot tell one store, and
+ * `original_transaction_not_found` when the upstream has no such sale.
  */
 export async function saleOrItsOwner(deps: SaleOwnerDeps, ctx: CallContext, paymentId: string, customerId: string): Promise<SaleEntry> {
   const known = await deps.sales.get('payment', paymentId);
   if (known) return known;
   const listed = await findSale(deps, ctx, customerId, paymentId);
-  if (!listed) throw saleOwnerUnknown(paymentId, 'the loyalty service shows no such sale for this customer (or it was not read)');
+  // Not on the upstream's record at all: nothing to refund there either (as the upstream itself answers).
+  if (listed === 'absent') throw problem('original_transaction_not_found', `The loyalty service has no sale ${paymentId} of this customer; nothing was done`);
+  if (listed === 'unread') throw saleOwnerUnknown(paymentId, `it is not among the ${MAX_PAGES * PAGE} transactions of this customer read`);
   const owner = storeOf(deps.stores(), listed, paymentId);
   const entry: SaleEntry = {
     kind: 'payment',
@@ -62,6 +69,7 @@ export async function saleOrItsOwner(deps: SaleOwnerDeps, ctx: CallContext, paym
     storeId: owner.id,
     customerId,
     paymentId,
+    rebuilt: true,
     ...(listed.amount !== undefined ? { totalPaid: listed.amount } : {}),
   };
   const got = await deps.sales.claim(entry);

@@ -18,6 +18,8 @@ export interface SaleEntry extends IdEntry<'payment' | 'refund'> {
   totalPaid?: number;
   /** A refund's amount, when one was asked (absent: the whole sale). */
   refundAmount?: number;
+  /** Rebuilt from the upstream's record (this BFF had none): what the sale did here (its coupons) is not known. */
+  rebuilt?: true;
 }
 
 export type SaleChange = IdChange<SaleEntry>;
