@@ -1,12 +1,17 @@
 import { isAppError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
 import type { TransactionsAnswer } from '../../upstream/coupon-answers';
+import type { LoyaltyClient } from '../../upstream';
 import type { CallContext, SharedDeps } from '../context';
 import type { Store } from '../terminals/types';
 import { stateOf, type SaleEntry, type SaleRecords } from './records';
 
 /** What finding a sale's store uses: the sale records, the upstream's transactions list and the terminals file's stores. */
-export type SaleOwnerDeps = Pick<SharedDeps, 'loyalty' | 'logger'> & { sales: SaleRecords; stores: () => readonly Store[] };
+export type SaleOwnerDeps = Pick<SharedDeps, 'logger'> & {
+  loyalty: Pick<LoyaltyClient, 'transactions'>;
+  sales: SaleRecords;
+  stores: () => readonly Store[];
+};
 
 /** Pages of a customer's transactions read before the sale is taken as not on record (200 each). */
 const MAX_PAGES = 10;
@@ -22,7 +27,12 @@ export const saleOwnerUnknown = (paymentId: string, why: string) =>
  * accumulation under its id, not a refund of it); `absent` when every page was
  * read without it, `unread` past MAX_PAGES.
  */
-async function findSale(deps: SaleOwnerDeps, ctx: CallContext, customerId: string, paymentId: string): Promise<Listed | 'absent' | 'unread'> {
+async function findSale(
+  deps: SaleOwnerDeps,
+  ctx: Pick<CallContext, 'requestId'>,
+  customerId: string,
+  paymentId: string,
+): Promise<Listed | 'absent' | 'unread'> {
   let startAfter: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const got = await deps.loyalty.transactions({ customerId, startAfter, limit: PAGE }, { requestId: ctx.requestId }).catch((err: unknown) => {
@@ -55,7 +65,7 @@ function storeOf(stores: readonly Store[], t: Listed, paymentId: string): Store 
  * `sale_owner_unknown` when that cannot tell one store, and
  * `original_transaction_not_found` when the upstream has no such sale.
  */
-export async function saleOrItsOwner(deps: SaleOwnerDeps, ctx: CallContext, paymentId: string, customerId: string): Promise<SaleEntry> {
+export async function saleOrItsOwner(deps: SaleOwnerDeps, ctx: Pick<CallContext, 'requestId'>, paymentId: string, customerId: string): Promise<SaleEntry> {
   const known = await deps.sales.get('payment', paymentId);
   if (known) return known;
   const listed = await findSale(deps, ctx, customerId, paymentId);
