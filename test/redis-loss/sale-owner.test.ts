@@ -41,26 +41,32 @@ describe.each(['false', 'true'] as const)('a sale the BFF lost with its Redis (R
     await s.seed('own-ana', 0);
     await s.pos('cashier').post('/payments', { customerId: 'own-ana', paymentId: 'own-sale-1', totalPaid: 100 }).expect(201);
     await s.pos('cashier').post('/payments', { customerId: 'own-ana', paymentId: 'own-sale-2', totalPaid: 80 }).expect(201);
-    expect((await s.balance('own-ana')).availablePointsBalance).toBe(180);
+    await s.pos('cashier').post('/payments', { customerId: 'own-ana', paymentId: 'own-sale-3', totalPaid: 20 }).expect(201);
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(200);
     await admin.flushall();
+
+    // Read back with its customer: its store reads it, the other store does not.
+    expect((await s.pos('otherCashier').get('/payments/own-sale-3?customerId=own-ana')).status).toBe(404);
+    const read = await s.pos('cashier', 1).get('/payments/own-sale-3?customerId=own-ana').expect(200);
+    expect(read.body).toMatchObject({ paymentId: 'own-sale-3', customerId: 'own-ana', amountPaid: 20 });
 
     const otherRefund = await s.pos('otherManager').post('/refunds', { customerId: 'own-ana', refundId: 'own-ref-B', paymentId: 'own-sale-1', amount: 40 });
     const otherVoid = await s.pos('otherManager', 1).post('/payments/own-sale-2/void', { customerId: 'own-ana' });
     if (anyBranch === 'true') {
       expect(otherRefund.status).toBe(201);
       expect(otherVoid.status).toBe(200);
-      expect((await s.balance('own-ana')).availablePointsBalance).toBe(180 - 40 - 80);
+      expect((await s.balance('own-ana')).availablePointsBalance).toBe(200 - 40 - 80);
       return;
     }
     expect([otherRefund.status, otherRefund.body.code]).toEqual([404, 'sale_not_found']);
     expect([otherVoid.status, otherVoid.body.code]).toEqual([404, 'sale_not_found']);
-    expect((await s.balance('own-ana')).availablePointsBalance).toBe(180);
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(200);
 
     // The owner's refund works, on the other instance too; the points move once.
     const mine = await s.pos('manager', 1).post('/refunds', { customerId: 'own-ana', refundId: 'own-ref-A', paymentId: 'own-sale-1', amount: 40 });
     expect(mine.status).toBe(201);
     expect(mine.body).toMatchObject({ status: 'refunded', amountRefunded: 40 });
-    expect((await s.balance('own-ana')).availablePointsBalance).toBe(140);
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(160);
     // The sale is recorded again for its store: read back, and voided by its store, never by the other.
     const sale = await s.bff.deps.sales.get('payment', 'own-sale-1');
     expect(sale).toMatchObject({ storeId: 'store-001', state: 'recorded', customerId: 'own-ana' });
@@ -68,7 +74,7 @@ describe.each(['false', 'true'] as const)('a sale the BFF lost with its Redis (R
     const voided = await s.pos('manager').post('/payments/own-sale-2/void', { customerId: 'own-ana' }).expect(200);
     // Which coupons the sale burned went with the lost data: not known (null), never [].
     expect(voided.body.couponsNotReturned).toBeNull();
-    expect((await s.balance('own-ana')).availablePointsBalance).toBe(60);
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(80);
   });
 
   it('a sale whose store cannot be told is refused (sale_owner_unknown), nothing refunded', async () => {
