@@ -287,7 +287,8 @@ export const PROBLEM_CATALOGUE = {
   },
   dead_letter_id_taken: {
     status: 409,
-    meaning: 'An id the dead letter writes (a payment, refund or order id) was taken by another write since it died; sending it could be taken for that write. The dead letter stays',
+    meaning:
+      'An id the dead letter writes (a payment, refund or order id) was taken by another write since it died; sending it could be taken for that write. The dead letter stays',
     tillDoes: 'Check the other write under that id (GET /payments/{id}); discard the dead letter or ring the sale up again under a new id',
   },
   // The loyalty service and Redis

@@ -114,7 +114,11 @@ beforeAll(async () => {
       .expect(202)
   ).body.jobId;
   // A queued payment (store-001), and three dead letters: refunds of this store's sales queued during an outage, then refused (422).
-  for (const i of [1, 2, 3]) await s.pos('cashier').post('/payments', { customerId: 'am-alice', paymentId: `am-sold-${i}`, totalPaid: 5 }).expect(201);
+  for (const i of [1, 2, 3])
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'am-alice', paymentId: `am-sold-${i}`, totalPaid: 5 })
+      .expect(201);
   await faults([
     { operation: 'payment', status: 503 },
     { operation: 'refund', status: 503 },
