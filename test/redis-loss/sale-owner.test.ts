@@ -74,6 +74,14 @@ describe.each(['false', 'true'] as const)('a sale the BFF lost with its Redis (R
     const voided = await s.pos('manager').post('/payments/own-sale-2/void', { customerId: 'own-ana' }).expect(200);
     // Which coupons the sale burned went with the lost data: not known (null), never [].
     expect(voided.body.couponsNotReturned).toBeNull();
+    // The look-ups were sent as the published reference describes them.
+    expect(
+      s
+        .sentUpstream()
+        .filter((x) => x.path.endsWith('/transactions'))
+        .map((x) => x.query?.customerId),
+    ).toContain('own-ana');
+    expect(s.upstreamViolations()).toEqual([]);
     expect((await s.balance('own-ana')).availablePointsBalance).toBe(80);
   });
 
