@@ -458,7 +458,7 @@ export type paths = {
         };
         /**
          * What a sale did at the loyalty service (this store's sales)
-         * @description For a till that lost an answer: read before retrying. 404 when the sale is another store's, unknown, or not delivered yet (queued).
+         * @description For a till that lost an answer: read before retrying. 404 when the sale is another store's, unknown, or not delivered yet (queued). With `customerId`, a sale this BFF has no record of (its data was lost) is found at the loyalty service by the branch it carried.
          *
          *     **Terminal roles:** cashier, manager.
          */
@@ -3247,7 +3247,10 @@ export interface operations {
     };
     getPayment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The sale's customer: when this BFF has no record of the sale (its data was lost), the loyalty service's record shows whose store it is */
+                customerId?: string;
+            };
             header?: {
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.

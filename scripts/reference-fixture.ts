@@ -39,6 +39,7 @@ export const USED_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['delete', '/coupons/{lockReference}'],
   ['post', '/orders/reward-preview'],
   ['get', '/orders/{orderId}/transactions'],
+  ['get', '/transactions'],
   ['get', '/configurations/redemption'],
 ];
 

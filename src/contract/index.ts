@@ -11,5 +11,6 @@ export * from './operations';
 export * from './coupon-lock';
 export * from './preview';
 export * from './order-transactions';
+export * from './transactions';
 export * from './redemption-config';
 export * from './rate-limits';

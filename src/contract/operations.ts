@@ -19,6 +19,7 @@ import { PaymentRequest, PaymentResponse } from './payment';
 import { RewardPreviewRequest, RewardPreviewResponse } from './preview';
 import { RedemptionConfigResponse } from './redemption-config';
 import { RefundRequest, RefundResponse } from './refund';
+import { TransactionsResponse } from './transactions';
 
 export const API_PREFIX = '/api/v4.0/integrations';
 
@@ -219,6 +220,15 @@ export const OPERATIONS = {
     keys: 'both',
     response: OrderTransactionsResponse,
     summary: "List an order's loyalty transactions",
+    extension: true,
+  },
+  transactions: {
+    id: 'transactions',
+    method: 'GET',
+    path: '/transactions',
+    keys: 'both',
+    response: TransactionsResponse,
+    summary: "List the account's transactions (by customer)",
     extension: true,
   },
   upsertCustomer: {

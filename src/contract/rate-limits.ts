@@ -45,6 +45,7 @@ export const OPERATION_BUCKET: Readonly<Record<keyof typeof OPERATIONS, LimitBuc
   otp: 'transactionsWrite',
   holdCancel: 'transactionsWrite',
   holdLookup: 'transactionsRead',
+  transactions: 'transactionsRead',
   couponsValidate: 'coupons',
   couponValidate: 'coupons',
   couponBurn: 'coupons',

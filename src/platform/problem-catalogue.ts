@@ -206,6 +206,12 @@ export const PROBLEM_CATALOGUE = {
     meaning: "The sale was rung up in another store (refunds and voids stay in the sale's store unless RETURNS_AT_ANY_BRANCH)",
     tillDoes: 'Refund it at the store that sold it, or check the payment id',
   },
+  sale_owner_unknown: {
+    status: 409,
+    meaning:
+      "This BFF has no record of the sale (its data was lost, or the sale came back from the dead letters), and the loyalty service's record does not show which store rang it up (no such sale for this customer, no branch, or a branch name that matches no store or several); nothing was refunded",
+    tillDoes: 'Ask the store that rang it up to refund it, or a manager of a store allowed returns at any branch; check the customer and payment id',
+  },
   payment_not_found: {
     status: 404,
     meaning: 'No such sale recorded for this store (yet)',
@@ -278,6 +284,12 @@ export const PROBLEM_CATALOGUE = {
     status: 409,
     meaning: 'The dead letter is events the loyalty service may have recorded (a delivery timed out or failed after sending); a copy could be recorded twice',
     tillDoes: 'Do not retry it: discard it (POST /outbox/dead/{id}/discard); the events may be on the customer already',
+  },
+  dead_letter_id_taken: {
+    status: 409,
+    meaning:
+      'An id the dead letter writes (a payment, refund or order id) was taken by another write since it died; sending it could be taken for that write. The dead letter stays',
+    tillDoes: 'Check the other write under that id (GET /payments/{id}); discard the dead letter or ring the sale up again under a new id',
   },
   // The loyalty service and Redis
   upstream_unavailable: {

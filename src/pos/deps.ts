@@ -8,6 +8,7 @@ import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales/records';
 import type { OpenRedemptionCap } from './redemptions/open-redemptions';
 import type { SharedDeps } from './context';
+import type { Store } from './terminals/types';
 import type { RedisLosses } from './reconciliation/engine';
 
 /**
@@ -19,6 +20,8 @@ export interface PosDeps extends SharedDeps {
   redemptions: RedemptionStore;
   /** Which store made each sale and refund (refunds, voids and read-back are store-scoped). */
   sales: SaleRecords;
+  /** The stores of the terminals file: a sale this BFF has no record of is matched to its store by the branch it carried. */
+  stores: () => readonly Store[];
   /** Coupons locked for a sale at the till (src/pos/coupons/locks). */
   couponLocks: CouponLockStore;
   /** The account's redemption rules, cached (REDEMPTION_OPTIONS_TTL_SECONDS). */

@@ -151,6 +151,7 @@ export async function startBff(
     settings: posSettings(config),
     loyalty,
     sales: createSaleRecords({ redis, prefix: config.redis.keyPrefix, ttlDays: config.money.saleRecordDays, clock }),
+    stores: () => registry.stores(),
     redemptions,
     // A payment's used coupons are kept as long as its sale record, for a refund or void to report.
     couponLocks: createCouponLockStore({ redis, prefix: config.redis.keyPrefix, usedKeepMs: config.money.saleRecordDays * 86_400_000 }),

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { CouponsValidateAnswer, CouponValidateAnswer, OrderTransactionsAnswer, RedemptionConfigAnswer, RewardPreviewAnswer } from './coupon-answers';
+import {
+  CouponsValidateAnswer,
+  CouponValidateAnswer,
+  OrderTransactionsAnswer,
+  RedemptionConfigAnswer,
+  RewardPreviewAnswer,
+  TransactionsAnswer,
+} from './coupon-answers';
 import type { OperationId } from '../contract';
 
 /**
@@ -239,6 +246,7 @@ export const ANSWERS = {
   couponRelease: Anything,
   rewardPreview: RewardPreviewAnswer,
   orderTransactions: OrderTransactionsAnswer,
+  transactions: TransactionsAnswer,
   redemptionConfig: RedemptionConfigAnswer,
   upsertCustomer: UpsertCustomerAnswer,
 } as const satisfies Record<OperationId, z.ZodType>;

@@ -27,7 +27,14 @@ import type {
 } from './answers';
 import { LoyaltyCallContext, LoyaltyCaller } from './call';
 import type { CouponsValidateRequest, CouponValidateRequest, RewardPreviewRequest } from '../contract';
-import type { CouponsValidateAnswer, CouponValidateAnswer, OrderTransactionsAnswer, RedemptionConfigAnswer, RewardPreviewAnswer } from './coupon-answers';
+import type {
+  CouponsValidateAnswer,
+  CouponValidateAnswer,
+  OrderTransactionsAnswer,
+  RedemptionConfigAnswer,
+  RewardPreviewAnswer,
+  TransactionsAnswer,
+} from './coupon-answers';
 
 export type TierExpansion = 'tier' | 'referrals';
 export interface TierProgressOptions {
@@ -148,6 +155,14 @@ export class LoyaltyClient extends LoyaltyCaller {
 
   orderTransactions(orderId: string, ctx?: LoyaltyCallContext): Promise<OrderTransactionsAnswer> {
     return this.call('orderTransactions', { params: { orderId } }, ctx);
+  }
+
+  /** One page of a customer's transactions (`startAfter`: the last page's last `gameballTransactionId`). */
+  transactions(query: { customerId: string; startAfter?: string; limit?: number }, ctx?: LoyaltyCallContext): Promise<TransactionsAnswer> {
+    const q: Record<string, string> = { customerId: query.customerId };
+    if (query.startAfter !== undefined) q.startAfter = query.startAfter;
+    if (query.limit !== undefined) q.limit = String(query.limit);
+    return this.call('transactions', { query: q }, ctx);
   }
 
   redemptionConfig(ctx?: LoyaltyCallContext): Promise<RedemptionConfigAnswer> {

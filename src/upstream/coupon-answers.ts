@@ -56,6 +56,23 @@ export const OrderTransactionsAnswer = z.object({
 });
 export type OrderTransactionsAnswer = z.infer<typeof OrderTransactionsAnswer>;
 
+/** A page of the account's transactions: which sale a transaction is, and the merchant and branch it carried. */
+export const TransactionsAnswer = z.object({
+  transactions: readableItems(
+    z.object({
+      transactionId: optional(Text),
+      type: optional(z.string()),
+      customerId: optional(Text),
+      amount: optional(Num),
+      merchantName: optional(Text),
+      branchName: optional(Text),
+      gameballTransactionId: optional(Text),
+    }),
+  ),
+  hasMore: optional(z.boolean()),
+});
+export type TransactionsAnswer = z.infer<typeof TransactionsAnswer>;
+
 export const RedemptionConfigAnswer = z.object({
   redemptionFactor: optional(Num),
   /** One unreadable rule is left out; the others still make buttons. */

@@ -36,6 +36,7 @@ export const RETRY_SAFE: Readonly<Record<OperationId, boolean>> = {
   couponRelease: false,
   rewardPreview: true,
   orderTransactions: true,
+  transactions: true,
   redemptionConfig: true,
   // Get-or-create by customerId: a second copy updates the same profile with the same fields.
   upsertCustomer: true,

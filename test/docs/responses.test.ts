@@ -121,7 +121,8 @@ describe('real cashier responses match the documented schemas', () => {
 describe('real answers of queued writes and the outbox routes match the documented schemas', () => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store: 'memory', env: { BREAKER_FAILURE_THRESHOLD: '1000', LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50' } });
+    // Returns at any branch: a refund of a sale no store rang up (here, one that dies) is then the upstream's to refuse.
+    s = await startStack({ store: 'memory', env: { RETURNS_AT_ANY_BRANCH: 'true', BREAKER_FAILURE_THRESHOLD: '1000', LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50' } });
   });
   afterAll(async () => { await s?.close(); });
   const faults = (rules: object[]) => s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules }).expect(200);

@@ -75,11 +75,12 @@ describe.each(['memory', 'redis'] as const)('a sale void and the coupons the sal
   it('a sale this middleware never took: not known (null), never []', async () => {
     const id = `vc3-${store}`;
     await s.seed(id, 0);
-    // Paid straight at the loyalty service, as before the middleware was deployed.
+    // Paid straight at the loyalty service, as before the middleware was deployed, naming the store's branch (its owner).
+    const merchant = { uniqueId: 'm-1', name: 'Test Retail', branch: { uniqueId: 'branch-001', name: 'Branch 001' } };
     await s.sandboxAdmin
       .post('/api/v4.0/integrations/payments')
       .set(SANDBOX_KEYS)
-      .send({ customerId: id, paymentId: `${id}-old`, paymentDate: new Date().toISOString(), totalPaid: 40 })
+      .send({ customerId: id, paymentId: `${id}-old`, paymentDate: new Date().toISOString(), totalPaid: 40, merchant })
       .expect(200);
     const voided = await s.pos('manager').post(`/payments/${id}-old/void`, { customerId: id }).expect(200);
     expect(voided.body.couponsNotReturned).toBeNull();

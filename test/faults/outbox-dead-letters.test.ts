@@ -10,7 +10,11 @@ import { activity, eventually, pending, setFaults } from '../pos/outbox/stack-he
 describe.each(['redis', 'memory'] as const)('outbox dead letters (%s store)', (store) => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store, env: { LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50', OUTBOX_BACKOFF_MAX_MS: '200' } });
+    // Returns at any branch: a refund of a sale no store rang up is then sent, for the upstream to refuse (else sale_owner_unknown at the till).
+    s = await startStack({
+      store,
+      env: { RETURNS_AT_ANY_BRANCH: 'true', LOYALTY_RETRIES: '0', OUTBOX_POLL_INTERVAL_MS: '50', OUTBOX_BACKOFF_BASE_MS: '50', OUTBOX_BACKOFF_MAX_MS: '200' },
+    });
     await s.seed('dl-ana', 0);
   });
   afterAll(async () => {

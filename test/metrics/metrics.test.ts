@@ -134,7 +134,8 @@ function faultyStack(env: Record<string, string>) {
 }
 
 describe('outbox metrics', () => {
-  const f = faultyStack({ BREAKER_FAILURE_THRESHOLD: '1000' });
+  // Returns at any branch: a refund of a sale no store rang up (one that dies) is then sent, for the upstream to refuse.
+  const f = faultyStack({ BREAKER_FAILURE_THRESHOLD: '1000', RETURNS_AT_ANY_BRANCH: 'true' });
 
   it('shows the outbox filling while the loyalty service is away, then its deliveries and dead letters', async () => {
     const { s } = f;

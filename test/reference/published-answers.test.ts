@@ -56,6 +56,7 @@ const CALLS: Partial<Record<OperationId, Call>> = {
   },
   rewardPreview: (c) => c.rewardPreview({ customerId: 'c-1', totalPaid: 20 }),
   orderTransactions: (c) => c.orderTransactions('o-1'),
+  transactions: (c) => c.transactions({ customerId: 'c-1' }),
   redemptionConfig: (c) => c.redemptionConfig(),
 };
 
@@ -152,6 +153,15 @@ describe('what the published examples mean to the BFF', () => {
     await expect(client.orderTransactions('o-1')).resolves.toMatchObject({
       transactions: [{ transactionType: 'PaymentReward', transactionId: 'ORD12345', amount: 250.75, equivalentPoints: 192 }],
     });
+  });
+
+  it("a customer's transactions are read with the merchant and branch they carried", async () => {
+    serve('get', '/transactions');
+    const page = await client.transactions({ customerId: 'cust_12345abc' });
+    expect(page.transactions.length).toBeGreaterThan(0);
+    expect(page.transactions[0]).toMatchObject({ transactionId: 'txn123456', customerId: 'cust_12345abc', type: 'Cancel' });
+    expect(page.transactions[0]).toHaveProperty('merchantName');
+    expect(page.transactions[0]).toHaveProperty('branchName');
   });
 
   it('a redemption configuration is read with its rule', async () => {

@@ -1,6 +1,6 @@
 import { loadSandboxAccounts, startSandbox, StartedSandbox } from '../../src/sandbox';
 import type { AccountSettingsInput } from '../../src/sandbox';
-import { conformance, PREFIX, PUBLISHED_CATEGORY, PUBLISHED_STATUS, publishedRequest } from './sandbox-published';
+import { conformance, PREFIX, schemaProblems, PUBLISHED_CATEGORY, PUBLISHED_STATUS, publishedRequest } from './sandbox-published';
 
 /**
  * The sandbox against the PUBLISHED v4.0 reference (the committed fixture),
@@ -175,6 +175,63 @@ describe('sandbox 2xx answers validate against the published response schemas, e
       'post',
       '/transactions/refund',
     );
+  });
+
+  it("a customer's transactions list: a payment and its refund, with the merchant and branch each carried", async () => {
+    await seed('t-1', 0);
+    const merchant = { uniqueId: 'm-1', name: 'Demo Retail', branch: { uniqueId: 'b-1', name: 'Downtown' } };
+    expect((await call('POST', '/payments', { customerId: 't-1', paymentId: 't-1-sale', paymentDate: T, totalPaid: 80, merchant })).status).toBe(200);
+    const refunded = await call('POST', '/transactions/refund', {
+      customerId: 't-1',
+      refundTransactionId: 't-1-ref',
+      reverseTransactionId: 't-1-sale',
+      transactionTime: T,
+      refundAmount: 30,
+      merchant,
+    });
+    expect(refunded.status).toBe(200);
+    const list = await call('GET', '/transactions?customerId=t-1');
+    expect(list.status).toBe(200);
+    expect(schemaProblems('get', '/transactions', list.body)).toEqual([]);
+    // Coupon and achievement fields, an expiry and the balances around it do not apply to the payments and refunds the sandbox lists.
+    const notApplicable = [
+      'couponCode',
+      'isCouponUsed',
+      'couponType',
+      'reason',
+      'achievementName',
+      'expiryDate',
+      'pointsBalanceBefore',
+      'pointsBalanceAfter',
+      'achievementType',
+      'achievedRewardCampaignId',
+      'achievedTierId',
+    ];
+    const absent = conformance('get', '/transactions', list.body).filter(
+      (m) => !notApplicable.some((f) => m === `transactions.0.${f} is documented but absent` || m === `transactions.1.${f} is documented but absent`),
+    );
+    expect(absent).toEqual([]);
+    expect(list.body).toMatchObject({
+      count: 2,
+      hasMore: false,
+      transactions: [
+        {
+          transactionId: 't-1-sale',
+          type: 'PaymentReward',
+          direction: '+',
+          amount: 80,
+          customerId: 't-1',
+          merchantName: 'Demo Retail',
+          branchName: 'Downtown',
+        },
+        { transactionId: 't-1-ref', type: 'Refund', direction: '-', amount: 30, merchantName: 'Demo Retail', branchName: 'Downtown' },
+      ],
+    });
+    const first = await call('GET', '/transactions?customerId=t-1&limit=1');
+    expect(first.body).toMatchObject({ count: 1, hasMore: true, transactions: [{ transactionId: 't-1-sale' }] });
+    const next = await call('GET', `/transactions?customerId=t-1&limit=1&startAfter=${first.body.transactions[0].gameballTransactionId}`);
+    expect(next.body).toMatchObject({ count: 1, hasMore: false, transactions: [{ transactionId: 't-1-ref' }] });
+    expect((await call('GET', '/transactions?customerId=nobody')).body).toEqual({ transactions: [], count: 0, hasMore: false });
   });
 
   it('customer create and update, balance, hash, coupons, tier progress (below the top and at it), delete', async () => {

@@ -113,7 +113,12 @@ beforeAll(async () => {
       .post('/orders/batch', { orders: [{ customerId: 'am-alice', orderId: 'am-o-1', orderDate: new Date().toISOString(), totalPaid: 5 }] })
       .expect(202)
   ).body.jobId;
-  // A queued payment (store-001), and three dead letters: refunds of sales the service never saw, queued during an outage.
+  // A queued payment (store-001), and three dead letters: refunds of this store's sales queued during an outage, then refused (422).
+  for (const i of [1, 2, 3])
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'am-alice', paymentId: `am-sold-${i}`, totalPaid: 5 })
+      .expect(201);
   await faults([
     { operation: 'payment', status: 503 },
     { operation: 'refund', status: 503 },
@@ -125,10 +130,12 @@ beforeAll(async () => {
       (
         await s
           .pos('manager')
-          .post('/refunds', { customerId: 'am-alice', refundId: `am-dl-${i}`, paymentId: `am-no-sale-${i}`, amount: 1 })
+          .post('/refunds', { customerId: 'am-alice', refundId: `am-dl-${i}`, paymentId: `am-sold-${i}`, amount: 1 })
           .expect(202)
       ).body.outboxId,
     );
+  await faults([{ operation: 'refund', status: 422 }]);
+  await eventually('three dead letters', async () => (await s.pos('manager').get('/outbox/dead').expect(200)).body.deadLetters.length === 3);
   await faults([]);
   await eventually('three dead letters', async () => (await s.pos('manager').get('/outbox/dead').expect(200)).body.deadLetters.length === 3);
 }, 30_000);

@@ -241,6 +241,7 @@ describe('nextDelayMs', () => {
       'refund',
       'rewardPreview',
       'tierProgress',
+      'transactions',
       'upsertCustomer',
     ]);
   });

@@ -27,7 +27,7 @@ async function orOnRecord<T>(send: () => Promise<T>, onRecord: () => Promise<boo
 }
 
 /** A queued write's identity, from the request it holds (a queued sale names neither hold nor coupons). */
-function queuedWrite(work: Extract<OutboxEntry['work'], { kind: 'payment' | 'refund' }>): Write {
+export function queuedWrite(work: Extract<OutboxEntry['work'], { kind: 'payment' | 'refund' }>): Write {
   if (work.kind === 'payment') {
     const p = work.request;
     const coupons = p.redemption?.couponsLockReference || p.redemption?.couponCodes?.length;

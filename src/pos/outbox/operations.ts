@@ -2,6 +2,8 @@ import { problem } from '../../platform/problem';
 import type { CallContext } from '../context';
 import type { OutboxDeps } from './forward';
 import type { OutboxEntry, OutboxWork } from './types';
+import type { IdRecords } from '../money/ids/records';
+import { claimAgain, type QueuedId } from './retry-claims';
 
 /** What a till sees of an outbox entry: its state and what it is about, never the full request (personal data). */
 export interface OutboxEntryView {
@@ -81,14 +83,23 @@ export async function listDeadLetters(deps: OutboxDeps, ctx: CallContext, limit:
  * exists upstream). Not events that may have been recorded: a copy would be
  * recorded twice (nothing upstream refuses it), so they can only be discarded.
  */
-export async function retryDeadLetter(deps: OutboxDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
+/** What the dead letters' routes are given: the outbox, and the id records a retry claims again. */
+export type DeadLetterDeps = OutboxDeps & { sales: IdRecords<QueuedId> };
+
+export async function retryDeadLetter(deps: DeadLetterDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
   const now = deps.clock();
   const seen = await deps.outbox.get(id, now);
-  if (seen?.storeId === ctx.identity.store.id && seen.state === 'dead' && seen.lastError?.code === 'event_maybe_recorded') {
+  if (!seen || seen.storeId !== ctx.identity.store.id || seen.state !== 'dead') throw notFound(id, 'dead letter');
+  if (seen.lastError?.code === 'event_maybe_recorded') {
     throw problem('dead_letter_maybe_recorded', `Dead letter ${id} may have been recorded by the loyalty service; sending it again could record it twice`);
   }
+  // Its ids are this store's again before it can be delivered (a refusal had freed them).
+  const unclaim = await claimAgain(deps.sales, seen);
   const e = await deps.outbox.retryDead(id, ctx.identity.store.id, now);
-  if (!e) throw notFound(id, 'dead letter');
+  if (!e) {
+    await unclaim();
+    throw notFound(id, 'dead letter');
+  }
   deps.logger.info({ outboxId: id, terminalId: ctx.identity.terminal.id }, 'dead letter put back in the outbox');
   return outboxEntryView(e, now);
 }

@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { LOCAL_READ_ERRORS, routesGiven } from '../http/route';
 import { OUTBOX_ID, outboxExamples } from './examples';
-import { discardDeadLetter, listDeadLetters, outboxStatus, retryDeadLetter } from './operations';
+import { discardDeadLetter, listDeadLetters, outboxStatus, retryDeadLetter, type DeadLetterDeps } from './operations';
 import * as outbox from './schemas';
 
-import type { OutboxDeps } from './forward';
-
-const route = routesGiven<OutboxDeps>();
+const route = routesGiven<DeadLetterDeps>();
 
 const outboxId = z.object({ id: outbox.OutboxIdParam.shape.id.meta({ description: 'The outboxId of a queued write', example: OUTBOX_ID }) });
 const discarded = {

@@ -12,7 +12,8 @@ export interface CouponsNotReturned {
   /**
    * Codes the sale burned through its coupon lock, which this refund did not
    * give back; [] when the sale used no lock; null when not known (a sale
-   * this BFF did not take, or the lock store could not be read).
+   * this BFF did not take or rebuilt from the upstream's record, or the lock
+   * store could not be read).
    */
   couponsNotReturned: string[] | null;
 }
@@ -24,7 +25,7 @@ export async function couponsNotReturned(
 ): Promise<string[] | null> {
   const [used, sale] = await Promise.allSettled([deps.couponLocks.usedBy(paymentId), deps.sales.get('payment', paymentId)]);
   if (used.status === 'fulfilled' && used.value) return used.value;
-  if (used.status === 'fulfilled' && sale.status === 'fulfilled') return sale.value ? [] : null;
+  if (used.status === 'fulfilled' && sale.status === 'fulfilled') return sale.value && !sale.value.rebuilt ? [] : null;
   const err = (used.status === 'rejected' ? used.reason : (sale as PromiseRejectedResult).reason) as Error;
   deps.logger.warn({ requestId: ctx.requestId, paymentId, err: err.message }, 'the coupons a refunded sale used could not be read; couponsNotReturned is null');
   return null;

@@ -15,9 +15,10 @@ import { merchantOf } from '../terminals/store-merchant';
 import { auditNote, type AuditDeps } from '../audit/record';
 import { refundSubject } from '../audit/subjects';
 import { storePolicy } from '../terminals/policy';
+import { saleOrItsOwner, type SaleOwnerDeps } from '../sales/owner';
 
 /** What the refund use cases are given. */
-export type RefundDeps = SaleClaimDeps & OutboxDeps & AuditDeps & { settings: Pick<PosSettings, 'returnsAtAnyBranch'> };
+export type RefundDeps = SaleClaimDeps & SaleOwnerDeps & OutboxDeps & AuditDeps & { settings: Pick<PosSettings, 'returnsAtAnyBranch'> };
 
 export interface RefundView {
   refundId: string;
@@ -84,14 +85,14 @@ export type QueuedRefund = QueuedView & { refundId: string; paymentId: string; c
 /**
  * A sale is refunded or voided by the store that rang it up; another store's
  * sale reads as missing, as another store's redemption does, unless the chain
- * allows returns at any branch. A sale this BFF has no record of (taken before
- * it was deployed, or older than SALE_RECORD_DAYS) is left to the upstream's
- * own rules: its store is not known here.
+ * allows returns at any branch. A sale this BFF has no record of (Redis lost
+ * it, older than SALE_RECORD_DAYS) is found in the upstream's record: the
+ * branch it carried names its store, or nothing is done (sale_owner_unknown).
  */
-async function requireOwnSale(deps: RefundDeps, ctx: CallContext, paymentId: string): Promise<void> {
+async function requireOwnSale(deps: RefundDeps, ctx: CallContext, paymentId: string, customerId: string): Promise<void> {
   if (storePolicy(ctx.identity.store, deps.settings).returnsAtAnyBranch) return;
-  const owner = (await deps.sales.get('payment', paymentId))?.storeId;
-  if (owner !== undefined && owner !== ctx.identity.store.id) throw saleNotFound(paymentId);
+  const owner = (await saleOrItsOwner(deps, ctx, paymentId, customerId)).storeId;
+  if (owner !== ctx.identity.store.id) throw saleNotFound(paymentId);
 }
 
 /** The refund write itself: sent now, or queued behind the customer's queued writes; its outcome settles the claims. */
@@ -130,7 +131,7 @@ function sendRefund(
  * so it never reaches the upstream before its payment.
  */
 export async function refund(deps: RefundDeps, ctx: CallContext, body: RefundBody): Promise<RefundView | QueuedRefund> {
-  await requireOwnSale(deps, ctx, body.paymentId);
+  await requireOwnSale(deps, ctx, body.paymentId, body.customerId);
   const req = toUpstreamRefund(ctx, body, deps.clock());
   const id = saleIdClaim(
     deps,
@@ -152,8 +153,8 @@ export const voidRefundId = (paymentId: string) => `void-${paymentId}`;
  */
 export async function voidSale(deps: RefundDeps, ctx: CallContext, paymentId: string, body: SaleVoidBody): Promise<RefundView | QueuedRefund> {
   const refundId = body.refundId ?? voidRefundId(paymentId);
-  const known = await deps.sales.get('payment', paymentId);
   const { returnsAtAnyBranch } = storePolicy(ctx.identity.store, deps.settings);
+  const known = returnsAtAnyBranch ? await deps.sales.get('payment', paymentId) : await saleOrItsOwner(deps, ctx, paymentId, body.customerId);
   if (!returnsAtAnyBranch && known && known.storeId !== ctx.identity.store.id) throw saleNotFound(paymentId);
   // Not known as recorded yet (a batch's order, a queued sale): the upstream's record says whether it is, before the sale is claimed.
   if (known && stateOf(known) === 'recording' && known.totalPaid !== undefined) {

@@ -1,14 +1,26 @@
 import { isProblem, problem } from '../../platform/problem';
 import type { OrderTransactionsAnswer } from '../../upstream/coupon-answers';
 import type { CallContext, SharedDeps } from '../context';
-import type { SaleEntry, SaleRecords } from './records';
+import type { SaleEntry } from './records';
+import { saleOrItsOwner, type SaleOwnerDeps } from './owner';
 
-type ReadbackDeps = Pick<SharedDeps, 'loyalty'> & { sales: Pick<SaleRecords, 'get'> };
+type ReadbackDeps = Pick<SharedDeps, 'loyalty'> & Omit<SaleOwnerDeps, 'loyalty'>;
 
-/** This store's sale or refund; another store's (or one this BFF never saw) is 404, as for redemptions. */
-async function entryOf(deps: ReadbackDeps, ctx: CallContext, kind: SaleEntry['kind'], id: string): Promise<SaleEntry> {
-  const e = await deps.sales.get(kind, id);
-  if (!e || e.storeId !== ctx.identity.store.id) throw problem(`${kind}_not_found`, `${kind === 'payment' ? 'Payment' : 'Refund'} ${id} was not found`);
+/**
+ * This store's sale or refund; another store's (or one this BFF never saw) is
+ * 404, as for redemptions. A sale this BFF has no record of, read with its
+ * customer, is this store's when the upstream's record shows its branch
+ * (sales/owner.ts, which records it again).
+ */
+async function entryOf(deps: ReadbackDeps, ctx: CallContext, kind: SaleEntry['kind'], id: string, customerId?: string): Promise<SaleEntry> {
+  const notFound = () => problem(`${kind}_not_found`, `${kind === 'payment' ? 'Payment' : 'Refund'} ${id} was not found`);
+  let e = await deps.sales.get(kind, id);
+  if (!e && kind === 'payment' && customerId !== undefined) {
+    e = await saleOrItsOwner(deps, ctx, id, customerId).catch((err: unknown) => {
+      throw isProblem(err, 'original_transaction_not_found') ? notFound() : err;
+    });
+  }
+  if (!e || e.storeId !== ctx.identity.store.id) throw notFound();
   return e;
 }
 
@@ -34,8 +46,8 @@ const sum = (list: OrderTransactionsAnswer['transactions'], types: string[], id?
   list.filter((t) => types.includes(t.transactionType) && (id === undefined || t.transactionId === id)).reduce((s, t) => s + (t.equivalentPoints ?? 0), 0);
 
 /** What a sale did upstream, for a till that lost the answer: points earned and redeemed, and each refund since. */
-export async function readPayment(deps: ReadbackDeps, ctx: CallContext, paymentId: string) {
-  const e = await entryOf(deps, ctx, 'payment', paymentId);
+export async function readPayment(deps: ReadbackDeps, ctx: CallContext, paymentId: string, customerId?: string) {
+  const e = await entryOf(deps, ctx, 'payment', paymentId, customerId);
   const list = await transactionsOf(deps, ctx, e);
   const refundIds = [
     ...new Set(

@@ -15,6 +15,8 @@ export interface SaleEntry extends IdEntry<'payment' | 'refund'>, WriteRecord {
   paymentId: string;
   /** The refund id of the void under way or done (`voiding`, `voided`). */
   voidRefundId?: string;
+  /** Rebuilt from the upstream's record (this BFF had none): what the sale did here (its coupons) is not known. */
+  rebuilt?: true;
 }
 
 export type SaleChange = IdChange<SaleEntry>;

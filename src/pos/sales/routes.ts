@@ -86,10 +86,13 @@ export const SALE_ROUTES = [
     tag: 'Payments',
     roles: TILL,
     summary: "What a sale did at the loyalty service (this store's sales)",
-    description: "For a till that lost an answer: read before retrying. 404 when the sale is another store's, unknown, or not delivered yet (queued).",
+    description:
+      "For a till that lost an answer: read before retrying. 404 when the sale is another store's, unknown, or not delivered yet (queued). " +
+      'With `customerId`, a sale this BFF has no record of (its data was lost) is found at the loyalty service by the branch it carried.',
     params: paymentId("The sale's paymentId"),
+    query: sale.PaymentReadbackQuery,
     success: { status: 200, description: 'The sale', schema: sale.PaymentReadbackSchema, example: saleExamples.paymentRead },
     errors: READ_ERRORS,
-    handle: (deps, ctx, { params }) => readPayment(deps, ctx, params.paymentId),
+    handle: (deps, ctx, { params, query }) => readPayment(deps, ctx, params.paymentId, query.customerId),
   }),
 ];

@@ -142,3 +142,11 @@ export const PaymentReadbackSchema = z.strictObject({
   refunds: z.array(z.strictObject({ refundId: z.string(), amount: z.number(), pointsTakenBack: z.number(), pointsGivenBack: z.number() })),
   transactions: z.array(Txn).describe('As the loyalty service lists them'),
 });
+
+/** `GET /payments/{paymentId}`: the customer lets a sale this BFF has no record of be found at the loyalty service. */
+export const PaymentReadbackQuery = z.strictObject({
+  customerId: CustomerId.optional().meta({
+    description: "The sale's customer: when this BFF has no record of the sale (its data was lost), the loyalty service's record shows whose store it is",
+    example: 'cust-42',
+  }),
+});

@@ -53,6 +53,7 @@ const stampOf = (s: Stats) => `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
 export class TerminalRegistry {
   private byHash = new Map<string, Entry>();
   private byId = new Map<string, Entry>();
+  private storeList: readonly Store[] = [];
   private stamp = '';
   private lastCheck = Number.NEGATIVE_INFINITY;
   private failedStamp = '';
@@ -126,6 +127,7 @@ export class TerminalRegistry {
     }
     this.byHash = byHash;
     this.byId = byId;
+    this.storeList = [...stores.values()];
     this.stamp = stamp;
     this.lastCheck = this.now();
     this.problem = undefined;
@@ -160,6 +162,12 @@ export class TerminalRegistry {
     this.problem = (err as Error).message;
     this.onReloadFailure();
     this.logger.error({ file: this.file, problem: (err as Error).message }, 'terminals file unusable; keeping the terminals loaded before');
+  }
+
+  /** The stores of the file (after a look at it if due): a sale this BFF lost is matched to one by the branch it carried. */
+  stores(): readonly Store[] {
+    this.refresh();
+    return this.storeList;
   }
 
   /** Checks a presented token; the reason for a refusal is for the log only. */

@@ -213,6 +213,27 @@ export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown
       count: 2,
     },
   },
+  transactions: {
+    response: {
+      transactions: [
+        {
+          transactionId: 'sale-1001',
+          gameballTransactionId: '11034754',
+          type: 'PaymentReward',
+          direction: '+',
+          customerId: 'alice',
+          points: 80,
+          amount: 80,
+          transactionTime: AT,
+          status: 'Active',
+          merchantName: 'Demo Retail',
+          branchName: 'Downtown',
+        },
+      ],
+      count: 1,
+      hasMore: false,
+    },
+  },
   upsertCustomer: {
     request: {
       customerId: 'alice',

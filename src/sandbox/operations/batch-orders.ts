@@ -25,6 +25,7 @@ export function processOrder(ctx: SandboxContext, account: AccountEntry, order: 
     guest: order.guest,
     redemption: order.redemption,
     returnWindowDays: order.cashbackConfigurations?.returnWindow,
+    merchant: order.merchant,
     activity: { type: 'Order Processed', properties: { ...order } },
   }).earnedPoints;
 }

@@ -20,6 +20,7 @@ export function processPayment(ctx: SandboxContext, account: AccountEntry, req: 
     guest: req.guest,
     redemption: req.redemption,
     returnWindowDays: req.cashbackConfigurations?.returnWindow,
+    merchant: req.merchant,
     activity: { type: 'Payment Processed', properties: { ...req } },
   });
   return {

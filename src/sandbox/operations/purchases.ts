@@ -1,4 +1,4 @@
-import type { PaymentDetail, PaymentRedemption } from '../../contract';
+import type { Merchant, PaymentDetail, PaymentRedemption } from '../../contract';
 import type { SandboxContext } from '../context';
 import { requireChannelField } from '../domain/channel';
 import { computeEarning } from '../domain/earn';
@@ -25,6 +25,7 @@ export interface Purchase {
   guest?: boolean;
   redemption?: PaymentRedemption;
   returnWindowDays?: number;
+  merchant?: Merchant;
   /** The activity event name and the properties it records (the whole request). */
   activity: { type: string; properties: Record<string, unknown> };
 }
@@ -69,6 +70,8 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
     refundedEarnedPoints: 0,
     returnedRedeemedPoints: 0,
     refundCount: 0,
+    merchantName: p.merchant?.name,
+    branchName: p.merchant?.branch?.name,
   };
   if (hold) {
     ledger.endHold(hold, 'used', now, tx.id);

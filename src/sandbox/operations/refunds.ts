@@ -144,6 +144,8 @@ export function processRefund(ctx: SandboxContext, account: AccountEntry, req: R
     amount: plan.amount,
     takenBackPoints: plan.takeBack,
     returnedPoints: plan.giveBack,
+    merchantName: req.merchant?.name,
+    branchName: req.merchant?.branch?.name,
   });
   ledger.recordActivity(c, {
     type: 'Refund Processed',

@@ -119,6 +119,9 @@ export interface TransactionRecord {
   refundedEarnedPoints: number;
   returnedRedeemedPoints: number;
   refundCount: number;
+  /** The merchant and branch names the payment carried (shown by the transactions list). */
+  merchantName?: string;
+  branchName?: string;
 }
 
 export interface RefundRecord {
@@ -130,4 +133,6 @@ export interface RefundRecord {
   amount: number;
   takenBackPoints: number;
   returnedPoints: number;
+  merchantName?: string;
+  branchName?: string;
 }

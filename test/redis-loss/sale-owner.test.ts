@@ -1,0 +1,111 @@
+import Redis from 'ioredis';
+import { SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
+import { RedisServer } from './redis-server';
+
+/**
+ * A sale's owner does not live only in Redis. After the BFF's Redis comes
+ * back empty (FLUSHALL), a refund or void of a sale it no longer knows is
+ * decided by the loyalty service's record of it (the branch the payment
+ * carried): another store's manager is refused as for another store's sale,
+ * the sale's own store refunds it once, and a sale whose store cannot be told
+ * is refused with sale_owner_unknown, unless returns are allowed at any branch;
+ * one the loyalty service has no record of is not found.
+ */
+describe.each(['false', 'true'] as const)('a sale the BFF lost with its Redis (RETURNS_AT_ANY_BRANCH=%s)', (anyBranch) => {
+  let server: RedisServer;
+  let admin: Redis;
+  let s: Stack;
+
+  beforeAll(async () => {
+    server = await RedisServer.start({ persist: false });
+    admin = new Redis(server.url);
+    s = await startStack({ store: 'memory', instances: 2, env: { REDIS_URL: server.url, RETURNS_AT_ANY_BRANCH: anyBranch } });
+  });
+  afterAll(async () => {
+    await s?.close();
+    admin?.disconnect();
+    await server?.cleanup();
+  });
+
+  /** A payment sent straight to the loyalty service (not through the BFF), with the merchant given, or none. */
+  async function paidElsewhere(customerId: string, paymentId: string, merchant?: object) {
+    const res = await fetch(`${s.sandbox.url}/api/v4.0/integrations/payments`, {
+      method: 'POST',
+      headers: { ...SANDBOX_KEYS, 'content-type': 'application/json' },
+      body: JSON.stringify({ customerId, paymentId, paymentDate: new Date().toISOString(), totalPaid: 60, ...(merchant ? { merchant } : {}) }),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it("after FLUSHALL, the sale's store is found from the upstream's record", async () => {
+    await s.seed('own-ana', 0);
+    await s.pos('cashier').post('/payments', { customerId: 'own-ana', paymentId: 'own-sale-1', totalPaid: 100 }).expect(201);
+    await s.pos('cashier').post('/payments', { customerId: 'own-ana', paymentId: 'own-sale-2', totalPaid: 80 }).expect(201);
+    await s.pos('cashier').post('/payments', { customerId: 'own-ana', paymentId: 'own-sale-3', totalPaid: 20 }).expect(201);
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(200);
+    await admin.flushall();
+
+    // Read back with its customer: its store reads it, the other store does not.
+    expect((await s.pos('otherCashier').get('/payments/own-sale-3?customerId=own-ana')).status).toBe(404);
+    const read = await s.pos('cashier', 1).get('/payments/own-sale-3?customerId=own-ana').expect(200);
+    expect(read.body).toMatchObject({ paymentId: 'own-sale-3', customerId: 'own-ana', amountPaid: 20 });
+
+    const otherRefund = await s.pos('otherManager').post('/refunds', { customerId: 'own-ana', refundId: 'own-ref-B', paymentId: 'own-sale-1', amount: 40 });
+    const otherVoid = await s.pos('otherManager', 1).post('/payments/own-sale-2/void', { customerId: 'own-ana' });
+    if (anyBranch === 'true') {
+      expect(otherRefund.status).toBe(201);
+      expect(otherVoid.status).toBe(200);
+      expect((await s.balance('own-ana')).availablePointsBalance).toBe(200 - 40 - 80);
+      return;
+    }
+    expect([otherRefund.status, otherRefund.body.code]).toEqual([404, 'sale_not_found']);
+    expect([otherVoid.status, otherVoid.body.code]).toEqual([404, 'sale_not_found']);
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(200);
+
+    // The owner's refund works, on the other instance too; the points move once.
+    const mine = await s.pos('manager', 1).post('/refunds', { customerId: 'own-ana', refundId: 'own-ref-A', paymentId: 'own-sale-1', amount: 40 });
+    expect(mine.status).toBe(201);
+    expect(mine.body).toMatchObject({ status: 'refunded', amountRefunded: 40 });
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(160);
+    // The sale is recorded again for its store: read back, and voided by its store, never by the other.
+    const sale = await s.bff.deps.sales.get('payment', 'own-sale-1');
+    expect(sale).toMatchObject({ storeId: 'store-001', state: 'recorded', customerId: 'own-ana' });
+    await s.pos('cashier').get('/payments/own-sale-1').expect(200);
+    const voided = await s.pos('manager').post('/payments/own-sale-2/void', { customerId: 'own-ana' }).expect(200);
+    // Which coupons the sale burned went with the lost data: not known (null), never [].
+    expect(voided.body.couponsNotReturned).toBeNull();
+    // The look-ups were sent as the published reference describes them.
+    expect(
+      s
+        .sentUpstream()
+        .filter((x) => x.path.endsWith('/transactions'))
+        .map((x) => x.query?.customerId),
+    ).toContain('own-ana');
+    expect(s.upstreamViolations()).toEqual([]);
+    expect((await s.balance('own-ana')).availablePointsBalance).toBe(80);
+  });
+
+  it('a sale whose store cannot be told is refused (sale_owner_unknown), nothing refunded', async () => {
+    await s.seed('own-bo', 0);
+    await paidElsewhere('own-bo', 'own-nobranch');
+    await paidElsewhere('own-bo', 'own-farbranch', { uniqueId: 'm-1', name: 'Test Retail', branch: { uniqueId: 'b-9', name: 'Branch 9' } });
+    const before = (await s.balance('own-bo')).availablePointsBalance;
+    const tries = [
+      await s.pos('manager').post('/refunds', { customerId: 'own-bo', refundId: 'own-bo-r1', paymentId: 'own-nobranch', amount: 10 }),
+      await s.pos('manager').post('/payments/own-farbranch/void', { customerId: 'own-bo' }),
+      await s.pos('manager').post('/refunds', { customerId: 'own-bo', refundId: 'own-bo-r2', paymentId: 'own-never-sold', amount: 10 }),
+    ];
+    if (anyBranch === 'true') {
+      // Any store may: the upstream's rules decide (a sale it never saw is refused by it).
+      expect(tries.map((t) => t.status)).toEqual([201, 200, 404]);
+      return;
+    }
+    // No branch, a branch of no store: not known. No such sale upstream: nothing to refund, as the upstream answers.
+    expect(tries.map((t) => [t.status, t.body.code])).toEqual([
+      [409, 'sale_owner_unknown'],
+      [409, 'sale_owner_unknown'],
+      [404, 'original_transaction_not_found'],
+    ]);
+    expect((await s.balance('own-bo')).availablePointsBalance).toBe(before);
+  });
+});
