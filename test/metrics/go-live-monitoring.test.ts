@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startStack, Stack } from '../support/e2e';
+import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 import { total } from './prometheus';
 
 /**
@@ -46,7 +46,12 @@ describe('GET /metrics for registrations and duplicate sales (memory store)', ()
   it('a second sale with the same paymentId is refused and counted as a duplicate answer of the payment operation', async () => {
     await s.seed('mon-dup', 0);
     const duplicates = async () => total(await text(), 'loyalty_upstream_requests_total', { operation: 'payment', outcome: 'duplicate' }) ?? 0;
-    await s.pos('cashier').post('/payments', { customerId: 'mon-dup', paymentId: 'mon-sale-1', totalPaid: 10 }).expect(201);
+    // A sale recorded at the loyalty service by something else (another system of the chain): the BFF has no record of it.
+    await s.sandboxAdmin
+      .post('/api/v4.0/integrations/payments')
+      .set(SANDBOX_KEYS)
+      .send({ customerId: 'mon-dup', paymentId: 'mon-sale-1', paymentDate: new Date().toISOString(), totalPaid: 10, totalAmount: 10 })
+      .expect(200);
     expect(await duplicates()).toBe(0);
     // Another sale under the same id (another total): the upstream's duplicate answer, checked against its record.
     const again = await s.pos('cashier').post('/payments', { customerId: 'mon-dup', paymentId: 'mon-sale-1', totalPaid: 12 }).expect(409);
