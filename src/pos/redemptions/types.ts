@@ -1,5 +1,6 @@
 import type { Applied, RedemptionTransition } from '../money/machines';
 import { isFinal, REDEMPTION_MACHINE, type RedemptionState } from '../money/machines';
+import type { ClaimLease } from '../money/lease';
 
 /**
  * A redemption: the BFF's record of one OTP -> hold -> payment flow. Its
@@ -37,6 +38,8 @@ export interface Redemption {
   updatedAt: number;
   /** Monotonic version, bumped by every write (compare-and-set). */
   version: number;
+  /** While `paying` or `voiding`: who claimed it, and until when (../money/lease.ts). */
+  lease?: ClaimLease;
 }
 
 /** Outcome of an atomic change: the new record, or why it could not be made. */

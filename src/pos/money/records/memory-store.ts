@@ -1,6 +1,6 @@
 import { problem } from '../../../platform/problem';
 import { DueHeap } from './due-heap';
-import { proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
+import { dueOf, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
 
 interface Entry<R> {
   record: R;
@@ -116,7 +116,7 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
     const sides = this.rules.side;
     const side = sides?.of(r);
     if (sides && side) this.sides.set(side.id, { value: side.value, dropAt: now + sides.keepMs });
-    const due = this.rules.dueAt(r);
+    const due = dueOf(this.rules, r);
     if (due !== undefined) {
       this.open.add(r.id);
       this.dues.push({ at: due, id: r.id, version: r.version });

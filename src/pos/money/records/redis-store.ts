@@ -1,6 +1,6 @@
 import { problem } from '../../../platform/problem';
 import { redisUnavailable, type RedisClient } from '../../../platform/redis';
-import { proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
+import { dueOf, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
 
 /** A feature's scripts as put on the client under its own names (Lua from ./redis-scripts.ts, bar the read). */
 export interface RecordScripts {
@@ -184,7 +184,7 @@ export class RedisRecordStore<R extends VersionedRecord> implements RecordStore<
 
   private write(r: R, expected: string, now: number): Promise<number> {
     const ttl = Math.max(1, Math.ceil(this.rules.retentionMs(r, now)));
-    const due = this.rules.dueAt(r);
+    const due = dueOf(this.rules, r);
     const record = this.recordPrefix + r.id;
     const sides = this.rules.side;
     const side = sides?.of(r);

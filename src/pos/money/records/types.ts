@@ -1,4 +1,5 @@
 import type { ProblemCode } from '../../../platform/problem-catalogue';
+import { leaseEnd, withLease, type ClaimLease } from '../lease';
 
 /** What the shared store needs of a record: an id, a state of its machine, a version and when it was last written. */
 export interface VersionedRecord {
@@ -7,6 +8,8 @@ export interface VersionedRecord {
   /** Monotonic, bumped by every write (compare-and-set). */
   version: number;
   updatedAt: number;
+  /** Held while in a claim state (the rules' isClaimed): see ../lease.ts. */
+  lease?: ClaimLease;
 }
 
 /**
@@ -70,10 +73,24 @@ export interface RecordStore<R extends VersionedRecord> {
   close(): Promise<void>;
 }
 
-/** The next version `change` proposes, checked by the rules, or why not. */
+/** The next version `change` proposes, checked by the rules, or why not; entering a claim state stamps its lease. */
 export function proposeChange<R extends VersionedRecord>(rules: RecordRules<R>, current: R, now: number, change: (current: R) => R | string): R | string {
   const proposed = change(structuredClone(current));
-  return typeof proposed === 'string' ? proposed : rules.nextVersion(current, proposed, now);
+  if (typeof proposed === 'string') return proposed;
+  const next = rules.nextVersion(current, proposed, now);
+  return typeof next === 'string' ? next : withLease(current, next, rules.isClaimed, now);
+}
+
+/**
+ * A record's place in the due index: the rules' due time, brought forward to
+ * its lease's end while claimed, so a claim nobody settles (its taker crashed)
+ * is swept and settled then, not at the end of the thing it claims. Freed, it
+ * goes back to the rules' time. A claim written before leases counts from its last write.
+ */
+export function dueOf<R extends VersionedRecord>(rules: RecordRules<R>, r: R): number | undefined {
+  const due = rules.dueAt(r);
+  if (due === undefined || !rules.isClaimed(r)) return due;
+  return Math.min(due, leaseEnd(r, r.updatedAt, r.updatedAt));
 }
 
 /** Tells each listener, a listener's fault never failing the read that triggered it. */
