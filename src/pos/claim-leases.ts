@@ -80,3 +80,27 @@ export function saleLeaseSweeper(deps: Deps, opts: { intervalMs: number; recheck
     clock: deps.clock,
   });
 }
+
+/**
+ * At start-up, once a day across the fleet (`firstToday`: a marker in Redis),
+ * the claims a release before leases left are given one, so the sweeps settle
+ * them once it is over rather than when what they claim ends. Runs in the
+ * background; a failure is logged and the claims are settled as before.
+ */
+export async function adoptLeaselessClaims(
+  deps: Pick<SharedDeps, 'clock' | 'logger'> & { redemptions: RedemptionStore; couponLocks: { adoptLeaselessClaims(now: number): Promise<number> }; sales: SaleRecords },
+  firstToday: () => Promise<boolean>,
+): Promise<void> {
+  try {
+    if (!(await firstToday())) return;
+    const now = deps.clock();
+    const [redemptions, couponLocks, ids] = await Promise.all([
+      deps.redemptions.adoptLeaselessClaims(now),
+      deps.couponLocks.adoptLeaselessClaims(now),
+      deps.sales.adoptLeaselessClaims(now),
+    ]);
+    if (redemptions + couponLocks + ids > 0) deps.logger.warn({ redemptions, couponLocks, ids }, 'claims written without a lease were given one; they are settled once it ends');
+  } catch (err) {
+    deps.logger.warn({ err: { message: (err as Error).message } }, 'claims written without a lease could not be looked for; they settle as before (at their hold or lock end)');
+  }
+}

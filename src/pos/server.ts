@@ -25,7 +25,7 @@ import { trackKeyVerdicts } from './metrics/loyalty-keys';
 import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
-import { saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
+import { adoptLeaselessClaims, saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
 import { setClaimLeaseMs } from './money/lease';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
@@ -235,6 +235,8 @@ export async function startBff(
   });
   sweeper.start();
   sweeperRunning = true;
+  const adopting = adoptLeaselessClaims(deps, async () => !redis || (await redis.set(`${config.redis.keyPrefix}leases:adopted`, '1', 'EX', 86_400, 'NX')) === 'OK');
+  closeHooks.push(() => adopting);
   // Sale and refund ids a crash left claimed: settled at start-up and on a timer once their lease is over.
   const saleLeases = saleLeaseSweeper(deps, { intervalMs: config.pos.sweeperIntervalMs, recheckMs: 30_000 });
   saleLeases.start();

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { decodeRedemption, encodeRedemption } from '../../src/pos/redemptions/redis-codec';
 import { BffProcess, eventually, ProcessStack, startProcessStack } from './process-stack';
 
 /**
@@ -27,43 +28,50 @@ describe('claims a crash left behind are settled once their lease is over', () =
     return raw ? (JSON.parse(raw) as { state?: string; lease?: Record<string, unknown> }) : null;
   };
 
-  it('settles the sale and its redemption from the upstream, audits them as the till that took them, and reconciles the sale', async () => {
-    await stack.seed('fern', 1000);
+  const till = (b: BffProcess) => (p: 'get' | 'post', path: string, body?: object) =>
+    (p === 'get' ? b.pos(stack.tokens.cashier).get(path) : b.pos(stack.tokens.cashier).post(path, body)).set('X-Cashier-Id', 'anna-07').set('X-Shift-Id', 'shift-42');
+
+  /** A hold of 150 points, then a payment with it held back by the sandbox while the BFF that sent it is killed; it lands upstream. */
+  async function crashMidPayment(customerId: string, paymentId: string) {
+    await stack.seed(customerId, 1000);
     const first: BffProcess = await stack.spawnBff(LEASE);
-    const till = (b: BffProcess) => (p: 'get' | 'post', path: string, body?: object) =>
-      (p === 'get' ? b.pos(stack.tokens.cashier).get(path) : b.pos(stack.tokens.cashier).post(path, body)).set('X-Cashier-Id', 'anna-07').set('X-Shift-Id', 'shift-42');
-    const held = await till(first)('post', '/redemptions', { customerId: 'fern', hash: await stack.hash('fern'), points: 150 }).expect(201);
+    const held = await till(first)('post', '/redemptions', { customerId, hash: await stack.hash(customerId), points: 150 }).expect(201);
     const expiresAt = Date.parse(held.body.expiresAt);
     expect(expiresAt).toBeGreaterThan(Date.now() + 5 * 60_000);
-
-    // The sandbox holds the payment back while the process that sent it is killed.
     await stack.faults([{ operation: 'payment', latencyMs: 3000 }]);
-    const sale = { customerId: 'fern', paymentId: 'sale-fern-1', totalPaid: 40, redemptionId: held.body.id };
-    const inFlight = till(first)('post', '/payments', sale).then(
+    const inFlight = till(first)('post', '/payments', { customerId, paymentId, totalPaid: 40, redemptionId: held.body.id }).then(
       (r) => r.status,
       () => 'connection lost',
     );
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 10_000, 'payment reached the sandbox');
     // The claims carry their lease: who took them and until when.
-    const claimed = await saleEntry('sale-fern-1');
-    expect(claimed).toMatchObject({ state: 'recording', lease: { terminalId: stack.terminalIds.cashier, cashierId: 'anna-07', shiftId: 'shift-42' } });
+    expect(await saleEntry(paymentId)).toMatchObject({ state: 'recording', lease: { terminalId: stack.terminalIds.cashier, cashierId: 'anna-07', shiftId: 'shift-42' } });
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect(await inFlight).toBe('connection lost');
     await stack.faults([]);
-    await eventually(async () => (await stack.activity('fern')).some((a) => a.type === 'Payment Processed'), 10_000, 'the payment to land upstream');
+    await eventually(async () => (await stack.activity(customerId)).some((a) => a.type === 'Payment Processed'), 10_000, 'the payment to land upstream');
+    return { redemptionId: held.body.id as string, expiresAt };
+  }
 
-    // A new process: nobody retries the sale.
-    const second = await stack.spawnBff(LEASE);
-    const settled = await eventually(
+  /** Both claims settled, read through a BFF and from Redis. */
+  async function settledClaims(bff: BffProcess, redemptionId: string, paymentId: string) {
+    return eventually(
       async () => {
-        const r = await till(second)('get', `/redemptions/${held.body.id}`).expect(200);
-        const e = await saleEntry('sale-fern-1');
+        const r = await till(bff)('get', `/redemptions/${redemptionId}`).expect(200);
+        const e = await saleEntry(paymentId);
         return r.body.state !== 'paying' && e?.state !== 'recording' ? { redemption: r.body, sale: e } : undefined;
       },
       20_000,
       'both claims to be settled',
     );
+  }
+
+  it('settles the sale and its redemption from the upstream, audits them as the till that took them, and reconciles the sale', async () => {
+    const { redemptionId, expiresAt } = await crashMidPayment('fern', 'sale-fern-1');
+    // A new process: nobody retries the sale.
+    const second = await stack.spawnBff(LEASE);
+    const settled = await settledClaims(second, redemptionId, 'sale-fern-1');
     // Settled from the lease, not at the hold's end.
     expect(Date.now()).toBeLessThan(expiresAt);
     expect(settled.redemption).toMatchObject({ state: 'redeemed', paymentId: 'sale-fern-1' });
@@ -79,7 +87,7 @@ describe('claims a crash left behind are settled once their lease is over', () =
       10_000,
       'the settlements to be audited',
     );
-    for (const repair of [`redemption:${held.body.id}`, 'sale:payment:sale-fern-1'])
+    for (const repair of [`redemption:${redemptionId}`, 'sale:payment:sale-fern-1'])
       expect(entries).toContainEqual(
         expect.objectContaining({
           action: 'payment',
@@ -98,8 +106,41 @@ describe('claims a crash left behind are settled once their lease is over', () =
     const row = report.rows.find((r: { kind: string; id: string }) => r.kind === 'sale' && r.id === 'sale-fern-1');
     expect(row).toMatchObject({ status: 'matched', flags: ['unknown_then_settled'], upstream: { paid: 40, redeemed: 150 } });
     // The hold is this store's sale's, and the day's totals count the sale on the loyalty service's side.
-    const hold = report.rows.find((r: { id: string }) => r.id === held.body.id);
+    const hold = report.rows.find((r: { id: string }) => r.id === redemptionId);
     expect(hold).toMatchObject({ status: 'used', note: expect.stringContaining('used by sale sale-fern-1') });
     expect(report.totals.upstream).toMatchObject({ paid: 40, redeemed: 150 });
+  }, 90_000);
+
+  it("settles claims in the previous release's shape (no lease) once a lease from their claim is over", async () => {
+    const { redemptionId, expiresAt } = await crashMidPayment('gil', 'sale-gil-1');
+    // The records as the previous release wrote them: no lease, the redemption due at its hold's end, the id in no lease index.
+    const p = stack.redisPrefix;
+    const sale = JSON.parse((await redis.get(`${p}sale:payment:sale-gil-1`))!);
+    delete sale.lease;
+    await redis.set(`${p}sale:payment:sale-gil-1`, JSON.stringify(sale), 'KEEPTTL');
+    await redis.zrem(`${p}sale-leases`, 'payment:sale-gil-1');
+    const rdmKey = `${p}{rdm}:r:${redemptionId}`;
+    const { lease, ...old } = decodeRedemption(redemptionId, (await redis.get(rdmKey))!);
+    expect(lease).toBeDefined();
+    await redis.set(rdmKey, encodeRedemption(old), 'KEEPTTL');
+    await redis.zadd(`${p}{rdm}:open`, old.expiresAt!, redemptionId);
+    // The first instance of this release to start looks for them.
+    await redis.del(`${p}leases:adopted`);
+
+    const next = await stack.spawnBff(LEASE);
+    const settled = await settledClaims(next, redemptionId, 'sale-gil-1');
+    expect(Date.now()).toBeLessThan(expiresAt);
+    expect(settled.redemption).toMatchObject({ state: 'redeemed', paymentId: 'sale-gil-1' });
+    expect(settled.sale).toMatchObject({ state: 'recorded' });
+    // Who took them is not known for a claim without a lease: the redemption's own terminal is named.
+    const audited = expect.objectContaining({ outcome: 'settled', afterCrash: true, repair: `redemption:${redemptionId}`, terminalId: stack.terminalIds.cashier });
+    await eventually(
+      async () => {
+        const entries = (await next.pos(stack.tokens.manager).get('/audit?customerId=gil&action=payment').expect(200)).body.entries;
+        return (entries as unknown[]).some((e) => audited.asymmetricMatch(e));
+      },
+      10_000,
+      'the settlement to be audited',
+    );
   }, 90_000);
 });

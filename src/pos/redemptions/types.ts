@@ -77,6 +77,8 @@ export interface RedemptionStore {
   sweepDue(now: number, limit: number): Promise<Redemption[]>;
   /** Number of records in the expiry index (open holds). */
   countOpen(): Promise<number>;
+  /** Claims a release before leases wrote: given a lease from their last write (see ../money/records). Returns how many. */
+  adoptLeaselessClaims(now: number): Promise<number>;
   close(): Promise<void>;
   /**
    * Optional: hears each hold this store instance expires on read (`get` or

@@ -1,8 +1,8 @@
-import { defineScripts, type RedisClient } from '../../../platform/redis';
+import { defineScripts, type Redis, type RedisClient } from '../../../platform/redis';
 import { problem } from '../../../platform/problem';
 import { redisUnavailable } from '../../../platform/redis';
 import { applyTransition, SALE_MACHINE, SALE_TRANSITIONS, transitionRefusal, type Applied, type SaleState, type SaleTransition } from '../machines';
-import { newLease, withLease, type ClaimLease } from '../lease';
+import { claimLeaseMs, newLease, withLease, type ClaimLease } from '../lease';
 import { leaseMember, MemoryIdLeaseIndex, RedisIdLeaseIndex, type IdLeaseIndex } from './lease-index';
 
 /**
@@ -45,6 +45,11 @@ export interface IdRecords<E extends IdEntry> {
   get(kind: E['kind'], id: string): Promise<E | null>;
   /** The claims by lease end (./lease-index.ts), kept in step by claim, change and free. */
   readonly leases: IdLeaseIndex;
+  /**
+   * Lists the claims a release before leases wrote (no lease, so not listed):
+   * their entries keep no time, so each is due a lease from `now`. Returns how many.
+   */
+  adoptLeaselessClaims(now: number): Promise<number>;
 }
 
 /** The next entry a change proposes, or why the state machine refuses it; entering a claim stamps its lease. */
@@ -139,6 +144,27 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
     return json ? (JSON.parse(json) as E) : null;
   }
 
+  async adoptLeaselessClaims(now: number): Promise<number> {
+    let adopted = 0;
+    // A Cluster's SCAN reads one node: each master is scanned.
+    const nodes: Redis[] = 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.call(() => node.scan(cursor, 'MATCH', `${this.prefix}sale:*`, 'COUNT', 1000));
+        cursor = next;
+        for (const key of keys) {
+          const raw = await this.call(() => this.redis.get(key));
+          const e = raw ? (JSON.parse(raw) as E) : null;
+          if (!e || e.lease || !isIdClaimed(e)) continue;
+          await this.leases.list(leaseMember(e.kind, e.id), now + claimLeaseMs(), true);
+          adopted += 1;
+        }
+      } while (cursor !== '0');
+    }
+    return adopted;
+  }
+
   private async call<T>(command: () => Promise<T>): Promise<T> {
     try {
       return await command();
@@ -197,6 +223,11 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
 
   async get(kind: E['kind'], id: string): Promise<E | null> {
     return this.read(kind, id);
+  }
+
+  /** Memory keeps nothing across a restart, so nothing here was written by another release. */
+  async adoptLeaselessClaims(): Promise<number> {
+    return 0;
   }
 
   /** Synchronous, so each step reads and writes with no await between: a compare-and-set, as the Redis store's scripts are. */

@@ -1,6 +1,6 @@
 import { problem } from '../../../platform/problem';
 import { DueHeap } from './due-heap';
-import { dueOf, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
+import { dueOf, leaselessAdopted, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
 
 interface Entry<R> {
   record: R;
@@ -73,6 +73,12 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
   async sideRecord(id: string): Promise<string | null> {
     // Forgotten ones are dropped by the sweep, on the caller's clock.
     return this.sides.get(id)?.value ?? null;
+  }
+
+  async adoptLeaselessClaims(now: number): Promise<number> {
+    let adopted = 0;
+    for (const id of [...this.open]) if ((await this.change(id, now, leaselessAdopted(this.rules))).ok) adopted += 1;
+    return adopted;
   }
 
   onEndOnRead(listener: (record: R) => void): () => void {

@@ -1,5 +1,5 @@
 import type { ProblemCode } from '../../../platform/problem-catalogue';
-import { leaseEnd, withLease, type ClaimLease } from '../lease';
+import { claimLeaseMs, leaseEnd, withLease, type ClaimLease } from '../lease';
 
 /** What the shared store needs of a record: an id, a state of its machine, a version and when it was last written. */
 export interface VersionedRecord {
@@ -68,6 +68,12 @@ export interface RecordStore<R extends VersionedRecord> {
   countOpen(): Promise<number>;
   /** The value of a side record (see RecordRules.side), or null. */
   sideRecord(id: string): Promise<string | null>;
+  /**
+   * Claims written by a release before leases: each is given the lease it
+   * would have had, from its last write (its claim), so it falls due at that
+   * lease's end rather than at the end of what it claims. Returns how many.
+   */
+  adoptLeaselessClaims(now: number): Promise<number>;
   /** Hears each record this instance ends on read. Returns the unsubscribe function. */
   onEndOnRead(listener: (record: R) => void): () => void;
   close(): Promise<void>;
@@ -102,4 +108,10 @@ export function tell<R>(listeners: Iterable<(record: R) => void>, record: R): vo
       // A listener's fault must not fail the read that triggered it.
     }
   }
+}
+
+/** The change adoptLeaselessClaims makes: a claim without a lease gets one from its last write. */
+export function leaselessAdopted<R extends VersionedRecord>(rules: RecordRules<R>): (cur: R) => R | string {
+  return (cur) =>
+    rules.isClaimed(cur) && !cur.lease ? { ...cur, lease: { at: cur.updatedAt, until: cur.updatedAt + claimLeaseMs() } } : 'not a claim without a lease';
 }
