@@ -48,7 +48,8 @@ async function settleSaleClaim(deps: Deps, e: SaleEntry): Promise<string> {
     const refund = e.voidRefundId ? await deps.sales.get('refund', e.voidRefundId) : null;
     return refund ? settleSaleVoid({ ...deps, sales: deps.sales }, e, refund) : 'unchanged';
   }
-  const expect = e.kind === 'payment' ? { kind: 'payment' as const, totalPaid: e.totalPaid ?? Number.NaN } : { kind: 'refund' as const, amount: e.refundAmount };
+  const expect =
+    e.kind === 'payment' ? { kind: 'payment' as const, totalPaid: e.totalPaid ?? Number.NaN } : { kind: 'refund' as const, amount: e.refundAmount };
   return settleSaleId({ ...deps, sales: deps.sales }, e, expect);
 }
 
@@ -88,7 +89,11 @@ export function saleLeaseSweeper(deps: Deps, opts: { intervalMs: number; recheck
  * background; a failure is logged and the claims are settled as before.
  */
 export async function adoptLeaselessClaims(
-  deps: Pick<SharedDeps, 'clock' | 'logger'> & { redemptions: RedemptionStore; couponLocks: { adoptLeaselessClaims(now: number): Promise<number> }; sales: SaleRecords },
+  deps: Pick<SharedDeps, 'clock' | 'logger'> & {
+    redemptions: RedemptionStore;
+    couponLocks: { adoptLeaselessClaims(now: number): Promise<number> };
+    sales: SaleRecords;
+  },
   firstToday: () => Promise<boolean>,
 ): Promise<void> {
   try {
@@ -99,8 +104,12 @@ export async function adoptLeaselessClaims(
       deps.couponLocks.adoptLeaselessClaims(now),
       deps.sales.adoptLeaselessClaims(now),
     ]);
-    if (redemptions + couponLocks + ids > 0) deps.logger.warn({ redemptions, couponLocks, ids }, 'claims written without a lease were given one; they are settled once it ends');
+    if (redemptions + couponLocks + ids > 0)
+      deps.logger.warn({ redemptions, couponLocks, ids }, 'claims written without a lease were given one; they are settled once it ends');
   } catch (err) {
-    deps.logger.warn({ err: { message: (err as Error).message } }, 'claims written without a lease could not be looked for; they settle as before (at their hold or lock end)');
+    deps.logger.warn(
+      { err: { message: (err as Error).message } },
+      'claims written without a lease could not be looked for; they settle as before (at their hold or lock end)',
+    );
   }
 }

@@ -235,7 +235,10 @@ export async function startBff(
   });
   sweeper.start();
   sweeperRunning = true;
-  const adopting = adoptLeaselessClaims(deps, async () => !redis || (await redis.set(`${config.redis.keyPrefix}leases:adopted`, '1', 'EX', 86_400, 'NX')) === 'OK');
+  const adopting = adoptLeaselessClaims(
+    deps,
+    async () => !redis || (await redis.set(`${config.redis.keyPrefix}leases:adopted`, '1', 'EX', 86_400, 'NX')) === 'OK',
+  );
   closeHooks.push(() => adopting);
   // Sale and refund ids a crash left claimed: settled at start-up and on a timer once their lease is over.
   const saleLeases = saleLeaseSweeper(deps, { intervalMs: config.pos.sweeperIntervalMs, recheckMs: 30_000 });

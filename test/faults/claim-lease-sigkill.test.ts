@@ -29,7 +29,9 @@ describe('claims a crash left behind are settled once their lease is over', () =
   };
 
   const till = (b: BffProcess) => (p: 'get' | 'post', path: string, body?: object) =>
-    (p === 'get' ? b.pos(stack.tokens.cashier).get(path) : b.pos(stack.tokens.cashier).post(path, body)).set('X-Cashier-Id', 'anna-07').set('X-Shift-Id', 'shift-42');
+    (p === 'get' ? b.pos(stack.tokens.cashier).get(path) : b.pos(stack.tokens.cashier).post(path, body))
+      .set('X-Cashier-Id', 'anna-07')
+      .set('X-Shift-Id', 'shift-42');
 
   /** A hold of 150 points, then a payment with it held back by the sandbox while the BFF that sent it is killed; it lands upstream. */
   async function crashMidPayment(customerId: string, paymentId: string) {
@@ -45,7 +47,10 @@ describe('claims a crash left behind are settled once their lease is over', () =
     );
     await eventually(async () => (await stack.faultsApplied())[0] >= 1, 10_000, 'payment reached the sandbox');
     // The claims carry their lease: who took them and until when.
-    expect(await saleEntry(paymentId)).toMatchObject({ state: 'recording', lease: { terminalId: stack.terminalIds.cashier, cashierId: 'anna-07', shiftId: 'shift-42' } });
+    expect(await saleEntry(paymentId)).toMatchObject({
+      state: 'recording',
+      lease: { terminalId: stack.terminalIds.cashier, cashierId: 'anna-07', shiftId: 'shift-42' },
+    });
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect(await inFlight).toBe('connection lost');
@@ -133,7 +138,12 @@ describe('claims a crash left behind are settled once their lease is over', () =
     expect(settled.redemption).toMatchObject({ state: 'redeemed', paymentId: 'sale-gil-1' });
     expect(settled.sale).toMatchObject({ state: 'recorded' });
     // Who took them is not known for a claim without a lease: the redemption's own terminal is named.
-    const audited = expect.objectContaining({ outcome: 'settled', afterCrash: true, repair: `redemption:${redemptionId}`, terminalId: stack.terminalIds.cashier });
+    const audited = expect.objectContaining({
+      outcome: 'settled',
+      afterCrash: true,
+      repair: `redemption:${redemptionId}`,
+      terminalId: stack.terminalIds.cashier,
+    });
     await eventually(
       async () => {
         const entries = (await next.pos(stack.tokens.manager).get('/audit?customerId=gil&action=payment').expect(200)).body.entries;

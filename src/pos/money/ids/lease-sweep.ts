@@ -84,7 +84,10 @@ export class IdLeaseSweeper<E extends IdEntry> {
       try {
         recorded = await this.opts.settle(entry);
       } catch (err) {
-        this.log.info({ claim: member, err: { message: (err as Error).message } }, "a claim past its lease is not on the upstream's record yet; asked again later");
+        this.log.info(
+          { claim: member, err: { message: (err as Error).message } },
+          "a claim past its lease is not on the upstream's record yet; asked again later",
+        );
       }
       const after = await this.opts.records.get(kind as E['kind'], id);
       if (after && isIdClaimed(after)) {
