@@ -25,6 +25,7 @@ import { trackKeyVerdicts } from './metrics/loyalty-keys';
 import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
+import { endDueHold } from './redemptions/hold-outcome';
 import { adoptLeaselessClaims, saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
 import { setClaimLeaseMs } from './money/lease';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
@@ -96,7 +97,7 @@ export async function startBff(
   const dataset = redis && watchDataset(redis, config, logger, metrics, clock);
   if (dataset) await dataset.watch.check();
   setClaimLeaseMs(config.money.claimLeaseSeconds * 1000);
-  const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix }), metrics);
+  const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix, askBeforeEnding: true }), metrics);
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
   if (config.money.kioskQr && config.env === 'production') {
@@ -232,6 +233,7 @@ export async function startBff(
     clock,
     onExpired: countExpiredHold(metrics),
     settle: settleHoldAfterLease(deps),
+    endHeld: (r) => endDueHold(deps, r),
   });
   sweeper.start();
   sweeperRunning = true;

@@ -78,3 +78,33 @@ export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Set
   );
   return recorded;
 }
+
+/**
+ * A due hold nobody claimed, handed over by the sweep: what the BFF believes
+ * over (its estimate of the hold's end) is checked against the hold's record
+ * first. Still active upstream (this host's clock ran ahead, or the account's
+ * hold period is longer than the estimate): released, then recorded
+ * `expired`. Ended upstream: recorded `expired`. Used: left as it is (a read
+ * ends it; no payment of this BFF claimed it). Throws when the upstream
+ * cannot be asked or the release fails, so the next sweep tries again.
+ */
+export async function endDueHold(deps: Deps, r: Redemption): Promise<Settled> {
+  const ctx = { requestId: `hold-end-${r.id}`, priority: 'background' as const };
+  const lookup = await deps.loyalty.holdLookup(r.holdReference as string, ctx);
+  const fate = holdFate(lookup.state);
+  if (fate === 'used' || fate === 'unknown') {
+    deps.logger.warn(
+      { redemptionId: r.id, upstreamState: String(lookup.state).slice(0, 40) },
+      'a due hold is not over upstream the way this BFF expected; left as it is',
+    );
+    return 'unchanged';
+  }
+  if (fate === 'active') await deps.loyalty.holdCancel(r.holdReference as string, ctx);
+  const result = await deps.redemptions.apply(r.id, deps.clock(), 'holdEnded', { when: (cur) => cur.state === 'held' || `it is ${cur.state}` });
+  if (!result.ok) return 'unchanged';
+  deps.logger.info(
+    { redemptionId: r.id, storeId: r.storeId, holdReference: r.holdReference, upstreamState: lookup.state, released: fate === 'active' },
+    'due hold ended',
+  );
+  return 'expired';
+}

@@ -21,6 +21,12 @@ export interface HoldSweeperOptions {
    * Without it such holds stay held until someone settles them.
    */
   settle?: (redemption: Redemption) => Promise<string>;
+  /**
+   * Ends a due hold nobody claimed, which the store hands over when it asks
+   * before ending (createRedemptionStore's askBeforeEnding): the hold's record
+   * first, a release if still active upstream (see hold-outcome.ts endDueHold).
+   */
+  endHeld?: (redemption: Redemption) => Promise<string>;
 }
 
 /**
@@ -38,6 +44,7 @@ export class HoldSweeper {
   private readonly clock: () => number;
   private readonly onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
   private readonly settle?: (redemption: Redemption) => Promise<string>;
+  private readonly endHeld?: (redemption: Redemption) => Promise<string>;
   private expired = 0;
   private readonly task: PeriodicTask;
   /** Bumped by stop(), so a sweep in progress ends after its current batch. */
@@ -55,6 +62,7 @@ export class HoldSweeper {
     this.clock = opts.clock ?? Date.now;
     this.onExpired = opts.onExpired;
     this.settle = opts.settle;
+    this.endHeld = opts.endHeld;
     this.task = new PeriodicTask({
       everyMs: opts.intervalMs,
       logger: this.log,
@@ -96,10 +104,11 @@ export class HoldSweeper {
     for (;;) {
       const batch = await this.store.sweepDue(this.clock(), this.batchSize);
       const claimed = batch.filter(isClaimed);
+      const held = batch.filter((r) => r.state === 'held');
       for (const r of batch) if (r.state === 'expired') this.note(r, 'sweep');
-      total += batch.length - claimed.length;
-      // Claimed holds stay in the store's index for a later look, so a failure here loses nothing.
-      const settled = await Promise.all(claimed.map((r) => this.settleOne(r)));
+      total += batch.length - claimed.length - held.length;
+      // Claimed (and handed-over held) holds stay in the store's index for a later look, so a failure here loses nothing.
+      const settled = await Promise.all([...claimed.map((r) => this.settleOne(r, this.settle)), ...held.map((r) => this.settleOne(r, this.endHeld))]);
       total += settled.filter(Boolean).length;
       // Only an empty batch means nothing is due: another instance's sweeper may have taken some of
       // the ids this one read, so a short batch says nothing. Each record returned has left the due set.
@@ -108,10 +117,10 @@ export class HoldSweeper {
   }
 
   /** True when the upstream said the hold ended and it was recorded expired. */
-  private async settleOne(r: Redemption): Promise<boolean> {
-    if (!this.settle) return false;
+  private async settleOne(r: Redemption, settle: ((r: Redemption) => Promise<string>) | undefined): Promise<boolean> {
+    if (!settle) return false;
     try {
-      const recorded = await this.settle(r);
+      const recorded = await settle(r);
       if (recorded !== 'expired') return false;
       this.note({ ...r, state: 'expired' }, 'sweep');
       return true;

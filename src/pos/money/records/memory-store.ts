@@ -54,7 +54,7 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
       if (!due) break;
       const entry = this.records.get(due.id);
       if (!entry || entry.record.version !== due.version || this.rules.dueAt(entry.record) === undefined) continue;
-      if (this.rules.isClaimed(entry.record)) {
+      if (this.rules.isClaimed(entry.record) || this.rules.handsOver?.(entry.record)) {
         // Its outcome is known only upstream: hand it over, and keep it in sight in case that fails.
         this.dues.push({ at: now + this.recheckMs, id: due.id, version: due.version });
         swept.push(structuredClone(entry.record));

@@ -32,6 +32,8 @@ export interface RecordRules<R extends VersionedRecord> {
   dueAt(record: R): number | undefined;
   /** An open record a payment, a void or a release holds: when due it is handed over as it is, its outcome being known only upstream. */
   isClaimed(record: R): boolean;
+  /** An open record nobody claimed that the sweep hands over too, for its caller to ask upstream before ending it (a read still ends it). Default: none. */
+  handsOver?(record: R): boolean;
   /** What a due open record nobody claimed becomes (expired, abandoned): the next version, at `now`. */
   ended(record: R, now: number): R;
   /** Milliseconds from `now` the record is kept (a Redis TTL). */
