@@ -51,6 +51,8 @@ export class HoldSweeper {
   private stops = 0;
   private inFlight?: Promise<number>;
   private unsubscribe?: () => void;
+  /** Held holds this sweeper is ending now: a read inside that (the store ends a due hold on read) is this sweep's expiry. */
+  private readonly ending = new Set<string>();
 
   constructor(opts: HoldSweeperOptions) {
     if (!(opts.intervalMs > 0)) throw new RangeError('HoldSweeper intervalMs must be > 0');
@@ -77,7 +79,7 @@ export class HoldSweeper {
   }
 
   start(): void {
-    this.unsubscribe ??= this.store.onReadExpiry?.((r) => this.note(r, 'read'));
+    this.unsubscribe ??= this.store.onReadExpiry?.((r) => this.note(r, this.ending.has(r.id) ? 'sweep' : 'read'));
     this.task.start();
   }
 
@@ -108,7 +110,7 @@ export class HoldSweeper {
       for (const r of batch) if (r.state === 'expired') this.note(r, 'sweep');
       total += batch.length - claimed.length - held.length;
       // Claimed (and handed-over held) holds stay in the store's index for a later look, so a failure here loses nothing.
-      const settled = await Promise.all([...claimed.map((r) => this.settleOne(r, this.settle)), ...held.map((r) => this.settleOne(r, this.endHeld))]);
+      const settled = await Promise.all([...claimed.map((r) => this.settleOne(r, this.settle)), ...held.map((r) => this.endOne(r))]);
       total += settled.filter(Boolean).length;
       // Only an empty batch means nothing is due: another instance's sweeper may have taken some of
       // the ids this one read, so a short batch says nothing. Each record returned has left the due set.
@@ -127,6 +129,16 @@ export class HoldSweeper {
     } catch (err) {
       this.log.warn({ redemptionId: r.id, err: { message: (err as Error).message } }, 'could not settle a claimed hold from the upstream; trying again later');
       return false;
+    }
+  }
+
+  /** A due hold nobody claimed, handed over to be checked upstream first; true when this call recorded it expired. */
+  private async endOne(r: Redemption): Promise<boolean> {
+    this.ending.add(r.id);
+    try {
+      return await this.settleOne(r, this.endHeld);
+    } finally {
+      this.ending.delete(r.id);
     }
   }
 
