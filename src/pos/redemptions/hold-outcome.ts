@@ -25,9 +25,9 @@ type Deps = Pick<SharedDeps, 'loyalty' | 'clock' | 'logger'> & { redemptions: Re
  * the payment that claimed it went through (`redeemed`, so the same sale sent
  * again is recognised); ended means it is over (`voided` if a void claimed it,
  * else `expired`); active means the upstream still holds it: the claim is kept
- * (a payment may still be in flight upstream) and the sweeper asks again at
- * its expiry, which is taken over. Throws when the upstream or the store
- * fails, so the caller tries again later.
+ * (a payment may still be in flight upstream), its expiry taken over, and the
+ * sweeper asks again (30 s after each look once its lease is over). Throws when
+ * the upstream or the store fails, so the caller tries again later.
  */
 export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Settled> {
   const lookup = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: `hold-check-${r.id}`, priority: 'background' });
