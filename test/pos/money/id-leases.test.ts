@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import pino from 'pino';
+import { idClaim } from '../../../src/pos/money/ids/claims';
 import { IdLeaseSweeper } from '../../../src/pos/money/ids/lease-sweep';
 import { asTaker, setClaimLeaseMs } from '../../../src/pos/money/lease';
 import { createSaleRecords, type SaleEntry, type SaleRecords } from '../../../src/pos/sales/records';
@@ -139,5 +140,22 @@ describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
     const passes = await Promise.all([sweeper().sweepOnce(), sweeper().sweepOnce(), sweeper().sweepOnce()]);
     expect(passes.reduce((n, p) => n + p.settled, 0)).toBe(3);
     expect(settled.map((e) => e.id).sort()).toEqual(['P7', 'P8', 'P9']);
+  });
+
+  it('leaves a claim whose write was queued in the outbox to the outbox', async () => {
+    const claim = idClaim({ records }, sale('P10'), {
+      sameWrite: () => true,
+      taken: () => new Error('taken'),
+      expect: undefined,
+      expectOf: () => undefined,
+      onRecord: async () => true,
+      settledElsewhere: (answer) => (answer as { queued?: boolean }).queued === true,
+    });
+    await claim.take();
+    await claim.finish({ queued: true });
+    expect(await records.get('payment', 'P10')).toMatchObject({ state: 'recording', queued: true });
+    now += 10 * LEASE_MS;
+    expect(await sweeper().sweepOnce()).toEqual({ settled: 0, full: false });
+    expect(settled).toEqual([]);
   });
 });
