@@ -17,10 +17,12 @@ export interface CouponLockSweeperOptions {
  * Releases abandoned coupon locks: a lock nobody paid with by its release time
  * is claimed (once, across every instance: the store hands each to one
  * caller), logged, and released upstream so the coupons are free at once
- * instead of when the upstream lock lapses. A due lock a payment holds (the
- * BFF stopped mid-payment, or the payment's outcome was unknown) is settled
- * once its upstream lock has ended: the upstream's record of that payment
- * says whether it burned the coupons (`used`) or never arrived (`abandoned`).
+ * instead of when the upstream lock lapses. A lock a payment holds (the BFF
+ * stopped mid-payment, or the payment's outcome was unknown) falls due at its
+ * claim's lease end (money/records dueOf) and is settled from the upstream's
+ * record of that payment: on record, it burned the coupons (`used`); not on
+ * record once the upstream lock has ended, it never arrived (`abandoned`);
+ * until then it is looked at again.
  */
 export class CouponLockSweeper {
   private readonly log: Logger;
