@@ -4,6 +4,7 @@ import type { SharedDeps } from './context';
 import { IdLeaseSweeper } from './money/ids/lease-sweep';
 import { settleFromUpstream } from './redemptions/hold-outcome';
 import type { Redemption, RedemptionStore } from './redemptions/types';
+import type { CouponLock } from './coupons/locks/types';
 import { settleSaleId, settleSaleVoid } from './sales/claims';
 import { stateOf, type SaleEntry, type SaleRecords } from './sales/records';
 
@@ -41,6 +42,20 @@ export function settleHoldAfterLease(deps: Deps) {
       });
     return recorded;
   };
+}
+
+/** The coupon lock sweeper's hook: a claimed lock it settled writes the entry of the action that claimed it. */
+export function auditCouponLockAfterLease(deps: { audit?: AuditTrail }) {
+  return (l: CouponLock, recorded: string): void =>
+    auditSettledClaim(deps.audit, {
+      action: recorded === 'released' ? 'coupon_release' : 'payment',
+      storeId: l.storeId,
+      terminalId: l.terminalId,
+      lease: l.lease,
+      code: recorded,
+      repair: `coupon-lock:${l.id}`,
+      subject: { customerId: l.customerId, couponLockId: l.id, paymentId: l.paymentId },
+    });
 }
 
 async function settleSaleClaim(deps: Deps, e: SaleEntry): Promise<string> {

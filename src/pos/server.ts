@@ -26,7 +26,7 @@ import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
 import { endDueHold } from './redemptions/hold-outcome';
-import { adoptLeaselessClaims, saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
+import { adoptLeaselessClaims, auditCouponLockAfterLease, saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
 import { setClaimLeaseMs } from './money/lease';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
@@ -246,7 +246,14 @@ export async function startBff(
   const saleLeases = saleLeaseSweeper(deps, { intervalMs: config.pos.sweeperIntervalMs, recheckMs: 30_000 });
   saleLeases.start();
   closeHooks.push(() => saleLeases.stop());
-  const couponLockSweeper = new CouponLockSweeper({ store: deps.couponLocks, loyalty, intervalMs: config.pos.sweeperIntervalMs, logger, clock });
+  const couponLockSweeper = new CouponLockSweeper({
+    store: deps.couponLocks,
+    loyalty,
+    intervalMs: config.pos.sweeperIntervalMs,
+    logger,
+    clock,
+    onSettled: auditCouponLockAfterLease(deps),
+  });
   couponLockSweeper.start();
   closeHooks.push(() => couponLockSweeper.stop());
   const outboxWorker = new OutboxWorker({

@@ -10,12 +10,21 @@ import { BffProcess, eventually, ProcessStack, startProcessStack } from './proce
  * terminal, cashier and shift that took them, and the day's reconciliation
  * lists the sale with the loyalty service's figures, `unknown_then_settled`.
  */
+const coupons = [
+  { code: 'WELCOME10', name: 'Welcome 10 EGP', value: 10, startDate: '2024-01-01T00:00:00Z', expiryDate: '2099-12-31T23:59:59Z', limitPerCustomer: 1 },
+];
+
+/** Polls of a route are spaced out: each terminal's requests are rate limited. */
+const paced = () => new Promise((resolve) => setTimeout(resolve, 200));
+
 describe('claims a crash left behind are settled once their lease is over', () => {
   let stack: ProcessStack;
   let redis: Redis;
-  const LEASE = { CLAIM_LEASE_SECONDS: '2' };
+  // Longer than the payment the sandbox holds back (3 s), as a lease must outlast any call: an instance still
+  // running may look at a claim as soon as its lease is over.
+  const LEASE = { CLAIM_LEASE_SECONDS: '5' };
   beforeAll(async () => {
-    stack = await startProcessStack({ redisUrl: process.env.TEST_REDIS_URL! });
+    stack = await startProcessStack({ redisUrl: process.env.TEST_REDIS_URL!, account: { coupons } });
     redis = new Redis(process.env.TEST_REDIS_URL!);
   }, 30_000);
   afterAll(async () => {
@@ -59,17 +68,18 @@ describe('claims a crash left behind are settled once their lease is over', () =
     return { redemptionId: held.body.id as string, expiresAt };
   }
 
-  /** Both claims settled, read through a BFF and from Redis. */
+  /** Both claims settled: watched in Redis (polling a till's route would meet its rate limit), then read through a BFF. */
   async function settledClaims(bff: BffProcess, redemptionId: string, paymentId: string) {
-    return eventually(
+    const sale = await eventually(
       async () => {
-        const r = await till(bff)('get', `/redemptions/${redemptionId}`).expect(200);
+        const r = decodeRedemption(redemptionId, (await redis.get(`${stack.redisPrefix}{rdm}:r:${redemptionId}`))!);
         const e = await saleEntry(paymentId);
-        return r.body.state !== 'paying' && e?.state !== 'recording' ? { redemption: r.body, sale: e } : undefined;
+        return r.state !== 'paying' && e?.state !== 'recording' ? e : undefined;
       },
       20_000,
       'both claims to be settled',
     );
+    return { redemption: (await till(bff)('get', `/redemptions/${redemptionId}`).expect(200)).body, sale };
   }
 
   it('settles the sale and its redemption from the upstream, audits them as the till that took them, and reconciles the sale', async () => {
@@ -86,6 +96,7 @@ describe('claims a crash left behind are settled once their lease is over', () =
     const manager = second.pos(stack.tokens.manager);
     const entries = await eventually(
       async () => {
+        await paced();
         const got = (await manager.get('/audit?customerId=fern&action=payment').expect(200)).body.entries as Record<string, unknown>[];
         return got.length >= 2 ? got : undefined;
       },
@@ -146,7 +157,50 @@ describe('claims a crash left behind are settled once their lease is over', () =
     });
     await eventually(
       async () => {
+        await paced();
         const entries = (await next.pos(stack.tokens.manager).get('/audit?customerId=gil&action=payment').expect(200)).body.entries;
+        return (entries as unknown[]).some((e) => audited.asymmetricMatch(e));
+      },
+      10_000,
+      'the settlement to be audited',
+    );
+  }, 90_000);
+
+  it('settles a coupon lock a crashed payment held as used, before its release time, and audits it as the till that took it', async () => {
+    await stack.seed('ivo', 0);
+    const first = await stack.spawnBff(LEASE);
+    const lock = (await till(first)('post', '/coupon-locks', { customerId: 'ivo', codes: ['WELCOME10'], basketTotal: 50 }).expect(201)).body;
+    const releaseAt = Date.parse(lock.releaseAt ?? lock.expiresAt);
+    expect(releaseAt).toBeGreaterThan(Date.now() + 5 * 60_000);
+    await stack.faults([{ operation: 'payment', latencyMs: 3000 }]);
+    const inFlight = till(first)('post', '/payments', { customerId: 'ivo', paymentId: 'sale-ivo-1', totalPaid: 40, couponLockId: lock.id }).then(
+      (r) => r.status,
+      () => 'connection lost',
+    );
+    await eventually(async () => (await stack.faultsApplied())[0] >= 1, 10_000, 'payment reached the sandbox');
+    first.child.kill('SIGKILL');
+    expect(await inFlight).toBe('connection lost');
+    await stack.faults([]);
+    await eventually(async () => (await stack.activity('ivo')).some((a) => a.type === 'Payment Processed'), 10_000, 'the payment to land upstream');
+
+    const next = await stack.spawnBff(LEASE);
+    await eventually(async () => JSON.parse((await redis.get(`${stack.redisPrefix}{cpl}:r:${lock.id}`))!).state !== 'paying', 20_000, 'the lock to be settled');
+    expect((await till(next)('get', `/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('used');
+    expect(Date.now()).toBeLessThan(releaseAt);
+    const audited = expect.objectContaining({
+      action: 'payment',
+      outcome: 'settled',
+      code: 'used',
+      afterCrash: true,
+      repair: `coupon-lock:${lock.id}`,
+      couponLockId: lock.id,
+      cashierId: 'anna-07',
+      shiftId: 'shift-42',
+    });
+    await eventually(
+      async () => {
+        await paced();
+        const entries = (await next.pos(stack.tokens.manager).get('/audit?customerId=ivo&action=payment').expect(200)).body.entries;
         return (entries as unknown[]).some((e) => audited.asymmetricMatch(e));
       },
       10_000,

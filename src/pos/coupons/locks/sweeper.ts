@@ -11,6 +11,8 @@ export interface CouponLockSweeperOptions {
   logger: Logger;
   clock?: () => number;
   batchSize?: number;
+  /** Hears each claimed lock this sweeper settled (the audit entry of the action that claimed it). */
+  onSettled?: (lock: CouponLock, recorded: string) => void;
 }
 
 /**
@@ -105,7 +107,9 @@ export class CouponLockSweeper {
     try {
       const recorded = await settleCouponLock({ couponLocks: this.opts.store, loyalty: this.opts.loyalty, clock: this.clock, logger: this.log }, l);
       if (recorded === 'abandoned') this.released += 1;
-      return recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
+      const ended = recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
+      if (ended) this.opts.onSettled?.(l, recorded);
+      return ended;
     } catch (err) {
       this.log.warn(
         { couponLockId: l.id, err: { message: (err as Error).message } },

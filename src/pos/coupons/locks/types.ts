@@ -1,6 +1,7 @@
 import type { Applied, CouponLockTransition } from '../../money/machines';
 import { COUPON_LOCK_MACHINE, transitionRefusal, type CouponLockState } from '../../money/machines';
 import type { RecordRules } from '../../money/records/types';
+import type { ClaimLease } from '../../money/lease';
 
 /**
  * A coupon lock: the BFF's record of coupons locked upstream for one sale.
@@ -44,6 +45,8 @@ export interface CouponLock {
   updatedAt: number;
   /** Bumped by every write (compare-and-set). */
   version: number;
+  /** While `paying` or `releasing`: who claimed it, and until when (../../money/lease.ts). */
+  lease?: ClaimLease;
 }
 
 export type CouponLockChange =
