@@ -686,6 +686,8 @@ export type components = {
         AuditEntry: {
             /** @enum {string} */
             action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload";
+            /** @description Settled after its claim's lease ended: the action's own outcome was lost in a crash */
+            afterCrash?: boolean;
             amountHeld?: number;
             amountPaid?: number;
             amountRefunded?: number;

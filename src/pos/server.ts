@@ -25,7 +25,9 @@ import { trackKeyVerdicts } from './metrics/loyalty-keys';
 import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
-import { settleFromUpstream } from './redemptions/hold-outcome';
+import { endDueHold } from './redemptions/hold-outcome';
+import { adoptLeaselessClaims, auditCouponLockAfterLease, saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
+import { setClaimLeaseMs } from './money/lease';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
 import { createSaleRecords } from './sales/records';
@@ -94,7 +96,8 @@ export async function startBff(
   }
   const dataset = redis && watchDataset(redis, config, logger, metrics, clock);
   if (dataset) await dataset.watch.check();
-  const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix }), metrics);
+  setClaimLeaseMs(config.money.claimLeaseSeconds * 1000);
+  const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix, askBeforeEnding: true }), metrics);
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
   if (config.money.kioskQr && config.env === 'production') {
@@ -230,11 +233,28 @@ export async function startBff(
     logger,
     clock,
     onExpired: countExpiredHold(metrics),
-    settle: (r) => settleFromUpstream(deps, r),
+    settle: settleHoldAfterLease(deps),
+    endHeld: (r) => endDueHold(deps, r),
   });
   sweeper.start();
   sweeperRunning = true;
-  const couponLockSweeper = new CouponLockSweeper({ store: deps.couponLocks, loyalty, intervalMs: config.pos.sweeperIntervalMs, logger, clock });
+  const adopting = adoptLeaselessClaims(
+    deps,
+    async () => !redis || (await redis.set(`${config.redis.keyPrefix}leases:adopted`, '1', 'EX', 86_400, 'NX')) === 'OK',
+  );
+  closeHooks.push(() => adopting);
+  // Sale and refund ids a crash left claimed: settled at start-up and on a timer once their lease is over.
+  const saleLeases = saleLeaseSweeper(deps, { intervalMs: config.pos.sweeperIntervalMs, recheckMs: 30_000 });
+  saleLeases.start();
+  closeHooks.push(() => saleLeases.stop());
+  const couponLockSweeper = new CouponLockSweeper({
+    store: deps.couponLocks,
+    loyalty,
+    intervalMs: config.pos.sweeperIntervalMs,
+    logger,
+    clock,
+    onSettled: auditCouponLockAfterLease(deps),
+  });
   couponLockSweeper.start();
   closeHooks.push(() => couponLockSweeper.stop());
   const outboxWorker = new OutboxWorker({

@@ -46,7 +46,7 @@ export interface ProcessStack {
   close(): Promise<void>;
 }
 
-export async function startProcessStack(opts: { redisUrl: string }): Promise<ProcessStack> {
+export async function startProcessStack(opts: { redisUrl: string; account?: Parameters<typeof e2eAccount>[0] }): Promise<ProcessStack> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-faults-'));
   const terminalsFile = path.join(dir, 'terminals.json');
   addStore(terminalsFile, { id: 'store-001', merchant: { uniqueId: 'm-1', name: 'Test Retail' }, branch: { uniqueId: 'branch-001', name: 'Branch 001' } });
@@ -54,7 +54,7 @@ export async function startProcessStack(opts: { redisUrl: string }): Promise<Pro
   const manager = addTerminal(terminalsFile, { storeId: 'store-001', role: 'manager' });
   const tokens = { cashier: cashier.token, manager: manager.token };
   const terminalIds = { cashier: cashier.terminal.id, manager: manager.terminal.id };
-  const sandbox = await startSandbox({ accounts: [e2eAccount()], port: 0 });
+  const sandbox = await startSandbox({ accounts: [e2eAccount(opts.account)], port: 0 });
   const admin = request(sandbox.url);
   const redisPrefix = `faults:${randomUUID().slice(0, 8)}:`;
   const children: BffProcess[] = [];

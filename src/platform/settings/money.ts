@@ -19,6 +19,14 @@ export const money = feature({
         'how long the BFF remembers which store made a sale or refund (refunds and voids stay in that store; `GET ' +
         "/payments/:id`, `/refunds/:id` read back only that store's)",
     }),
+    claimLeaseSeconds: setting('CLAIM_LEASE_SECONDS', positiveInt.max(86_400).default(120), {
+      description:
+        'How long a claim (a redemption or coupon lock a payment or void holds, a sale or refund id being recorded, a ' +
+        'sale being voided) is left to the instance that took it, in seconds (1..86400). Past it, nobody is settling it ' +
+        "(that instance crashed): it is settled from the loyalty service's record. Keep it well above the longest upstream " +
+        'call with its retries (LOYALTY_TIMEOUT_MS times LOYALTY_RETRIES + 1).',
+      readme: "how long a claim is left to the instance that took it; past it, it is settled from the loyalty service's record",
+    }),
     trustProxy: setting(
       'TRUST_PROXY',
       z

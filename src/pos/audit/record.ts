@@ -4,6 +4,7 @@ import { failureOf, RETRY_SAME_REQUEST } from '../../upstream';
 import { toldNothingDone } from '../money/till-outcome';
 import type { CallContext } from '../context';
 import type { Repair } from '../money/repairs';
+import { asTaker } from '../money/lease';
 import { isQueued } from '../outbox/forward';
 import type { AuditTrail } from './trail';
 import type { AuditAction, AuditActor, AuditOutcome, AuditSubject, NewAuditEntry } from './types';
@@ -130,7 +131,7 @@ export function auditNote(
       const s = auditScope(trail, ctx, action, subject);
       let result: T;
       try {
-        result = await scope.run(s, run);
+        result = await scope.run(s, () => asTaker(actorOf(ctx), run));
       } catch (err) {
         const code = err instanceof AppError ? err.code : 'internal_error';
         // Unknown only where the till was not told "nothing was done" (the one rule in ../money/till-outcome.ts).

@@ -42,6 +42,7 @@ export const AuditEntryViewSchema = z
     outcome: z.enum(AUDIT_OUTCOMES),
     code: z.string().optional().describe("A refusal's or an unknown outcome's code; what a repair settled it as; `created`/`updated` for a sign-up"),
     repair: z.string().optional(),
+    afterCrash: z.boolean().optional().describe("Settled after its claim's lease ended: the action's own outcome was lost in a crash"),
     customerId: z.string().optional(),
     paymentId: z.string().optional(),
     refundId: z.string().optional(),

@@ -71,6 +71,8 @@ export interface NewAuditEntry extends AuditActor, AuditSubject {
   code?: string;
   /** `settled`: which claim the repair settled (`sale:payment:P1`, `redemption:rdm_x`). */
   repair?: string;
+  /** `settled` by the lease sweeps: nobody settled the claim within its lease (its taker crashed); who took it is the claim's. */
+  afterCrash?: boolean;
 }
 
 export interface AuditEntry extends NewAuditEntry {

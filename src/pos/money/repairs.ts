@@ -18,8 +18,8 @@ export interface Repair {
  * Claims whose write may have been applied upstream while this BFF could not
  * settle them (outcome unknown, or Redis failing after it was applied). Tried
  * on a timer until settling succeeds. Kept in this process only: if it stops
- * first, the claim is still in the store, and the sweepers settle a claimed
- * hold or lock at its expiry, and the same request sent again settles any kind.
+ * first, the claim is still in the store with its lease (./lease.ts), and the
+ * sweeps settle it once that is over; the same request sent again settles any kind.
  */
 export class RepairQueue {
   private readonly pending = new Map<string, { repair: Repair; tries: number; nextAt: number }>();

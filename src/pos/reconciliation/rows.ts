@@ -65,7 +65,7 @@ function effective(list: AuditEntry[]): Effective {
 /** An outcome the till was told was unknown: settled since (a repair, or the same request again), or not. */
 function unknownFlag(list: AuditEntry[], timeZone: string): { flag?: Anomaly; words?: string } {
   const i = list.findIndex((e) => e.outcome === 'unknown');
-  if (i < 0) return {};
+  if (i < 0) return crashFlag(list);
   const after = list.slice(i + 1);
   // In a stable order: a sale's claims settle in whichever order the loyalty service's records allow.
   const settled = after
@@ -76,6 +76,15 @@ function unknownFlag(list: AuditEntry[], timeZone: string): { flag?: Anomaly; wo
   const when = localTime(list[i].at, timeZone);
   if (!settled.length && !retried) return { flag: 'unknown_open', words: `outcome unknown at ${when} (${list[i].code}); not settled yet` };
   return { flag: 'unknown_then_settled', words: `outcome unknown at ${when}; settled: ${[...settled, ...(retried ? ['applied on retry'] : [])].join(', ')}` };
+}
+
+/** An outcome lost in a crash (the till's answer never left), settled by the lease sweeps: unknown then, settled since. */
+function crashFlag(list: AuditEntry[]): { flag?: Anomaly; words?: string } {
+  const settled = list
+    .filter((e) => e.outcome === 'settled' && e.afterCrash)
+    .map((e) => `${e.code} (${e.repair})`)
+    .sort();
+  return settled.length ? { flag: 'unknown_then_settled', words: `outcome lost in a crash; settled after its claim's lease: ${settled.join(', ')}` } : {};
 }
 
 const refusals = (list: AuditEntry[]) => `refused (${uniq(list.map((e) => e.code)).join(', ')})`;

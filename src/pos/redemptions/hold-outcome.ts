@@ -25,9 +25,9 @@ type Deps = Pick<SharedDeps, 'loyalty' | 'clock' | 'logger'> & { redemptions: Re
  * the payment that claimed it went through (`redeemed`, so the same sale sent
  * again is recognised); ended means it is over (`voided` if a void claimed it,
  * else `expired`); active means the upstream still holds it: the claim is kept
- * (a payment may still be in flight upstream) and the sweeper asks again at
- * its expiry, which is taken over. Throws when the upstream or the store
- * fails, so the caller tries again later.
+ * (a payment may still be in flight upstream), its expiry taken over, and the
+ * sweeper asks again (30 s after each look once its lease is over). Throws when
+ * the upstream or the store fails, so the caller tries again later.
  */
 export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Settled> {
   const lookup = await deps.loyalty.holdLookup(r.holdReference as string, { requestId: `hold-check-${r.id}`, priority: 'background' });
@@ -77,4 +77,34 @@ export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Set
     'hold outcome settled from the upstream',
   );
   return recorded;
+}
+
+/**
+ * A due hold nobody claimed, handed over by the sweep: what the BFF believes
+ * over (its estimate of the hold's end) is checked against the hold's record
+ * first. Still active upstream (this host's clock ran ahead, or the account's
+ * hold period is longer than the estimate): released, then recorded
+ * `expired`. Ended upstream: recorded `expired`. Used: left as it is (a read
+ * ends it; no payment of this BFF claimed it). Throws when the upstream
+ * cannot be asked or the release fails, so the next sweep tries again.
+ */
+export async function endDueHold(deps: Deps, r: Redemption): Promise<Settled> {
+  const ctx = { requestId: `hold-end-${r.id}`, priority: 'background' as const };
+  const lookup = await deps.loyalty.holdLookup(r.holdReference as string, ctx);
+  const fate = holdFate(lookup.state);
+  if (fate === 'used' || fate === 'unknown') {
+    deps.logger.warn(
+      { redemptionId: r.id, upstreamState: String(lookup.state).slice(0, 40) },
+      'a due hold is not over upstream the way this BFF expected; left as it is',
+    );
+    return 'unchanged';
+  }
+  if (fate === 'active') await deps.loyalty.holdCancel(r.holdReference as string, ctx);
+  const result = await deps.redemptions.apply(r.id, deps.clock(), 'holdEnded', { when: (cur) => cur.state === 'held' || `it is ${cur.state}` });
+  if (!result.ok) return 'unchanged';
+  deps.logger.info(
+    { redemptionId: r.id, storeId: r.storeId, holdReference: r.holdReference, upstreamState: lookup.state, released: fate === 'active' },
+    'due hold ended',
+  );
+  return 'expired';
 }

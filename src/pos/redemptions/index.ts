@@ -11,7 +11,9 @@ export { HoldSweeper, type HoldSweeperOptions, type ExpiryVia } from './sweeper'
 export { DEFAULT_RETENTION, isClaimed, isEnding, type RetentionPolicy } from './record';
 
 /** The Redis store when a connection is given, the in-process one otherwise (one instance, nothing survives a restart). */
-export function createRedemptionStore(opts: { redis?: RedisClient; prefix: string; recheckMs?: number } & Partial<RetentionPolicy>): RedemptionStore {
+export function createRedemptionStore(
+  opts: { redis?: RedisClient; prefix: string; recheckMs?: number; askBeforeEnding?: boolean } & Partial<RetentionPolicy>,
+): RedemptionStore {
   const { redis, ...rest } = opts;
   return redis ? new RedisRedemptionStore(redis, rest) : new MemoryRedemptionStore(rest);
 }

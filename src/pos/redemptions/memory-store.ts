@@ -7,8 +7,8 @@ import { RedemptionRecords } from './store';
  * restart. Same behaviour as the Redis store, including retention times.
  */
 export class MemoryRedemptionStore extends RedemptionRecords {
-  constructor(opts: Partial<RetentionPolicy> & { recheckMs?: number } = {}) {
-    const { recheckMs, ...policy } = opts;
-    super('memory', new MemoryRecordStore(redemptionRules({ ...DEFAULT_RETENTION, ...policy }), recheckMs ?? DEFAULT_RECHECK_MS));
+  constructor(opts: Partial<RetentionPolicy> & { recheckMs?: number; askBeforeEnding?: boolean } = {}) {
+    const { recheckMs, askBeforeEnding, ...policy } = opts;
+    super('memory', new MemoryRecordStore(redemptionRules({ ...DEFAULT_RETENTION, ...policy }, { askBeforeEnding }), recheckMs ?? DEFAULT_RECHECK_MS));
   }
 }

@@ -75,9 +75,11 @@ export function expiredVersion(r: Redemption, now: number): Redemption {
   return { ...r, state: 'expired', version: r.version + 1, updatedAt: now };
 }
 
-/** Redemptions as the shared record store keeps them: open holds are due at their expiry, and a due one nobody claimed expires, on read too. */
-export function redemptionRules(policy: RetentionPolicy): RecordRules<Redemption> {
+/** Redemptions as the shared record store keeps them: open holds are due at their expiry, and a due one nobody claimed expires, on read too (and in the sweep, unless `askBeforeEnding`: then the sweep hands it over). */
+export function redemptionRules(policy: RetentionPolicy, opts: { askBeforeEnding?: boolean } = {}): RecordRules<Redemption> {
   return {
+    // The sweeper asks the hold's record (and releases a hold still active upstream) before it ends one.
+    handsOver: opts.askBeforeEnding ? (r) => r.state === 'held' : undefined,
     noun: 'Redemption',
     problems: { exists: 'redemption_exists', busy: 'redemption_busy' },
     firstVersion,

@@ -41,7 +41,8 @@ return {0, cur}
 const WRITE = compareAndSetLua(VERSION_LUA);
 
 /**
- * The shared sweep. ARGV: now, now (base 36), ttl after end, recheck time, the
+ * The shared sweep. ARGV: now, now (base 36), ttl after end, hand over unclaimed
+ * holds too ('1': the sweeper asks upstream before ending them), recheck time, the
  * candidates' ids. A claimed hold (a payment or a void under way: state letter
  * p or x, or c as earlier versions wrote either) is handed over as it is, for
  * the sweeper to ask the upstream about; an unclaimed one is expired here, as
@@ -49,9 +50,10 @@ const WRITE = compareAndSetLua(VERSION_LUA);
  * from the index.
  */
 const SWEEP = sweepLua({
-  args: 2,
+  args: 3,
   lua: `${EXPIRE_FN}
 local function hand_over(cur)
+  if ARGV[4] == '1' and string.match(cur, '^%d+|${HELD_CODE}|') then return true end
   return string.match(cur, '^%d+|${CLAIMED_CODES}|') or string.match(cur, '^%d+|c|')
 end
 local function end_due(key, cur)

@@ -13,6 +13,8 @@ export interface RedisRedemptionStoreOptions extends Partial<RetentionPolicy> {
   maxAttempts?: number;
   /** How long a due claimed hold stays out of the sweeper's sight after a sweep returned it. Default 30 s. */
   recheckMs?: number;
+  /** The sweep hands a due unclaimed hold over instead of expiring it, for the sweeper to ask upstream first. */
+  askBeforeEnding?: boolean;
 }
 
 /**
@@ -40,9 +42,9 @@ export class RedisRedemptionStore extends RedemptionRecords {
       encode: encodeRedemption,
       decode: decodeRedemption,
       scripts: redemptionScripts,
-      ends: { by: 'script', args: (now) => [toBase36(now), String(policy.ttlAfterEndMs)] },
+      ends: { by: 'script', args: (now) => [toBase36(now), String(policy.ttlAfterEndMs), opts.askBeforeEnding ? '1' : '0'] },
     };
     const options = { prefix: opts.prefix, maxAttempts: opts.maxAttempts ?? 8, recheckMs: opts.recheckMs ?? DEFAULT_RECHECK_MS };
-    super('redis', new RedisRecordStore(redis, redemptionRules(policy), layout, options));
+    super('redis', new RedisRecordStore(redis, redemptionRules(policy, { askBeforeEnding: opts.askBeforeEnding }), layout, options));
   }
 }

@@ -33,6 +33,10 @@ export class RedemptionRecords implements RedemptionStore {
     return this.records.countOpen();
   }
 
+  adoptLeaselessClaims(now: number): Promise<number> {
+    return this.records.adoptLeaselessClaims(now);
+  }
+
   close(): Promise<void> {
     return this.records.close();
   }

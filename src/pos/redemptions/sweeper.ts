@@ -21,6 +21,12 @@ export interface HoldSweeperOptions {
    * Without it such holds stay held until someone settles them.
    */
   settle?: (redemption: Redemption) => Promise<string>;
+  /**
+   * Ends a due hold nobody claimed, which the store hands over when it asks
+   * before ending (createRedemptionStore's askBeforeEnding): the hold's record
+   * first, a release if still active upstream (see hold-outcome.ts endDueHold).
+   */
+  endHeld?: (redemption: Redemption) => Promise<string>;
 }
 
 /**
@@ -38,12 +44,15 @@ export class HoldSweeper {
   private readonly clock: () => number;
   private readonly onExpired?: (redemption: Redemption, via: ExpiryVia) => void;
   private readonly settle?: (redemption: Redemption) => Promise<string>;
+  private readonly endHeld?: (redemption: Redemption) => Promise<string>;
   private expired = 0;
   private readonly task: PeriodicTask;
   /** Bumped by stop(), so a sweep in progress ends after its current batch. */
   private stops = 0;
   private inFlight?: Promise<number>;
   private unsubscribe?: () => void;
+  /** Held holds this sweeper is ending now: a read inside that (the store ends a due hold on read) is this sweep's expiry. */
+  private readonly ending = new Set<string>();
 
   constructor(opts: HoldSweeperOptions) {
     if (!(opts.intervalMs > 0)) throw new RangeError('HoldSweeper intervalMs must be > 0');
@@ -55,6 +64,7 @@ export class HoldSweeper {
     this.clock = opts.clock ?? Date.now;
     this.onExpired = opts.onExpired;
     this.settle = opts.settle;
+    this.endHeld = opts.endHeld;
     this.task = new PeriodicTask({
       everyMs: opts.intervalMs,
       logger: this.log,
@@ -69,7 +79,7 @@ export class HoldSweeper {
   }
 
   start(): void {
-    this.unsubscribe ??= this.store.onReadExpiry?.((r) => this.note(r, 'read'));
+    this.unsubscribe ??= this.store.onReadExpiry?.((r) => this.note(r, this.ending.has(r.id) ? 'sweep' : 'read'));
     this.task.start();
   }
 
@@ -96,10 +106,11 @@ export class HoldSweeper {
     for (;;) {
       const batch = await this.store.sweepDue(this.clock(), this.batchSize);
       const claimed = batch.filter(isClaimed);
+      const held = batch.filter((r) => r.state === 'held');
       for (const r of batch) if (r.state === 'expired') this.note(r, 'sweep');
-      total += batch.length - claimed.length;
-      // Claimed holds stay in the store's index for a later look, so a failure here loses nothing.
-      const settled = await Promise.all(claimed.map((r) => this.settleOne(r)));
+      total += batch.length - claimed.length - held.length;
+      // Claimed (and handed-over held) holds stay in the store's index for a later look, so a failure here loses nothing.
+      const settled = await Promise.all([...claimed.map((r) => this.settleOne(r, this.settle)), ...held.map((r) => this.endOne(r))]);
       total += settled.filter(Boolean).length;
       // Only an empty batch means nothing is due: another instance's sweeper may have taken some of
       // the ids this one read, so a short batch says nothing. Each record returned has left the due set.
@@ -108,16 +119,26 @@ export class HoldSweeper {
   }
 
   /** True when the upstream said the hold ended and it was recorded expired. */
-  private async settleOne(r: Redemption): Promise<boolean> {
-    if (!this.settle) return false;
+  private async settleOne(r: Redemption, settle: ((r: Redemption) => Promise<string>) | undefined): Promise<boolean> {
+    if (!settle) return false;
     try {
-      const recorded = await this.settle(r);
+      const recorded = await settle(r);
       if (recorded !== 'expired') return false;
       this.note({ ...r, state: 'expired' }, 'sweep');
       return true;
     } catch (err) {
       this.log.warn({ redemptionId: r.id, err: { message: (err as Error).message } }, 'could not settle a claimed hold from the upstream; trying again later');
       return false;
+    }
+  }
+
+  /** A due hold nobody claimed, handed over to be checked upstream first; true when this call recorded it expired. */
+  private async endOne(r: Redemption): Promise<boolean> {
+    this.ending.add(r.id);
+    try {
+      return await this.settleOne(r, this.endHeld);
+    } finally {
+      this.ending.delete(r.id);
     }
   }
 

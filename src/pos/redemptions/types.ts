@@ -1,5 +1,6 @@
 import type { Applied, RedemptionTransition } from '../money/machines';
 import { isFinal, REDEMPTION_MACHINE, type RedemptionState } from '../money/machines';
+import type { ClaimLease } from '../money/lease';
 
 /**
  * A redemption: the BFF's record of one OTP -> hold -> payment flow. Its
@@ -37,6 +38,8 @@ export interface Redemption {
   updatedAt: number;
   /** Monotonic version, bumped by every write (compare-and-set). */
   version: number;
+  /** While `paying` or `voiding`: who claimed it, and until when (../money/lease.ts). */
+  lease?: ClaimLease;
 }
 
 /** Outcome of an atomic change: the new record, or why it could not be made. */
@@ -74,6 +77,8 @@ export interface RedemptionStore {
   sweepDue(now: number, limit: number): Promise<Redemption[]>;
   /** Number of records in the expiry index (open holds). */
   countOpen(): Promise<number>;
+  /** Claims a release before leases wrote: given a lease from their last write (see ../money/records). Returns how many. */
+  adoptLeaselessClaims(now: number): Promise<number>;
   close(): Promise<void>;
   /**
    * Optional: hears each hold this store instance expires on read (`get` or

@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../../
 import { type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RECHECK_MS, RedisCouponLockStore } from '../../../src/pos/coupons/locks';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 import { aLock, T0 } from './harness';
+import { DEFAULT_CLAIM_LEASE_MS } from '../../../src/pos/money/lease';
 
 const noTransactions = async (): Promise<never> => {
   throw new NotFoundError('transaction_not_found', 'The transaction was not found');
@@ -84,7 +85,9 @@ describe.each([
     const lock = aLock();
     await h.store.create(lock);
     const paying = await h.store.change(lock.id, T0 + 4, (l) => ({ ...l, state: 'paying', paymentId: 'sale-1', paidTotal: 20 }));
-    expect(paying).toEqual({ ok: true, lock: { ...lock, state: 'paying', paymentId: 'sale-1', paidTotal: 20, version: 2, updatedAt: T0 + 4 } });
+    // A claim carries its lease (money/lease.ts): due at its end, dropped when the claim ends.
+    const lease = { at: T0 + 4, until: T0 + 4 + DEFAULT_CLAIM_LEASE_MS };
+    expect(paying).toEqual({ ok: true, lock: { ...lock, state: 'paying', paymentId: 'sale-1', paidTotal: 20, version: 2, updatedAt: T0 + 4, lease } });
     expect(await h.store.countOpen()).toBe(1);
     const used = await h.store.change(lock.id, T0 + 5, (l) => ({ ...l, state: 'used' }));
     expect(used).toEqual({ ok: true, lock: { ...lock, state: 'used', paymentId: 'sale-1', paidTotal: 20, version: 3, updatedAt: T0 + 5 } });

@@ -23,7 +23,17 @@ describe('redemption sweep with its keys in KEYS', () => {
       const scripts = withRedemptionScripts(redis);
       const open = `${prefix}{rdm}:open`;
       const sweep = (ids: string[], now: number) =>
-        scripts.rdmSweep(1 + ids.length, open, ...ids.map((id) => `${prefix}{rdm}:r:${id}`), String(now), toBase36(now), '60000', String(now + 30_000), ...ids);
+        scripts.rdmSweep(
+          1 + ids.length,
+          open,
+          ...ids.map((id) => `${prefix}{rdm}:r:${id}`),
+          String(now),
+          toBase36(now),
+          '60000',
+          '0',
+          String(now + 30_000),
+          ...ids,
+        );
       // A stale candidate list naming a hold that is not due: left alone.
       expect(await sweep([later.id], T0 + 2000)).toEqual([]);
       expect((await store.get(later.id, T0 + 2000))?.state).toBe('held');

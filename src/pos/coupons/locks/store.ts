@@ -33,6 +33,10 @@ export class CouponLockRecords implements CouponLockStore {
     return this.records.countOpen();
   }
 
+  adoptLeaselessClaims(now: number): Promise<number> {
+    return this.records.adoptLeaselessClaims(now);
+  }
+
   async usedBy(paymentId: string): Promise<string[] | null> {
     const codes = await this.records.sideRecord(paymentId);
     return codes === null ? null : (JSON.parse(codes) as string[]);

@@ -11,16 +11,20 @@ export interface CouponLockSweeperOptions {
   logger: Logger;
   clock?: () => number;
   batchSize?: number;
+  /** Hears each claimed lock this sweeper settled (the audit entry of the action that claimed it). */
+  onSettled?: (lock: CouponLock, recorded: string) => void;
 }
 
 /**
  * Releases abandoned coupon locks: a lock nobody paid with by its release time
  * is claimed (once, across every instance: the store hands each to one
  * caller), logged, and released upstream so the coupons are free at once
- * instead of when the upstream lock lapses. A due lock a payment holds (the
- * BFF stopped mid-payment, or the payment's outcome was unknown) is settled
- * once its upstream lock has ended: the upstream's record of that payment
- * says whether it burned the coupons (`used`) or never arrived (`abandoned`).
+ * instead of when the upstream lock lapses. A lock a payment holds (the BFF
+ * stopped mid-payment, or the payment's outcome was unknown) falls due at its
+ * claim's lease end (money/records dueOf) and is settled from the upstream's
+ * record of that payment: on record, it burned the coupons (`used`); not on
+ * record once the upstream lock has ended, it never arrived (`abandoned`);
+ * until then it is looked at again.
  */
 export class CouponLockSweeper {
   private readonly log: Logger;
@@ -103,7 +107,9 @@ export class CouponLockSweeper {
     try {
       const recorded = await settleCouponLock({ couponLocks: this.opts.store, loyalty: this.opts.loyalty, clock: this.clock, logger: this.log }, l);
       if (recorded === 'abandoned') this.released += 1;
-      return recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
+      const ended = recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
+      if (ended) this.opts.onSettled?.(l, recorded);
+      return ended;
     } catch (err) {
       this.log.warn(
         { couponLockId: l.id, err: { message: (err as Error).message } },

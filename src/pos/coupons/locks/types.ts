@@ -1,6 +1,7 @@
 import type { Applied, CouponLockTransition } from '../../money/machines';
 import { COUPON_LOCK_MACHINE, transitionRefusal, type CouponLockState } from '../../money/machines';
 import type { RecordRules } from '../../money/records/types';
+import type { ClaimLease } from '../../money/lease';
 
 /**
  * A coupon lock: the BFF's record of coupons locked upstream for one sale.
@@ -44,6 +45,8 @@ export interface CouponLock {
   updatedAt: number;
   /** Bumped by every write (compare-and-set). */
   version: number;
+  /** While `paying` or `releasing`: who claimed it, and until when (../../money/lease.ts). */
+  lease?: ClaimLease;
 }
 
 export type CouponLockChange =
@@ -67,6 +70,8 @@ export interface CouponLockStore {
    */
   sweepDue(now: number, limit: number): Promise<CouponLock[]>;
   countOpen(): Promise<number>;
+  /** Claims a release before leases wrote: given a lease from their last write (see ../../money/records). Returns how many. */
+  adoptLeaselessClaims(now: number): Promise<number>;
   /**
    * The codes a payment burned through a lock (as the lock names them), or
    * null when no lock was used by that payment. Written when a lock becomes

@@ -79,7 +79,14 @@ export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'ki
     },
     onRecord: () => onRecordOf(rules.check(earlier ?? entryOf())),
     async finish(answer) {
-      if (rules.settledElsewhere?.(answer)) return;
+      if (rules.settledElsewhere?.(answer)) {
+        // Out of the lease sweep's sight: the outbox (or the job) settles it. Best effort: the write is queued
+        // whatever happens here, and a claim left in sight is only asked about (not on record yet: asked again later).
+        await deps.records
+          .change(kind, id, (cur) => (cur.storeId === storeId && stateOf(cur) === 'recording' ? { ...cur, queued: true } : cur))
+          .catch(() => undefined);
+        return;
+      }
       // Already past `recording` (a retry of a recorded write): left as it is.
       const r = await deps.records.change(kind, id, (cur) =>
         cur.storeId !== storeId ? 'another store' : stateOf(cur) === 'recording' ? applyTransition(SALE_TRANSITIONS.recorded, 'recording', cur) : cur,

@@ -1,7 +1,9 @@
-import { defineScripts, type RedisClient } from '../../../platform/redis';
+import { defineScripts, type Redis, type RedisClient } from '../../../platform/redis';
 import { problem } from '../../../platform/problem';
 import { redisUnavailable } from '../../../platform/redis';
 import { applyTransition, SALE_MACHINE, SALE_TRANSITIONS, transitionRefusal, type Applied, type SaleState, type SaleTransition } from '../machines';
+import { claimLeaseMs, newLease, withLease, type ClaimLease } from '../lease';
+import { leaseMember, MemoryIdLeaseIndex, RedisIdLeaseIndex, type IdLeaseIndex } from './lease-index';
 
 /**
  * Which store took an id the upstream deduplicates (a payment, a refund, a
@@ -17,9 +19,16 @@ export interface IdEntry<K extends string = string> {
   storeId: string;
   /** Absent in entries written before states existed: those were recorded. */
   state?: SaleState;
+  /** While claimed (isIdClaimed): see ../lease.ts. */
+  lease?: ClaimLease;
+  /** Its write waits in the outbox (or a job): whoever finishes it settles the id, not the lease sweep. */
+  queued?: true;
 }
 
 export const stateOf = (e: { state?: SaleState }): SaleState => e.state ?? 'recorded';
+
+/** A claim its taker settles (`recording`, `voiding`), not one whose write waits in the outbox. */
+export const isIdClaimed = (e: IdEntry): boolean => (stateOf(e) === 'recording' && !e.queued) || stateOf(e) === 'voiding';
 
 export type IdChange<E> = { ok: true; entry: E } | { ok: false; entry: E | null; detail: string };
 
@@ -34,12 +43,27 @@ export interface IdRecords<E extends IdEntry> {
   free(kind: E['kind'], id: string, storeId: string): Promise<void>;
   /** The entry, or null for an id this BFF never took (or one past its retention). */
   get(kind: E['kind'], id: string): Promise<E | null>;
+  /** The claims by lease end (./lease-index.ts), kept in step by claim, change and free. */
+  readonly leases: IdLeaseIndex;
+  /**
+   * Lists the claims a release before leases wrote (no lease, so not listed):
+   * their entries keep no time, so each is due a lease from `now`. Returns how many.
+   */
+  adoptLeaselessClaims(now: number): Promise<number>;
 }
 
-/** The next entry a change proposes, or why the state machine refuses it. */
-function next<E extends IdEntry>(current: E, proposed: E): E | string {
+/** The next entry a change proposes, or why the state machine refuses it; entering a claim stamps its lease. */
+function next<E extends IdEntry>(current: E, proposed: E, now: number): E | string {
   const refusal = transitionRefusal(SALE_MACHINE, `${current.kind} ${current.id}`, stateOf(current), stateOf(proposed));
-  return refusal ?? { ...proposed, kind: current.kind, id: current.id };
+  return refusal ?? withLease(current, { ...proposed, kind: current.kind, id: current.id }, isIdClaimed, now);
+}
+
+/** A claim is listed at its lease end before its entry is written; one that left the claim state is unlisted after. */
+async function listFirst(leases: IdLeaseIndex, current: IdEntry, entry: IdEntry): Promise<void> {
+  if (isIdClaimed(entry) && entry.lease && entry.lease.until !== current.lease?.until) await leases.list(leaseMember(entry.kind, entry.id), entry.lease.until);
+}
+async function unlistAfter(leases: IdLeaseIndex, current: IdEntry, entry: IdEntry): Promise<void> {
+  if (!isIdClaimed(entry) && current.lease) await leases.unlist(leaseMember(entry.kind, entry.id), current.lease.until);
 }
 
 /** Writes ARGV[2] only if the stored value is still ARGV[1] (the whole value: any write changes it). */
@@ -56,12 +80,16 @@ type IdScripts = { saleSwap(key: string, old: string, next: string): Promise<num
 export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
   private readonly redis: RedisClient & IdScripts;
 
+  readonly leases: IdLeaseIndex;
+
   constructor(
     redis: RedisClient,
     private readonly prefix: string,
     private readonly ttlSeconds: number,
+    private readonly clock: () => number = Date.now,
   ) {
     this.redis = defineScripts<IdScripts>(redis, { saleSwap: { keys: 1, lua: SWAP }, saleDrop: { keys: 1, lua: DROP } });
+    this.leases = new RedisIdLeaseIndex(redis, prefix);
   }
 
   private key(kind: E['kind'], id: string) {
@@ -69,7 +97,9 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
   }
 
   async claim(entry: E): Promise<{ ok: true; entry: E } | { ok: false; entry: E }> {
-    const claimed: E = { ...entry, state: 'recording' };
+    const claimed: E = { ...entry, state: 'recording', lease: newLease(this.clock()) };
+    // Listed first (see ./lease-index.ts); a member another claim holds is left as it is.
+    await this.leases.list(leaseMember(entry.kind, entry.id), claimed.lease!.until, true);
     for (let attempt = 1; ; attempt++) {
       const set = await this.call(() => this.redis.set(this.key(entry.kind, entry.id), JSON.stringify(claimed), 'EX', this.ttlSeconds, 'NX'));
       if (set === 'OK') return { ok: true as const, entry: claimed };
@@ -86,9 +116,13 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
       if (!raw) return { ok: false, entry: null, detail: 'not found' };
       const current = JSON.parse(raw) as E;
       const proposed = change(structuredClone(current));
-      const entry = typeof proposed === 'string' ? proposed : next(current, proposed);
+      const entry = typeof proposed === 'string' ? proposed : next(current, proposed, this.clock());
       if (typeof entry === 'string') return { ok: false, entry: current, detail: entry };
-      if ((await this.call(() => this.redis.saleSwap(this.key(kind, id), raw, JSON.stringify(entry)))) === 1) return { ok: true, entry };
+      await listFirst(this.leases, current, entry);
+      if ((await this.call(() => this.redis.saleSwap(this.key(kind, id), raw, JSON.stringify(entry)))) === 1) {
+        await unlistAfter(this.leases, current, entry);
+        return { ok: true, entry };
+      }
     }
     return { ok: false, entry: await this.get(kind, id), detail: 'busy' };
   }
@@ -101,12 +135,34 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
     const raw = await this.call(() => this.redis.get(this.key(kind, id)));
     if (!raw) return;
     const e = JSON.parse(raw) as E;
-    if (e.state === 'recording' && e.storeId === storeId) await this.call(() => this.redis.saleDrop(this.key(kind, id), raw));
+    if (e.state === 'recording' && e.storeId === storeId && (await this.call(() => this.redis.saleDrop(this.key(kind, id), raw))) === 1 && e.lease)
+      await this.leases.unlist(leaseMember(kind, id), e.lease.until);
   }
 
   async get(kind: E['kind'], id: string): Promise<E | null> {
     const json = await this.call(() => this.redis.get(this.key(kind, id)));
     return json ? (JSON.parse(json) as E) : null;
+  }
+
+  async adoptLeaselessClaims(now: number): Promise<number> {
+    let adopted = 0;
+    // A Cluster's SCAN reads one node: each master is scanned.
+    const nodes: Redis[] = 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.call(() => node.scan(cursor, 'MATCH', `${this.prefix}sale:*`, 'COUNT', 1000));
+        cursor = next;
+        for (const key of keys) {
+          const raw = await this.call(() => this.redis.get(key));
+          const e = raw ? (JSON.parse(raw) as E) : null;
+          if (!e || e.lease || !isIdClaimed(e)) continue;
+          await this.leases.list(leaseMember(e.kind, e.id), now + claimLeaseMs(), true);
+          adopted += 1;
+        }
+      } while (cursor !== '0');
+    }
+    return adopted;
   }
 
   private async call<T>(command: () => Promise<T>): Promise<T> {
@@ -121,6 +177,7 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
 /** One instance without Redis: kept in this process, the oldest forgotten past `max` entries. */
 export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
   private readonly entries = new Map<string, { entry: E; until: number }>();
+  readonly leases = new MemoryIdLeaseIndex();
 
   constructor(
     private readonly ttlMs: number,
@@ -131,9 +188,10 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
   async claim(entry: E) {
     const held = this.read(entry.kind, entry.id);
     if (held) return { ok: false as const, entry: held };
-    const claimed: E = { ...entry, state: 'recording' };
+    const claimed: E = { ...entry, state: 'recording', lease: newLease(this.clock()) };
     this.entries.set(`${entry.kind}:${entry.id}`, { entry: claimed, until: this.clock() + this.ttlMs });
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    await this.leases.list(leaseMember(entry.kind, entry.id), claimed.lease!.until);
     return { ok: true as const, entry: { ...claimed } };
   }
 
@@ -141,10 +199,13 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
     const current = this.read(kind, id);
     if (!current) return { ok: false, entry: null, detail: 'not found' };
     const proposed = change(structuredClone(current));
-    const entry = typeof proposed === 'string' ? proposed : next(current, proposed);
+    const entry = typeof proposed === 'string' ? proposed : next(current, proposed, this.clock());
     if (typeof entry === 'string') return { ok: false, entry: current, detail: entry };
     const slot = this.entries.get(`${kind}:${id}`);
     if (slot) slot.entry = { ...entry };
+    // After the write, with no await before it: the compare-and-set stays whole.
+    await listFirst(this.leases, current, entry);
+    await unlistAfter(this.leases, current, entry);
     return { ok: true, entry };
   }
 
@@ -154,11 +215,19 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
 
   async free(kind: E['kind'], id: string, storeId: string) {
     const e = this.read(kind, id);
-    if (e?.state === 'recording' && e.storeId === storeId) this.entries.delete(`${kind}:${id}`);
+    if (e?.state === 'recording' && e.storeId === storeId) {
+      this.entries.delete(`${kind}:${id}`);
+      if (e.lease) await this.leases.unlist(leaseMember(kind, id), e.lease.until);
+    }
   }
 
   async get(kind: E['kind'], id: string): Promise<E | null> {
     return this.read(kind, id);
+  }
+
+  /** Memory keeps nothing across a restart, so nothing here was written by another release. */
+  async adoptLeaselessClaims(): Promise<number> {
+    return 0;
   }
 
   /** Synchronous, so each step reads and writes with no await between: a compare-and-set, as the Redis store's scripts are. */
@@ -175,5 +244,7 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
 }
 
 export function createIdRecords<E extends IdEntry>(opts: { redis?: RedisClient; prefix: string; ttlDays: number; clock?: () => number }): IdRecords<E> {
-  return opts.redis ? new RedisIdRecords<E>(opts.redis, opts.prefix, opts.ttlDays * 86_400) : new MemoryIdRecords<E>(opts.ttlDays * 86_400_000, opts.clock);
+  return opts.redis
+    ? new RedisIdRecords<E>(opts.redis, opts.prefix, opts.ttlDays * 86_400, opts.clock)
+    : new MemoryIdRecords<E>(opts.ttlDays * 86_400_000, opts.clock);
 }

@@ -1,6 +1,6 @@
 import { problem } from '../../../platform/problem';
 import { DueHeap } from './due-heap';
-import { proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
+import { dueOf, leaselessAdopted, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
 
 interface Entry<R> {
   record: R;
@@ -54,7 +54,7 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
       if (!due) break;
       const entry = this.records.get(due.id);
       if (!entry || entry.record.version !== due.version || this.rules.dueAt(entry.record) === undefined) continue;
-      if (this.rules.isClaimed(entry.record)) {
+      if (this.rules.isClaimed(entry.record) || this.rules.handsOver?.(entry.record)) {
         // Its outcome is known only upstream: hand it over, and keep it in sight in case that fails.
         this.dues.push({ at: now + this.recheckMs, id: due.id, version: due.version });
         swept.push(structuredClone(entry.record));
@@ -73,6 +73,12 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
   async sideRecord(id: string): Promise<string | null> {
     // Forgotten ones are dropped by the sweep, on the caller's clock.
     return this.sides.get(id)?.value ?? null;
+  }
+
+  async adoptLeaselessClaims(now: number): Promise<number> {
+    let adopted = 0;
+    for (const id of [...this.open]) if ((await this.change(id, now, leaselessAdopted(this.rules))).ok) adopted += 1;
+    return adopted;
   }
 
   onEndOnRead(listener: (record: R) => void): () => void {
@@ -116,7 +122,7 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
     const sides = this.rules.side;
     const side = sides?.of(r);
     if (sides && side) this.sides.set(side.id, { value: side.value, dropAt: now + sides.keepMs });
-    const due = this.rules.dueAt(r);
+    const due = dueOf(this.rules, r);
     if (due !== undefined) {
       this.open.add(r.id);
       this.dues.push({ at: due, id: r.id, version: r.version });

@@ -1,6 +1,6 @@
 import { problem } from '../../../platform/problem';
 import { redisUnavailable, type RedisClient } from '../../../platform/redis';
-import { proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
+import { dueOf, leaselessAdopted, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
 
 /** A feature's scripts as put on the client under its own names (Lua from ./redis-scripts.ts, bar the read). */
 export interface RecordScripts {
@@ -138,6 +138,26 @@ export class RedisRecordStore<R extends VersionedRecord> implements RecordStore<
     return this.call(() => this.redis.get(this.sidePrefix + id));
   }
 
+  async adoptLeaselessClaims(now: number): Promise<number> {
+    let adopted = 0;
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.call(() => this.redis.zscan(this.indexKey, cursor, 'COUNT', 500));
+      cursor = next;
+      const ids = flat.filter((_, i) => i % 2 === 0);
+      if (!ids.length) continue;
+      // One hash tag: the index and every record share a slot, so one MGET reads them on a Cluster too.
+      const stored = await this.call(() => this.redis.mget(...ids.map((id) => this.recordPrefix + id)));
+      for (const [i, raw] of stored.entries()) {
+        if (!raw) continue;
+        const r = this.layout.decode(ids[i], raw);
+        if (!this.rules.isClaimed(r) || r.lease) continue;
+        if ((await this.change(r.id, now, leaselessAdopted(this.rules))).ok) adopted += 1;
+      }
+    } while (cursor !== '0');
+    return adopted;
+  }
+
   onEndOnRead(listener: (record: R) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -184,7 +204,7 @@ export class RedisRecordStore<R extends VersionedRecord> implements RecordStore<
 
   private write(r: R, expected: string, now: number): Promise<number> {
     const ttl = Math.max(1, Math.ceil(this.rules.retentionMs(r, now)));
-    const due = this.rules.dueAt(r);
+    const due = dueOf(this.rules, r);
     const record = this.recordPrefix + r.id;
     const sides = this.rules.side;
     const side = sides?.of(r);

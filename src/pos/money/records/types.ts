@@ -1,4 +1,5 @@
 import type { ProblemCode } from '../../../platform/problem-catalogue';
+import { claimLeaseMs, leaseEnd, withLease, type ClaimLease } from '../lease';
 
 /** What the shared store needs of a record: an id, a state of its machine, a version and when it was last written. */
 export interface VersionedRecord {
@@ -7,6 +8,8 @@ export interface VersionedRecord {
   /** Monotonic, bumped by every write (compare-and-set). */
   version: number;
   updatedAt: number;
+  /** Held while in a claim state (the rules' isClaimed): see ../lease.ts. */
+  lease?: ClaimLease;
 }
 
 /**
@@ -29,6 +32,8 @@ export interface RecordRules<R extends VersionedRecord> {
   dueAt(record: R): number | undefined;
   /** An open record a payment, a void or a release holds: when due it is handed over as it is, its outcome being known only upstream. */
   isClaimed(record: R): boolean;
+  /** An open record nobody claimed that the sweep hands over too, for its caller to ask upstream before ending it (a read still ends it). Default: none. */
+  handsOver?(record: R): boolean;
   /** What a due open record nobody claimed becomes (expired, abandoned): the next version, at `now`. */
   ended(record: R, now: number): R;
   /** Milliseconds from `now` the record is kept (a Redis TTL). */
@@ -65,15 +70,35 @@ export interface RecordStore<R extends VersionedRecord> {
   countOpen(): Promise<number>;
   /** The value of a side record (see RecordRules.side), or null. */
   sideRecord(id: string): Promise<string | null>;
+  /**
+   * Claims written by a release before leases: each is given the lease it
+   * would have had, from its last write (its claim), so it falls due at that
+   * lease's end rather than at the end of what it claims. Returns how many.
+   */
+  adoptLeaselessClaims(now: number): Promise<number>;
   /** Hears each record this instance ends on read. Returns the unsubscribe function. */
   onEndOnRead(listener: (record: R) => void): () => void;
   close(): Promise<void>;
 }
 
-/** The next version `change` proposes, checked by the rules, or why not. */
+/** The next version `change` proposes, checked by the rules, or why not; entering a claim state stamps its lease. */
 export function proposeChange<R extends VersionedRecord>(rules: RecordRules<R>, current: R, now: number, change: (current: R) => R | string): R | string {
   const proposed = change(structuredClone(current));
-  return typeof proposed === 'string' ? proposed : rules.nextVersion(current, proposed, now);
+  if (typeof proposed === 'string') return proposed;
+  const next = rules.nextVersion(current, proposed, now);
+  return typeof next === 'string' ? next : withLease(current, next, rules.isClaimed, now);
+}
+
+/**
+ * A record's place in the due index: the rules' due time, brought forward to
+ * its lease's end while claimed, so a claim nobody settles (its taker crashed)
+ * is swept and settled then, not at the end of the thing it claims. Freed, it
+ * goes back to the rules' time. A claim written before leases counts from its last write.
+ */
+export function dueOf<R extends VersionedRecord>(rules: RecordRules<R>, r: R): number | undefined {
+  const due = rules.dueAt(r);
+  if (due === undefined || !rules.isClaimed(r)) return due;
+  return Math.min(due, leaseEnd(r, r.updatedAt, r.updatedAt));
 }
 
 /** Tells each listener, a listener's fault never failing the read that triggered it. */
@@ -85,4 +110,10 @@ export function tell<R>(listeners: Iterable<(record: R) => void>, record: R): vo
       // A listener's fault must not fail the read that triggered it.
     }
   }
+}
+
+/** The change adoptLeaselessClaims makes: a claim without a lease gets one from its last write. */
+export function leaselessAdopted<R extends VersionedRecord>(rules: RecordRules<R>): (cur: R) => R | string {
+  return (cur) =>
+    rules.isClaimed(cur) && !cur.lease ? { ...cur, lease: { at: cur.updatedAt, until: cur.updatedAt + claimLeaseMs() } } : 'not a claim without a lease';
 }

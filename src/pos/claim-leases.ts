@@ -1,0 +1,129 @@
+import type { AuditTrail } from './audit';
+import { auditSettledClaim } from './audit/settled-claims';
+import type { SharedDeps } from './context';
+import { IdLeaseSweeper } from './money/ids/lease-sweep';
+import { settleFromUpstream } from './redemptions/hold-outcome';
+import type { Redemption, RedemptionStore } from './redemptions/types';
+import type { CouponLock } from './coupons/locks/types';
+import { settleSaleId, settleSaleVoid } from './sales/claims';
+import { stateOf, type SaleEntry, type SaleRecords } from './sales/records';
+
+/**
+ * What settles a claim past its lease, per kind, and the audit entry it
+ * writes: the same settle functions the repair queue uses, through the same
+ * named transitions. Redemptions and coupon locks are swept by their own
+ * sweepers (a claimed record is due at its lease end, see
+ * money/records/types.ts dueOf); sale and refund ids by the IdLeaseSweeper.
+ */
+type Deps = Pick<SharedDeps, 'loyalty' | 'clock' | 'logger' | 'repairs'> & { redemptions: RedemptionStore; sales: SaleRecords; audit?: AuditTrail };
+
+/** What a settlement recorded that is an outcome (the others leave the claim, or were another's doing). */
+const OUTCOMES = new Set(['redeemed', 'voided', 'expired', 'recorded']);
+
+/** The hold sweeper's settle: the hold's record decides; a settled claim writes the action's entry. */
+export function settleHoldAfterLease(deps: Deps) {
+  return async (r: Redemption): Promise<string> => {
+    const recorded = await settleFromUpstream(deps, r);
+    if (OUTCOMES.has(recorded))
+      auditSettledClaim(deps.audit, {
+        action: r.state === 'voiding' ? 'redemption_void' : 'payment',
+        storeId: r.storeId,
+        terminalId: r.terminalId,
+        lease: r.lease,
+        code: recorded,
+        repair: `redemption:${r.id}`,
+        subject: {
+          customerId: r.customerId,
+          redemptionId: r.id,
+          paymentId: r.paymentId,
+          holdReference: r.holdReference,
+          pointsRedeemed: recorded === 'redeemed' ? r.holdPoints : undefined,
+        },
+      });
+    return recorded;
+  };
+}
+
+/** The coupon lock sweeper's hook: a claimed lock it settled writes the entry of the action that claimed it. */
+export function auditCouponLockAfterLease(deps: { audit?: AuditTrail }) {
+  return (l: CouponLock, recorded: string): void =>
+    auditSettledClaim(deps.audit, {
+      action: recorded === 'released' ? 'coupon_release' : 'payment',
+      storeId: l.storeId,
+      terminalId: l.terminalId,
+      lease: l.lease,
+      code: recorded,
+      repair: `coupon-lock:${l.id}`,
+      subject: { customerId: l.customerId, couponLockId: l.id, paymentId: l.paymentId },
+    });
+}
+
+async function settleSaleClaim(deps: Deps, e: SaleEntry): Promise<string> {
+  if (stateOf(e) === 'voiding') {
+    const refund = e.voidRefundId ? await deps.sales.get('refund', e.voidRefundId) : null;
+    return refund ? settleSaleVoid({ ...deps, sales: deps.sales }, e, refund) : 'unchanged';
+  }
+  // The entry is the BFF's record of the write that claimed it: the same check as the repair queue's.
+  return settleSaleId({ ...deps, sales: deps.sales }, e);
+}
+
+function auditSaleClaim(deps: Deps, e: SaleEntry, recorded: string): void {
+  if (!OUTCOMES.has(recorded)) return;
+  const voiding = stateOf(e) === 'voiding';
+  auditSettledClaim(deps.audit, {
+    action: voiding ? 'sale_void' : e.kind === 'payment' ? 'payment' : 'refund',
+    storeId: e.storeId,
+    lease: e.lease,
+    code: recorded,
+    repair: `sale:${e.kind}:${e.id}`,
+    subject:
+      e.kind === 'refund'
+        ? { customerId: e.customerId, paymentId: e.paymentId, refundId: e.id, amountRefunded: e.refundAmount ?? undefined }
+        : { customerId: e.customerId, paymentId: e.id, refundId: voiding ? e.voidRefundId : undefined, amountPaid: voiding ? undefined : e.totalPaid },
+  });
+}
+
+/** The sweeper of sale and refund id claims past their lease. */
+export function saleLeaseSweeper(deps: Deps, opts: { intervalMs: number; recheckMs: number }): IdLeaseSweeper<SaleEntry> {
+  return new IdLeaseSweeper<SaleEntry>({
+    records: deps.sales,
+    settle: (e) => settleSaleClaim(deps, e),
+    onSettled: (e, recorded) => auditSaleClaim(deps, e, recorded),
+    intervalMs: opts.intervalMs,
+    recheckMs: opts.recheckMs,
+    logger: deps.logger,
+    clock: deps.clock,
+  });
+}
+
+/**
+ * At start-up, once a day across the fleet (`firstToday`: a marker in Redis),
+ * the claims a release before leases left are given one, so the sweeps settle
+ * them once it is over rather than when what they claim ends. Runs in the
+ * background; a failure is logged and the claims are settled as before.
+ */
+export async function adoptLeaselessClaims(
+  deps: Pick<SharedDeps, 'clock' | 'logger'> & {
+    redemptions: RedemptionStore;
+    couponLocks: { adoptLeaselessClaims(now: number): Promise<number> };
+    sales: SaleRecords;
+  },
+  firstToday: () => Promise<boolean>,
+): Promise<void> {
+  try {
+    if (!(await firstToday())) return;
+    const now = deps.clock();
+    const [redemptions, couponLocks, ids] = await Promise.all([
+      deps.redemptions.adoptLeaselessClaims(now),
+      deps.couponLocks.adoptLeaselessClaims(now),
+      deps.sales.adoptLeaselessClaims(now),
+    ]);
+    if (redemptions + couponLocks + ids > 0)
+      deps.logger.warn({ redemptions, couponLocks, ids }, 'claims written without a lease were given one; they are settled once it ends');
+  } catch (err) {
+    deps.logger.warn(
+      { err: { message: (err as Error).message } },
+      'claims written without a lease could not be looked for; they settle as before (at their hold or lock end)',
+    );
+  }
+}
