@@ -15,7 +15,7 @@ export interface RedisServerOptions {
 export class RedisServer {
   private child?: ChildProcess;
   private readonly dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-redis-loss-'));
-  private constructor(
+  constructor(
     readonly port: number,
     private readonly opts: RedisServerOptions,
   ) {}
