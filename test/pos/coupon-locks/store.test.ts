@@ -1,6 +1,13 @@
 import { silentLogger } from '../../../src/platform/logger';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../../src/platform/errors';
-import { type CouponLock, type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RECHECK_MS, RedisCouponLockStore } from '../../../src/pos/coupons/locks';
+import {
+  type CouponLock,
+  type CouponLockStore,
+  CouponLockSweeper,
+  MemoryCouponLockStore,
+  RECHECK_MS,
+  RedisCouponLockStore,
+} from '../../../src/pos/coupons/locks';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 import { aLock, T0 } from './harness';
 import { DEFAULT_CLAIM_LEASE_MS } from '../../../src/pos/money/lease';
@@ -208,7 +215,15 @@ describe.each([
       orderTransactions: noTransactions,
       holdLookup: noHold,
     };
-    const sweeper = new CouponLockSweeper({ store: raced, sales: noSales, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 100, batchSize: 5 });
+    const sweeper = new CouponLockSweeper({
+      store: raced,
+      sales: noSales,
+      loyalty,
+      intervalMs: 60_000,
+      logger: silentLogger,
+      clock: () => T0 + 100,
+      batchSize: 5,
+    });
     sweeper.start();
     try {
       expect(await sweeper.sweepOnce()).toBe(20);

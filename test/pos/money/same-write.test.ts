@@ -2,7 +2,18 @@ import { NotFoundError } from '../../../src/platform/errors';
 import { HoldLookupAnswer } from '../../../src/upstream/answers';
 import { unavailable } from '../../../src/upstream/errors';
 import type { LoyaltyClient } from '../../../src/upstream';
-import { lockCarriedWith, onRecordOfCall, recordDiffers, recordOf, refundLinesDigest, sameWrite, WriteTaken, WriteUnconfirmed, type PaymentWrite, type RefundWrite } from '../../../src/pos/money/ids/same-write';
+import {
+  lockCarriedWith,
+  onRecordOfCall,
+  recordDiffers,
+  recordOf,
+  refundLinesDigest,
+  sameWrite,
+  WriteTaken,
+  WriteUnconfirmed,
+  type PaymentWrite,
+  type RefundWrite,
+} from '../../../src/pos/money/ids/same-write';
 
 type Transaction = { transactionType: string; transactionId: string; amount: number; equivalentPoints: number };
 type Reader = Pick<LoyaltyClient, 'orderTransactions' | 'holdLookup'>;
@@ -164,7 +175,7 @@ describe('recordDiffers: refused before sending', () => {
   });
 });
 
-describe("an entry of this release read by the previous one", () => {
+describe('an entry of this release read by the previous one', () => {
   it("a whole refund's entry leaves the amount out (the previous release compares a stored amount as a number) and says whole by its marker", async () => {
     expect(recordOf(WHOLE)).not.toHaveProperty('refundAmount');
     expect(recordOf(WHOLE)).toMatchObject({ wholeRefund: true });

@@ -107,7 +107,10 @@ export class CouponLockSweeper {
    */
   private async settle(l: CouponLock): Promise<boolean> {
     try {
-      const recorded = await settleCouponLock({ couponLocks: this.opts.store, sales: this.opts.sales, loyalty: this.opts.loyalty, clock: this.clock, logger: this.log }, l);
+      const recorded = await settleCouponLock(
+        { couponLocks: this.opts.store, sales: this.opts.sales, loyalty: this.opts.loyalty, clock: this.clock, logger: this.log },
+        l,
+      );
       if (recorded === 'abandoned') this.released += 1;
       const ended = recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
       if (ended) this.opts.onSettled?.(l, recorded);
