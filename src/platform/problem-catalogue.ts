@@ -190,6 +190,13 @@ export const PROBLEM_CATALOGUE = {
     meaning: 'The refund id is already used by another refund; nothing was refunded',
     tillDoes: 'Refund again with a new refund id',
   },
+  write_unconfirmed: {
+    status: 409,
+    meaning:
+      'The loyalty service already has a write under this payment or refund id that matches what its record shows of this one, but this BFF has no record of what only it could show (customer, coupon lock and codes, refund lines: lost with Redis, past its records, or of the previous release), so it may be this very write, recorded earlier; this request changed nothing, and asking again cannot tell more',
+    tillDoes:
+      "Do not send it again, with any key or id: look the sale up (GET /payments/{id}) or leave it to the day's reconciliation; ring it up anew only once it is known not to be this sale",
+  },
   sale_already_voided: { status: 409, meaning: 'The sale was already voided', tillDoes: 'Nothing to do' },
   sale_void_in_progress: {
     status: 409,

@@ -249,6 +249,7 @@ export async function startBff(
   closeHooks.push(() => saleLeases.stop());
   const couponLockSweeper = new CouponLockSweeper({
     store: deps.couponLocks,
+    sales: deps.sales,
     loyalty,
     intervalMs: config.pos.sweeperIntervalMs,
     logger,

@@ -24,7 +24,7 @@ export type { UpstreamFailureKind } from './errors';
 export { CALL_PRIORITIES, composePolicies } from './policy';
 export type { CallInfo, CallPolicy, CallPriority } from './policy';
 export { DEFAULT_RETRY_TUNING, RETRY_SAFE } from './retry';
-export { failureOf, markMayHaveLanded, maybeApplied, nothingSent, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
+export { earlierAttemptMayHaveLanded, failureOf, markMayHaveLanded, maybeApplied, nothingSent, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
 export type { WriteOutcome } from './outcome';
 export { CENT, isPaymentLine, isRefundLine, paymentLine, refundLines, transactionsOf } from './records';
 export type { RetryTuning, Sleep } from './retry';

@@ -25,6 +25,9 @@ export function markMayHaveLanded<E>(err: E): E {
   return err;
 }
 
+/** Some earlier attempt of the call that ended in `err` may have landed (a duplicate answer may then be the call's own write). */
+export const earlierAttemptMayHaveLanded = (err: unknown): boolean => typeof err === 'object' && err !== null && mayHaveLanded.has(err);
+
 const isDuplicate = (err: unknown) => isProblem(err, 'duplicate_transaction');
 
 /** Certainly nothing reached the upstream: no attempt of the call may have landed. */

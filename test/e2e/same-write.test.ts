@@ -124,7 +124,7 @@ describe('the earlier write under an id is this one only when its whole identity
     expect([retry.status, retry.body.status]).toEqual([201, 'already_refunded']);
   });
 
-  it("a sale recorded by the previous release (an entry without the write's identity) is unknown: retry_same_request, never done", async () => {
+  it("a sale recorded by the previous release (an entry without the write's identity) is unknown: a final write_unconfirmed, never done", async () => {
     await s.seed('sw-6', 0);
     const sale = { customerId: 'sw-6', paymentId: 'sw-sale-6', totalPaid: 50 };
     await s.pos('cashier').post('/payments', sale).expect(201);
@@ -144,8 +144,11 @@ describe('the earlier write under an id is this one only when its whole identity
       }),
       'KEEPTTL',
     );
+    // No later look can show what the entry lacks: the till gets a final answer, not an endless "send the same request again".
     const retry = await s.pos('cashier').post('/payments', sale);
-    expect([retry.status, retry.body.code]).toEqual([503, 'retry_same_request']);
+    expect([retry.status, retry.body.code]).toEqual([409, 'write_unconfirmed']);
+    expect(retry.headers['retry-after']).toBeUndefined();
+    expect(JSON.parse((await redis.get(key)) as string)).toMatchObject({ state: 'recorded', totalPaid: 50 });
     // Nor is a claim of that shape still `recording` settled from the record: it cannot be shown to be this sale.
     const old = {
       kind: 'payment' as const,
@@ -168,8 +171,85 @@ describe('the earlier write under an id is this one only when its whole identity
       'KEEPTTL',
     );
     const sameRefund = await s.pos('manager').post('/refunds', { customerId: 'sw-6', paymentId: 'sw-sale-6', refundId: 'sw-r-6', amount: 20 });
-    expect([sameRefund.status, sameRefund.body.code]).toEqual([503, 'retry_same_request']);
+    expect([sameRefund.status, sameRefund.body.code]).toEqual([409, 'write_unconfirmed']);
     const whole = await s.pos('manager').post('/refunds', { customerId: 'sw-6', paymentId: 'sw-sale-6', refundId: 'sw-r-6' });
     expect([whole.status, whole.body.code]).toEqual([409, 'refund_id_taken']);
+  });
+
+  it('a sale whose entry was lost, sent again with a coupon lock or by another customer, is never already_recorded: write_unconfirmed, nothing burned', async () => {
+    await s.seed('sw-7', 0);
+    await s.seed('sw-7b', 0);
+    const sale = { customerId: 'sw-7', paymentId: 'sw-sale-7', totalAmount: 50, totalPaid: 40, totalDiscount: 10 };
+    await s.pos('cashier').post('/payments', sale).expect(201);
+    // Redis lost the sale's entry (emptied, or past SALE_RECORD_DAYS).
+    const key = `${s.redisPrefix}sale:payment:sw-sale-7`;
+    expect(await redis.del(key)).toBe(1);
+    const lock = (
+      await s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId: 'sw-7', codes: ['WELCOME10'], basketTotal: 50 })
+        .expect(201)
+    ).body;
+    const withLock = await s.pos('cashier').post('/payments', { ...sale, couponLockId: lock.id });
+    expect([withLock.status, withLock.body.code]).toEqual([409, 'write_unconfirmed']);
+    expect((await s.pos('cashier').get(`/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('locked');
+    expect(await couponOf('sw-7', 'WELCOME10')).toMatchObject({ customerUsedCount: 0 });
+    // Nothing of this request is left claimed: the id is not this store's on its word.
+    expect(await redis.get(key)).toBeNull();
+    const otherCustomer = await s.pos('cashier').post('/payments', { ...sale, customerId: 'sw-7b' });
+    expect([otherCustomer.status, otherCustomer.body.code]).toEqual([409, 'write_unconfirmed']);
+  });
+
+  it("a retry whose first attempt's outcome is unknown, answered by another write on the record, is final: 409 payment_id_taken, the lock freed", async () => {
+    await s.seed('sw-8', 0);
+    const lock = (
+      await s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId: 'sw-8', codes: ['WELCOME10'], basketTotal: 50 })
+        .expect(201)
+    ).body;
+    const sale = { customerId: 'sw-8', paymentId: 'sw-sale-8', totalAmount: 50, totalPaid: 40, totalDiscount: 10, couponLockId: lock.id };
+    // The first attempt never arrives, and its answer never comes: unknown, every claim kept.
+    await setFaults(s, [{ operation: 'payment', drop: true, times: 1 }]);
+    expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
+    await setFaults(s, []);
+    expect((await s.pos('cashier').get(`/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('paying');
+    // Another system of the retailer's records a sale of 99 under the same id.
+    await s.sandboxAdmin
+      .post('/api/v4.0/integrations/payments')
+      .set(SANDBOX_KEYS)
+      .send({ customerId: 'sw-8', paymentId: 'sw-sale-8', paymentDate: new Date().toISOString(), totalPaid: 99 })
+      .expect(200);
+    const retry = await s.pos('cashier').post('/payments', sale);
+    expect([retry.status, retry.body.code]).toEqual([409, 'payment_id_taken']);
+    expect((await s.pos('cashier').get(`/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('locked');
+    expect(await s.bff.deps.sales.get('payment', 'sw-sale-8')).toBeNull();
+    expect(await couponOf('sw-8', 'WELCOME10')).toMatchObject({ customerUsedCount: 0 });
+  });
+
+  it("a lock this release's own first attempt left paying does not vouch for an older entry: write_unconfirmed, the lock not used", async () => {
+    await s.seed('sw-9', 0);
+    const sale = { customerId: 'sw-9', paymentId: 'sw-sale-9', totalAmount: 50, totalPaid: 40, totalDiscount: 10 };
+    await s.pos('cashier').post('/payments', sale).expect(201);
+    // The previous release's entry of the plain sale: no identity fields.
+    const key = `${s.redisPrefix}sale:payment:sw-sale-9`;
+    const entry = JSON.parse((await redis.get(key)) as string) as Record<string, unknown>;
+    const old = { kind: 'payment', id: 'sw-sale-9', storeId: entry.storeId, state: 'recorded', customerId: 'sw-9', paymentId: 'sw-sale-9', totalPaid: 40 };
+    await redis.set(key, JSON.stringify(old), 'KEEPTTL');
+    const lock = (
+      await s
+        .pos('cashier')
+        .post('/coupon-locks', { customerId: 'sw-9', codes: ['WELCOME10'], basketTotal: 50 })
+        .expect(201)
+    ).body;
+    const withLock = { ...sale, couponLockId: lock.id };
+    // The first lock-carrying attempt's answer is lost: unknown, and the lock is left `paying` for this payment by this attempt.
+    await setFaults(s, [{ operation: 'payment', drop: true, times: 1 }]);
+    expect((await s.pos('cashier').post('/payments', withLock)).body.code).toBe('retry_same_request');
+    await setFaults(s, []);
+    const retry = await s.pos('cashier').post('/payments', withLock);
+    expect([retry.status, retry.body.code]).toEqual([409, 'write_unconfirmed']);
+    expect((await s.pos('cashier').get(`/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('paying');
+    expect(await couponOf('sw-9', 'WELCOME10')).toMatchObject({ customerUsedCount: 0 });
   });
 });

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { AppError } from '../../platform/errors';
+import { problem } from '../../platform/problem';
 import { maybeApplied, writeOutcome } from '../../upstream';
+import { FinalVerdict, WriteUnconfirmed } from './ids/same-write';
 
 /**
  * One thing a money action takes before the upstream hears of it (a held
@@ -16,8 +18,12 @@ export interface Claim<A = unknown> {
   take(): Promise<void>;
   /** Applied upstream: to its final state. `answer` is absent when the upstream's record showed it. */
   finish(answer: A | undefined): Promise<void>;
-  /** Certainly not applied: back to where it was (or ended, when the refusal says the thing is gone). `refusal`: the upstream's, or a later claim's when nothing was sent. */
-  free(refusal?: AppError): Promise<void>;
+  /**
+   * Certainly not applied: back to where it was (or ended, when the refusal says the thing is gone). `refusal`: the upstream's,
+   * or a later claim's when nothing was sent. `final`: the upstream's record shows another write under the id, so no attempt
+   * of this action landed: freed even when taken again.
+   */
+  free(refusal?: AppError, final?: boolean): Promise<void>;
   /** Unknown, or applied but not recorded (`answer` then given): kept as it is and settled from the upstream's record later. */
   settleLater(answer?: A): void;
 }
@@ -28,8 +34,8 @@ export interface MoneyAction<A> {
   claims: Claim<A>[];
   /** The one upstream write. */
   send(): Promise<A>;
-  /** Asked after a duplicate answer: is this very write on the upstream's record of that id? */
-  onRecord(): Promise<boolean>;
+  /** Asked after a duplicate answer: is this very write on the upstream's record of that id? May throw a FinalVerdict (same-write.ts). */
+  onRecord(duplicate: AppError): Promise<boolean>;
   /** The till's refusal for a definite upstream refusal (a duplicate here means the id is another's). */
   explain?(refusal: AppError): AppError;
   logger: Logger;
@@ -45,6 +51,10 @@ export interface MoneyAction<A> {
  * - `refused`: every claim is freed, and the till hears the refusal; unless a
  *   claim was a retry's (`again`), whose first attempt may have landed: that
  *   one is settled from the record, and the till told to send the same request again.
+ *   A final verdict after a duplicate is not a retry's: another write the
+ *   upstream's record shows holds the id (every claim freed, 409), or the
+ *   earlier write cannot be matched with this one by any later look (409
+ *   `write_unconfirmed`: do not send again; a retry's claims are kept).
  * - `unknown`, or Redis failing after `applied`: every claim is kept, settled
  *   later from the upstream's record, and the till is told to send the same
  *   request again, never that nothing was done.
@@ -62,12 +72,29 @@ export async function claimActSettle<A>(action: MoneyAction<A>): Promise<A | und
     await freeAll(action, taken, err instanceof AppError ? err : undefined);
     throw err;
   }
-  const outcome = await writeOutcome(action.send, action.onRecord);
+  let final: FinalVerdict | undefined;
+  const outcome = await writeOutcome(action.send, async (duplicate) => {
+    try {
+      return await action.onRecord(duplicate);
+    } catch (err) {
+      if (!(err instanceof FinalVerdict)) throw err;
+      final = err;
+      return false;
+    }
+  });
   if (outcome.kind === 'refused') {
+    const retry = taken.some((c) => c.again);
+    if (final instanceof WriteUnconfirmed) {
+      const answer = unconfirmed(action.what, final);
+      // A retry's first attempt may have landed: its claims stay, for the record to settle if it ever can.
+      if (retry) keepAll(action, taken, final);
+      else await freeAll(action, taken, answer);
+      throw answer;
+    }
     const refusal = action.explain ? action.explain(outcome.error) : outcome.error;
-    await freeAll(action, taken, refusal);
+    await freeAll(action, taken, refusal, final !== undefined);
     // A retry refused says nothing of the first attempt, which may have landed: never "nothing was done".
-    if (taken.some((c) => c.again)) throw maybeApplied(action.what, refusal);
+    if (retry && !final) throw maybeApplied(action.what, refusal);
     throw refusal;
   }
   if (outcome.kind === 'unknown') {
@@ -83,11 +110,18 @@ export async function claimActSettle<A>(action: MoneyAction<A>): Promise<A | und
   return outcome.body;
 }
 
+/** The till's final answer when the earlier write under the id cannot be matched with this one, now or later. */
+const unconfirmed = (what: string, v: WriteUnconfirmed) =>
+  problem(
+    'write_unconfirmed',
+    `${what}: the loyalty service already has a write under this id, and this BFF cannot tell whether it is this one (${v.message}); it may be, recorded earlier. This request changed nothing; do not send it again: look the sale up, or leave it to the day's reconciliation`,
+  );
+
 /** Frees each claim; one that cannot be freed now (Redis away) is settled later from the upstream, which has nothing. */
-async function freeAll<A>(action: MoneyAction<A>, taken: Claim<A>[], refusal: AppError | undefined): Promise<void> {
+async function freeAll<A>(action: MoneyAction<A>, taken: Claim<A>[], refusal: AppError | undefined, final = false): Promise<void> {
   for (const c of taken.reverse()) {
     try {
-      await c.free(refusal);
+      await c.free(refusal, final);
     } catch (err) {
       action.logger.warn(
         { claim: c.name, err: { message: (err as Error).message } },
@@ -146,7 +180,7 @@ export function recordClaim<R, A = unknown>(
     async finish(answer) {
       ended = await steps.finish(claimed as R, answer);
     },
-    free: (refusal) => steps.free(claimed as R, again, refusal),
+    free: (refusal, final) => steps.free(claimed as R, again && !final, refusal),
     settleLater: (answer) => steps.settleLater(claimed as R, answer),
   };
 }

@@ -110,7 +110,7 @@ function sendRefund(
     claims: claims as Claim<RefundAnswer | QueuedRefund>[],
     logger: deps.logger,
     send: () => sendOrQueue(deps, ctx, { kind: 'refund', request: req }, summary, (call) => deps.loyalty.refund(req, call)),
-    onRecord: () => id.onRecord(),
+    onRecord: (duplicate) => id.onRecord(duplicate),
     explain: (refusal) =>
       isProblem(refusal, 'duplicate_transaction')
         ? problem(

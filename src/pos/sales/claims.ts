@@ -78,7 +78,7 @@ export function saleIdClaim(
   ctx: CallContext,
   entry: Omit<SaleEntry, 'storeId' | 'state'>,
   write: SaleWrite,
-  opts: { acceptedLater?: boolean; claims?: () => ClaimsShow } = {},
+  opts: { acceptedLater?: boolean; claims?: (entry: SaleEntry | null) => ClaimsShow } = {},
 ): IdClaim {
   // Read when the claim is taken: a hold's or lock's reference is known only once their claims are.
   const writeNow = () => writeOf(entry, write);
@@ -91,7 +91,7 @@ export function saleIdClaim(
       held.paymentId === entry.paymentId &&
       recordDiffers(writeNow(), held) === null,
     taken: () => idTaken(entry.kind, entry.id),
-    check: (record) => check(deps, writeNow(), record, opts.claims?.()),
+    check: (record) => check(deps, writeNow(), record, opts.claims?.(record)),
     // A write queued in the outbox stays claimed until it is delivered (or dead); a batch's order until its job accepts it.
     settledElsewhere: (answer) => isQueued(answer) || !!opts.acceptedLater,
   });
@@ -135,9 +135,9 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
       const r = await deps.sales.apply('payment', paymentId, 'voidApplied');
       if (!r.ok) throw new Error(`Sale ${paymentId}: ${r.detail}`);
     },
-    async free() {
+    async free(_refusal, final) {
       if (!claimed) return;
-      if (again) return this.settleLater();
+      if (again && !final) return this.settleLater();
       await deps.sales.apply('payment', paymentId, 'voidRefused', { when: (cur) => cur.voidRefundId === refundId || 'not voiding' });
     },
     settleLater() {

@@ -6,6 +6,7 @@ import { claimActSettle, type Claim } from '../money/claim-step';
 import { couponLockForPayment, type CouponLockClaim, type CouponLockClaimDeps } from '../coupons/locks/claims';
 import { redemptionForPayment, type RedemptionClaim, type RedemptionPaymentClaimDeps } from '../redemptions/claims';
 import { saleIdClaim, type SaleClaimDeps } from './claims';
+import { lockCarriedWith } from '../money/ids/same-write';
 import type { CallContext } from '../context';
 import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
 import type { CouponLock } from '../coupons/locks/types';
@@ -135,10 +136,10 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
         return lockReference || codes.length ? { lockReference, codes } : null;
       },
     },
-    // The lock's own record names this payment when an earlier attempt of it carried the lock (still `paying`, or `used`).
+    // The lock's own record names this payment when an earlier attempt of it carried the lock (same-write.ts lockCarriedWith).
     {
-      claims: () =>
-        lock && (lock.again || lock.claimed.state === 'used')
+      claims: (entry) =>
+        lock && lockCarriedWith(entry, lock.claimed)
           ? { carriedLock: { lockReference: lock.claimed.lockReference, codes: lock.claimed.coupons.map((c) => c.code) } }
           : {},
     },
@@ -157,7 +158,7 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
         deps.loyalty.payment(req, call),
       );
     },
-    onRecord: () => sale.onRecord(),
+    onRecord: (duplicate) => sale.onRecord(duplicate),
     explain: (refusal) => explainRefusal(refusal, body),
     audit: auditNote(deps, ctx, 'payment', () => saleSubject(body, redemption?.claimed)),
   });

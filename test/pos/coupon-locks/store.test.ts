@@ -1,13 +1,25 @@
 import { silentLogger } from '../../../src/platform/logger';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../../src/platform/errors';
-import { type CouponLockStore, CouponLockSweeper, MemoryCouponLockStore, RECHECK_MS, RedisCouponLockStore } from '../../../src/pos/coupons/locks';
+import {
+  type CouponLock,
+  type CouponLockStore,
+  CouponLockSweeper,
+  MemoryCouponLockStore,
+  RECHECK_MS,
+  RedisCouponLockStore,
+} from '../../../src/pos/coupons/locks';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 import { aLock, T0 } from './harness';
 import { DEFAULT_CLAIM_LEASE_MS } from '../../../src/pos/money/lease';
+import type { IdEntry } from '../../../src/pos/money/ids/records';
+import type { WriteRecord } from '../../../src/pos/money/ids/same-write';
 
 const noTransactions = async (): Promise<never> => {
   throw new NotFoundError('transaction_not_found', 'The transaction was not found');
 };
+/** The sale ids' records as the sweeper reads them: the entries of the payments that claimed locks. */
+const salesOf = (...entries: (IdEntry & WriteRecord)[]) => ({ get: async (_kind: 'payment', id: string) => entries.find((e) => e.id === id) ?? null });
+const noSales = salesOf();
 const noHold = async (): Promise<never> => {
   throw new Error("a coupon lock's payment uses no hold: never looked up");
 };
@@ -172,7 +184,7 @@ describe.each([
       holdLookup: noHold,
     };
     const sweeperOn = (store: CouponLockStore, batchSize: number) =>
-      new CouponLockSweeper({ store, loyalty, intervalMs: 1000, logger: silentLogger, clock: () => T0 + 100, batchSize });
+      new CouponLockSweeper({ store, sales: noSales, loyalty, intervalMs: 1000, logger: silentLogger, clock: () => T0 + 100, batchSize });
     const a = sweeperOn(h.store, 7);
     const b = sweeperOn(await h.twin(), 11);
     // Started (their timers are long), so a short batch is the only thing that could end a sweep early.
@@ -203,7 +215,15 @@ describe.each([
       orderTransactions: noTransactions,
       holdLookup: noHold,
     };
-    const sweeper = new CouponLockSweeper({ store: raced, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => T0 + 100, batchSize: 5 });
+    const sweeper = new CouponLockSweeper({
+      store: raced,
+      sales: noSales,
+      loyalty,
+      intervalMs: 60_000,
+      logger: silentLogger,
+      clock: () => T0 + 100,
+      batchSize: 5,
+    });
     sweeper.start();
     try {
       expect(await sweeper.sweepOnce()).toBe(20);
@@ -218,6 +238,24 @@ describe.each([
     const paymentId = 'sale-2002';
     const held = () => aLock({ state: 'paying', releaseAt: T0, expiresAt: T0 + 30_000, paymentId, paidTotal: 20 });
     const paidWith = (id: string, amount: number) => ({ transactions: [{ transactionType: 'PaymentReward', transactionId: id, amount }] });
+    /** The payment's own claim of its id, as this release writes it: it names the lock it carried. */
+    const claimOf = (l: CouponLock, over: Partial<IdEntry & WriteRecord> = {}): IdEntry & WriteRecord => ({
+      kind: 'payment',
+      id: l.paymentId as string,
+      storeId: l.storeId,
+      state: 'recording',
+      customerId: l.customerId,
+      paymentId: l.paymentId as string,
+      totalPaid: 20,
+      holdReference: null,
+      couponLockReference: l.lockReference,
+      couponCodes: l.coupons.map((c) => c.code).sort(),
+      ...over,
+    });
+    let sales = noSales;
+    beforeEach(() => {
+      sales = noSales;
+    });
     const sweep = (answer: (id: string) => Promise<{ transactions: unknown[] }>, now: number) => {
       const asked: string[] = [];
       const loyalty = {
@@ -230,7 +268,7 @@ describe.each([
         },
         holdLookup: noHold,
       };
-      const sweeper = new CouponLockSweeper({ store: h.store, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => now });
+      const sweeper = new CouponLockSweeper({ store: h.store, sales, loyalty, intervalMs: 60_000, logger: silentLogger, clock: () => now });
       return { asked, sweeper, count: sweeper.sweepOnce() };
     };
 
@@ -247,6 +285,7 @@ describe.each([
     it('becomes used before its upstream lock ends once the upstream has that payment with the same total', async () => {
       const l = held();
       await h.store.create(l);
+      sales = salesOf(claimOf(l));
       const { count } = sweep(async (id) => paidWith(id, 20), T0 + 10_000);
       expect(await count).toBe(1);
       expect(await h.store.get(l.id)).toMatchObject({ state: 'used', paymentId, paidTotal: 20 });
@@ -257,6 +296,7 @@ describe.each([
       const [paid, lost] = [held(), aLock({ state: 'paying', releaseAt: T0, expiresAt: T0 + 30_000, paymentId: 'sale-lost', paidTotal: 20 })];
       await h.store.create(paid);
       await h.store.create(lost);
+      sales = salesOf(claimOf(paid));
       const { count, sweeper } = sweep(async (id) => {
         if (id === paymentId) return paidWith(paymentId, 20);
         throw new NotFoundError('transaction_not_found', 'The transaction was not found');
@@ -280,6 +320,23 @@ describe.each([
       expect(await h.store.get(l.id)).toMatchObject({ state: 'abandoned', paymentId });
       expect(late.sweeper.abandonedCount).toBe(1);
       expect(await h.store.countOpen()).toBe(0);
+    });
+
+    it('is never marked used from its own record: with no entry of its payment (lost, expired) it is left paying, the same total on record or not', async () => {
+      const l = held();
+      await h.store.create(l);
+      const { count } = sweep(async (id) => paidWith(id, 20), T0 + 31_000);
+      expect(await count).toBe(0);
+      expect(await h.store.get(l.id)).toEqual(l);
+    });
+
+    it("is not marked used when its payment's entry names no lock (the payment on record is another write under the id): abandoned", async () => {
+      const l = held();
+      await h.store.create(l);
+      sales = salesOf(claimOf(l, { state: 'recorded', couponLockReference: null, couponCodes: null }));
+      const { count } = sweep(async (id) => paidWith(id, 20), T0 + 31_000);
+      expect(await count).toBe(1);
+      expect(await h.store.get(l.id)).toMatchObject({ state: 'abandoned' });
     });
 
     it('is not marked used by a transaction of another kind under that payment id', async () => {
@@ -308,6 +365,7 @@ describe.each([
     const sweeperWith = (couponRelease: (ref: string) => Promise<void>) =>
       new CouponLockSweeper({
         store: h.store,
+        sales: noSales,
         loyalty: { couponRelease, orderTransactions: noTransactions, holdLookup: noHold },
         intervalMs: 60_000,
         logger: silentLogger,

@@ -2,7 +2,18 @@ import { NotFoundError } from '../../../src/platform/errors';
 import { HoldLookupAnswer } from '../../../src/upstream/answers';
 import { unavailable } from '../../../src/upstream/errors';
 import type { LoyaltyClient } from '../../../src/upstream';
-import { recordDiffers, recordOf, refundLinesDigest, sameWrite, type PaymentWrite, type RefundWrite } from '../../../src/pos/money/ids/same-write';
+import {
+  lockCarriedWith,
+  onRecordOfCall,
+  recordDiffers,
+  recordOf,
+  refundLinesDigest,
+  sameWrite,
+  WriteTaken,
+  WriteUnconfirmed,
+  type PaymentWrite,
+  type RefundWrite,
+} from '../../../src/pos/money/ids/same-write';
 
 type Transaction = { transactionType: string; transactionId: string; amount: number; equivalentPoints: number };
 type Reader = Pick<LoyaltyClient, 'orderTransactions' | 'holdLookup'>;
@@ -161,5 +172,41 @@ describe('recordDiffers: refused before sending', () => {
     expect(refundLinesDigest([a, b])).toBe(refundLinesDigest([b, a]));
     expect(refundLinesDigest([a])).not.toBe(refundLinesDigest([{ ...a, quantity: 3 }]));
     expect(refundLinesDigest([])).toBeNull();
+  });
+});
+
+describe('an entry of this release read by the previous one', () => {
+  it("a whole refund's entry leaves the amount out (the previous release compares a stored amount as a number) and says whole by its marker", async () => {
+    expect(recordOf(WHOLE)).not.toHaveProperty('refundAmount');
+    expect(recordOf(WHOLE)).toMatchObject({ wholeRefund: true });
+    expect(recordOf(PARTIAL)).toMatchObject({ refundAmount: 30, wholeRefund: false });
+    await expect(sameWrite(upstream([...SALE, line('Refund', 'r-1', 80)]), WHOLE, recordOf(WHOLE), ctx)).resolves.toEqual({ kind: 'same' });
+    expect(recordDiffers(PARTIAL, recordOf(WHOLE))).not.toBeNull();
+  });
+});
+
+describe('lockCarriedWith: a lock naming the payment shows what the earlier write carried', () => {
+  const at = (ms: number) => ({ at: ms });
+  it('when used, or claimed by the same attempt as the id entry still recording; never after it, nor beside a recorded entry', () => {
+    expect(lockCarriedWith(null, { state: 'used' })).toBe(true);
+    expect(lockCarriedWith({ state: 'recording', lease: at(10) }, { state: 'paying', lease: at(9) })).toBe(true);
+    // The previous release stamped no leases: a lock it claimed beside its own claim.
+    expect(lockCarriedWith({ state: 'recording' }, { state: 'paying' })).toBe(true);
+    // Claimed by this release after an older entry, or after this entry: this write's own doing.
+    expect(lockCarriedWith({ state: 'recording' }, { state: 'paying', lease: at(9) })).toBe(false);
+    expect(lockCarriedWith({ state: 'recording', lease: at(10) }, { state: 'paying', lease: at(11) })).toBe(false);
+    expect(lockCarriedWith({ state: 'recorded' }, { state: 'paying' })).toBe(false);
+    expect(lockCarriedWith({}, { state: 'paying' })).toBe(false);
+    expect(lockCarriedWith(null, { state: 'paying' })).toBe(false);
+    expect(lockCarriedWith({ state: 'recording' }, { state: 'locked' })).toBe(false);
+  });
+});
+
+describe("onRecordOfCall: the till path's final verdicts", () => {
+  it('another write the record shows, or one no look can match, is final; one not on the record (yet) is not', async () => {
+    await expect(onRecordOfCall(Promise.resolve({ kind: 'same' }))).resolves.toBe(true);
+    await expect(onRecordOfCall(Promise.resolve({ kind: 'other', why: 'x', absent: true }))).resolves.toBe(false);
+    await expect(onRecordOfCall(Promise.resolve({ kind: 'other', why: 'x' }))).rejects.toBeInstanceOf(WriteTaken);
+    await expect(onRecordOfCall(Promise.resolve({ kind: 'unknown', why: 'x' }))).rejects.toBeInstanceOf(WriteUnconfirmed);
   });
 });

@@ -1,16 +1,21 @@
 import { applyTransition, COUPON_LOCK_TRANSITIONS } from '../../money/machines';
 import { isProblem, problem } from '../../../platform/problem';
 import type { LoyaltyClient } from '../../../upstream';
-import { onRecordOf, recordOf, sameWrite, type PaymentWrite } from '../../money/ids/same-write';
+import { lockCarriedWith, onRecordOf, sameWrite, type PaymentWrite, type WriteRecord } from '../../money/ids/same-write';
+import type { IdEntry } from '../../money/ids/records';
 import type { CouponLock, CouponLockStore } from './types';
 import type { CallContext, SharedDeps } from '../../context';
 import { recordClaim, type RecordClaim } from '../../money/claim-step';
 
+/** The sale ids' records (sales/records.ts), read for the entry of the payment that claimed a lock: the BFF's record of what it carried. */
+export type PaymentIdRecords = { get(kind: 'payment', id: string): Promise<(IdEntry & WriteRecord) | null> };
+
 /** What claiming a coupon lock uses. */
-export type CouponLockClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { couponLocks: CouponLockStore };
+export type CouponLockClaimDeps = Pick<SharedDeps, 'loyalty' | 'repairs' | 'clock' | 'logger'> & { couponLocks: CouponLockStore; sales: PaymentIdRecords };
 /** What settling a lock from the upstream's record needs (the sweeper has no more). */
-type SettleDeps = Pick<SharedDeps, 'clock' | 'logger'> & {
+export type SettleDeps = Pick<SharedDeps, 'clock' | 'logger'> & {
   couponLocks: CouponLockStore;
+  sales: PaymentIdRecords;
   loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'>;
 };
 
@@ -43,7 +48,8 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
   const now = deps.clock();
   let state: 'used' | 'abandoned' | 'released';
   if (l.state === 'paying') {
-    // The lock's own record is the BFF's record of the payment that claimed it: it carried this lock and these codes.
+    // The write as the lock knows it; what the payment carried is the sale id's entry's to say, not the lock's own (it would
+    // always match itself). No entry (lost, expired): unknown, and the lock is left as it is, never `used`.
     const write: PaymentWrite = {
       kind: 'payment',
       paymentId: l.paymentId as string,
@@ -51,7 +57,9 @@ export async function settleCouponLock(deps: SettleDeps, l: CouponLock): Promise
       totalPaid: typeof l.paidTotal === 'number' ? l.paidTotal : Number.NaN,
       coupons: { lockReference: l.lockReference, codes: l.coupons.map((c) => c.code) },
     };
-    const paid = await onRecordOf(sameWrite(deps.loyalty, write, recordOf(write), { requestId: `coupon-lock-check-${l.id}`, priority: 'background' }));
+    const entry = await deps.sales.get('payment', l.paymentId as string);
+    const carried = lockCarriedWith(entry, l) ? { carriedLock: { lockReference: l.lockReference, codes: write.coupons?.codes ?? [] } } : {};
+    const paid = await onRecordOf(sameWrite(deps.loyalty, write, entry, { requestId: `coupon-lock-check-${l.id}`, priority: 'background' }, carried));
     if (!paid && now < l.expiresAt) return 'left for the sweeper';
     state = paid ? 'used' : 'abandoned';
   } else if (l.state === 'releasing') {

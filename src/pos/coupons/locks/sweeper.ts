@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import { PeriodicTask } from '../../../platform/periodic-task';
 import type { LoyaltyClient } from '../../../upstream';
-import { settleCouponLock } from './claims';
+import { settleCouponLock, type PaymentIdRecords } from './claims';
 import type { CouponLock, CouponLockStore } from './types';
 
 export interface CouponLockSweeperOptions {
   store: CouponLockStore;
+  /** The sale ids' records: the BFF's record of what a lock's payment carried. */
+  sales: PaymentIdRecords;
   loyalty: Pick<LoyaltyClient, 'couponRelease' | 'orderTransactions' | 'holdLookup'>;
   intervalMs: number;
   logger: Logger;
@@ -105,7 +107,10 @@ export class CouponLockSweeper {
    */
   private async settle(l: CouponLock): Promise<boolean> {
     try {
-      const recorded = await settleCouponLock({ couponLocks: this.opts.store, loyalty: this.opts.loyalty, clock: this.clock, logger: this.log }, l);
+      const recorded = await settleCouponLock(
+        { couponLocks: this.opts.store, sales: this.opts.sales, loyalty: this.opts.loyalty, clock: this.clock, logger: this.log },
+        l,
+      );
       if (recorded === 'abandoned') this.released += 1;
       const ended = recorded === 'used' || recorded === 'abandoned' || recorded === 'released';
       if (ended) this.opts.onSettled?.(l, recorded);

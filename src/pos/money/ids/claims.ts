@@ -2,7 +2,8 @@ import type { Claim } from '../claim-step';
 import { applyTransition, SALE_TRANSITIONS } from '../machines';
 import type { Repair } from '../repairs';
 import { stateOf, type IdEntry, type IdRecords } from './records';
-import { onRecordOf, type Verdict } from './same-write';
+import { earlierAttemptMayHaveLanded } from '../../../upstream';
+import { onRecordOfCall, type Verdict } from './same-write';
 
 /** What claiming an id uses: its records and the repair queue. */
 export type IdClaimDeps<E extends IdEntry> = { records: IdRecords<E>; repairs?: { add(repair: Repair): void } };
@@ -38,16 +39,19 @@ export interface IdClaimRules<E extends IdEntry> {
   sameWrite(held: E): boolean;
   /** The till's refusal when it is another's. */
   taken(): Error;
-  /** Is the write under the id on the upstream's record this write? `record`: the BFF's own record of the earlier write. */
-  check(record: E): Promise<Verdict>;
+  /** Is the write under the id on the upstream's record this write? `record`: the BFF's own record of the earlier write (null: none). */
+  check(record: E | null): Promise<Verdict>;
   /** The answer leaves the id claimed (queued in the outbox, or accepted later by a job): settled by whoever finishes it. */
   settledElsewhere?(answer: unknown): boolean;
 }
 
 /** An id's claim, which also answers the till path's question after a duplicate: is this write the one on record? */
 export interface IdClaim extends Claim {
-  /** True: this very write is on record; false: another is; throws when it cannot be shown either way. */
-  onRecord(): Promise<boolean>;
+  /**
+   * After `duplicate`: true, this very write is on record; false, the record does not show it;
+   * throws a FinalVerdict when another write holds the id or it cannot be shown either way (same-write.ts).
+   */
+  onRecord(duplicate?: unknown): Promise<boolean>;
 }
 
 /**
@@ -60,8 +64,10 @@ export interface IdClaim extends Claim {
 export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'kind' | 'id' | 'storeId'>, entryOf: () => E, rules: IdClaimRules<E>): IdClaim {
   const { kind, id, storeId } = at;
   let again = false;
-  // The BFF's record of the earlier write under the id: the entry that held it, or this write's own claim.
+  // The BFF's record of the earlier write under the id: the entry that held it (an earlier attempt's, kept
+  // because it may have landed, or a recorded write). None when this call claimed the id afresh.
   let earlier: E | undefined;
+  let mine: E | undefined;
   return {
     name: `${kind} ${id}`,
     get again() {
@@ -70,14 +76,19 @@ export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'ki
     async take() {
       // Made when taken: the write's identity names the hold and lock the claims before it took.
       const got = await deps.records.claim(entryOf());
+      if (got.ok) {
+        mine = got.entry;
+        return;
+      }
       earlier = got.entry;
-      if (got.ok) return;
       const held = got.entry;
       if (!rules.sameWrite(held)) throw rules.taken();
       // Still `recording`: an earlier attempt's outcome is not known, and it may have landed. `recorded`: it was applied.
       again = stateOf(held) === 'recording';
     },
-    onRecord: () => onRecordOf(rules.check(earlier ?? entryOf())),
+    // A fresh claim's own entry records the earlier write only when an attempt of this very call may have landed
+    // (the duplicate is then perhaps its own); else the BFF has no record of it, and cannot vouch for what the upstream does not show.
+    onRecord: (duplicate) => onRecordOfCall(rules.check(earlier ?? (earlierAttemptMayHaveLanded(duplicate) ? (mine ?? entryOf()) : null))),
     async finish(answer) {
       if (rules.settledElsewhere?.(answer)) {
         // Out of the lease sweep's sight: the outbox (or the job) settles it. Best effort: the write is queued
@@ -93,12 +104,13 @@ export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'ki
       );
       if (!r.ok) throw new Error(`${kind} ${id}: ${r.detail}`);
     },
-    async free() {
-      if (again) return this.settleLater();
+    async free(_refusal, final) {
+      if (again && !final) return this.settleLater();
       await deps.records.free(kind, id, storeId);
     },
     settleLater() {
-      const e = earlier ?? entryOf();
+      // Unknown outcome: this call's attempt may have landed, so its own entry records the write.
+      const e = earlier ?? mine ?? entryOf();
       deps.repairs?.add({ key: `sale:${kind}:${id}`, settle: () => settleId(deps.records, e, () => rules.check(e)), until: Date.now() + ID_REPAIR_MS });
     },
   };

@@ -69,13 +69,29 @@ export interface ClaimsShow {
   holdShown?: boolean;
 }
 
+/**
+ * Whether a coupon lock whose own record names the payment shows what the
+ * earlier write under the payment's id carried (ClaimsShow.carriedLock): it
+ * burned it (`used`), or the lock was claimed (`paying`) by the same attempt
+ * as the id's entry, still `recording`: no later than it. A lock claimed
+ * after the entry (a lease on the lock, none on an older release's entry, or
+ * a later one) was claimed by this write itself, and shows nothing of the earlier one.
+ */
+export function lockCarriedWith(entry: { state?: string; lease?: { at: number } } | null, lock: { state: string; lease?: { at: number } }): boolean {
+  if (lock.state === 'used') return true;
+  if (lock.state !== 'paying' || !entry || (entry.state ?? 'recorded') !== 'recording') return false;
+  if (!lock.lease) return true;
+  return !!entry.lease && lock.lease.at <= entry.lease.at;
+}
+
 /** The identity fields a new entry stores for its write, so a later duplicate can be compared with it. */
 export function recordOf(w: Write): WriteRecord {
   if (w.kind === 'refund') {
     return {
       customerId: w.customerId,
       paymentId: w.paymentId,
-      refundAmount: w.amount,
+      // Left out when none (the whole-refund marker says so): the previous release compares a stored amount as a number.
+      ...(w.amount !== null ? { refundAmount: w.amount } : {}),
       refundLines: w.lines,
       wholeRefund: w.amount === null && w.lines === null,
     };
@@ -199,9 +215,30 @@ export async function sameWrite(loyalty: Reader, w: Write, record: WriteRecord |
 /** The earlier write under an id cannot be shown to be this one, nor another. */
 export class WriteNotShown extends Error {}
 
+/** A verdict that no later look can change: the till gets a final answer, not "send the same request again". */
+export class FinalVerdict extends Error {}
+/** The upstream's record shows another write under the id: this write (and any earlier attempt of it) never landed under it. */
+export class WriteTaken extends FinalVerdict {}
+/** The earlier write under the id cannot be shown to be this one, nor another, and no later look can tell (see onRecordOfCall). */
+export class WriteUnconfirmed extends FinalVerdict {}
+
 /** The reading of writeOutcome's `onRecord`: same is applied (true), other is refused (false), unknown throws (the outcome is then unknown). */
 export async function onRecordOf(verdict: Promise<Verdict>): Promise<boolean> {
   const v = await verdict;
   if (v.kind === 'unknown') throw new WriteNotShown(`the earlier write under this id cannot be shown to be this one: ${v.why}`);
+  return v.kind === 'same';
+}
+
+/**
+ * The till path's reading (claim-step.ts): as onRecordOf, but a verdict no
+ * later look can change is final. Another write the upstream's record shows
+ * (not `absent`) holds the id (WriteTaken). `unknown` means a field neither
+ * record shows, and neither will later (WriteUnconfirmed): the till is told
+ * so, not sent round again.
+ */
+export async function onRecordOfCall(verdict: Promise<Verdict>): Promise<boolean> {
+  const v = await verdict;
+  if (v.kind === 'other' && !v.absent) throw new WriteTaken(v.why);
+  if (v.kind === 'unknown') throw new WriteUnconfirmed(v.why);
   return v.kind === 'same';
 }
