@@ -214,7 +214,8 @@ export const PROBLEM_CATALOGUE = {
   },
   sale_owner_unreadable: {
     status: 503,
-    meaning: "This BFF has no record of the sale, and the loyalty service's record that shows which store rang it up could not be read just now; nothing was done",
+    meaning:
+      "This BFF has no record of the sale, and the loyalty service's record that shows which store rang it up could not be read just now; nothing was done",
     tillDoes: RETRY,
   },
   payment_not_found: {

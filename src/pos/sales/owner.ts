@@ -67,7 +67,10 @@ function storeOf(deps: SaleOwnerDeps, t: Listed, paymentId: string): Store {
   if (t.branchName === undefined) throw saleOwnerUnknown(paymentId, "the loyalty service's record of it names no branch");
   const matching = deps.stores().filter((s) => s.branch.name === t.branchName && (t.merchantName === undefined || s.merchant.name === t.merchantName));
   if (matching.length === 1) return matching[0];
-  deps.logger.warn({ paymentId, branch: t.branchName, merchant: t.merchantName, stores: matching.map((s) => s.id) }, 'sale owner unknown: its branch matches no store or several');
+  deps.logger.warn(
+    { paymentId, branch: t.branchName, merchant: t.merchantName, stores: matching.map((s) => s.id) },
+    'sale owner unknown: its branch matches no store or several',
+  );
   throw saleOwnerUnknown(paymentId, `its branch matches ${matching.length === 0 ? 'no store of this BFF' : 'several stores'}`);
 }
 

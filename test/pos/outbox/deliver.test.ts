@@ -121,8 +121,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
     (e: OutboxEntry, entry: Partial<WriteRecord & { storeId: string }> | null = {}): IdRecordOf =>
     async () =>
       entry && { storeId: e.storeId, ...recordOf(queuedWrite(e.work as Extract<OutboxWork, { kind: 'payment' | 'refund' }>)), ...entry };
-  const deliver = (loyalty: LoyaltyClient, e: OutboxEntry, entry?: Partial<WriteRecord & { storeId: string }> | null) =>
-    send(loyalty, e, claimed(e, entry));
+  const deliver = (loyalty: LoyaltyClient, e: OutboxEntry, entry?: Partial<WriteRecord & { storeId: string }> | null) => send(loyalty, e, claimed(e, entry));
   const rejectWith = (err: unknown) => async () => {
     throw err;
   };
