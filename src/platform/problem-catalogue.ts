@@ -216,8 +216,14 @@ export const PROBLEM_CATALOGUE = {
   sale_owner_unknown: {
     status: 409,
     meaning:
-      "This BFF has no record of the sale (its data was lost, or the sale came back from the dead letters), and the loyalty service's record does not show which store rang it up (no such sale for this customer, no branch, or a branch name that matches no store or several); nothing was refunded",
+      "This BFF has no record of the sale (its data was lost, or the sale is older than SALE_RECORD_DAYS), and the loyalty service's record does not show which one store rang it up (it names no branch, or a branch that matches no store or several, or the sale is not among the customer's transactions read); nothing was done",
     tillDoes: 'Ask the store that rang it up to refund it, or a manager of a store allowed returns at any branch; check the customer and payment id',
+  },
+  sale_owner_unreadable: {
+    status: 503,
+    meaning:
+      "This BFF has no record of the sale, and the loyalty service's record that shows which store rang it up could not be read just now; nothing was done",
+    tillDoes: RETRY,
   },
   payment_not_found: {
     status: 404,
@@ -297,6 +303,12 @@ export const PROBLEM_CATALOGUE = {
     meaning:
       'An id the dead letter writes (a payment, refund or order id) was taken by another write since it died; sending it could be taken for that write. The dead letter stays',
     tillDoes: 'Check the other write under that id (GET /payments/{id}); discard the dead letter or ring the sale up again under a new id',
+  },
+  dead_letter_already_recorded: {
+    status: 409,
+    meaning:
+      'An id the dead letter writes is recorded for this store already, with nothing it asserted differing: an earlier attempt of it landed. Nothing was sent; the dead letter stays',
+    tillDoes: 'Check the sale or refund (GET /payments/{id}), then discard the dead letter',
   },
   // The loyalty service and Redis
   upstream_unavailable: {

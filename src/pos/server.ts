@@ -264,6 +264,7 @@ export async function startBff(
     loyalty,
     recordAnswer: rememberDeliveredJob(batchJobs, clock),
     settle: settleQueuedSale(deps.sales),
+    idRecordOf: (kind, id) => deps.sales.get(kind, id),
     logger,
     clock,
     leaseMs: config.outbox.claimIdleMs,

@@ -39,7 +39,8 @@ describe('the earlier write under an id is this one only when its whole identity
       }[]
     ).find((c) => c.code === code);
 
-  it('a recorded plain sale sent again with a coupon lock is another write: 409, the lock stays locked, the coupon not burned', async () => {
+  // Another total as well as the lock: the next case differs in the lock alone.
+  it('a recorded plain sale sent again with another total and a coupon lock is another write: 409, the lock stays locked, the coupon not burned', async () => {
     await s.seed('sw-1', 0);
     const sale = { customerId: 'sw-1', paymentId: 'sw-sale-1', totalAmount: 50, totalPaid: 50 };
     await s.pos('cashier').post('/payments', sale).expect(201);
@@ -55,7 +56,7 @@ describe('the earlier write under an id is this one only when its whole identity
     expect(await couponOf('sw-1', 'WELCOME10')).toMatchObject({ customerUsedCount: 0 });
   });
 
-  it('the same sale with the same totals and the lock is refused too, before anything is sent', async () => {
+  it('the same sale with the same totals, differing in the coupon lock alone, is refused too, before anything is sent', async () => {
     await s.seed('sw-2', 0);
     const sale = { customerId: 'sw-2', paymentId: 'sw-sale-2', totalAmount: 50, totalPaid: 40, totalDiscount: 10 };
     await s.pos('cashier').post('/payments', sale).expect(201);

@@ -65,4 +65,33 @@ describe('a retried dead letter keeps its owner (two stores, Redis)', () => {
     expect(await s.bff.deps.sales.get('payment', 'dlo-sale-2')).toMatchObject({ storeId: 'store-002', state: 'recorded' });
     expect(await paymentsOf(s, 'dlo-bo')).toEqual(['dlo-sale-2']);
   });
+
+  it("a claim of the same store under the letter's refund id that asserted another refund (99, not 10) refuses the retry", async () => {
+    await s.seed('dlo-cy', 0);
+    await s.pos('cashier').post('/payments', { customerId: 'dlo-cy', paymentId: 'dlo-sale-3', totalPaid: 100 }).expect(201);
+    await setFaults(s, [{ operation: 'refund', status: 503 }]);
+    const queued = await s.pos('manager').post('/refunds', { customerId: 'dlo-cy', refundId: 'dlo-ref-3', paymentId: 'dlo-sale-3', amount: 10 }).expect(202);
+    await setFaults(s, [{ operation: 'refund', status: 422 }]);
+    const id = queued.body.outboxId as string;
+    await eventually('the dead letter', async () => (await stateOf(id)).state === 'dead', 20_000);
+    await setFaults(s, []);
+    expect(await s.bff.deps.sales.get('refund', 'dlo-ref-3')).toBeNull();
+    // Meanwhile this store's till claimed the refund id for a refund of 99 of the same sale (its outcome still open).
+    const other = {
+      kind: 'refund' as const,
+      id: 'dlo-ref-3',
+      storeId: 'store-001',
+      customerId: 'dlo-cy',
+      paymentId: 'dlo-sale-3',
+      refundAmount: 99,
+      refundLines: null,
+      wholeRefund: false,
+    };
+    expect((await s.bff.deps.sales.claim(other)).ok).toBe(true);
+    const retried = await s.pos('manager').post(`/outbox/dead/${id}/retry`);
+    expect([retried.status, retried.body.code]).toEqual([409, 'dead_letter_id_taken']);
+    expect((await stateOf(id)).state).toBe('dead');
+    expect(await s.bff.deps.sales.get('refund', 'dlo-ref-3')).toMatchObject({ refundAmount: 99, state: 'recording' });
+    expect((await s.balance('dlo-cy')).availablePointsBalance).toBe(100);
+  });
 });

@@ -34,6 +34,7 @@ const tx = (id: string, extra: Record<string, unknown> = {}) => ({
 
 function setUp(pages: Record<string, unknown>[][]) {
   const asked: (string | undefined)[] = [];
+  const limits: (number | undefined)[] = [];
   const deps: SaleOwnerDeps = {
     logger: silentLogger,
     sales: createSaleRecords({ prefix: 'unused:', ttlDays: 1 }),
@@ -41,12 +42,13 @@ function setUp(pages: Record<string, unknown>[][]) {
     loyalty: {
       transactions: async (q) => {
         asked.push(q.startAfter);
+        limits.push(q.limit);
         const i = q.startAfter === undefined ? 0 : pages.findIndex((p) => p.at(-1)?.gameballTransactionId === q.startAfter) + 1;
         return TransactionsAnswer.parse({ transactions: pages[i] ?? [], hasMore: i < pages.length - 1 });
       },
     },
   };
-  return { deps, asked };
+  return { deps, asked, limits };
 }
 
 const owner = (deps: SaleOwnerDeps, paymentId: string) => saleOrItsOwner(deps, { requestId: 'r-1' }, paymentId, 'c-1');
@@ -86,9 +88,11 @@ it('refuses a branch of several stores, of none, no branch, and a sale not on re
 
 it('a sale past the pages it reads is not known, and a failed read is not known either', async () => {
   const many = Array.from({ length: 12 }, (_, i) => [tx(`x-${i}`, { branchName: 'Downtown' })]);
-  const { deps, asked } = setUp(many);
+  const { deps, asked, limits } = setUp(many);
   expect(await refusal(owner(deps, 'p-late'))).toBe('sale_owner_unknown');
+  // The README's limit: ten pages of 200, the published maximum per page.
   expect(asked).toHaveLength(10);
+  expect(new Set(limits)).toEqual(new Set([200]));
   const failing = setUp([]).deps;
   failing.loyalty = {
     transactions: async () => {
@@ -96,5 +100,23 @@ it('a sale past the pages it reads is not known, and a failed read is not known 
       throw unavailable(new Error('down'));
     },
   };
+  // A read that may pass is said to pass (503, Retry-After); a refusal of the read is final.
+  const unreadable = await owner(failing, 'p-1').catch((e: unknown) => e);
+  expect(isAppError(unreadable) && [unreadable.code, unreadable.status, unreadable.retryAfterSeconds]).toEqual(['sale_owner_unreadable', 503, 5]);
+  failing.loyalty = {
+    transactions: async () => {
+      const { UnprocessableError } = await import('../../src/platform/errors');
+      throw new UnprocessableError('upstream_rejected', 'bad customer id');
+    },
+  };
   expect(await refusal(owner(failing, 'p-1'))).toBe('sale_owner_unknown');
+});
+
+it("never tells the till the branch the sale carried (the asking till may be another store's)", async () => {
+  const { deps } = setUp([[tx('p-mall', { branchName: 'Mall', merchantName: 'Retail' }), tx('p-far', { branchName: 'Harbour' })]]);
+  for (const id of ['p-mall', 'p-far']) {
+    const err = await owner(deps, id).catch((e: unknown) => e);
+    expect(isAppError(err) && err.code).toBe('sale_owner_unknown');
+    expect((err as Error).message).not.toMatch(/Mall|Harbour/);
+  }
 });

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
 import { RedisServer } from './redis-server';
+import { eventually, setFaults } from '../pos/outbox/stack-helpers';
 
 /**
  * A sale's owner does not live only in Redis. After the BFF's Redis comes
@@ -106,6 +107,34 @@ describe.each(['false', 'true'] as const)('a sale the BFF lost with its Redis (R
       [409, 'sale_owner_unknown'],
       [404, 'original_transaction_not_found'],
     ]);
+    // The branch a sale carried is never told a till that may be another store's.
+    expect(tries[1].body.detail).not.toMatch(/Branch 9/);
     expect((await s.balance('own-bo')).availablePointsBalance).toBe(before);
+  });
+
+  it("a failed read of the upstream's record is transient: 503 sale_owner_unreadable with Retry-After, then the same request works", async () => {
+    await s.seed('own-cy', 0);
+    await s.pos('cashier').post('/payments', { customerId: 'own-cy', paymentId: 'own-cy-sale', totalPaid: 50 }).expect(201);
+    await admin.flushall();
+    await setFaults(s, [{ operation: 'transactions', status: 500 }]);
+    const body = { customerId: 'own-cy', refundId: 'own-cy-r1', paymentId: 'own-cy-sale', amount: 10 };
+    const failed = await s.pos('manager').post('/refunds', body).set('Idempotency-Key', 'own-cy-k1');
+    await setFaults(s, []);
+    if (anyBranch === 'true') return expect(failed.status).toBe(201);
+    expect([failed.status, failed.body.code]).toEqual([503, 'sale_owner_unreadable']);
+    expect(Number(failed.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await s.balance('own-cy')).availablePointsBalance).toBe(50);
+    // The till sends the same request again after Retry-After (the breaker may still be open a moment): it is done once.
+    let again = failed;
+    await eventually(
+      'the same request accepted',
+      async () => {
+        again = await s.pos('manager').post('/refunds', body).set('Idempotency-Key', 'own-cy-k1');
+        return again.status !== 503;
+      },
+      20_000,
+    );
+    expect([again.status, again.body.status]).toEqual([201, 'refunded']);
+    expect((await s.balance('own-cy')).availablePointsBalance).toBe(40);
   });
 });

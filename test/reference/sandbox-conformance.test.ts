@@ -231,6 +231,8 @@ describe('sandbox 2xx answers validate against the published response schemas, e
     expect(first.body).toMatchObject({ count: 1, hasMore: true, transactions: [{ transactionId: 't-1-sale' }] });
     const next = await call('GET', `/transactions?customerId=t-1&limit=1&startAfter=${first.body.transactions[0].gameballTransactionId}`);
     expect(next.body).toMatchObject({ count: 1, hasMore: false, transactions: [{ transactionId: 't-1-ref' }] });
+    // A startAfter naming no transaction of the list is an empty page, not the first page again (a reader would loop).
+    expect((await call('GET', '/transactions?customerId=t-1&limit=1&startAfter=999999')).body).toEqual({ transactions: [], count: 0, hasMore: false });
     expect((await call('GET', '/transactions?customerId=nobody')).body).toEqual({ transactions: [], count: 0, hasMore: false });
   });
 

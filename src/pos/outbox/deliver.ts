@@ -1,7 +1,7 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { LoyaltyClient, nothingSent, upstreamFailureKind, writeOutcome } from '../../upstream';
-import { onRecordOf, recordOf, refundLinesDigest, sameWrite, type Write } from '../money/ids/same-write';
+import { onRecordOf, refundLinesDigest, sameWrite, type Write, type WriteRecord } from '../money/ids/same-write';
 import { mayResend } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
 
@@ -51,8 +51,19 @@ export function queuedWrite(work: Extract<OutboxEntry['work'], { kind: 'payment'
   };
 }
 
-/** The queued entry is the BFF's record of its write: its id's claim was taken with this very request. */
-const onRecord = (loyalty: LoyaltyClient, w: Write, ctx: { requestId: string; priority: 'background' }) => onRecordOf(sameWrite(loyalty, w, recordOf(w), ctx));
+/** The BFF's record of an id's earlier write: its id entry (the claim the till's request or a dead letter's retry took). */
+export type IdRecordOf = (kind: 'payment' | 'refund', id: string) => Promise<(WriteRecord & { storeId: string }) | null>;
+
+/**
+ * The duplicate is compared with the id's stored entry, not with the queued
+ * write itself (which would match trivially): an entry another store holds,
+ * or none at all (Redis lost it), shows nothing, so the delivery is never
+ * taken for done from it.
+ */
+async function onRecord(loyalty: LoyaltyClient, w: Write, entry: OutboxEntry, recordOfId: IdRecordOf, ctx: { requestId: string; priority: 'background' }) {
+  const stored = await recordOfId(w.kind, w.kind === 'payment' ? w.paymentId : w.refundId);
+  return onRecordOf(sameWrite(loyalty, w, stored && stored.storeId === entry.storeId ? stored : null, ctx));
+}
 
 /**
  * Sends one entry upstream with its own ids (paymentId, refundTransactionId,
@@ -60,9 +71,10 @@ const onRecord = (loyalty: LoyaltyClient, w: Write, ctx: { requestId: string; pr
  * a duplicate instead of applied twice. Events carry only an `eventId` in
  * their metadata, which the upstream does not refuse a copy by: they are never
  * delivered again once a delivery may have landed (judgeFailure). Returns what
- * the till may want to know later (GET /pos/v1/outbox/:id).
+ * the till may want to know later (GET /pos/v1/outbox/:id). `recordOfId`:
+ * the id entries a duplicate answer is compared with.
  */
-export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<Record<string, unknown>> {
+export async function send(loyalty: LoyaltyClient, entry: OutboxEntry, recordOfId: IdRecordOf): Promise<Record<string, unknown>> {
   const ctx = { requestId: `${entry.id}.${entry.attempts + 1}`, priority: 'background' as const };
   const work = entry.work;
   switch (work.kind) {
@@ -70,7 +82,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const p = work.request;
       const o = await orOnRecord(
         () => loyalty.payment(p, ctx),
-        () => onRecord(loyalty, queuedWrite(work), ctx),
+        () => onRecord(loyalty, queuedWrite(work), entry, recordOfId, ctx),
         () => problem('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
       );
       return 'alreadyRecorded' in o ? o : { pointsEarned: o.rewardedPoints, pointsRedeemed: o.redeemedPoints };
@@ -79,7 +91,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry): Promise<
       const r = work.request;
       const o = await orOnRecord(
         () => loyalty.refund(r, ctx),
-        () => onRecord(loyalty, queuedWrite(work), ctx),
+        () => onRecord(loyalty, queuedWrite(work), entry, recordOfId, ctx),
         () => problem('refund_id_taken', `The loyalty service has another refund under id ${r.refundTransactionId}`),
       );
       return 'alreadyRecorded' in o

@@ -78,14 +78,14 @@ export async function listDeadLetters(deps: OutboxDeps, ctx: CallContext, limit:
   return { deadLetters: dead.map((e) => outboxEntryView(e, now)) };
 }
 
+/** What the dead letters' routes are given: the outbox, and the id records a retry claims again. */
+export type DeadLetterDeps = OutboxDeps & { sales: IdRecords<QueuedId> };
+
 /**
  * Back in the queue, after the cause was fixed (e.g. the refunded payment now
  * exists upstream). Not events that may have been recorded: a copy would be
  * recorded twice (nothing upstream refuses it), so they can only be discarded.
  */
-/** What the dead letters' routes are given: the outbox, and the id records a retry claims again. */
-export type DeadLetterDeps = OutboxDeps & { sales: IdRecords<QueuedId> };
-
 export async function retryDeadLetter(deps: DeadLetterDeps, ctx: CallContext, id: string): Promise<OutboxEntryView> {
   const now = deps.clock();
   const seen = await deps.outbox.get(id, now);
@@ -95,9 +95,23 @@ export async function retryDeadLetter(deps: DeadLetterDeps, ctx: CallContext, id
   }
   // Its ids are this store's again before it can be delivered (a refusal had freed them).
   const unclaim = await claimAgain(deps.sales, seen);
-  const e = await deps.outbox.retryDead(id, ctx.identity.store.id, now);
+  // Not put back by this call: the claims are freed only while the letter is still dead (or gone for good). A
+  // concurrent retry of the same letter kept them (they were this write's) and put it back: its delivery needs them.
+  const freeUnlessQueued = async () => {
+    const cur = await deps.outbox.get(id, deps.clock());
+    if (!cur || cur.state === 'dead' || cur.state === 'discarded') await unclaim();
+  };
+  let e: OutboxEntry | null;
+  try {
+    e = await deps.outbox.retryDead(id, ctx.identity.store.id, now);
+  } catch (err) {
+    await freeUnlessQueued().catch((why: unknown) =>
+      deps.logger.warn({ outboxId: id, err: why }, 'dead letter retry failed; the ids it claimed are left to their lease'),
+    );
+    throw err;
+  }
   if (!e) {
-    await unclaim();
+    await freeUnlessQueued();
     throw notFound(id, 'dead letter');
   }
   deps.logger.info({ outboxId: id, terminalId: ctx.identity.terminal.id }, 'dead letter put back in the outbox');

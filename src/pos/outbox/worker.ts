@@ -3,13 +3,17 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { PeriodicTask } from '../../platform/periodic-task';
 import { failureOf, nothingSent, type LoyaltyClient } from '../../upstream';
-import { judgeFailure, maybeRecordedError, RetryPolicy, send } from './deliver';
+import { judgeFailure, maybeRecordedError, RetryPolicy, send, type IdRecordOf } from './deliver';
 import { RESENDABLE } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
+
+const noRecord: IdRecordOf = async () => null;
 
 export interface OutboxWorkerOptions extends RetryPolicy {
   store: OutboxStore;
   loyalty: LoyaltyClient;
+  /** The id entries a duplicate answer is compared with (the sale records); absent: none, so a duplicate is never taken for delivered. */
+  idRecordOf?: IdRecordOf;
   /**
    * Keeps what a delivered answer names before the entry is marked delivered
    * (a batch upload's job id and its store, so that store's terminals can read
@@ -133,7 +137,7 @@ export class OutboxWorker {
         mayHaveLanded = true;
       } else {
         try {
-          outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry) };
+          outcome = { kind: 'delivered', result: await send(this.opts.loyalty, entry, this.opts.idRecordOf ?? noRecord) };
           await this.recordAnswer(entry, outcome.result);
         } catch (err) {
           outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);

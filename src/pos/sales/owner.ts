@@ -22,6 +22,14 @@ type Listed = TransactionsAnswer['transactions'][number];
 export const saleOwnerUnknown = (paymentId: string, why: string) =>
   problem('sale_owner_unknown', `Which store rang up sale ${paymentId} is not known: ${why}; nothing was done`);
 
+/** A failed read proves nothing about the owner: transient, retried after the upstream's own wait (or a short one). */
+const saleOwnerUnreadable = (paymentId: string, err: { code: string; retryAfterSeconds?: number }) =>
+  problem(
+    'sale_owner_unreadable',
+    `Which store rang up sale ${paymentId} could not be read from the loyalty service (${err.code}); nothing was done, try again later`,
+    { retryAfterSeconds: err.retryAfterSeconds ?? 5 },
+  );
+
 /**
  * The sale itself in the customer's list (a payment or batch order: an
  * accumulation under its id, not a refund of it); `absent` when every page was
@@ -36,9 +44,10 @@ async function findSale(
   let startAfter: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const got = await deps.loyalty.transactions({ customerId, startAfter, limit: PAGE }, { requestId: ctx.requestId }).catch((err: unknown) => {
-      // A read: nothing was done, and the owner stays unknown until it can be asked.
+      // A read: nothing was done. A failure that may pass is said to pass (503), a refusal is final.
       if (!isAppError(err)) throw err;
-      throw saleOwnerUnknown(paymentId, `the loyalty service could not be asked (${err.code}); try again later`);
+      if (err.status >= 500 || err.status === 429) throw saleOwnerUnreadable(paymentId, err);
+      throw saleOwnerUnknown(paymentId, `the loyalty service refused to list the customer's transactions (${err.code})`);
     });
     const found = got.transactions.find((t) => t.transactionId === paymentId && t.type !== 'Refund' && t.type !== 'Cancel');
     if (found) return found;
@@ -49,12 +58,20 @@ async function findSale(
   return 'unread';
 }
 
-/** The one store whose branch (and merchant, when shown) the sale carried; several or none: not known. */
-function storeOf(stores: readonly Store[], t: Listed, paymentId: string): Store {
+/**
+ * The one store whose branch (and merchant, when shown) the sale carried;
+ * several or none: not known. The branch is logged, never told the till: the
+ * asking till may be another store's.
+ */
+function storeOf(deps: SaleOwnerDeps, t: Listed, paymentId: string): Store {
   if (t.branchName === undefined) throw saleOwnerUnknown(paymentId, "the loyalty service's record of it names no branch");
-  const matching = stores.filter((s) => s.branch.name === t.branchName && (t.merchantName === undefined || s.merchant.name === t.merchantName));
+  const matching = deps.stores().filter((s) => s.branch.name === t.branchName && (t.merchantName === undefined || s.merchant.name === t.merchantName));
   if (matching.length === 1) return matching[0];
-  throw saleOwnerUnknown(paymentId, `its branch "${t.branchName}" matches ${matching.length === 0 ? 'no store' : 'several stores'}`);
+  deps.logger.warn(
+    { paymentId, branch: t.branchName, merchant: t.merchantName, stores: matching.map((s) => s.id) },
+    'sale owner unknown: its branch matches no store or several',
+  );
+  throw saleOwnerUnknown(paymentId, `its branch matches ${matching.length === 0 ? 'no store of this BFF' : 'several stores'}`);
 }
 
 /**
@@ -62,7 +79,8 @@ function storeOf(stores: readonly Store[], t: Listed, paymentId: string): Store 
  * never claimed again), the record rebuilt from the upstream's: the merchant
  * and branch the payment carried name its store, and the sale is recorded
  * here for that store (`recorded`) so later calls need not ask again. Throws
- * `sale_owner_unknown` when that cannot tell one store, and
+ * `sale_owner_unknown` when that cannot tell one store, `sale_owner_unreadable`
+ * when the upstream could not be read, and
  * `original_transaction_not_found` when the upstream has no such sale.
  */
 export async function saleOrItsOwner(deps: SaleOwnerDeps, ctx: Pick<CallContext, 'requestId'>, paymentId: string, customerId: string): Promise<SaleEntry> {
@@ -72,7 +90,7 @@ export async function saleOrItsOwner(deps: SaleOwnerDeps, ctx: Pick<CallContext,
   // Not on the upstream's record at all: nothing to refund there either (as the upstream itself answers).
   if (listed === 'absent') throw problem('original_transaction_not_found', `The loyalty service has no sale ${paymentId} of this customer; nothing was done`);
   if (listed === 'unread') throw saleOwnerUnknown(paymentId, `it is not among the ${MAX_PAGES * PAGE} transactions of this customer read`);
-  const owner = storeOf(deps.stores(), listed, paymentId);
+  const owner = storeOf(deps, listed, paymentId);
   const entry: SaleEntry = {
     kind: 'payment',
     id: paymentId,

@@ -56,6 +56,8 @@ function noDuplicates<T>(items: T[], key: (item: T) => string, where: string, wh
 // hand); the registry refuses such a terminal rather than refusing the whole file.
 export const TerminalsFileSchema = z.strictObject({ stores: z.array(StoreSchema), terminals: z.array(TerminalSchema) }).superRefine((f, ctx) => {
   noDuplicates(f.stores, (s) => s.id, 'stores', 'store id', ctx);
+  // A sale the BFF lost is given back to its store by the merchant and branch names the payment carried (sales/owner.ts).
+  noDuplicates(f.stores, (s) => JSON.stringify([s.merchant.name, s.branch.name]), 'stores', 'merchant and branch name (a lost sale is found by them)', ctx);
   noDuplicates(f.terminals, (t) => t.id, 'terminals', 'terminal id', ctx);
   noDuplicates(f.terminals, (t) => t.tokenSha256, 'terminals', 'tokenSha256 (two terminals share a token)', ctx);
 });

@@ -42,7 +42,9 @@ function refund(ctx: SandboxContext, r: RefundRecord): AccountTransaction {
  * `GET /transactions`: the account's payments (and batch orders) and refunds,
  * oldest first, with the merchant and branch names each carried. `customerId`
  * filters by profile (any of its channel ids); an unknown customer has none.
- * `startAfter` names the last page's last `gameballTransactionId`.
+ * `startAfter` names the last page's last `gameballTransactionId`. The
+ * published interface names no sort order (its `direction` is + or - points),
+ * so oldest first is this sandbox's choice.
  */
 export function listTransactions(ctx: SandboxContext, account: AccountEntry, q: TransactionsQuery): TransactionsResponse {
   const { ledger } = account;
@@ -57,7 +59,9 @@ export function listTransactions(ctx: SandboxContext, account: AccountEntry, q: 
   }
   all.sort((a, b) => a.transactionTime.localeCompare(b.transactionTime));
   const listed = all.filter((t) => (q.direction === undefined || t.direction === q.direction) && (q.status === undefined || t.status === q.status));
+  // A `startAfter` naming no listed transaction starts nowhere: an empty page, never the first one again.
   const after = q.startAfter ? listed.findIndex((t) => t.gameballTransactionId === String(q.startAfter)) + 1 : 0;
+  if (q.startAfter && after === 0) return { transactions: [], count: 0, hasMore: false };
   const page = listed.slice(after, after + (q.limit ?? DEFAULT_LIMIT));
   return { transactions: page, count: page.length, hasMore: after + page.length < listed.length };
 }

@@ -28,7 +28,7 @@ describe('outbox deliveries ask for background budget', () => {
     const { client } = makeClient(upstream, { retries: 0, policies: [spy] });
     if (work.kind === 'payment') upstream.script(loyaltyError(422, 9004, 'DuplicateTransaction', 'dup'), json(200, { transactions: [] }));
     else upstream.always(json(200, work.kind === 'refund' ? bodies.refund : work.kind === 'batchOrders' ? bodies.batchOrders : {}));
-    await send(client, entry(work)).catch(() => undefined);
+    await send(client, entry(work), async () => null).catch(() => undefined);
     client.close();
     expect(seen.length).toBeGreaterThanOrEqual(work.kind === 'payment' ? 2 : 1);
     expect(seen.map((i) => i.priority)).toEqual(seen.map(() => 'background'));

@@ -1,5 +1,7 @@
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError, UpstreamError } from '../../../src/platform/errors';
 import { judgeFailure, OutboxEntry, type OutboxWork, send } from '../../../src/pos/outbox';
+import { queuedWrite, type IdRecordOf } from '../../../src/pos/outbox/deliver';
+import { recordOf, WriteNotShown, type WriteRecord } from '../../../src/pos/money/ids/same-write';
 import { type LoyaltyClient, markNotDelivered, rateLimited } from '../../../src/upstream';
 import { anEntry, paymentWork, T0 } from './harness';
 
@@ -114,6 +116,12 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
     } as unknown as LoyaltyClient;
     return { loyalty, read };
   };
+  /** The id's entry as the till's claim stored it: the queued write's own identity, for its store (`entry` changes it). */
+  const claimed =
+    (e: OutboxEntry, entry: Partial<WriteRecord & { storeId: string }> | null = {}): IdRecordOf =>
+    async () =>
+      entry && { storeId: e.storeId, ...recordOf(queuedWrite(e.work as Extract<OutboxWork, { kind: 'payment' | 'refund' }>)), ...entry };
+  const deliver = (loyalty: LoyaltyClient, e: OutboxEntry, entry?: Partial<WriteRecord & { storeId: string }> | null) => send(loyalty, e, claimed(e, entry));
   const rejectWith = (err: unknown) => async () => {
     throw err;
   };
@@ -130,7 +138,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
       async () => ({ customerId: 'ana', rewardedPoints: 10, redeemedPoints: 0, paymentDetails: [] }),
       rejectWith(new Error('not asked')),
     );
-    await expect(send(loyalty, queued(paymentWork('ana', 'p1', 10)))).resolves.toEqual({ pointsEarned: 10, pointsRedeemed: 0 });
+    await expect(deliver(loyalty, queued(paymentWork('ana', 'p1', 10)))).resolves.toEqual({ pointsEarned: 10, pointsRedeemed: 0 });
     expect(read).toEqual([]);
   });
 
@@ -138,7 +146,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
     const { loyalty, read } = upstream(rejectWith(duplicate()), async () => ({
       transactions: [{ transactionType: 'PaymentReward', transactionId: 'p1', amount: 10 }],
     }));
-    await expect(send(loyalty, queued(paymentWork('ana', 'p1', 10)))).resolves.toEqual({ alreadyRecorded: true });
+    await expect(deliver(loyalty, queued(paymentWork('ana', 'p1', 10)))).resolves.toEqual({ alreadyRecorded: true });
     expect(read).toEqual(['p1']);
   });
 
@@ -147,7 +155,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
       transactions: [{ transactionType: 'PaymentReward', transactionId: 'p1', amount: 99 }],
     }));
     const e = queued(paymentWork('ana', 'p1', 10));
-    const err = await thrown(send(loyalty, e));
+    const err = await thrown(deliver(loyalty, e));
     expect(err).toBeInstanceOf(ConflictError);
     expect(err.code).toBe('payment_id_taken');
     expect(judgeFailure(err, e, policy, T0, () => 0.5)).toMatchObject({ kind: 'dead', error: { code: 'payment_id_taken' } });
@@ -155,14 +163,14 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
 
   it('a payment duplicate with nothing on record under that id (404): payment_id_taken', async () => {
     const { loyalty } = upstream(rejectWith(duplicate()), rejectWith(new NotFoundError('transaction_not_found', 'nope', { loyaltyCode: 9002 })));
-    expect((await thrown(send(loyalty, queued(paymentWork('ana', 'p1', 10))))).code).toBe('payment_id_taken');
+    expect((await thrown(deliver(loyalty, queued(paymentWork('ana', 'p1', 10))))).code).toBe('payment_id_taken');
   });
 
   it("a payment duplicate whose record cannot be read: the read's error, retried", async () => {
     const down = new ServiceUnavailableError('upstream_unavailable', 'down');
     const { loyalty } = upstream(rejectWith(duplicate()), rejectWith(down));
     const e = queued(paymentWork('ana', 'p1', 10));
-    const err = await thrown(send(loyalty, e));
+    const err = await thrown(deliver(loyalty, e));
     expect(err).toBe(down);
     expect(judgeFailure(err, e, policy, T0, () => 0.5)).toMatchObject({ kind: 'retry', counted: true, error: { code: 'upstream_unavailable' } });
   });
@@ -170,7 +178,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
   it('any other failure of the write is thrown as it is, without reading the record', async () => {
     const refused = new NotFoundError('customer_not_found', 'nope', { loyaltyCode: 7000 });
     const { loyalty, read } = upstream(rejectWith(refused), rejectWith(new Error('not asked')));
-    expect(await thrown(send(loyalty, queued(paymentWork('ana', 'p1', 10))))).toBe(refused);
+    expect(await thrown(deliver(loyalty, queued(paymentWork('ana', 'p1', 10))))).toBe(refused);
     expect(read).toEqual([]);
   });
 
@@ -179,7 +187,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
       async () => ({ gameballTransactionId: 'g-1', refundTransactionId: 'r1', refundAmount: 5, refundEquivalentPoints: 50 }),
       rejectWith(new Error('not asked')),
     );
-    await expect(send(loyalty, queued(refundWork(5)))).resolves.toEqual({ amountRefunded: 5, pointsReversed: 50, loyaltyTransactionId: 'g-1' });
+    await expect(deliver(loyalty, queued(refundWork(5)))).resolves.toEqual({ amountRefunded: 5, pointsReversed: 50, loyaltyTransactionId: 'g-1' });
   });
 
   it('a refund duplicate whose record is this refund of that sale (same amount): delivered as already recorded', async () => {
@@ -189,7 +197,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
         { transactionType: 'PartialRefund', transactionId: 'r1', amount: 5 },
       ],
     }));
-    await expect(send(loyalty, queued(refundWork(5)))).resolves.toEqual({ alreadyRecorded: true });
+    await expect(deliver(loyalty, queued(refundWork(5)))).resolves.toEqual({ alreadyRecorded: true });
     expect(read).toEqual(['p1']);
   });
 
@@ -199,7 +207,7 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
   ])('a refund duplicate whose record shows %s: refund_id_taken, a dead letter', async (_what, transactions) => {
     const { loyalty } = upstream(rejectWith(duplicate()), async () => ({ transactions }));
     const e = queued(refundWork(5));
-    const err = await thrown(send(loyalty, e));
+    const err = await thrown(deliver(loyalty, e));
     expect(err.code).toBe('refund_id_taken');
     expect(judgeFailure(err, e, policy, T0, () => 0.5)).toMatchObject({ kind: 'dead' });
   });
@@ -207,6 +215,31 @@ describe("send: a duplicate answer is settled by the upstream's record of that i
   it("a refund duplicate whose record cannot be read: the read's error, retried", async () => {
     const slow = new ServiceUnavailableError('upstream_timeout', 'slow');
     const { loyalty } = upstream(rejectWith(duplicate()), rejectWith(slow));
-    expect(await thrown(send(loyalty, queued(refundWork(5))))).toBe(slow);
+    expect(await thrown(deliver(loyalty, queued(refundWork(5))))).toBe(slow);
+  });
+
+  describe("the BFF's record it compares with is the id's stored entry, not the queued write itself", () => {
+    const shows5 = async () => ({
+      transactions: [
+        { transactionType: 'PaymentReward', transactionId: 'p1', amount: 10 },
+        { transactionType: 'PartialRefund', transactionId: 'r1', amount: 5 },
+      ],
+    });
+    it.each([
+      ['another customer', { customerId: 'bo' }],
+      ['another sale', { paymentId: 'p9' }],
+      ['other lines', { refundLines: 'digest-of-other-lines' }],
+    ])('an entry of %s under the refund id: refund_id_taken, though the upstream shows the same amount', async (_what, entry) => {
+      const { loyalty } = upstream(rejectWith(duplicate()), shows5);
+      expect((await thrown(deliver(loyalty, queued(refundWork(5)), entry))).code).toBe('refund_id_taken');
+    });
+
+    it.each([
+      ['no entry (Redis lost it)', null],
+      ["another store's entry", { storeId: 'store-other' }],
+    ])('%s: never delivered from it, never taken (the outcome cannot be shown)', async (_what, entry) => {
+      const { loyalty } = upstream(rejectWith(duplicate()), shows5);
+      expect(await thrown(deliver(loyalty, queued(refundWork(5)), entry))).toBeInstanceOf(WriteNotShown);
+    });
   });
 });

@@ -79,9 +79,37 @@ describe.each(['redis', 'memory'] as const)('claiming a dead letter’s ids agai
     expect(isProblem(refused, 'dead_letter_id_taken')).toBe(true);
     expect(await records.get('payment', 'o-1')).toBeNull();
     expect(await records.get('payment', 'o-2')).toMatchObject({ storeId: 'store-002' });
-    // The same store's recorded sale under the id is another write too.
-    await records.claim({ kind: 'refund', id: 'r-1', storeId: 'store-001', customerId: 'c-1', paymentId: 'p-0' });
+    // The same store's refund recorded under the id, nothing it records differing: this write landed already (said so).
+    await records.claim({ kind: 'refund', id: 'r-1', storeId: 'store-001', customerId: 'c-1', paymentId: 'p-0', refundAmount: 10 });
     await records.apply('refund', 'r-1', 'recorded');
-    expect(isProblem(await claimAgain(records, dead(refund)).catch((e: unknown) => e), 'dead_letter_id_taken')).toBe(true);
+    const recorded = await claimAgain(records, dead(refund)).catch((e: unknown) => e);
+    expect([isProblem(recorded, 'dead_letter_already_recorded'), (recorded as Error).message]).toEqual([true, expect.not.stringMatching(/another write/)]);
+  });
+
+  describe('a claim this store holds is kept only when nothing its entry records differs from the queued write', () => {
+    it.each([
+      ['another amount', { refundAmount: 99 }],
+      ['another customer', { customerId: 'c-9' }],
+      ['another sale', { paymentId: 'p-9' }],
+      ['a whole refund', { refundAmount: null, refundLines: null, wholeRefund: true }],
+    ])('a held refund claim of %s refuses the retry, and is left as it was', async (_what, differs) => {
+      const held = { kind: 'refund' as const, id: 'r-1', storeId: 'store-001', customerId: 'c-1', paymentId: 'p-0', refundAmount: 10, ...differs };
+      await records.claim(held);
+      const refused = await claimAgain(records, dead(refund)).catch((e: unknown) => e);
+      expect(isProblem(refused, 'dead_letter_id_taken')).toBe(true);
+      expect(await records.get('refund', 'r-1')).toMatchObject({ ...held, state: 'recording' });
+    });
+
+    it("a held payment claim of another total or another coupon lock refuses it; the write's own claim is kept", async () => {
+      const mine = { kind: 'payment' as const, id: 'p-1', storeId: 'store-001', customerId: 'c-1', paymentId: 'p-1', totalPaid: 40, couponLockReference: null };
+      await records.claim({ ...mine, totalPaid: 50 });
+      expect(isProblem(await claimAgain(records, dead(payment)).catch((e: unknown) => e), 'dead_letter_id_taken')).toBe(true);
+      await records.free('payment', 'p-1', 'store-001');
+      await records.claim({ ...mine, couponLockReference: 'lock-1', couponCodes: ['C1'] });
+      expect(isProblem(await claimAgain(records, dead(payment)).catch((e: unknown) => e), 'dead_letter_id_taken')).toBe(true);
+      await records.free('payment', 'p-1', 'store-001');
+      await records.claim(mine);
+      await expect(claimAgain(records, dead(payment))).resolves.toEqual(expect.any(Function));
+    });
   });
 });

@@ -5,6 +5,9 @@ import { startSandbox, StartedSandbox } from '../../../src/sandbox';
 import { LoyaltyClient } from '../../../src/upstream';
 import { e2eAccount, SANDBOX_KEYS } from '../../support/e2e';
 import { anEntry, paymentWork, T0 } from './harness';
+import { queuedWrite, type IdRecordOf } from '../../../src/pos/outbox/deliver';
+import { recordOf } from '../../../src/pos/money/ids/same-write';
+import { createSaleRecords } from '../../../src/pos/sales/records';
 
 /** The worker against a real sandbox over HTTP, with the in-process store. */
 let sandbox: StartedSandbox;
@@ -40,12 +43,13 @@ async function eventually<T>(fn: () => Promise<T | undefined | false>, ms = 5000
   }
 }
 
-function setup() {
+function setup(idRecordOf?: IdRecordOf) {
   const store = new MemoryOutboxStore({ leaseMs: 5000, statusTtlSeconds: 3600 });
   const outcomes: [OutboxEntry, DeliveryOutcome][] = [];
   const worker = new OutboxWorker({
     store,
     loyalty,
+    idRecordOf,
     logger: silentLogger,
     pollIntervalMs: 20,
     concurrency: 4,
@@ -120,8 +124,20 @@ it('retries through 503s with backoff, and the upstream has the payment once', a
 it('an upstream duplicate means delivered (an earlier attempt landed); a refusal is a dead letter', async () => {
   await seed('w-dee');
   await loyalty.payment({ customerId: 'w-dee', paymentId: 'w-pay-4', paymentDate: '2025-03-01T10:00:00.000Z', totalPaid: 20, channel: 'pos' });
-  const { store, worker, drained } = setup();
-  const dup = await store.enqueue(anEntry(paymentWork('w-dee', 'w-pay-4', 20)), T0);
+  // The sale's id entry, as the till's claim stored it when the sale was queued: the duplicate is compared with it.
+  const sales = createSaleRecords({ prefix: 'unused:', ttlDays: 1 });
+  const work = paymentWork('w-dee', 'w-pay-4', 20);
+  if (work.kind !== 'payment') throw new Error('a payment');
+  await sales.claim({
+    kind: 'payment',
+    id: 'w-pay-4',
+    storeId: anEntry(work).storeId,
+    ...recordOf(queuedWrite(work)),
+    customerId: 'w-dee',
+    paymentId: 'w-pay-4',
+  });
+  const { store, worker, drained } = setup((kind, id) => sales.get(kind, id));
+  const dup = await store.enqueue(anEntry(work), T0);
   const unknown = await store.enqueue(
     anEntry({
       kind: 'refund',

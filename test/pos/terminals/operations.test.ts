@@ -112,6 +112,19 @@ describe('terminal operations', () => {
     expect(() => addStore(file, { ...STORE, id: 'store-b', branch: { uniqueId: '', name: 'B' } })).toThrow(/branch\.uniqueId/);
   });
 
+  it("refuses a second store of the same merchant and branch names: a lost sale's store is found by them", () => {
+    addStore(file, STORE);
+    const twin = { ...STORE, id: 'store-b', branch: { uniqueId: 'b-2', name: 'Harbour' } };
+    expect(() => addStore(file, twin)).toThrow(/stores\.1: duplicate merchant and branch name/);
+    writeFileSync(file, JSON.stringify({ stores: [STORE, twin], terminals: [] }));
+    expect(() => loadTerminalsFile(file)).toThrow(/stores\.1: duplicate merchant and branch name/);
+    // The same branch name under another merchant, or another branch of the merchant, is another store.
+    addStore(path.join(dir, 'other.json'), STORE);
+    addStore(path.join(dir, 'other.json'), { ...twin, merchant: { uniqueId: 'm-2', name: 'Other' } });
+    addStore(path.join(dir, 'other.json'), { ...twin, id: 'store-c', branch: { uniqueId: 'b-3', name: 'Quay' } });
+    expect(loadTerminalsFile(path.join(dir, 'other.json')).stores.map((s) => s.id)).toEqual(['store-a', 'store-b', 'store-c']);
+  });
+
   it('revokes once and keeps the first revocation time', () => {
     addStore(file, STORE);
     const { terminal } = addTerminal(file, { storeId: 'store-a', role: 'cashier' });
