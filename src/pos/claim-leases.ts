@@ -1,5 +1,5 @@
 import type { AuditTrail } from './audit';
-import { auditSettledClaim } from './audit/settled-claims';
+import { auditGivenUpClaim, auditSettledClaim } from './audit/settled-claims';
 import type { SharedDeps } from './context';
 import { IdLeaseSweeper } from './money/ids/lease-sweep';
 import { settleFromUpstream } from './redemptions/hold-outcome';
@@ -67,28 +67,39 @@ async function settleSaleClaim(deps: Deps, e: SaleEntry): Promise<string> {
   return settleSaleId({ ...deps, sales: deps.sales }, e);
 }
 
-function auditSaleClaim(deps: Deps, e: SaleEntry, recorded: string): void {
-  if (!OUTCOMES.has(recorded)) return;
+/** The audit entry's action and ids of a sale or refund id claim. */
+function saleClaimEntry(e: SaleEntry) {
   const voiding = stateOf(e) === 'voiding';
-  auditSettledClaim(deps.audit, {
-    action: voiding ? 'sale_void' : e.kind === 'payment' ? 'payment' : 'refund',
+  return {
+    action: voiding ? ('sale_void' as const) : e.kind === 'payment' ? ('payment' as const) : ('refund' as const),
     storeId: e.storeId,
     lease: e.lease,
-    code: recorded,
     repair: `sale:${e.kind}:${e.id}`,
     subject:
       e.kind === 'refund'
         ? { customerId: e.customerId, paymentId: e.paymentId, refundId: e.id, amountRefunded: e.refundAmount ?? undefined }
         : { customerId: e.customerId, paymentId: e.id, refundId: voiding ? e.voidRefundId : undefined, amountPaid: voiding ? undefined : e.totalPaid },
-  });
+  };
+}
+
+function auditSaleClaim(deps: Deps, e: SaleEntry, recorded: string): void {
+  if (OUTCOMES.has(recorded)) auditSettledClaim(deps.audit, { ...saleClaimEntry(e), code: recorded });
 }
 
 /** The sweeper of sale and refund id claims past their lease. */
-export function saleLeaseSweeper(deps: Deps, opts: { intervalMs: number; recheckMs: number }): IdLeaseSweeper<SaleEntry> {
+export function saleLeaseSweeper(
+  deps: Deps,
+  opts: { intervalMs: number; recheckMs: number; giveUpAfterMs?: number; onGivenUp?: (e: SaleEntry) => void },
+): IdLeaseSweeper<SaleEntry> {
   return new IdLeaseSweeper<SaleEntry>({
     records: deps.sales,
     settle: (e) => settleSaleClaim(deps, e),
     onSettled: (e, recorded) => auditSaleClaim(deps, e, recorded),
+    onGivenUp: (e) => {
+      auditGivenUpClaim(deps.audit, saleClaimEntry(e));
+      opts.onGivenUp?.(e);
+    },
+    giveUpAfterMs: opts.giveUpAfterMs,
     intervalMs: opts.intervalMs,
     recheckMs: opts.recheckMs,
     logger: deps.logger,

@@ -244,7 +244,11 @@ export async function startBff(
   );
   closeHooks.push(() => adopting);
   // Sale and refund ids a crash left claimed: settled at start-up and on a timer once their lease is over.
-  const saleLeases = saleLeaseSweeper(deps, { intervalMs: config.pos.sweeperIntervalMs, recheckMs: 30_000 });
+  const saleLeases = saleLeaseSweeper(deps, {
+    intervalMs: config.pos.sweeperIntervalMs,
+    recheckMs: 30_000,
+    onGivenUp: (e) => metrics.claimsGivenUp.inc({ kind: e.kind }),
+  });
   saleLeases.start();
   closeHooks.push(() => saleLeases.stop());
   const couponLockSweeper = new CouponLockSweeper({

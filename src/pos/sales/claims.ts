@@ -131,7 +131,14 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
       else if (r.entry) throw problem('sale_busy', `Sale ${paymentId} could not be claimed: ${r.detail}`);
     },
     async finish(answer) {
-      if (!claimed || isQueued(answer)) return;
+      if (!claimed) return;
+      if (isQueued(answer)) {
+        // As a queued write's id claim: the outbox settles the sale (settleQueuedSale), not the lease sweep. Best effort.
+        await deps.sales
+          .change('payment', paymentId, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refundId ? { ...cur, queued: true } : cur))
+          .catch(() => undefined);
+        return;
+      }
       const r = await deps.sales.apply('payment', paymentId, 'voidApplied');
       if (!r.ok) throw new Error(`Sale ${paymentId}: ${r.detail}`);
     },

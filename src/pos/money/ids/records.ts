@@ -27,8 +27,8 @@ export interface IdEntry<K extends string = string> {
 
 export const stateOf = (e: { state?: SaleState }): SaleState => e.state ?? 'recorded';
 
-/** A claim its taker settles (`recording`, `voiding`), not one whose write waits in the outbox. */
-export const isIdClaimed = (e: IdEntry): boolean => (stateOf(e) === 'recording' && !e.queued) || stateOf(e) === 'voiding';
+/** A claim its taker settles (`recording`, `voiding`), not one whose write (a sale's, or a void's refund) waits in the outbox. */
+export const isIdClaimed = (e: IdEntry): boolean => (stateOf(e) === 'recording' || stateOf(e) === 'voiding') && !e.queued;
 
 export type IdChange<E> = { ok: true; entry: E } | { ok: false; entry: E | null; detail: string };
 
@@ -55,7 +55,11 @@ export interface IdRecords<E extends IdEntry> {
 /** The next entry a change proposes, or why the state machine refuses it; entering a claim stamps its lease. */
 function next<E extends IdEntry>(current: E, proposed: E, now: number): E | string {
   const refusal = transitionRefusal(SALE_MACHINE, `${current.kind} ${current.id}`, stateOf(current), stateOf(proposed));
-  return refusal ?? withLease(current, { ...proposed, kind: current.kind, id: current.id }, isIdClaimed, now);
+  if (refusal) return refusal;
+  const entry = { ...proposed, kind: current.kind, id: current.id };
+  // `queued` marks one claim: a new state (a sale voided again after a refused void) is the sweep's to see again.
+  if (entry.queued && stateOf(entry) !== stateOf(current)) delete entry.queued;
+  return withLease(current, entry, isIdClaimed, now);
 }
 
 /** A claim is listed at its lease end before its entry is written; one that left the claim state is unlisted after. */
