@@ -142,7 +142,7 @@ describe('claims a crash left behind are settled once their lease is over', () =
     await redis.set(rdmKey, encodeRedemption(old), 'KEEPTTL');
     await redis.zadd(`${p}{rdm}:open`, old.expiresAt!, redemptionId);
     // The first instance of this release to start looks for them.
-    await redis.del(`${p}leases:adopted`);
+    await redis.del(`${p}leases:adopted:v1`);
 
     const next = await stack.spawnBff(LEASE);
     const settled = await settledClaims(next, redemptionId, 'sale-gil-1');

@@ -8,7 +8,8 @@ type Claimed = { action: AuditAction; storeId: string; terminalId?: string; leas
  * The entry of an action whose claim the sweeps settled from the upstream's
  * record. `afterCrash` only when the claim's lease was over: its taker (who
  * crashed) never wrote the action's own entry; a claim settled within its
- * lease (a hold due at its end) is not a crash. `unchanged` records nothing.
+ * lease (a hold due at its end) is not a crash. A claim without a lease was
+ * written by the release before leases, which nobody runs any more. `unchanged` records nothing.
  * Who did it is the claim's lease (terminal, cashier, shift, request); a
  * claim written before leases names only what its record keeps.
  */
@@ -43,7 +44,7 @@ function write(trail: AuditTrail | undefined, s: Claimed, outcome: 'settled' | '
       outcome,
       code: s.code,
       repair: s.repair,
-      ...(outcome === 'settled' && lease !== undefined && lease.until <= at ? { afterCrash: true } : {}),
+      ...(outcome === 'settled' && (lease === undefined || lease.until <= at) ? { afterCrash: true } : {}),
     });
   } catch {
     // The trail's loss, never the settlement's.

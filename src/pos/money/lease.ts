@@ -65,12 +65,15 @@ export function leaseEnd(record: { lease?: ClaimLease }, claimedAt: number | und
 
 /**
  * The record as a change writes it: entering a claim state stamps a new
- * lease, leaving one drops it, staying keeps it (a field changing inside a claim).
+ * lease, leaving one drops it, staying keeps it (a field changing inside a
+ * claim). A claim without one (written by the release before leases, perhaps
+ * by an instance of it still running in a rolling upgrade) gets one at its
+ * first change here, so the sweeps see it.
  */
 export function withLease<R extends { lease?: ClaimLease }>(was: R, next: R, claimed: (r: R) => boolean, now: number): R {
   const before = claimed(was);
   const after = claimed(next);
-  if (after && !before) return { ...next, lease: newLease(now) };
+  if (after && (!before || next.lease === undefined)) return { ...next, lease: newLease(now) };
   if (!after && next.lease !== undefined) {
     const { lease: _dropped, ...rest } = next;
     return rest as R;

@@ -49,7 +49,7 @@ export interface IdRecords<E extends IdEntry> {
    * Lists the claims a release before leases wrote (no lease, so not listed):
    * their entries keep no time, so each is due a lease from `now`. Returns how many.
    */
-  adoptLeaselessClaims(now: number): Promise<number>;
+  adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
 }
 
 /** The next entry a change proposes, or why the state machine refuses it; entering a claim stamps its lease. */
@@ -148,17 +148,23 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
     return json ? (JSON.parse(json) as E) : null;
   }
 
-  async adoptLeaselessClaims(now: number): Promise<number> {
+  async adoptLeaselessClaims(now: number, stopped: () => boolean = () => false): Promise<number> {
     let adopted = 0;
     // A Cluster's SCAN reads one node: each master is scanned.
     const nodes: Redis[] = 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
     for (const node of nodes) {
       let cursor = '0';
       do {
+        if (stopped()) return adopted;
         const [next, keys] = await this.call(() => node.scan(cursor, 'MATCH', `${this.prefix}sale:*`, 'COUNT', 1000));
         cursor = next;
-        for (const key of keys) {
-          const raw = await this.call(() => this.redis.get(key));
+        if (!keys.length) continue;
+        // One round trip per batch: MGET where one node holds every key; on a Cluster the keys span slots, so GETs in a pipeline.
+        const stored: (string | null)[] =
+          node === this.redis
+            ? await this.call(() => node.mget(...keys))
+            : ((await this.call(() => node.pipeline(keys.map((k) => ['get', k])).exec())) ?? []).map(([err, v]) => (err ? null : (v as string | null)));
+        for (const raw of stored) {
           const e = raw ? (JSON.parse(raw) as E) : null;
           if (!e || e.lease || !isIdClaimed(e)) continue;
           await this.leases.list(leaseMember(e.kind, e.id), now + claimLeaseMs(), true);
