@@ -64,6 +64,16 @@ export function leaseEnd(record: { lease?: ClaimLease }, claimedAt: number | und
 }
 
 /**
+ * A claim taken again by the action that holds it (a till's retry after an
+ * unknown outcome): its lease starts again, naming the retry, since its taker
+ * is settling it once more. The store stamps the new lease (withLease).
+ */
+export function renewLease<R extends { lease?: ClaimLease }>(record: R): R {
+  const { lease: _over, ...rest } = record;
+  return rest as R;
+}
+
+/**
  * The record as a change writes it: entering a claim state stamps a new
  * lease, leaving one drops it, staying keeps it (a field changing inside a
  * claim). A claim without one (written by the release before leases, perhaps

@@ -201,4 +201,21 @@ describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
     expect(givenUp).toHaveLength(1);
     expect(await records.get('payment', 'P12')).toMatchObject({ state: 'recording' });
   });
+
+  it("renews a void's lease when the same void takes the sale again (a till's retry)", async () => {
+    await records.claim(sale('P13'));
+    await records.apply('payment', 'P13', 'recorded');
+    const ctx = { identity: { store: { id: 'store-001' } } } as unknown as CallContext;
+    const first = saleForVoid({ sales: records } as unknown as SaleClaimDeps, ctx, 'P13', 'void-P13', false);
+    await asTaker({ requestId: 'req-1' }, () => first.take());
+    now += LEASE_MS - 100;
+    const retry = saleForVoid({ sales: records } as unknown as SaleClaimDeps, ctx, 'P13', 'void-P13', false);
+    await asTaker({ requestId: 'req-2' }, () => retry.take());
+    expect(retry.again).toBe(true);
+    expect((await records.get('payment', 'P13'))?.lease).toEqual({ at: now, until: now + LEASE_MS, requestId: 'req-2' });
+    // Not due at the first lease's end: the retry is settling it.
+    now += 100;
+    expect(await sweeper().sweepOnce()).toEqual({ settled: 0, full: false });
+    expect(settled).toEqual([]);
+  });
 });
