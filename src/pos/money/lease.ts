@@ -21,9 +21,10 @@ export interface ClaimLease {
 export type ClaimTaker = Pick<ClaimLease, 'terminalId' | 'cashierId' | 'shiftId' | 'requestId'>;
 
 /**
- * Longer than any upstream call with its retries (LOYALTY_TIMEOUT_MS times
- * LOYALTY_RETRIES + 1, and their pauses): a claim whose lease has ended has no
- * write of its taker still in flight. CLAIM_LEASE_SECONDS sets it (server.ts).
+ * Longer than several upstream calls with their retries (LOYALTY_TIMEOUT_MS
+ * times LOYALTY_RETRIES + 1; start-up checks it, settings/money.ts
+ * claimLeaseProblem): a claim whose lease has ended has no write of its taker
+ * still in flight. CLAIM_LEASE_SECONDS sets it (server.ts).
  */
 export const DEFAULT_CLAIM_LEASE_MS = 120_000;
 

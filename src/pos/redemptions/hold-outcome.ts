@@ -136,7 +136,7 @@ async function endUnseen(deps: Deps, r: Redemption, upstreamState: string): Prom
   if (!('redemption' in result) || result.redemption.state !== 'expired') return 'unchanged';
   deps.logger.warn(
     { redemptionId: r.id, storeId: r.storeId, holdReference: r.holdReference, upstreamState, expiresAt: r.expiresAt },
-    "a due hold whose record never showed it ended is recorded expired, long past its end; not released upstream",
+    'a due hold whose record never showed it ended is recorded expired, long past its end; not released upstream',
   );
   return result.ok ? 'expired' : 'unchanged';
 }

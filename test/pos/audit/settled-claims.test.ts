@@ -58,7 +58,15 @@ describe('settled claims are audited as crashes only past their lease', () => {
   });
 
   it('flags a lost outcome only for a sale whose own entry did not say applied', async () => {
-    const applied: AuditEntry = { id: '1-0', at: now - 60_000, storeId: 'store-001', terminalId: 'till-1', action: 'payment', outcome: 'applied', ...claim.subject };
+    const applied: AuditEntry = {
+      id: '1-0',
+      at: now - 60_000,
+      storeId: 'store-001',
+      terminalId: 'till-1',
+      action: 'payment',
+      outcome: 'applied',
+      ...claim.subject,
+    };
     const settled = await written((trail) => auditSettledClaim(trail, { ...claim, lease: lease(now - 1), code: 'recorded' }));
     const late = settled.map((e) => ({ ...e, id: '2-0' }));
     expect(flagsOf(late)).toContain('unknown_then_settled');
