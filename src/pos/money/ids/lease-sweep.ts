@@ -43,7 +43,8 @@ export interface IdLeaseSweepOptions<E extends IdEntry> {
  * crashed), so the upstream's record decides, promptly. One not waiting in the
  * outbox (those are the outbox worker's). Any number of instances may sweep:
  * each claim is taken by one (`takeDue`), and one that cannot be settled yet
- * is looked at again later, less often the longer its lease has been over.
+ * is looked at again later, less often the longer its lease has been over,
+ * until GIVE_UP_AFTER_MS past it.
  */
 export class IdLeaseSweeper<E extends IdEntry> {
   private readonly task: PeriodicTask;
