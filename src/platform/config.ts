@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { addTerminalCommands, terminalCommand } from './operator-commands';
 import { FEATURES, loyalty, environment, type Deployment, type Settings } from './settings';
+import { claimLeaseProblem } from './settings/money';
 import { settingsIn, valuesOf, type Feature } from './settings/define';
 
 /**
@@ -180,6 +181,8 @@ function crossFeatureProblems(config: Config, source: NodeJS.ProcessEnv): string
   if (config.loyalty.allowHttp && production) {
     problems.push('LOYALTY_ALLOW_HTTP: never in production (NODE_ENV=production); the secret key must travel over HTTPS: use an https:// LOYALTY_BASE_URL');
   }
+  const lease = claimLeaseProblem(config.money.claimLeaseSeconds, config.loyalty);
+  if (lease) problems.push(lease);
   if (config.ops.port !== undefined && config.ops.port !== 0 && config.ops.port === config.http.port) {
     problems.push(`OPS_PORT: ${config.ops.port} is PORT too; the ops listener needs a port of its own, away from the tills`);
   }

@@ -44,6 +44,8 @@ export interface Metrics {
   /** `outcome`: `delivered`, `already_applied` (upstream said duplicate), `retry`, `dead`. */
   readonly outboxDeliveries: Counter<'operation' | 'outcome'>;
   readonly outboxDeadLetters: Counter<'operation'>;
+  /** Sale and refund id claims the lease sweep gave up on, a day past their lease, still not on the upstream's record. */
+  readonly claimsGivenUp: Counter<'kind'>;
   /** Each `error` event of the Redis connection (failed commands and reconnect attempts). */
   readonly redisErrors: Counter;
   /** `what`: `write_failed` (an audit entry kept in memory and tried again) or `entry_lost` (given up). */
@@ -156,6 +158,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       name: 'pos_audit_failures_total',
       help: 'Audit trail writes that failed (write_failed: kept and tried again) and entries given up (entry_lost)',
       labelNames: ['what'],
+      registers,
+    }),
+    claimsGivenUp: new Counter({
+      name: 'pos_claims_given_up_total',
+      help: "Sale and refund id claims no longer asked about a day past their lease, still not on the loyalty service's record",
+      labelNames: ['kind'],
       registers,
     }),
     outboxDeadLetters: new Counter({

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '../platform/redis';
 import type { AuditTrail } from './audit';
-import { auditSettledClaim } from './audit/settled-claims';
+import { auditGivenUpClaim, auditSettledClaim } from './audit/settled-claims';
 import type { SharedDeps } from './context';
 import { IdLeaseSweeper } from './money/ids/lease-sweep';
 import { settleFromUpstream } from './redemptions/hold-outcome';
@@ -67,28 +69,39 @@ async function settleSaleClaim(deps: Deps, e: SaleEntry): Promise<string> {
   return settleSaleId({ ...deps, sales: deps.sales }, e);
 }
 
-function auditSaleClaim(deps: Deps, e: SaleEntry, recorded: string): void {
-  if (!OUTCOMES.has(recorded)) return;
+/** The audit entry's action and ids of a sale or refund id claim. */
+function saleClaimEntry(e: SaleEntry) {
   const voiding = stateOf(e) === 'voiding';
-  auditSettledClaim(deps.audit, {
-    action: voiding ? 'sale_void' : e.kind === 'payment' ? 'payment' : 'refund',
+  return {
+    action: voiding ? ('sale_void' as const) : e.kind === 'payment' ? ('payment' as const) : ('refund' as const),
     storeId: e.storeId,
     lease: e.lease,
-    code: recorded,
     repair: `sale:${e.kind}:${e.id}`,
     subject:
       e.kind === 'refund'
         ? { customerId: e.customerId, paymentId: e.paymentId, refundId: e.id, amountRefunded: e.refundAmount ?? undefined }
         : { customerId: e.customerId, paymentId: e.id, refundId: voiding ? e.voidRefundId : undefined, amountPaid: voiding ? undefined : e.totalPaid },
-  });
+  };
+}
+
+function auditSaleClaim(deps: Deps, e: SaleEntry, recorded: string): void {
+  if (OUTCOMES.has(recorded)) auditSettledClaim(deps.audit, { ...saleClaimEntry(e), code: recorded });
 }
 
 /** The sweeper of sale and refund id claims past their lease. */
-export function saleLeaseSweeper(deps: Deps, opts: { intervalMs: number; recheckMs: number }): IdLeaseSweeper<SaleEntry> {
+export function saleLeaseSweeper(
+  deps: Deps,
+  opts: { intervalMs: number; recheckMs: number; giveUpAfterMs?: number; onGivenUp?: (e: SaleEntry) => void },
+): IdLeaseSweeper<SaleEntry> {
   return new IdLeaseSweeper<SaleEntry>({
     records: deps.sales,
     settle: (e) => settleSaleClaim(deps, e),
     onSettled: (e, recorded) => auditSaleClaim(deps, e, recorded),
+    onGivenUp: (e) => {
+      auditGivenUpClaim(deps.audit, saleClaimEntry(e));
+      opts.onGivenUp?.(e);
+    },
+    giveUpAfterMs: opts.giveUpAfterMs,
     intervalMs: opts.intervalMs,
     recheckMs: opts.recheckMs,
     logger: deps.logger,
@@ -96,34 +109,82 @@ export function saleLeaseSweeper(deps: Deps, opts: { intervalMs: number; recheck
   });
 }
 
+/** Written once the claims of the release before leases were all looked at: never again for this layout. */
+export const ADOPTED_MARKER = 'leases:adopted:v1';
+/** Taken while one instance looks: the others start without looking; one that dies lets it lapse, and the next start looks. */
+const ADOPTING_LOCK_MS = 10 * 60_000;
+
+/** The fleet's once-only record of the adoption (Redis); none for the memory stores, which a restart empties. */
+export interface AdoptionMarker {
+  /** True when the adoption is done, or another instance is doing it; otherwise this instance holds the lock. */
+  doneOrBusy(): Promise<boolean>;
+  /** Marks it done for good (after a whole scan). */
+  done(): Promise<void>;
+  /** Lets the lock go (a scan stopped before its end). */
+  release(): Promise<void>;
+}
+
+export function redisAdoptionMarker(redis: RedisClient, prefix: string): AdoptionMarker {
+  const marker = `${prefix}${ADOPTED_MARKER}`;
+  const lock = `${marker}:lock`;
+  const token = randomUUID();
+  const release = async () => {
+    if ((await redis.get(lock)) === token) await redis.del(lock);
+  };
+  return {
+    async doneOrBusy() {
+      if (await redis.exists(marker)) return true;
+      return (await redis.set(lock, token, 'PX', ADOPTING_LOCK_MS, 'NX')) !== 'OK';
+    },
+    async done() {
+      await redis.set(marker, new Date().toISOString());
+      await release();
+    },
+    release,
+  };
+}
+
 /**
- * At start-up, once a day across the fleet (`firstToday`: a marker in Redis),
- * the claims a release before leases left are given one, so the sweeps settle
- * them once it is over rather than when what they claim ends. Runs in the
- * background; a failure is logged and the claims are settled as before.
+ * Once across the fleet and for good (a marker in Redis, written after a
+ * whole scan, ADOPTED_MARKER), the claims a release before leases left are
+ * given one, so the sweeps settle them once it is over rather than when what
+ * they claim ends. One instance looks (a lock); the scan reads in batches and
+ * ends when the process closes (`stopped`), unmarked, for the next start.
+ * Runs in the background; a failure is logged and the claims are settled as
+ * before. A claim of the old release changed afterwards is given a lease by
+ * that change (../money/lease.ts withLease).
  */
 export async function adoptLeaselessClaims(
   deps: Pick<SharedDeps, 'clock' | 'logger'> & {
     redemptions: RedemptionStore;
-    couponLocks: { adoptLeaselessClaims(now: number): Promise<number> };
+    couponLocks: { adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number> };
     sales: SaleRecords;
   },
-  firstToday: () => Promise<boolean>,
+  marker: AdoptionMarker | undefined,
+  stopped: () => boolean,
 ): Promise<void> {
+  if (!marker) return;
+  let locked = false;
   try {
-    if (!(await firstToday())) return;
+    if (await marker.doneOrBusy()) return;
+    locked = true;
     const now = deps.clock();
     const [redemptions, couponLocks, ids] = await Promise.all([
-      deps.redemptions.adoptLeaselessClaims(now),
-      deps.couponLocks.adoptLeaselessClaims(now),
-      deps.sales.adoptLeaselessClaims(now),
+      deps.redemptions.adoptLeaselessClaims(now, stopped),
+      deps.couponLocks.adoptLeaselessClaims(now, stopped),
+      deps.sales.adoptLeaselessClaims(now, stopped),
     ]);
     if (redemptions + couponLocks + ids > 0)
       deps.logger.warn({ redemptions, couponLocks, ids }, 'claims written without a lease were given one; they are settled once it ends');
+    if (stopped()) return;
+    await marker.done();
+    locked = false;
   } catch (err) {
     deps.logger.warn(
       { err: { message: (err as Error).message } },
       'claims written without a lease could not be looked for; they settle as before (at their hold or lock end)',
     );
+  } finally {
+    if (locked) await marker.release().catch(() => undefined);
   }
 }

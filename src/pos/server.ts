@@ -26,7 +26,7 @@ import { countOutboxOutcome } from './outbox/metrics';
 import { createOtpMode, createOtpTickets, UpstreamOtp } from './otp';
 import { createOutboxStore, OutboxWorker } from './outbox';
 import { endDueHold } from './redemptions/hold-outcome';
-import { adoptLeaselessClaims, auditCouponLockAfterLease, saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
+import { adoptLeaselessClaims, auditCouponLockAfterLease, redisAdoptionMarker, saleLeaseSweeper, settleHoldAfterLease } from './claim-leases';
 import { setClaimLeaseMs } from './money/lease';
 import { createRedemptionStore, HoldSweeper } from './redemptions';
 import { RepairQueue } from './money/repairs';
@@ -238,13 +238,19 @@ export async function startBff(
   });
   sweeper.start();
   sweeperRunning = true;
-  const adopting = adoptLeaselessClaims(
-    deps,
-    async () => !redis || (await redis.set(`${config.redis.keyPrefix}leases:adopted`, '1', 'EX', 86_400, 'NX')) === 'OK',
-  );
-  closeHooks.push(() => adopting);
+  let adoptionStopped = false;
+  const adopting = adoptLeaselessClaims(deps, redis ? redisAdoptionMarker(redis, config.redis.keyPrefix) : undefined, () => adoptionStopped);
+  // The scan stops at its next batch: shutdown waits for that batch only.
+  closeHooks.push(() => {
+    adoptionStopped = true;
+    return adopting;
+  });
   // Sale and refund ids a crash left claimed: settled at start-up and on a timer once their lease is over.
-  const saleLeases = saleLeaseSweeper(deps, { intervalMs: config.pos.sweeperIntervalMs, recheckMs: 30_000 });
+  const saleLeases = saleLeaseSweeper(deps, {
+    intervalMs: config.pos.sweeperIntervalMs,
+    recheckMs: 30_000,
+    onGivenUp: (e) => metrics.claimsGivenUp.inc({ kind: e.kind }),
+  });
   saleLeases.start();
   closeHooks.push(() => saleLeases.stop());
   const couponLockSweeper = new CouponLockSweeper({

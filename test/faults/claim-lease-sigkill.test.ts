@@ -21,8 +21,9 @@ describe('claims a crash left behind are settled once their lease is over', () =
   let stack: ProcessStack;
   let redis: Redis;
   // Longer than the payment the sandbox holds back (3 s), as a lease must outlast any call: an instance still
-  // running may look at a claim as soon as its lease is over.
-  const LEASE = { CLAIM_LEASE_SECONDS: '5' };
+  // running may look at a claim as soon as its lease is over. Start-up refuses a lease shorter than three calls
+  // with their retries, so the calls are short (4 s, no retry) to keep the lease short.
+  const LEASE = { CLAIM_LEASE_SECONDS: '12', LOYALTY_TIMEOUT_MS: '4000', LOYALTY_RETRIES: '0' };
   beforeAll(async () => {
     stack = await startProcessStack({ redisUrl: process.env.TEST_REDIS_URL!, account: { coupons } });
     redis = new Redis(process.env.TEST_REDIS_URL!);
@@ -76,7 +77,7 @@ describe('claims a crash left behind are settled once their lease is over', () =
         const e = await saleEntry(paymentId);
         return r.state !== 'paying' && e?.state !== 'recording' ? e : undefined;
       },
-      20_000,
+      40_000,
       'both claims to be settled',
     );
     return { redemption: (await till(bff)('get', `/redemptions/${redemptionId}`).expect(200)).body, sale };
@@ -141,7 +142,7 @@ describe('claims a crash left behind are settled once their lease is over', () =
     await redis.set(rdmKey, encodeRedemption(old), 'KEEPTTL');
     await redis.zadd(`${p}{rdm}:open`, old.expiresAt!, redemptionId);
     // The first instance of this release to start looks for them.
-    await redis.del(`${p}leases:adopted`);
+    await redis.del(`${p}leases:adopted:v1`);
 
     const next = await stack.spawnBff(LEASE);
     const settled = await settledClaims(next, redemptionId, 'sale-gil-1');
@@ -184,7 +185,7 @@ describe('claims a crash left behind are settled once their lease is over', () =
     await eventually(async () => (await stack.activity('ivo')).some((a) => a.type === 'Payment Processed'), 10_000, 'the payment to land upstream');
 
     const next = await stack.spawnBff(LEASE);
-    await eventually(async () => JSON.parse((await redis.get(`${stack.redisPrefix}{cpl}:r:${lock.id}`))!).state !== 'paying', 20_000, 'the lock to be settled');
+    await eventually(async () => JSON.parse((await redis.get(`${stack.redisPrefix}{cpl}:r:${lock.id}`))!).state !== 'paying', 40_000, 'the lock to be settled');
     expect((await till(next)('get', `/coupon-locks/${lock.id}`).expect(200)).body.state).toBe('used');
     expect(Date.now()).toBeLessThan(releaseAt);
     const audited = expect.objectContaining({

@@ -23,8 +23,8 @@ export const money = feature({
       description:
         'How long a claim (a redemption or coupon lock a payment or void holds, a sale or refund id being recorded, a ' +
         'sale being voided) is left to the instance that took it, in seconds (1..86400). Past it, nobody is settling it ' +
-        "(that instance crashed): it is settled from the loyalty service's record. Keep it well above the longest upstream " +
-        'call with its retries (LOYALTY_TIMEOUT_MS times LOYALTY_RETRIES + 1).',
+        "(that instance crashed): it is settled from the loyalty service's record. At least three times the longest upstream " +
+        'call with its retries (LOYALTY_TIMEOUT_MS times LOYALTY_RETRIES + 1), as an action makes several calls; start-up refuses less.',
       readme: "how long a claim is left to the instance that took it; past it, it is settled from the loyalty service's record",
     }),
     trustProxy: setting(
@@ -72,3 +72,21 @@ export const money = feature({
 });
 
 export type MoneySettings = SliceOf<typeof money>;
+
+/** An action makes several upstream calls while it holds its claims (a lookup, the write, a check): the lease outlasts this many. */
+export const CLAIM_LEASE_CALLS = 3;
+
+/**
+ * The lease's promise, checked at start-up (src/platform/config.ts, which
+ * sees the loyalty settings too): a claim whose lease is over has no write of
+ * its taker still in flight, so the lease outlasts several calls with their retries.
+ */
+export function claimLeaseProblem(claimLeaseSeconds: number, loyalty: { timeoutMs: number; retries: number }): string | undefined {
+  const needMs = CLAIM_LEASE_CALLS * loyalty.timeoutMs * (loyalty.retries + 1);
+  if (claimLeaseSeconds * 1000 >= needMs) return undefined;
+  return (
+    `CLAIM_LEASE_SECONDS: ${claimLeaseSeconds} s is too short for LOYALTY_TIMEOUT_MS=${loyalty.timeoutMs} with LOYALTY_RETRIES=${loyalty.retries}: ` +
+    `a claim's lease must outlast ${CLAIM_LEASE_CALLS} upstream calls with their retries (at least ${Math.ceil(needMs / 1000)} s), ` +
+    'or a claim still being written is settled as if its instance had crashed'
+  );
+}

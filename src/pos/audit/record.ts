@@ -169,7 +169,8 @@ export function auditedRepair(repair: Repair): Repair {
     ...repair,
     settle: async () => {
       const recorded = await repair.settle();
-      safely(s, 'settled', () => ({ code: recorded, repair: repair.key }));
+      // `unchanged`: another settled it (a sweep, the same request again), and wrote its entry.
+      if (recorded !== 'unchanged') safely(s, 'settled', () => ({ code: recorded, repair: repair.key }));
       return recorded;
     },
   };

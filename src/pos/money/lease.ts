@@ -21,9 +21,10 @@ export interface ClaimLease {
 export type ClaimTaker = Pick<ClaimLease, 'terminalId' | 'cashierId' | 'shiftId' | 'requestId'>;
 
 /**
- * Longer than any upstream call with its retries (LOYALTY_TIMEOUT_MS times
- * LOYALTY_RETRIES + 1, and their pauses): a claim whose lease has ended has no
- * write of its taker still in flight. CLAIM_LEASE_SECONDS sets it (server.ts).
+ * Longer than several upstream calls with their retries (LOYALTY_TIMEOUT_MS
+ * times LOYALTY_RETRIES + 1; start-up checks it, settings/money.ts
+ * claimLeaseProblem): a claim whose lease has ended has no write of its taker
+ * still in flight. CLAIM_LEASE_SECONDS sets it (server.ts).
  */
 export const DEFAULT_CLAIM_LEASE_MS = 120_000;
 
@@ -64,13 +65,26 @@ export function leaseEnd(record: { lease?: ClaimLease }, claimedAt: number | und
 }
 
 /**
+ * A claim taken again by the action that holds it (a till's retry after an
+ * unknown outcome): its lease starts again, naming the retry, since its taker
+ * is settling it once more. The store stamps the new lease (withLease).
+ */
+export function renewLease<R extends { lease?: ClaimLease }>(record: R): R {
+  const { lease: _over, ...rest } = record;
+  return rest as R;
+}
+
+/**
  * The record as a change writes it: entering a claim state stamps a new
- * lease, leaving one drops it, staying keeps it (a field changing inside a claim).
+ * lease, leaving one drops it, staying keeps it (a field changing inside a
+ * claim). A claim without one (written by the release before leases, perhaps
+ * by an instance of it still running in a rolling upgrade) gets one at its
+ * first change here, so the sweeps see it.
  */
 export function withLease<R extends { lease?: ClaimLease }>(was: R, next: R, claimed: (r: R) => boolean, now: number): R {
   const before = claimed(was);
   const after = claimed(next);
-  if (after && !before) return { ...next, lease: newLease(now) };
+  if (after && (!before || next.lease === undefined)) return { ...next, lease: newLease(now) };
   if (!after && next.lease !== undefined) {
     const { lease: _dropped, ...rest } = next;
     return rest as R;

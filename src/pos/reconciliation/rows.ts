@@ -80,6 +80,8 @@ function unknownFlag(list: AuditEntry[], timeZone: string): { flag?: Anomaly; wo
 
 /** An outcome lost in a crash (the till's answer never left), settled by the lease sweeps: unknown then, settled since. */
 function crashFlag(list: AuditEntry[]): { flag?: Anomaly; words?: string } {
+  // The action's own entry says it applied: a claim settled after it was not a lost outcome.
+  if (list.some((e) => e.outcome === 'applied')) return {};
   const settled = list
     .filter((e) => e.outcome === 'settled' && e.afterCrash)
     .map((e) => `${e.code} (${e.repair})`)

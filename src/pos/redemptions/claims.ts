@@ -1,4 +1,5 @@
 import { applyTransition, REDEMPTION_TRANSITIONS } from '../money/machines';
+import { renewLease } from '../money/lease';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import type { CallContext, SharedDeps } from '../context';
@@ -32,7 +33,7 @@ async function take(deps: RedemptionClaimDeps, id: string, who: Claimant): Promi
       refusal = next;
       return next.message;
     }
-    return next;
+    return again ? renewLease(next) : next;
   });
   if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
   if (!result.ok) throw refusal ?? problem('redemption_busy', `Redemption ${id} could not be claimed: ${result.detail}`);

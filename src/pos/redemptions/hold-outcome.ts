@@ -80,23 +80,43 @@ export async function settleFromUpstream(deps: Deps, r: Redemption): Promise<Set
 }
 
 /**
+ * When the sweep stops asking about a due hold whose record does not show it
+ * ended (used by nothing of this BFF's, a state it does not know, or no
+ * answer): past the hold's end by another hold period (as long again as it
+ * was held). The hold is over upstream by then whatever its record says.
+ */
+export function dueHoldGivenUpAt(r: Pick<Redemption, 'createdAt' | 'expiresAt'>): number {
+  const end = r.expiresAt ?? r.createdAt;
+  return end + Math.max(0, end - r.createdAt);
+}
+
+/**
  * A due hold nobody claimed, handed over by the sweep: what the BFF believes
  * over (its estimate of the hold's end) is checked against the hold's record
  * first. Still active upstream (this host's clock ran ahead, or the account's
  * hold period is longer than the estimate): released, then recorded
- * `expired`. Ended upstream: recorded `expired`. Used: left as it is (a read
- * ends it; no payment of this BFF claimed it). Throws when the upstream
- * cannot be asked or the release fails, so the next sweep tries again.
+ * `expired`. Ended upstream: recorded `expired`. Used, a state this BFF does
+ * not know, or no answer: asked again at the next look until
+ * dueHoldGivenUpAt, then recorded `expired` with a warning naming what the
+ * record said, never released (no payment of this BFF claimed it, and a used
+ * hold is not to be cancelled). Throws while the upstream cannot be asked or
+ * the release fails, so the next sweep tries again.
  */
 export async function endDueHold(deps: Deps, r: Redemption): Promise<Settled> {
   const ctx = { requestId: `hold-end-${r.id}`, priority: 'background' as const };
-  const lookup = await deps.loyalty.holdLookup(r.holdReference as string, ctx);
+  const givenUp = deps.clock() >= dueHoldGivenUpAt(r);
+  let lookup: Awaited<ReturnType<Deps['loyalty']['holdLookup']>>;
+  try {
+    lookup = await deps.loyalty.holdLookup(r.holdReference as string, ctx);
+  } catch (err) {
+    if (!givenUp) throw err;
+    return endUnseen(deps, r, `no answer (${String((err as Error).message).slice(0, 80)})`);
+  }
   const fate = holdFate(lookup.state);
   if (fate === 'used' || fate === 'unknown') {
-    deps.logger.warn(
-      { redemptionId: r.id, upstreamState: String(lookup.state).slice(0, 40) },
-      'a due hold is not over upstream the way this BFF expected; left as it is',
-    );
+    const upstreamState = String(lookup.state).slice(0, 40);
+    if (givenUp) return endUnseen(deps, r, upstreamState);
+    deps.logger.info({ redemptionId: r.id, upstreamState }, 'a due hold is not over upstream the way this BFF expected; asked again later');
     return 'unchanged';
   }
   if (fate === 'active') await deps.loyalty.holdCancel(r.holdReference as string, ctx);
@@ -107,4 +127,16 @@ export async function endDueHold(deps: Deps, r: Redemption): Promise<Settled> {
     'due hold ended',
   );
   return 'expired';
+}
+
+/** A due hold its record never showed ended, past dueHoldGivenUpAt: recorded `expired`, not released upstream. */
+async function endUnseen(deps: Deps, r: Redemption, upstreamState: string): Promise<Settled> {
+  const result = await deps.redemptions.apply(r.id, deps.clock(), 'holdEnded', { when: (cur) => cur.state === 'held' || `it is ${cur.state}` });
+  // Past its end, the store's read may have ended it first (counted as ended on read): warned about all the same.
+  if (!('redemption' in result) || result.redemption.state !== 'expired') return 'unchanged';
+  deps.logger.warn(
+    { redemptionId: r.id, storeId: r.storeId, holdReference: r.holdReference, upstreamState, expiresAt: r.expiresAt },
+    'a due hold whose record never showed it ended is recorded expired, long past its end; not released upstream',
+  );
+  return result.ok ? 'expired' : 'unchanged';
 }

@@ -33,8 +33,8 @@ export class RedemptionRecords implements RedemptionStore {
     return this.records.countOpen();
   }
 
-  adoptLeaselessClaims(now: number): Promise<number> {
-    return this.records.adoptLeaselessClaims(now);
+  adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number> {
+    return this.records.adoptLeaselessClaims(now, stopped);
   }
 
   close(): Promise<void> {

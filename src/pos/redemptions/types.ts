@@ -78,7 +78,7 @@ export interface RedemptionStore {
   /** Number of records in the expiry index (open holds). */
   countOpen(): Promise<number>;
   /** Claims a release before leases wrote: given a lease from their last write (see ../money/records). Returns how many. */
-  adoptLeaselessClaims(now: number): Promise<number>;
+  adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
   close(): Promise<void>;
   /**
    * Optional: hears each hold this store instance expires on read (`get` or

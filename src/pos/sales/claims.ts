@@ -7,6 +7,7 @@ import { ID_REPAIR_MS, idClaim, settleId, settleQueuedId as settleQueuedIdOf, ty
 import { recordDiffers, recordOf, sameWrite, type ClaimsShow, type PaymentWrite, type RefundWrite, type Verdict, type Write } from '../money/ids/same-write';
 import type { Claim } from '../money/claim-step';
 import { applyTransition, SALE_TRANSITIONS } from '../money/machines';
+import { renewLease } from '../money/lease';
 
 export { NotOnRecordYet } from '../money/ids/claims';
 
@@ -118,7 +119,7 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
         if (cur.storeId !== ctx.identity.store.id && !anyBranch) return (refusal = saleNotFound(paymentId)).message;
         const state = stateOf(cur);
         again = state === 'voiding' && cur.voidRefundId === refundId;
-        if (again) return cur;
+        if (again) return renewLease(cur);
         if (state === 'voided') return (refusal = problem('sale_already_voided', `Sale ${paymentId} was already voided`)).message;
         if (state === 'voiding') return (refusal = problem('sale_void_in_progress', `Sale ${paymentId} is being voided (refund ${cur.voidRefundId})`)).message;
         // Not recorded yet (queued, or its outcome unknown): nothing to claim; the void's refund queues behind it (one customer's writes go in order) and dies with it.
@@ -131,7 +132,14 @@ export function saleForVoid(deps: SaleClaimDeps, ctx: CallContext, paymentId: st
       else if (r.entry) throw problem('sale_busy', `Sale ${paymentId} could not be claimed: ${r.detail}`);
     },
     async finish(answer) {
-      if (!claimed || isQueued(answer)) return;
+      if (!claimed) return;
+      if (isQueued(answer)) {
+        // As a queued write's id claim: the outbox settles the sale (settleQueuedSale), not the lease sweep. Best effort.
+        await deps.sales
+          .change('payment', paymentId, (cur) => (stateOf(cur) === 'voiding' && cur.voidRefundId === refundId ? { ...cur, queued: true } : cur))
+          .catch(() => undefined);
+        return;
+      }
       const r = await deps.sales.apply('payment', paymentId, 'voidApplied');
       if (!r.ok) throw new Error(`Sale ${paymentId}: ${r.detail}`);
     },

@@ -1,6 +1,6 @@
 import { silentLogger } from '../../../src/platform/logger';
 import { problem } from '../../../src/platform/problem';
-import { audited } from '../../../src/pos/audit/record';
+import { audited, auditedRepair } from '../../../src/pos/audit/record';
 import { MemoryAuditStore } from '../../../src/pos/audit/memory-store';
 import { AuditTrail } from '../../../src/pos/audit/trail';
 import type { CallContext } from '../../../src/pos/context';
@@ -29,5 +29,24 @@ describe('the audit outcome of an action outside the claim step says what the ti
   it('unknown where the upstream may have acted (a timeout), refused for a definite refusal', async () => {
     expect(await recordedFor(problem('upstream_timeout', 'slow'))).toBe('unknown');
     expect(await recordedFor(problem('coupon_refused', 'no'))).toBe('refused');
+  });
+});
+
+describe('a repair handed on by an audited action records how it settled', () => {
+  it('writes `settled` with what it recorded, and nothing when it changed nothing (another settled it)', async () => {
+    const store = new MemoryAuditStore(86_400_000);
+    const audit = new AuditTrail({ store, logger: silentLogger, clock: Date.now });
+    const [recorded, unchanged] = await audited({ audit }, ctx, 'payment', { customerId: 'c-1', paymentId: 'P1' }, async () => [
+      auditedRepair({ key: 'sale:payment:P1', settle: async () => 'recorded' }),
+      auditedRepair({ key: 'sale:payment:P1', settle: async () => 'unchanged' }),
+    ]);
+    await recorded.settle();
+    await unchanged.settle();
+    await audit.flush();
+    const { entries } = await store.scan('store-001', { fromMs: 0, untilMs: Number.MAX_SAFE_INTEGER, count: 10 });
+    expect(entries.map((e) => [e.outcome, e.code])).toEqual([
+      ['applied', undefined],
+      ['settled', 'recorded'],
+    ]);
   });
 });

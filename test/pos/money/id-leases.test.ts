@@ -4,6 +4,8 @@ import { idClaim } from '../../../src/pos/money/ids/claims';
 import { IdLeaseSweeper } from '../../../src/pos/money/ids/lease-sweep';
 import { asTaker, setClaimLeaseMs } from '../../../src/pos/money/lease';
 import { createSaleRecords, type SaleEntry, type SaleRecords } from '../../../src/pos/sales/records';
+import { saleForVoid, type SaleClaimDeps } from '../../../src/pos/sales/claims';
+import type { CallContext } from '../../../src/pos/context';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 
 /*
@@ -29,7 +31,7 @@ const stores: [string, () => Promise<{ records: SaleRecords; done(): Promise<voi
       const redis: Redis = await testRedis();
       const prefix = uniquePrefix('id-leases');
       return {
-        records: createSaleRecords({ redis, prefix, ttlDays: 1, clock }),
+        records: createSaleRecords({ redis, prefix, ttlDays: 3, clock }),
         async done() {
           await deleteKeys(redis, prefix);
           await redis.quit();
@@ -37,7 +39,7 @@ const stores: [string, () => Promise<{ records: SaleRecords; done(): Promise<voi
       };
     },
   ],
-  ['memory', async () => ({ records: createSaleRecords({ prefix: 'unused:', ttlDays: 1, clock }), done: async () => undefined })],
+  ['memory', async () => ({ records: createSaleRecords({ prefix: 'unused:', ttlDays: 3, clock }), done: async () => undefined })],
 ];
 
 describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
@@ -45,6 +47,7 @@ describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
   let done: () => Promise<void>;
   let settled: SaleEntry[];
   let audited: [SaleEntry, string][];
+  let givenUp: SaleEntry[];
   /** Settles as the upstream's record would show it: on record when `onRecord` says so. */
   let onRecord: (e: SaleEntry) => boolean;
   const sweeper = () =>
@@ -57,6 +60,7 @@ describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
         return r.ok ? 'recorded' : 'unchanged';
       },
       onSettled: (e, recorded) => audited.push([e, recorded]),
+      onGivenUp: (e) => givenUp.push(e),
       intervalMs: 1000,
       recheckMs: RECHECK_MS,
       logger,
@@ -68,6 +72,7 @@ describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
     ({ records, done } = await make());
     settled = [];
     audited = [];
+    givenUp = [];
     onRecord = () => true;
   });
   afterEach(() => done());
@@ -154,6 +159,62 @@ describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
     await claim.finish({ queued: true });
     expect(await records.get('payment', 'P10')).toMatchObject({ state: 'recording', queued: true });
     now += 10 * LEASE_MS;
+    expect(await sweeper().sweepOnce()).toEqual({ settled: 0, full: false });
+    expect(settled).toEqual([]);
+  });
+
+  it('leaves a void whose refund was queued in the outbox to the outbox, and sees the sale again once voided anew', async () => {
+    await records.claim(sale('P11'));
+    await records.apply('payment', 'P11', 'recorded');
+    const ctx = { identity: { store: { id: 'store-001' } } } as unknown as CallContext;
+    const voiding = saleForVoid({ sales: records } as unknown as SaleClaimDeps, ctx, 'P11', 'void-P11', false);
+    await voiding.take();
+    await voiding.finish({ queued: true });
+    expect(await records.get('payment', 'P11')).toMatchObject({ state: 'voiding', queued: true });
+    now += 10 * LEASE_MS;
+    expect(await sweeper().sweepOnce()).toEqual({ settled: 0, full: false });
+    expect(settled).toEqual([]);
+    // The outbox's refund refused: the sale is recorded again, and a later void is a claim the sweep sees.
+    await records.apply('payment', 'P11', 'voidRefused');
+    const again = await records.apply('payment', 'P11', 'void', { args: { voidRefundId: 'void-P11' } });
+    expect(again.ok && again.entry.queued).toBeUndefined();
+    now += LEASE_MS;
+    expect(await records.leases.takeDue(now, now + RECHECK_MS, 10)).toEqual(['payment:P11']);
+  });
+
+  it('gives up a day past its lease on a claim its record never shows: unlisted once, left claimed, reported', async () => {
+    onRecord = () => false;
+    await records.claim(sale('P12'));
+    now += LEASE_MS;
+    await sweeper().sweepOnce();
+    expect(givenUp).toEqual([]);
+    now += 24 * 3_600_000 - 1;
+    await sweeper().sweepOnce();
+    expect(givenUp).toEqual([]);
+    now += 15 * 60_000;
+    await sweeper().sweepOnce();
+    expect(givenUp.map((e) => e.id)).toEqual(['P12']);
+    const asked = settled.length;
+    now += 24 * 3_600_000;
+    await sweeper().sweepOnce();
+    expect(settled).toHaveLength(asked);
+    expect(givenUp).toHaveLength(1);
+    expect(await records.get('payment', 'P12')).toMatchObject({ state: 'recording' });
+  });
+
+  it("renews a void's lease when the same void takes the sale again (a till's retry)", async () => {
+    await records.claim(sale('P13'));
+    await records.apply('payment', 'P13', 'recorded');
+    const ctx = { identity: { store: { id: 'store-001' } } } as unknown as CallContext;
+    const first = saleForVoid({ sales: records } as unknown as SaleClaimDeps, ctx, 'P13', 'void-P13', false);
+    await asTaker({ requestId: 'req-1' }, () => first.take());
+    now += LEASE_MS - 100;
+    const retry = saleForVoid({ sales: records } as unknown as SaleClaimDeps, ctx, 'P13', 'void-P13', false);
+    await asTaker({ requestId: 'req-2' }, () => retry.take());
+    expect(retry.again).toBe(true);
+    expect((await records.get('payment', 'P13'))?.lease).toEqual({ at: now, until: now + LEASE_MS, requestId: 'req-2' });
+    // Not due at the first lease's end: the retry is settling it.
+    now += 100;
     expect(await sweeper().sweepOnce()).toEqual({ settled: 0, full: false });
     expect(settled).toEqual([]);
   });

@@ -33,8 +33,8 @@ export class CouponLockRecords implements CouponLockStore {
     return this.records.countOpen();
   }
 
-  adoptLeaselessClaims(now: number): Promise<number> {
-    return this.records.adoptLeaselessClaims(now);
+  adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number> {
+    return this.records.adoptLeaselessClaims(now, stopped);
   }
 
   async usedBy(paymentId: string): Promise<string[] | null> {

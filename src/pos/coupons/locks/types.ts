@@ -71,7 +71,7 @@ export interface CouponLockStore {
   sweepDue(now: number, limit: number): Promise<CouponLock[]>;
   countOpen(): Promise<number>;
   /** Claims a release before leases wrote: given a lease from their last write (see ../../money/records). Returns how many. */
-  adoptLeaselessClaims(now: number): Promise<number>;
+  adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
   /**
    * The codes a payment burned through a lock (as the lock names them), or
    * null when no lock was used by that payment. Written when a lock becomes

@@ -6,6 +6,14 @@ import { isIdClaimed, stateOf, type IdEntry, type IdRecords } from './records';
 /** The longest wait between two asks about one claim whose record cannot say yet. */
 const MAX_BACKOFF_MS = 15 * 60_000;
 
+/**
+ * How long past its lease a claim the upstream's record still cannot show is
+ * asked about: a write that never reached the upstream is never on its record,
+ * and its entry lives for SALE_RECORD_DAYS. Past it the claim is unlisted (left
+ * `recording` or `voiding` for the reconciliation) and reported once.
+ */
+export const GIVE_UP_AFTER_MS = 24 * 3_600_000;
+
 export interface IdLeaseSweepOptions<E extends IdEntry> {
   records: IdRecords<E>;
   /**
@@ -16,6 +24,10 @@ export interface IdLeaseSweepOptions<E extends IdEntry> {
   settle(entry: E): Promise<string>;
   /** Hears each claim this sweep settled (the audit trail's entry). */
   onSettled?(entry: E, recorded: string): void;
+  /** Hears each claim given up GIVE_UP_AFTER_MS past its lease (the audit trail's `unknown` entry, a metric). */
+  onGivenUp?(entry: E): void;
+  /** GIVE_UP_AFTER_MS unless set (tests). */
+  giveUpAfterMs?: number;
   intervalMs: number;
   /** How long a claim taken by a sweep stays out of other sweeps' sight: the first back-off. */
   recheckMs: number;
@@ -31,7 +43,8 @@ export interface IdLeaseSweepOptions<E extends IdEntry> {
  * crashed), so the upstream's record decides, promptly. One not waiting in the
  * outbox (those are the outbox worker's). Any number of instances may sweep:
  * each claim is taken by one (`takeDue`), and one that cannot be settled yet
- * is looked at again later, less often the longer its lease has been over.
+ * is looked at again later, less often the longer its lease has been over,
+ * until GIVE_UP_AFTER_MS past it.
  */
 export class IdLeaseSweeper<E extends IdEntry> {
   private readonly task: PeriodicTask;
@@ -90,6 +103,15 @@ export class IdLeaseSweeper<E extends IdEntry> {
         );
       }
       const after = await this.opts.records.get(kind as E['kind'], id);
+      if (after && isIdClaimed(after) && now - end >= (this.opts.giveUpAfterMs ?? GIVE_UP_AFTER_MS)) {
+        await leases.unlist(member, recheckAt);
+        this.log.error(
+          { claim: member, storeId: entry.storeId, state: stateOf(after), lease: entry.lease },
+          "a claim long past its lease is still not on the upstream's record; no longer asked about, left for the reconciliation",
+        );
+        this.hear(() => this.opts.onGivenUp?.(after), member);
+        continue;
+      }
       if (after && isIdClaimed(after)) {
         await leases.move(member, recheckAt, now + Math.min(MAX_BACKOFF_MS, Math.max(this.opts.recheckMs, now - end)));
         continue;
@@ -98,12 +120,16 @@ export class IdLeaseSweeper<E extends IdEntry> {
       settled += 1;
       const outcome = recorded ?? (after ? stateOf(after) : 'freed');
       this.log.info({ claim: member, storeId: entry.storeId, recorded: outcome, lease: entry.lease }, 'a claim past its lease settled from the upstream');
-      try {
-        this.opts.onSettled?.(entry, outcome);
-      } catch (err) {
-        this.log.warn({ claim: member, err: { message: (err as Error).message } }, 'onSettled hook failed');
-      }
+      this.hear(() => this.opts.onSettled?.(entry, outcome), member);
     }
     return { settled, full: members.length >= limit };
+  }
+
+  private hear(hook: () => void, member: string): void {
+    try {
+      hook();
+    } catch (err) {
+      this.log.warn({ claim: member, err: { message: (err as Error).message } }, 'lease sweep hook failed');
+    }
   }
 }

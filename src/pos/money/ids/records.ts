@@ -27,8 +27,8 @@ export interface IdEntry<K extends string = string> {
 
 export const stateOf = (e: { state?: SaleState }): SaleState => e.state ?? 'recorded';
 
-/** A claim its taker settles (`recording`, `voiding`), not one whose write waits in the outbox. */
-export const isIdClaimed = (e: IdEntry): boolean => (stateOf(e) === 'recording' && !e.queued) || stateOf(e) === 'voiding';
+/** A claim its taker settles (`recording`, `voiding`), not one whose write (a sale's, or a void's refund) waits in the outbox. */
+export const isIdClaimed = (e: IdEntry): boolean => (stateOf(e) === 'recording' || stateOf(e) === 'voiding') && !e.queued;
 
 export type IdChange<E> = { ok: true; entry: E } | { ok: false; entry: E | null; detail: string };
 
@@ -49,13 +49,17 @@ export interface IdRecords<E extends IdEntry> {
    * Lists the claims a release before leases wrote (no lease, so not listed):
    * their entries keep no time, so each is due a lease from `now`. Returns how many.
    */
-  adoptLeaselessClaims(now: number): Promise<number>;
+  adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
 }
 
 /** The next entry a change proposes, or why the state machine refuses it; entering a claim stamps its lease. */
 function next<E extends IdEntry>(current: E, proposed: E, now: number): E | string {
   const refusal = transitionRefusal(SALE_MACHINE, `${current.kind} ${current.id}`, stateOf(current), stateOf(proposed));
-  return refusal ?? withLease(current, { ...proposed, kind: current.kind, id: current.id }, isIdClaimed, now);
+  if (refusal) return refusal;
+  const entry = { ...proposed, kind: current.kind, id: current.id };
+  // `queued` marks one claim: a new state (a sale voided again after a refused void) is the sweep's to see again.
+  if (entry.queued && stateOf(entry) !== stateOf(current)) delete entry.queued;
+  return withLease(current, entry, isIdClaimed, now);
 }
 
 /** A claim is listed at its lease end before its entry is written; one that left the claim state is unlisted after. */
@@ -144,17 +148,23 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
     return json ? (JSON.parse(json) as E) : null;
   }
 
-  async adoptLeaselessClaims(now: number): Promise<number> {
+  async adoptLeaselessClaims(now: number, stopped: () => boolean = () => false): Promise<number> {
     let adopted = 0;
     // A Cluster's SCAN reads one node: each master is scanned.
     const nodes: Redis[] = 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
     for (const node of nodes) {
       let cursor = '0';
       do {
+        if (stopped()) return adopted;
         const [next, keys] = await this.call(() => node.scan(cursor, 'MATCH', `${this.prefix}sale:*`, 'COUNT', 1000));
         cursor = next;
-        for (const key of keys) {
-          const raw = await this.call(() => this.redis.get(key));
+        if (!keys.length) continue;
+        // One round trip per batch: MGET where one node holds every key; on a Cluster the keys span slots, so GETs in a pipeline.
+        const stored: (string | null)[] =
+          node === this.redis
+            ? await this.call(() => node.mget(...keys))
+            : ((await this.call(() => node.pipeline(keys.map((k) => ['get', k])).exec())) ?? []).map(([err, v]) => (err ? null : (v as string | null)));
+        for (const raw of stored) {
           const e = raw ? (JSON.parse(raw) as E) : null;
           if (!e || e.lease || !isIdClaimed(e)) continue;
           await this.leases.list(leaseMember(e.kind, e.id), now + claimLeaseMs(), true);

@@ -75,9 +75,12 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
     return this.sides.get(id)?.value ?? null;
   }
 
-  async adoptLeaselessClaims(now: number): Promise<number> {
+  async adoptLeaselessClaims(now: number, stopped: () => boolean = () => false): Promise<number> {
     let adopted = 0;
-    for (const id of [...this.open]) if ((await this.change(id, now, leaselessAdopted(this.rules))).ok) adopted += 1;
+    for (const id of [...this.open]) {
+      if (stopped()) break;
+      if ((await this.change(id, now, leaselessAdopted(this.rules))).ok) adopted += 1;
+    }
     return adopted;
   }
 

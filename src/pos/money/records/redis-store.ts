@@ -138,10 +138,11 @@ export class RedisRecordStore<R extends VersionedRecord> implements RecordStore<
     return this.call(() => this.redis.get(this.sidePrefix + id));
   }
 
-  async adoptLeaselessClaims(now: number): Promise<number> {
+  async adoptLeaselessClaims(now: number, stopped: () => boolean = () => false): Promise<number> {
     let adopted = 0;
     let cursor = '0';
     do {
+      if (stopped()) break;
       const [next, flat] = await this.call(() => this.redis.zscan(this.indexKey, cursor, 'COUNT', 500));
       cursor = next;
       const ids = flat.filter((_, i) => i % 2 === 0);

@@ -73,9 +73,10 @@ export interface RecordStore<R extends VersionedRecord> {
   /**
    * Claims written by a release before leases: each is given the lease it
    * would have had, from its last write (its claim), so it falls due at that
-   * lease's end rather than at the end of what it claims. Returns how many.
+   * lease's end rather than at the end of what it claims. Returns how many;
+   * `stopped` (the process closing) ends the scan early.
    */
-  adoptLeaselessClaims(now: number): Promise<number>;
+  adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
   /** Hears each record this instance ends on read. Returns the unsubscribe function. */
   onEndOnRead(listener: (record: R) => void): () => void;
   close(): Promise<void>;
