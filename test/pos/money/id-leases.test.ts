@@ -218,4 +218,16 @@ describe.each(stores)('id claims carry a lease (%s)', (_name, make) => {
     expect(await sweeper().sweepOnce()).toEqual({ settled: 0, full: false });
     expect(settled).toEqual([]);
   });
+  it("renews a sale id's lease when the same write takes it again (a till's retry)", async () => {
+    const entry = sale('P14');
+    const rules = { sameWrite: () => true, taken: () => new Error('taken'), check: async () => ({ kind: 'same' as const }) };
+    await asTaker({ requestId: 'req-1' }, () => idClaim({ records }, entry, () => entry, rules).take());
+    now += LEASE_MS - 100;
+    const retry = idClaim({ records }, entry, () => entry, rules);
+    await asTaker({ requestId: 'req-2' }, () => retry.take());
+    expect(retry.again).toBe(true);
+    expect((await records.get('payment', 'P14'))?.lease).toMatchObject({ at: now, until: now + LEASE_MS, requestId: 'req-2' });
+    now += 100;
+    expect(await sweeper().sweepOnce()).toEqual({ settled: 0, full: false });
+  });
 });

@@ -1,3 +1,4 @@
+import { renewLease } from '../lease';
 import type { Claim } from '../claim-step';
 import { applyTransition, SALE_TRANSITIONS } from '../machines';
 import type { Repair } from '../repairs';
@@ -85,6 +86,10 @@ export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'ki
       if (!rules.sameWrite(held)) throw rules.taken();
       // Still `recording`: an earlier attempt's outcome is not known, and it may have landed. `recorded`: it was applied.
       again = stateOf(held) === 'recording';
+      // A retry's claim starts its lease again (its taker settles it once more); best effort, the claim stands either way.
+      if (again) {
+        await deps.records.change(kind, id, (cur) => (cur.storeId === storeId && stateOf(cur) === 'recording' ? renewLease(cur) : cur)).catch(() => undefined);
+      }
     },
     // A fresh claim's own entry records the earlier write only when an attempt of this very call may have landed
     // (the duplicate is then perhaps its own); else the BFF has no record of it, and cannot vouch for what the upstream does not show.
