@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config';
 import { createMetrics, type Metrics } from '../platform/metrics';
+import { claimLeaseSecondsOf } from '../platform/settings/money';
 import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis';
 import { DatasetWatch, lossWindows } from '../platform/redis-dataset';
 import { PeriodicTask } from '../platform/periodic-task';
@@ -96,7 +97,7 @@ export async function startBff(
   }
   const dataset = redis && watchDataset(redis, config, logger, metrics, clock);
   if (dataset) await dataset.watch.check();
-  setClaimLeaseMs(config.money.claimLeaseSeconds * 1000);
+  setClaimLeaseMs(claimLeaseSecondsOf(config.money, config.loyalty) * 1000);
   const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix, askBeforeEnding: true }), metrics);
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');

@@ -1,4 +1,5 @@
 import { loadConfig, type ConfigError } from '../../src/platform/config';
+import { claimLeaseSecondsOf } from '../../src/platform/settings/money';
 
 /*
  * The claim lease's promise (a claim whose lease is over has no write of its
@@ -23,9 +24,13 @@ describe('a claim lease outlasts several upstream calls with their retries', () 
     expect(problems({ CLAIM_LEASE_SECONDS: '45', LOYALTY_TIMEOUT_MS: '5000', LOYALTY_RETRIES: '2' })).toBe('');
   });
 
-  it('accepts the defaults, and a long timeout only with a longer lease', () => {
+  it('accepts the defaults; unset, the lease follows a long timeout; set, it must outlast it', () => {
     expect(problems({})).toBe('');
-    expect(problems({ LOYALTY_TIMEOUT_MS: '60000' })).toContain('CLAIM_LEASE_SECONDS');
+    expect(claimLeaseSecondsOf(loadConfig({}).money, loadConfig({}).loyalty)).toBe(120);
+    // 3 calls x 60 s x (2 + 1) = 540 s.
+    const long = loadConfig({ LOYALTY_TIMEOUT_MS: '60000' });
+    expect(claimLeaseSecondsOf(long.money, long.loyalty)).toBe(540);
+    expect(problems({ LOYALTY_TIMEOUT_MS: '60000', CLAIM_LEASE_SECONDS: '120' })).toContain('CLAIM_LEASE_SECONDS');
     expect(problems({ LOYALTY_TIMEOUT_MS: '60000', CLAIM_LEASE_SECONDS: '540' })).toBe('');
   });
 });

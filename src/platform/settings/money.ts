@@ -19,12 +19,13 @@ export const money = feature({
         'how long the BFF remembers which store made a sale or refund (refunds and voids stay in that store; `GET ' +
         "/payments/:id`, `/refunds/:id` read back only that store's)",
     }),
-    claimLeaseSeconds: setting('CLAIM_LEASE_SECONDS', positiveInt.max(86_400).default(120), {
+    claimLeaseSeconds: setting('CLAIM_LEASE_SECONDS', positiveInt.max(86_400).optional(), {
       description:
         'How long a claim (a redemption or coupon lock a payment or void holds, a sale or refund id being recorded, a ' +
         'sale being voided) is left to the instance that took it, in seconds (1..86400). Past it, nobody is settling it ' +
         "(that instance crashed): it is settled from the loyalty service's record. At least three times the longest upstream " +
         'call with its retries (LOYALTY_TIMEOUT_MS times LOYALTY_RETRIES + 1), as an action makes several calls; start-up refuses less.',
+      default: '120, or three times the longest upstream call with its retries when that is longer',
       readme: "how long a claim is left to the instance that took it; past it, it is settled from the loyalty service's record",
     }),
     trustProxy: setting(
@@ -81,12 +82,19 @@ export const CLAIM_LEASE_CALLS = 3;
  * sees the loyalty settings too): a claim whose lease is over has no write of
  * its taker still in flight, so the lease outlasts several calls with their retries.
  */
-export function claimLeaseProblem(claimLeaseSeconds: number, loyalty: { timeoutMs: number; retries: number }): string | undefined {
-  const needMs = CLAIM_LEASE_CALLS * loyalty.timeoutMs * (loyalty.retries + 1);
-  if (claimLeaseSeconds * 1000 >= needMs) return undefined;
+export function claimLeaseProblem(claimLeaseSeconds: number | undefined, loyalty: { timeoutMs: number; retries: number }): string | undefined {
+  const needMs = leaseNeedMs(loyalty);
+  if (claimLeaseSeconds === undefined || claimLeaseSeconds * 1000 >= needMs) return undefined;
   return (
     `CLAIM_LEASE_SECONDS: ${claimLeaseSeconds} s is too short for LOYALTY_TIMEOUT_MS=${loyalty.timeoutMs} with LOYALTY_RETRIES=${loyalty.retries}: ` +
     `a claim's lease must outlast ${CLAIM_LEASE_CALLS} upstream calls with their retries (at least ${Math.ceil(needMs / 1000)} s), ` +
     'or a claim still being written is settled as if its instance had crashed'
   );
+}
+
+const leaseNeedMs = (loyalty: { timeoutMs: number; retries: number }) => CLAIM_LEASE_CALLS * loyalty.timeoutMs * (loyalty.retries + 1);
+
+/** The lease in force: CLAIM_LEASE_SECONDS, or by default 120 s, longer where the upstream timeouts ask for more. */
+export function claimLeaseSecondsOf(money: { claimLeaseSeconds?: number }, loyalty: { timeoutMs: number; retries: number }): number {
+  return money.claimLeaseSeconds ?? Math.max(120, Math.ceil(leaseNeedMs(loyalty) / 1000));
 }

@@ -15,6 +15,8 @@ export interface ClaimLease {
   cashierId?: string;
   shiftId?: string;
   requestId?: string;
+  /** Given to a claim written without one (by the release before leases): `at` is when it was given, not when the claim was taken. */
+  adopted?: true;
 }
 
 /** Who takes the claims of the action running now (the call's context). */
@@ -84,7 +86,11 @@ export function renewLease<R extends { lease?: ClaimLease }>(record: R): R {
 export function withLease<R extends { lease?: ClaimLease }>(was: R, next: R, claimed: (r: R) => boolean, now: number): R {
   const before = claimed(was);
   const after = claimed(next);
-  if (after && (!before || next.lease === undefined)) return { ...next, lease: newLease(now) };
+  if (after && (!before || next.lease === undefined)) {
+    // A claim that stood without a lease is adopted: its lease's `at` is not when it was claimed.
+    const adopted = before && was.lease === undefined;
+    return { ...next, lease: adopted ? { ...newLease(now), adopted: true } : newLease(now) };
+  }
   if (!after && next.lease !== undefined) {
     const { lease: _dropped, ...rest } = next;
     return rest as R;

@@ -1,4 +1,3 @@
-import { renewLease } from '../../money/lease';
 import { applyTransition, COUPON_LOCK_TRANSITIONS } from '../../money/machines';
 import { isProblem, problem } from '../../../platform/problem';
 import type { LoyaltyClient } from '../../../upstream';
@@ -110,9 +109,9 @@ export function couponLockForPayment(
         const extra = { extra: { state: cur.state } };
         // The same payment again: a claim still `paying` may have landed; `used` was applied.
         again = cur.paymentId === who.paymentId && cur.state === 'paying';
-        // A retry's claim starts its lease again (its taker settles it once more).
-        if (again) return renewLease(cur);
-        if (cur.paymentId === who.paymentId && cur.state === 'used') return cur;
+        // A retry keeps the lock's lease as the first attempt took it: when the lock was claimed, against the sale id's
+        // claim, is what tells a lock carried by an earlier attempt of this sale (lockCarriedWith).
+        if (again || (cur.paymentId === who.paymentId && cur.state === 'used')) return cur;
         if (cur.state === 'releasing') return problem('coupon_lock_not_active', `Coupon lock ${id} is being released; lock the coupons again`, extra);
         if (cur.state === 'used') return problem('coupon_lock_used', `Coupon lock ${id} was already used by payment ${cur.paymentId}`, extra);
         if (cur.state === 'paying') return problem('coupon_lock_in_use', `Coupon lock ${id} is already used by payment ${cur.paymentId}`, extra);
@@ -154,7 +153,7 @@ export function couponLockForRelease(deps: CouponLockClaimDeps, ctx: CallContext
         if (cur.state === 'paying') return problem('coupon_lock_in_use', `Coupon lock ${id} is being used by payment ${cur.paymentId}`, extra);
         // A second release of the same lock (a till's retry) may carry on: releasing twice is harmless.
         again = cur.state === 'releasing';
-        if (again) return renewLease(cur);
+        if (again) return cur;
         if (cur.state !== 'locked') return problem('coupon_lock_not_active', `Coupon lock ${id} is ${cur.state}`, extra);
         return applyTransition(COUPON_LOCK_TRANSITIONS.release, cur.state, cur) as CouponLock;
       });

@@ -77,10 +77,14 @@ export interface ClaimsShow {
  * after the entry (a lease on the lock, none on an older release's entry, or
  * a later one) was claimed by this write itself, and shows nothing of the earlier one.
  */
-export function lockCarriedWith(entry: { state?: string; lease?: { at: number } } | null, lock: { state: string; lease?: { at: number } }): boolean {
+export function lockCarriedWith(
+  entry: { state?: string; lease?: { at: number } } | null,
+  lock: { state: string; lease?: { at: number; adopted?: true } },
+): boolean {
   if (lock.state === 'used') return true;
   if (lock.state !== 'paying' || !entry || (entry.state ?? 'recorded') !== 'recording') return false;
-  if (!lock.lease) return true;
+  // Claimed by the release before leases (no lease, or one given since): when it was claimed is not known.
+  if (!lock.lease || lock.lease.adopted) return true;
   return !!entry.lease && lock.lease.at <= entry.lease.at;
 }
 

@@ -116,5 +116,7 @@ export function tell<R>(listeners: Iterable<(record: R) => void>, record: R): vo
 /** The change adoptLeaselessClaims makes: a claim without a lease gets one from its last write. */
 export function leaselessAdopted<R extends VersionedRecord>(rules: RecordRules<R>): (cur: R) => R | string {
   return (cur) =>
-    rules.isClaimed(cur) && !cur.lease ? { ...cur, lease: { at: cur.updatedAt, until: cur.updatedAt + claimLeaseMs() } } : 'not a claim without a lease';
+    rules.isClaimed(cur) && !cur.lease
+      ? { ...cur, lease: { at: cur.updatedAt, until: cur.updatedAt + claimLeaseMs(), adopted: true } }
+      : 'not a claim without a lease';
 }
