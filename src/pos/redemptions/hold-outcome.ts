@@ -94,13 +94,14 @@ export function dueHoldGivenUpAt(r: Pick<Redemption, 'createdAt' | 'expiresAt'>)
  * A due hold nobody claimed, handed over by the sweep: what the BFF believes
  * over (its estimate of the hold's end) is checked against the hold's record
  * first. Still active upstream (this host's clock ran ahead, or the account's
- * hold period is longer than the estimate): released, then recorded
- * `expired`. Ended upstream: recorded `expired`. Used, a state this BFF does
+ * hold period is longer than the estimate): recorded `expired` (unless a
+ * payment claimed it meanwhile), then released. Ended upstream: recorded `expired`. Used, a state this BFF does
  * not know, or no answer: asked again at the next look until
  * dueHoldGivenUpAt, then recorded `expired` with a warning naming what the
  * record said, never released (no payment of this BFF claimed it, and a used
- * hold is not to be cancelled). Throws while the upstream cannot be asked or
- * the release fails, so the next sweep tries again.
+ * hold is not to be cancelled). Throws while the upstream cannot be asked, so
+ * the next sweep tries again; a release that fails after the record ended is
+ * logged, and the hold lapses upstream by itself.
  */
 export async function endDueHold(deps: Deps, r: Redemption): Promise<Settled> {
   const ctx = { requestId: `hold-end-${r.id}`, priority: 'background' as const };
@@ -119,9 +120,21 @@ export async function endDueHold(deps: Deps, r: Redemption): Promise<Settled> {
     deps.logger.info({ redemptionId: r.id, upstreamState }, 'a due hold is not over upstream the way this BFF expected; asked again later');
     return 'unchanged';
   }
-  if (fate === 'active') await deps.loyalty.holdCancel(r.holdReference as string, ctx);
+  // Ended here first (compare-and-set), then released: a payment that claims the hold meanwhile (another host's clock
+  // behind this one's) wins, and nothing is released under it.
   const result = await deps.redemptions.apply(r.id, deps.clock(), 'holdEnded', { when: (cur) => cur.state === 'held' || `it is ${cur.state}` });
   if (!result.ok) return 'unchanged';
+  if (fate === 'active') {
+    try {
+      await deps.loyalty.holdCancel(r.holdReference as string, ctx);
+    } catch (err) {
+      deps.logger.warn(
+        { redemptionId: r.id, holdReference: r.holdReference, err: { message: (err as Error).message } },
+        'a due hold ended here could not be released upstream; its points stay held until the hold lapses there by itself',
+      );
+      return 'expired';
+    }
+  }
   deps.logger.info(
     { redemptionId: r.id, storeId: r.storeId, holdReference: r.holdReference, upstreamState: lookup.state, released: fate === 'active' },
     'due hold ended',

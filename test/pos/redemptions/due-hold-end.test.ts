@@ -71,4 +71,26 @@ describe.each([
     expect(upstream.seen.map((s) => s.method)).toEqual(['GET', 'GET']);
     expect(warnings).toEqual([expect.objectContaining({ redemptionId: hold.id, upstreamState: expect.stringContaining('no answer') })]);
   });
+  it('still active upstream, but claimed by a payment meanwhile (another host): left to the payment, never released', async () => {
+    now = (hold.expiresAt as number) - 1;
+    upstream.script(json(200, { ...bodies.holdLookup, state: 'Active' }));
+    // The payment's claim lands between the sweeper's look and its end (its host's clock behind this one's).
+    const looked = client.holdLookup.bind(client);
+    client.holdLookup = async (...args: Parameters<LoyaltyClient['holdLookup']>) => {
+      const answer = await looked(...args);
+      expect((await h.store.apply(hold.id, T0, 'pay', { args: { paymentId: 'P-other-host' } })).ok).toBe(true);
+      return answer;
+    };
+    expect(await endDueHold(deps(), hold)).toBe('unchanged');
+    expect((await h.store.get(hold.id, T0))?.state).toBe('paying');
+    expect(upstream.seen.map((s) => s.method)).toEqual(['GET']);
+  });
+
+  it('still active upstream and nobody claimed it: recorded expired, then released', async () => {
+    now = (hold.expiresAt as number) - 1;
+    upstream.script(json(200, { ...bodies.holdLookup, state: 'Active' }), json(200, { success: true, message: 'released' }));
+    expect(await endDueHold(deps(), hold)).toBe('expired');
+    expect((await h.store.get(hold.id, T0))?.state).toBe('expired');
+    expect(upstream.seen.map((s) => s.method)).toEqual(['GET', 'DELETE']);
+  });
 });
