@@ -127,7 +127,10 @@ export class KeyCheck {
       messages: { failing: 'the loyalty key check is failing (Redis?)', recovered: 'the loyalty key check works again' },
     });
     opts.keys.onChange((slot, state, source) => {
-      if (source !== 'fleet') void this.share(slot, state);
+      // One refusal in traffic (a 1002 for one resource, a stray answer) is checked before the fleet is told, so
+      // it cannot take every instance out of the balancer alone.
+      if (source === 'traffic' && state.verdict === 'refused') void this.confirm(slot);
+      else if (source !== 'fleet') void this.share(slot, state);
     });
   }
 
@@ -173,6 +176,23 @@ export class KeyCheck {
       if (isProblem(err, 'customer_not_found')) return 'ok';
       this.log.debug({ slot, code: (err as { code?: string }).code }, 'the loyalty key check got no verdict');
       return undefined;
+    }
+  }
+
+  private readonly confirming = new Set<KeySlot>();
+
+  /** Checks a refusal met in traffic at once (through the budget) and shares what the check says; no answer: not shared. */
+  private async confirm(slot: KeySlot): Promise<void> {
+    if (this.confirming.has(slot)) return;
+    this.confirming.add(slot);
+    try {
+      const verdict = await this.check(slot);
+      if (verdict === undefined) return;
+      const at = this.now();
+      this.opts.keys.learn(slot, verdict, 'check', at);
+      await this.share(slot, { verdict, at });
+    } finally {
+      this.confirming.delete(slot);
     }
   }
 

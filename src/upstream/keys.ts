@@ -150,7 +150,8 @@ export class LoyaltyKeys {
   async use<T>(send: (pair: LoyaltyKeyPair) => Promise<T>, how: { slot?: KeySlot; sendsSecret: boolean }): Promise<T> {
     const { slot } = how;
     const first = slot ?? this.active();
-    const tryWith = (s: KeySlot) => this.tryWith(s, send, how.sendsSecret);
+    // A call pinned to a slot is the key check's: what it meets is a check's verdict, not traffic's.
+    const tryWith = (s: KeySlot) => this.tryWith(s, send, how.sendsSecret, slot === undefined ? 'traffic' : 'check');
     try {
       return await tryWith(first);
     } catch (err) {
@@ -169,13 +170,13 @@ export class LoyaltyKeys {
     }
   }
 
-  private async tryWith<T>(slot: KeySlot, send: (pair: LoyaltyKeyPair) => Promise<T>, sendsSecret: boolean): Promise<T> {
+  private async tryWith<T>(slot: KeySlot, send: (pair: LoyaltyKeyPair) => Promise<T>, sendsSecret: boolean, source: KeyVerdictSource): Promise<T> {
     try {
       const result = await send(this.pair(slot));
-      if (sendsSecret && this.states[slot].verdict !== 'ok') this.learn(slot, 'ok', 'traffic');
+      if (sendsSecret && this.states[slot].verdict !== 'ok') this.learn(slot, 'ok', source);
       return result;
     } catch (err) {
-      if (isKeyFailure(err)) this.learn(slot, 'refused', 'traffic');
+      if (isKeyFailure(err)) this.learn(slot, 'refused', source);
       throw err;
     }
   }

@@ -95,6 +95,19 @@ describe('KeyCheck with Redis (two instances, one fleet)', () => {
     expect(wrong.client.keys.refused()).toBe(true);
   });
 
+  it('a stray refusal in traffic that the check contradicts is not told to the fleet, and this instance takes the key back', async () => {
+    const [a, b] = await fleet();
+    // The payment's refusal (a 1002 for one resource, say), then the check it sets off: the key reads past it.
+    upstream.script(loyaltyError(403, 1002, 'Forbidden', 'no permission'), notFound());
+    await failure(() => a.client.payment(paymentRequest));
+    await waitFor('A to check its key', async () => checks().length === 1 && !a.client.keys.refused());
+    await b.check.pass();
+    a.client.close();
+    b.client.close();
+    expect(a.client.keys.state('current').verdict).toBe('ok');
+    expect(b.client.keys.refused()).toBe(false);
+  });
+
   it('a bare 401 from something in front of the service (no key code) is no verdict: it never clears a refusal', async () => {
     const [a] = await fleet();
     a.client.keys.learn('current', 'refused', 'traffic', Date.now());
@@ -104,9 +117,10 @@ describe('KeyCheck with Redis (two instances, one fleet)', () => {
     expect(a.client.keys.refused()).toBe(true);
   });
 
-  it("a key failure one instance meets in its own traffic is the fleet's at its next pass", async () => {
+  it("a key failure one instance meets in its own traffic is checked at once and, confirmed, is the fleet's at its next pass", async () => {
     const [a, b] = await fleet();
-    upstream.script(refused());
+    // The payment's refusal, then the check it sets off.
+    upstream.script(refused(), refused());
     await failure(() => a.client.payment(paymentRequest));
     // Shared in the background: wait for the write rather than a fixed time.
     await waitFor('B to adopt the refusal', async () => (await b.check.pass(), b.client.keys.refused()));
