@@ -55,6 +55,8 @@ export interface Metrics {
   readonly redisDatasetLosses: Counter;
   /** When this instance last found the data set lost (Unix seconds); 0: never since it started. */
   readonly redisDatasetLastLoss: Gauge;
+  /** 1 while Redis last said it persists and never evicts, 0 when it did not, absent until asked (REDIS_DURABILITY_CHECK off). */
+  readonly redisDurable: Gauge;
   /** 1 while the terminals served are the terminals file's, 0 while its newest change could not be loaded. */
   readonly terminalsFileCurrent: Gauge;
   /** Each failed reload of the terminals file (counted once per change that failed, not per look). */
@@ -182,6 +184,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     redisDatasetLastLoss: new Gauge({
       name: 'pos_redis_dataset_last_loss_timestamp_seconds',
       help: 'When this instance last found the Redis data set lost (Unix time); 0 when it has not since it started',
+      registers,
+    }),
+    redisDurable: new Gauge({
+      name: 'pos_redis_durable',
+      help: 'Whether Redis said, when last asked (start-up and every reconnect), that it persists and never evicts keys (1) or not (0)',
       registers,
     }),
     terminalsFileCurrent: sampled(

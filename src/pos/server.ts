@@ -7,6 +7,7 @@ import { createMetrics, type Metrics } from '../platform/metrics';
 import { claimLeaseSecondsOf } from '../platform/settings/money';
 import { connectRedis, waitForRedis, type RedisClient } from '../platform/redis';
 import { DatasetWatch, lossWindows } from '../platform/redis-dataset';
+import { redisDurabilityProblems } from '../platform/redis-durability';
 import { PeriodicTask } from '../platform/periodic-task';
 import { createAppServer } from '../platform/tls';
 import { LoyaltyClient } from '../upstream';
@@ -389,7 +390,24 @@ function watchDataset(redis: RedisClient, config: Config, logger: Logger, metric
     messages: { failing: 'checking the Redis data set marker failed', recovered: 'checking the Redis data set marker works again' },
   });
   task.start();
-  const onReady = () => task.wake();
+  // A reconnect may be to another server (a failover to a replica set up otherwise): asked again each time.
+  const durability = () => {
+    if (config.redis.durabilityCheck === 'off') return;
+    redisDurabilityProblems(redis, 'now').then(
+      (problems) => {
+        metrics.redisDurable.set(problems.length ? 0 : 1);
+        for (const p of problems)
+          logger.error({ component: 'redis', setting: 'REDIS_DURABILITY_CHECK' }, `${p}; a lost data set loses claims, Idempotency-Keys and queued writes`);
+      },
+      (err: unknown) =>
+        logger.warn({ component: 'redis', err: { message: (err as Error).message } }, 'could not ask Redis whether it persists and keeps its keys'),
+    );
+  };
+  durability();
+  const onReady = () => {
+    task.wake();
+    durability();
+  };
   redis.on('ready', onReady);
   return {
     watch,

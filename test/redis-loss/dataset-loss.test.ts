@@ -141,3 +141,28 @@ describe('a Redis data set lost under two BFF instances', () => {
     expect(await windows()).toEqual([]);
   }, 60_000);
 });
+
+describe('what Redis keeps, asked again on every reconnect', () => {
+  let server: RedisServer;
+  let s: Stack;
+  let admin: Redis;
+  afterEach(async () => {
+    await s?.close();
+    admin?.disconnect();
+    await server?.cleanup();
+  });
+
+  it('a Redis that stops persisting is noticed at the next reconnect (a failover lands on such a server the same way): gauge and error line', async () => {
+    server = await RedisServer.start({ persist: true });
+    admin = new Redis(server.url);
+    s = await stackOn(server, '600000');
+    const durable = async () => Number(/^pos_redis_durable (\S+)$/m.exec(await s.bffs[0].metrics.render())?.[1]);
+    await waitFor('the first answer', async () => (await durable()) === 1, 15_000);
+    await admin.config('SET', 'appendonly', 'no');
+    await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await waitFor('the reconnect to ask again', async () => (await durable()) === 0, 20_000);
+    const lines = s.logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => /does not persist/.test(l.msg));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((l) => l.level === 50)).toBe(true);
+  });
+});
