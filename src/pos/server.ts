@@ -390,12 +390,14 @@ function watchDataset(redis: RedisClient, config: Config, logger: Logger, metric
     messages: { failing: 'checking the Redis data set marker failed', recovered: 'checking the Redis data set marker works again' },
   });
   task.start();
-  // A reconnect may be to another server (a failover to a replica set up otherwise): asked again each time.
-  const durability = () => {
+  // A reconnect may be to another server (a failover to a replica set up otherwise): asked again each time. At start the
+  // gauge only: start-up has just said what it found (src/platform/production.ts).
+  const durability = (say: boolean) => {
     if (config.redis.durabilityCheck === 'off') return;
     redisDurabilityProblems(redis, 'now').then(
       (problems) => {
         metrics.redisDurable.set(problems.length ? 0 : 1);
+        if (!say) return;
         for (const p of problems)
           logger.error({ component: 'redis', setting: 'REDIS_DURABILITY_CHECK' }, `${p}; a lost data set loses claims, Idempotency-Keys and queued writes`);
       },
@@ -403,10 +405,10 @@ function watchDataset(redis: RedisClient, config: Config, logger: Logger, metric
         logger.warn({ component: 'redis', err: { message: (err as Error).message } }, 'could not ask Redis whether it persists and keeps its keys'),
     );
   };
-  durability();
+  durability(false);
   const onReady = () => {
     task.wake();
-    durability();
+    durability(true);
   };
   redis.on('ready', onReady);
   return {
