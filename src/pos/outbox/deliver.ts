@@ -124,7 +124,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry, recordOfI
  *   left (an open circuit, a 429, a refused connection) is retried as above.
  */
 export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPolicy, now: number, random: () => number = Math.random): DeliveryOutcome {
-  const failure = describe(err, now);
+  const failure = describeFailure(err, now);
   const kind = upstreamFailureKind(err);
   const transient =
     kind === 'unavailable' ||
@@ -147,7 +147,8 @@ export function judgeFailure(err: unknown, entry: OutboxEntry, policy: RetryPoli
   return { kind: 'retry', error: failure, nextAttemptAt: now + Math.max(backoff, retryAfterMs), counted };
 }
 
-function describe(err: unknown, at: number): OutboxFailure {
+/** A failure as an outbox entry keeps it (no stack, no cause). */
+export function describeFailure(err: unknown, at: number): OutboxFailure {
   if (err instanceof AppError) return { code: err.code, message: err.message, status: err.status, at };
   return { code: 'internal_error', message: 'The delivery failed unexpectedly', at };
 }

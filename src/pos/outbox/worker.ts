@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { PeriodicTask } from '../../platform/periodic-task';
 import { failureOf, nothingSent, type LoyaltyClient } from '../../upstream';
-import { judgeFailure, maybeRecordedError, RetryPolicy, send, type IdRecordOf } from './deliver';
+import { describeFailure, judgeFailure, maybeRecordedError, RetryPolicy, send, type IdRecordOf } from './deliver';
 import { RESENDABLE } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxStore } from './types';
 
@@ -146,8 +146,9 @@ export class OutboxWorker {
         }
       }
     } catch (err) {
-      // The mark could not be written or cleared (Redis away): nothing known sent by this round; tried again later.
-      outcome = judgeFailure(err, entry, this.opts, this.clock(), this.opts.random);
+      // The send mark could not be written or cleared (Redis away): tried again later, uncounted; the mark decides then.
+      const now = this.clock();
+      outcome = { kind: 'retry', error: describeFailure(err, now), nextAttemptAt: now + this.opts.backoffBaseMs, counted: false };
     } finally {
       clearInterval(renew);
     }

@@ -105,4 +105,24 @@ describe.each([
     expect(outcomes.map(([, o]) => o.kind)).toEqual(['retry', 'delivered']);
     expect(await visits(customerId)).toBe(1);
   });
+  it('a send mark that cannot be written (Redis away) sends nothing and is tried again later, not given up', async () => {
+    h = await make({ leaseMs: 2000 });
+    const customerId = `once-${_name}-c`;
+    await admin.post('/_sandbox/customers').set(SANDBOX_KEYS).send({ customerId, points: 0 });
+    await h.store.enqueue(anEntry(visit(customerId)), T0);
+    const startSend = h.store.startSend.bind(h.store);
+    let failures = 0;
+    h.store.startSend = (id: string) => (failures++ === 0 ? Promise.reject(new Error('Redis is unavailable')) : startSend(id));
+    const outcomes: [OutboxEntry, DeliveryOutcome][] = [];
+    const worker = workerOn(h, outcomes);
+    worker.start();
+    try {
+      await waitFor('the entry to be delivered', () => outcomes.some(([, o]) => o.kind === 'delivered'), 15_000);
+    } finally {
+      await worker.stop();
+    }
+    expect(outcomes.map(([, o]) => o.kind)).toEqual(['retry', 'delivered']);
+    expect(outcomes[0][1]).toMatchObject({ kind: 'retry', counted: false });
+    expect(await visits(customerId)).toBe(1);
+  });
 });
