@@ -1,10 +1,10 @@
 import request from 'supertest';
 import { silentLogger } from '../../../src/platform/logger';
 import { DeliveryOutcome, OutboxEntry, OutboxWork, OutboxWorker } from '../../../src/pos/outbox';
-import { startSandbox, StartedSandbox } from '../../../src/sandbox';
-import { LoyaltyClient } from '../../../src/upstream';
+import type { LoyaltyClient } from '../../../src/upstream';
+import { startOutboxSandbox } from './sandbox';
 import { waitFor } from '../../e2e/helpers';
-import { e2eAccount, SANDBOX_KEYS } from '../../support/e2e';
+import { SANDBOX_KEYS } from '../../support/e2e';
 import { anEntry, memoryOutbox, OutboxHarness, redisOutbox, T0 } from './harness';
 
 /**
@@ -14,28 +14,15 @@ import { anEntry, memoryOutbox, OutboxHarness, redisOutbox, T0 } from './harness
  * unsent; a send that certainly never left is tried again. A real sandbox over
  * HTTP, the Redis and memory outbox stores.
  */
-let sandbox: StartedSandbox;
+let up: Awaited<ReturnType<typeof startOutboxSandbox>>;
 let admin: ReturnType<typeof request>;
 let loyalty: LoyaltyClient;
 beforeAll(async () => {
-  sandbox = await startSandbox({ accounts: [e2eAccount()], port: 0 });
-  admin = request(sandbox.url);
-  loyalty = new LoyaltyClient({
-    baseUrl: sandbox.url,
-    apiKey: SANDBOX_KEYS.apikey,
-    secretKey: SANDBOX_KEYS.secretkey,
-    timeoutMs: 2000,
-    retries: 0,
-    logger: silentLogger,
-  });
+  up = await startOutboxSandbox();
+  ({ admin, loyalty } = up);
 });
-afterAll(async () => {
-  loyalty.close();
-  await sandbox.close();
-});
-beforeEach(async () => {
-  await admin.delete('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
-});
+afterAll(() => up.close());
+beforeEach(() => up.clearFaults());
 
 const visit = (customerId: string): OutboxWork => ({ kind: 'events', request: { customerId, events: { store_visit: { aisle: 3 } } } }) as OutboxWork;
 const visits = async (customerId: string) =>

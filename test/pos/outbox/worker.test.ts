@@ -1,37 +1,24 @@
 import request from 'supertest';
 import { silentLogger } from '../../../src/platform/logger';
 import { DeliveryOutcome, MemoryOutboxStore, OutboxEntry, OutboxWorker } from '../../../src/pos/outbox';
-import { startSandbox, StartedSandbox } from '../../../src/sandbox';
-import { LoyaltyClient } from '../../../src/upstream';
-import { e2eAccount, SANDBOX_KEYS } from '../../support/e2e';
+import type { LoyaltyClient } from '../../../src/upstream';
+import { startOutboxSandbox } from './sandbox';
+import { SANDBOX_KEYS } from '../../support/e2e';
 import { anEntry, paymentWork, T0 } from './harness';
 import { queuedWrite, type IdRecordOf } from '../../../src/pos/outbox/deliver';
 import { recordOf } from '../../../src/pos/money/ids/same-write';
 import { createSaleRecords } from '../../../src/pos/sales/records';
 
 /** The worker against a real sandbox over HTTP, with the in-process store. */
-let sandbox: StartedSandbox;
+let up: Awaited<ReturnType<typeof startOutboxSandbox>>;
 let admin: ReturnType<typeof request>;
 let loyalty: LoyaltyClient;
 beforeAll(async () => {
-  sandbox = await startSandbox({ accounts: [e2eAccount()], port: 0 });
-  admin = request(sandbox.url);
-  loyalty = new LoyaltyClient({
-    baseUrl: sandbox.url,
-    apiKey: SANDBOX_KEYS.apikey,
-    secretKey: SANDBOX_KEYS.secretkey,
-    timeoutMs: 2000,
-    retries: 0,
-    logger: silentLogger,
-  });
+  up = await startOutboxSandbox();
+  ({ admin, loyalty } = up);
 });
-afterAll(async () => {
-  loyalty.close();
-  await sandbox.close();
-});
-beforeEach(async () => {
-  await admin.delete('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
-});
+afterAll(() => up.close());
+beforeEach(() => up.clearFaults());
 
 async function eventually<T>(fn: () => Promise<T | undefined | false>, ms = 5000): Promise<T> {
   const until = Date.now() + ms;
