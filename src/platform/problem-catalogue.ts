@@ -163,6 +163,11 @@ export const PROBLEM_CATALOGUE = {
   otp_in_progress: { status: 409, meaning: 'A code for this redemption is being checked right now', tillDoes: 'Read the redemption for its outcome' },
   hold_not_active: { status: 409, meaning: 'The points hold is gone or no longer active upstream', tillDoes: NEW_REDEMPTION },
   hold_already_cancelled: { status: 409, meaning: 'The points hold was already released', tillDoes: NEW_REDEMPTION },
+  hold_released_late: {
+    status: 409,
+    meaning: 'The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released',
+    tillDoes: NEW_REDEMPTION,
+  },
   // Sales and refunds
   payment_totals_inconsistent: {
     status: 422,
@@ -322,6 +327,21 @@ export const PROBLEM_CATALOGUE = {
     status: 503,
     meaning: "The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429)",
     tillDoes: RETRY + '; writes without a redemption are queued (202) instead',
+  },
+  till_deadline_reached: {
+    status: 503,
+    meaning: 'The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done',
+    tillDoes: RETRY,
+  },
+  answer_not_found: {
+    status: 404,
+    meaning: "No answer is kept under this request id for this terminal (unknown, another terminal's, or older than 24 hours)",
+    tillDoes: 'Read the resource itself, or send the same request again with the same Idempotency-Key',
+  },
+  answer_lost: {
+    status: 503,
+    meaning: 'The request answered 202 never finished: the instance running it stopped before it had an outcome',
+    tillDoes: 'Read the resource (e.g. GET /payments/{paymentId}), or send the same request again with the same Idempotency-Key',
   },
   upstream_call_aborted: { status: 503, meaning: 'The call to the loyalty service was cancelled (e.g. the till hung up)', tillDoes: RETRY },
   upstream_rejected: {

@@ -6,6 +6,7 @@ import { terminalAuth } from './auth';
 import type { PosDeps } from './deps';
 import { admissionBeforeErrors, awaitAdmission } from './security/admission';
 import { mountRoutes } from './http/route';
+import { tillDeadline } from './http/till-deadline';
 import { enterLogContext } from './http/log-context';
 import { methodNotAllowed } from './http/method-not-allowed';
 import { mountPosDocs } from './http/ops';
@@ -40,7 +41,11 @@ export interface BffAppOptions {
   trustProxy?: boolean | number | string;
   /** Put in front of routes that need Redis (redemptions, coupon locks) so they answer 503 at once while it is down. */
   requireRedis?: RequestHandler;
+  /** How long the answer of a request the till stopped waiting for is kept for its read-back; default 24 h (as idempotency records). */
+  answerTtlMs?: number;
 }
+
+const ANSWER_TTL_MS = 24 * 3_600_000;
 
 /** The terminal and store on every log line of an authenticated request. */
 function terminalLogProps(req: Request): Record<string, unknown> {
@@ -78,13 +83,25 @@ export function createBffApp(opts: BffAppOptions): Express {
   pos.use(boundedBodyDepth());
   pos.use(cashierHeaders({ requiredByDefault: opts.deps.settings.cashierRequired ?? false }));
   pos.use(enterLogContext);
+  // Before the key: a same-key retry waits for its first run's answer as long as its till waits.
+  pos.use(tillDeadline(opts.deps.settings, opts.deps.clock));
   // After auth and parsing: a key is scoped to the terminal and bound to the parsed body.
   const keys =
     opts.idempotency ??
-    idempotency({ store: createIdempotencyStore({ prefix: '' }), ttlMs: 24 * 3_600_000, leaseMs: 30_000, clock: opts.deps.clock, logger: opts.logger });
+    idempotency({
+      store: createIdempotencyStore({ prefix: '' }),
+      ttlMs: ANSWER_TTL_MS,
+      leaseMs: 30_000,
+      clock: opts.deps.clock,
+      logger: opts.logger,
+      answers: opts.deps.tillAnswers,
+    });
   pos.use(keys.handler);
   pos.use(awaitAdmission);
-  mountRoutes(pos, opts.deps, POS_ROUTES, { requireRedis: opts.requireRedis });
+  mountRoutes(pos, opts.deps, POS_ROUTES, {
+    requireRedis: opts.requireRedis,
+    inTime: { answers: opts.deps.tillAnswers, ttlMs: opts.answerTtlMs ?? ANSWER_TTL_MS, logger: opts.logger },
+  });
   pos.use(admissionBeforeErrors);
   pos.use(keys.noteError);
   app.use('/pos/v1', pos);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../platform/metrics';
-import type { LoyaltyClient } from '../upstream';
+import type { LoyaltyClient, TillWait } from '../upstream';
 import type { Repair } from './money/repairs';
 import type { PosSettings } from './settings';
 import type { TerminalIdentity } from './terminals/types';
@@ -12,6 +12,8 @@ export interface CallContext {
   /** X-Cashier-Id and X-Shift-Id as the till sent them (validated in src/pos/audit/cashier.ts). */
   cashierId?: string;
   shiftId?: string;
+  /** How long the till waits (`Prefer: wait` or its store's default), when it said: src/pos/http/answer-in-time.ts. */
+  till?: TillWait;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { OpenRedemptionCap } from './redemptions/open-redemptions';
 import type { SharedDeps } from './context';
 import type { Store } from './terminals/types';
 import type { RedisLosses } from './reconciliation/engine';
+import type { TillAnswerStore } from './till-answers/types';
 
 /**
  * Everything the cashier operations are given, built once when the BFF is
@@ -38,6 +39,8 @@ export interface PosDeps extends SharedDeps {
   openRedemptions?: OpenRedemptionCap;
   /** Every cashier action that changes money or points, per store (src/pos/audit); absent: not kept. */
   audit?: AuditTrail;
+  /** Answers a till stopped waiting for (answered 202 at its deadline), for their read-back. */
+  tillAnswers: TillAnswerStore;
   /** The Redis data set losses recorded in a span (epoch ms); absent without Redis. */
   redisLosses?: RedisLosses;
 }

@@ -10,6 +10,7 @@ import { REFUND_ROUTES } from './refunds/routes';
 import { SALE_ROUTES } from './sales/routes';
 import { AUDIT_ROUTES } from './audit/routes';
 import { RECONCILIATION_ROUTES } from './reconciliation/routes';
+import { TILL_ANSWER_ROUTES } from './till-answers/routes';
 
 /** Every cashier route, in the order they are mounted; the OpenAPI document is made from this list. */
 export const POS_ROUTES: readonly PosRoute<PosDeps>[] = [
@@ -23,4 +24,5 @@ export const POS_ROUTES: readonly PosRoute<PosDeps>[] = [
   ...OUTBOX_ROUTES,
   ...AUDIT_ROUTES,
   ...RECONCILIATION_ROUTES,
+  ...TILL_ANSWER_ROUTES,
 ];

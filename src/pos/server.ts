@@ -22,6 +22,7 @@ import { healthRoutes } from './http/health';
 import { createOpsApp } from './http/ops';
 import { requireRedis } from './http/redis-gate';
 import { createIdempotencyStore, idempotency, type IdempotencyStore } from './idempotency';
+import { createTillAnswerStore } from './till-answers';
 import { countExpiredHold, countUpstreamCall, instrumentRedemptions } from './metrics';
 import { trackKeyVerdicts } from './metrics/loyalty-keys';
 import { countOutboxOutcome } from './outbox/metrics';
@@ -172,6 +173,7 @@ export async function startBff(
     otpTickets,
     outbox,
     batchJobs,
+    tillAnswers: createTillAnswerStore({ redis, prefix: config.redis.keyPrefix, clock }),
     openRedemptions: openRedemptionCapFor(config.security, redemptions, { redis, keyPrefix: config.redis.keyPrefix }),
     clock,
     logger,
@@ -223,7 +225,15 @@ export async function startBff(
     bodyLimitBytes: config.http.bodyLimitBytes,
     trustProxy: config.money.trustProxy,
     security: bffSecurity({ security: config.security, http: config.http }, { redis, keyPrefix: config.redis.keyPrefix }, logger),
-    idempotency: idempotency({ store: idempotencyStore, ttlMs: config.idempotency.ttlMs, leaseMs: config.idempotency.leaseMs, clock, logger }),
+    idempotency: idempotency({
+      store: idempotencyStore,
+      ttlMs: config.idempotency.ttlMs,
+      leaseMs: config.idempotency.leaseMs,
+      clock,
+      logger,
+      answers: deps.tillAnswers,
+    }),
+    answerTtlMs: config.idempotency.ttlMs,
     requireRedis: redis ? requireRedis(redis) : undefined,
     mountOps: (ops) => ops.use(health),
     serveMetrics: config.ops.metrics === 'cashier_port',

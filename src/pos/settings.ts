@@ -10,6 +10,7 @@ const FROM_CASHIER_API = [
   'refundRequiresManager',
   'couponLockMinutes',
   'otpCodeMinutes',
+  'tillWaitSeconds',
 ] as const;
 const FROM_MONEY = ['returnsAtAnyBranch', 'kioskEvents', 'kioskQr'] as const;
 

@@ -12,6 +12,10 @@ import { DEFAULT_RETRY_TUNING, realSleep, RetryTuning, Sleep, withRetries } from
 import { REQUESTS } from './requests';
 import { RawAnswer, Transport } from './transport';
 import { LoyaltyKeyPair, LoyaltyKeys, type KeySlot } from './keys';
+import { currentTill, isReadCall, tillDeadlineReached, TillWait } from './till';
+
+/** A read given less time than this by the till's deadline is not sent: it could not be answered in time. */
+const MIN_READ_MS = 50;
 
 export interface LoyaltyCallContext {
   /** Passed on as `X-Request-Id` (a fresh one when absent or not a sane id). */
@@ -30,6 +34,12 @@ export interface LoyaltyCallContext {
   precondition?: () => Promise<void>;
   /** Send with this key slot only, no fallback to the other (the key check). */
   keySlot?: KeySlot;
+  /**
+   * The till's deadline (./till); default: the one of the request this runs
+   * for, unless the call is `background`. `null`: not bounded by any (work
+   * the till is not waiting for, e.g. releasing a hold it was not told of).
+   */
+  till?: TillWait | null;
 }
 
 /** One attempt's result for metrics: `ok`, a failure kind, `auth_failed`, `aborted` or `error` (local). */
@@ -153,6 +163,10 @@ export class LoyaltyCaller {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 
     let precondition: Promise<void> | undefined;
+    const till = ctx.till === null ? undefined : (ctx.till ?? (ctx.priority === 'background' ? undefined : currentTill()));
+    const read = isReadCall(operation);
+    // Reads get only the time the till has left; a write keeps its full timeout (once sent, the till is answered 202).
+    const bounded = () => (read && till?.bounding ? till.deadline : undefined);
     return withRetries(
       {
         operation,
@@ -160,6 +174,7 @@ export class LoyaltyCaller {
         sleep: this.options.sleep ?? realSleep,
         random: this.options.random ?? Math.random,
         signal: ctx.signal,
+        deadline: bounded,
         onRetry: (attempt, delayMs, err) => this.log.debug({ operation, requestId, attempt, delayMs, code: (err as AppError).code }, 'loyalty call retried'),
       },
       async ({ attempt }) => {
@@ -171,6 +186,7 @@ export class LoyaltyCaller {
           attempt,
           requestId,
           signal: ctx.signal,
+          deadline: till?.bounding ? till.deadline : undefined,
         };
         // Started once, with the first attempt's policies; every attempt waits for it (one refused by a policy never reached it).
         if (attempt === 1 && ctx.precondition) {
@@ -179,9 +195,16 @@ export class LoyaltyCaller {
         }
         return this.policy(info, async () => {
           if (precondition) await precondition;
-          return this.attempt(operation, info, () =>
-            this.transport.send({ method: op.method, path, query: request.query, headers, body, timeoutMs: this.options.timeoutMs, signal: ctx.signal }),
-          );
+          const deadline = bounded();
+          const timeoutMs = deadline === undefined ? this.options.timeoutMs : Math.min(this.options.timeoutMs, deadline - Date.now());
+          if (timeoutMs < MIN_READ_MS) throw tillDeadlineReached();
+          till?.beforeSend(operation);
+          return this.attempt(operation, info, () => {
+            const sent = this.transport.send({ method: op.method, path, query: request.query, headers, body, timeoutMs, signal: ctx.signal });
+            // A read cut short by the till's deadline did nothing: the till hears that, not "the loyalty service is slow".
+            if (timeoutMs >= this.options.timeoutMs) return sent;
+            return sent.catch((err: unknown) => Promise.reject(upstreamFailureKind(err) === 'timeout' ? tillDeadlineReached() : err));
+          });
         });
       },
     );

@@ -30,3 +30,5 @@ export { CENT, isPaymentLine, isRefundLine, paymentLine, refundLines, transactio
 export type { RetryTuning, Sleep } from './retry';
 export { keyFingerprint, LoyaltyKeys } from './keys';
 export type { KeySlot, KeyState, KeyVerdict, LoyaltyKeyPair } from './keys';
+export { currentTill, isReadCall, tillDeadlineReached, TillWait, withTill } from './till';
+export type { TillPhase } from './till';

@@ -24,6 +24,8 @@ export interface CallInfo {
   attempt: number;
   requestId: string;
   signal?: AbortSignal;
+  /** Epoch ms the till stops waiting (`Prefer: wait`), while it waits: a policy must not hold the call past it. */
+  deadline?: number;
 }
 
 /**

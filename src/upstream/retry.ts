@@ -116,8 +116,13 @@ export interface RetryRun {
   sleep: Sleep;
   random: () => number;
   signal?: AbortSignal;
+  /** Epoch ms by which an attempt must be over (the till's deadline, for reads), if any: no retry starts that cannot end by then. */
+  deadline?: () => number | undefined;
   onRetry?: (attempt: number, delayMs: number, err: unknown) => void;
 }
+
+/** The least time a retry needs to be worth sending before a deadline. */
+const MIN_ATTEMPT_MS = 100;
 
 /**
  * Runs `attempt` until it succeeds, fails for good, or the retries run out.
@@ -134,6 +139,8 @@ export async function withRetries<T>(run: RetryRun, attemptOnce: (state: Attempt
       if (run.signal?.aborted) throw final(err);
       const delay = nextDelayMs(err, run.operation, attempt, run.tuning, run.random);
       if (delay === null) throw final(err);
+      const deadline = run.deadline?.();
+      if (deadline !== undefined && Date.now() + delay + MIN_ATTEMPT_MS > deadline) throw final(err);
       if (!certainlyNotDelivered(err)) earlierMayHaveLanded = true;
       run.onRetry?.(attempt, delay, err);
       await run.sleep(delay, run.signal).catch((e: unknown) => {

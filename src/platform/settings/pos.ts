@@ -28,6 +28,14 @@ export const pos = feature({
     holdSafetyMarginSeconds: setting('HOLD_SAFETY_MARGIN_SECONDS', nonNegativeInt.max(3600).default(30), {
       description: 'A payment refuses a redemption with less than this left before its hold expires, in seconds.',
     }),
+    tillWaitSeconds: setting('TILL_WAIT_SECONDS', positiveInt.max(120).optional(), {
+      description:
+        'How long a till waits for an answer, in seconds (1..120), when it sends no `Prefer: wait`: within it the BFF always ' +
+        'answers (202 with a read-back link when a write is still under way, 503 till_deadline_reached when nothing was sent). ' +
+        'A store of the terminals file may set its own (`tillWaitSeconds`). Unset: no deadline, the till waits as long as the BFF takes.',
+      default: 'unset (no deadline)',
+      readme: 'how long a till waits when it sends no `Prefer: wait`; unset: as long as it takes',
+    }),
     sweeperIntervalMs: setting('SWEEPER_INTERVAL_MS', positiveInt.max(600_000).default(1000), {
       description: 'How often the hold sweeper looks for expired holds, in milliseconds.',
     }),

@@ -3,7 +3,9 @@ import { requestIdOf } from '../../platform/http';
 import { identityOf } from '../auth';
 import { cashierOf } from '../audit/cashier';
 import type { CallContext } from '../context';
+import { tillOf } from './till-deadline';
 
 export function callContext(req: Request, res: Response): CallContext {
-  return { identity: identityOf(res), requestId: requestIdOf(req), ...cashierOf(res) };
+  const till = tillOf(res);
+  return { identity: identityOf(res), requestId: requestIdOf(req), ...cashierOf(res), ...(till ? { till } : {}) };
 }

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { AppError } from '../../platform/errors';
 import type { ErrorRenderer } from '../../platform/http';
 import { requestIdOf } from '../../platform/http';
 
@@ -8,6 +9,12 @@ import { requestIdOf } from '../../platform/http';
  * `errors` for validation failures. Never a stack, never an upstream body.
  */
 export const renderProblem: ErrorRenderer = (err, req, res) => {
+  const { status, body } = problemAnswer(err, requestIdOf(req));
+  res.status(status).type('application/problem+json').send(JSON.stringify(body));
+};
+
+/** The status and body `renderProblem` writes for `err`: also the stored answer of a request that ended after its till stopped waiting. */
+export function problemAnswer(err: AppError, requestId: string): { status: number; body: Record<string, unknown> } {
   const status = err.status >= 500 && err.status !== 502 && err.status !== 503 && err.status !== 504 ? 500 : err.status;
   const body: Record<string, unknown> = {
     type: `urn:pos-loyalty:problem:${err.code}`,
@@ -15,11 +22,11 @@ export const renderProblem: ErrorRenderer = (err, req, res) => {
     status,
     detail: err.message,
     code: err.code,
-    requestId: requestIdOf(req),
+    requestId,
     errorId: err.id,
   };
   if (err.errors?.length) body.errors = err.errors;
   if (err.retryAfterSeconds !== undefined) body.retryAfterSeconds = Math.max(1, Math.ceil(err.retryAfterSeconds));
   if (err.extra) Object.assign(body, err.extra);
-  res.status(status).type('application/problem+json').send(JSON.stringify(body));
-};
+  return { status, body };
+}

@@ -10,6 +10,9 @@ import type { ErrorName } from '../openapi/errors';
 import { statusFor } from '../outbox/forward';
 import type { TerminalRole } from '../terminals/types';
 import { callContext } from './context';
+import { answerInTime, type InTimeOptions } from './answer-in-time';
+import { Replay, replay } from './replay';
+import type { StoredResponse } from '../idempotency/types';
 
 export const POS_API_PREFIX = '/pos/v1';
 
@@ -57,7 +60,7 @@ export interface PosRoute<
   queued?: { schema: NonNullable<QS>; example: unknown };
   errors: ErrorName[];
   /** Its answer is what the schemas say (checked when the entry compiles). A property, so `D` is checked contravariantly. */
-  handle: (deps: D, ctx: CallContext, input: Input<P, Q, B>) => Promise<z.output<S> | Out<QS>>;
+  handle: (deps: D, ctx: CallContext, input: Input<P, Q, B>) => Promise<z.output<S> | Out<QS> | Replay>;
 }
 
 /**
@@ -110,7 +113,7 @@ export function mountRoutes<D extends { settings: PosSettings }>(
   router: Router,
   deps: D,
   routes: readonly PosRoute<D>[],
-  opts: { requireRedis?: RequestHandler } = {},
+  opts: { requireRedis?: RequestHandler; inTime?: InTimeOptions } = {},
 ): void {
   for (const r of routes) {
     const guards: RequestHandler[] = [requireRole(...(r.rolesFor?.(deps.settings) ?? r.roles))];
@@ -122,12 +125,27 @@ export function mountRoutes<D extends { settings: PosSettings }>(
         query: r.query ? parseOrThrow(r.query, req.query, 'query') : undefined,
         body: r.body ? parseOrThrow(r.body.schema, req.body ?? r.body.emptyIs) : undefined,
       };
-      const view = await r.handle(deps, callContext(req, res), input);
-      res.status(r.queued ? statusFor(view, r.success.status) : r.success.status);
-      const form = r.formats?.[String((input.query as { format?: unknown } | undefined)?.format)];
-      if (form) return void res.type(form.contentType).send(form.write(view));
-      if (r.success.location) res.location(`${POS_API_PREFIX}${r.path}/${(view as { id: string }).id}`);
-      res.json(view);
+      const ctx = callContext(req, res);
+      const write = (view: unknown) => {
+        if (view instanceof Replay) return replay(res, view);
+        res.status(statusOf(view));
+        const form = r.formats?.[String((input.query as { format?: unknown } | undefined)?.format)];
+        if (form) return void res.type(form.contentType).send(form.write(view));
+        if (r.success.location) res.location(locationOf(view));
+        res.json(view);
+      };
+      const statusOf = (view: unknown) => (r.queued ? statusFor(view, r.success.status) : r.success.status);
+      const locationOf = (view: unknown) => `${POS_API_PREFIX}${r.path}/${(view as { id: string }).id}`;
+      // What `write` sends, kept for the read-back when the till stopped waiting first (writes have no other formats).
+      const late = (view: unknown): StoredResponse => ({
+        status: statusOf(view),
+        contentType: 'application/json; charset=utf-8',
+        ...(r.success.location ? { location: locationOf(view) } : {}),
+        body: JSON.stringify(view),
+      });
+      const handle = () => r.handle(deps, ctx, input);
+      if (ctx.till && opts.inTime) return answerInTime(req, res, ctx.till, handle, write, late, opts.inTime);
+      write(await handle());
     });
   }
 }

@@ -7,6 +7,8 @@ import { admitted } from '../security/admission';
 import { requestFingerprint } from './fingerprint';
 import { keyOutcome } from '../money/till-outcome';
 import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
+import type { TillAnswerStore } from '../till-answers/types';
+import { sameKeyWhileRunning } from './same-key';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -15,6 +17,19 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 /** A request that runs longer than this stops renewing its lease (a hung handler must not hold a key forever). */
 const MAX_RENEW_MS = 5 * 60_000;
 const ERROR_SLOT = 'idempotencyError';
+const PROVISIONAL_SLOT = 'idempotencyProvisional';
+const LATE_SLOT = 'idempotencySettle';
+
+/** The next answer sent is the 202 given at the till's deadline: not stored, the key stays running (lease renewed). */
+export function markProvisional(res: Response): void {
+  res.locals[PROVISIONAL_SLOT] = true;
+}
+
+/** After a provisional 202: stores the request's final answer under its key (or frees it) by the same rule as a sent one. */
+export async function answeredLate(res: Response, response: StoredResponse, err: unknown): Promise<void> {
+  const settle = res.locals[LATE_SLOT] as ((r: StoredResponse, e: unknown) => Promise<void>) | undefined;
+  await settle?.(response, err);
+}
 
 export interface IdempotencyOptions {
   store: IdempotencyStore;
@@ -24,6 +39,8 @@ export interface IdempotencyOptions {
   leaseMs: number;
   clock?: () => number;
   logger: Logger;
+  /** The answers given 202 at a till's deadline: a same-key retry is the till coming back for one (../till-answers). */
+  answers?: TillAnswerStore;
 }
 
 export interface Idempotency {
@@ -71,9 +88,14 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
       );
     }
     if (found.kind === 'running') {
-      throw problem('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', {
-        retryAfterSeconds: 1,
-      });
+      const after = await sameKeyWhileRunning({ res, slot, fingerprint, owner, opts, clock });
+      if (after.kind === 'running') {
+        throw problem('idempotency_request_in_progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer', {
+          retryAfterSeconds: 1,
+        });
+      }
+      if (after.kind === 'pending') return;
+      if (after.kind === 'done') return replay(res, after.response);
     }
     if (found.kind === 'done') return replay(res, found.response);
     recordResponse(req, res, slot, owner, fingerprint, opts, clock);
@@ -125,38 +147,45 @@ function recordResponse(
   renewal.unref();
 
   let settled = false;
-  const send = res.send.bind(res);
-  res.send = function sendRecorded(body?: unknown) {
-    // send(object) goes through res.json, which calls send again with the JSON text.
-    if (settled || (body !== null && typeof body === 'object' && !Buffer.isBuffer(body))) return send(body);
+  /** Stores the final answer (or frees the key) by the one rule, `keyOutcome`. */
+  const settle = (response: StoredResponse, err: unknown): Promise<void> => {
     settled = true;
     clearInterval(renewal);
-    const text = body === undefined || body === null ? '' : Buffer.isBuffer(body) ? body.toString('utf8') : String(body);
-    const response: StoredResponse = { status: res.statusCode, body: text };
-    const type = res.getHeader('Content-Type');
-    const location = res.getHeader('Location');
-    if (type !== undefined) response.contentType = String(type);
-    if (location !== undefined) response.location = String(location);
-    const outcome = keyOutcome(res.statusCode, res.locals[ERROR_SLOT]);
+    const outcome = keyOutcome(response.status, err);
     const saved =
       outcome === 'keep'
         ? opts.store.complete(slot, owner, fingerprint, response, clock(), opts.ttlMs)
         : outcome === 'release'
           ? opts.store.release(slot, owner)
           : Promise.resolve(true);
-    saved
+    return saved
       .then((ok) => {
-        if (!ok) log().warn({ status: res.statusCode }, 'idempotency lease was lost before the response was stored; a retry may run again');
+        if (!ok) log().warn({ status: response.status }, 'idempotency lease was lost before the response was stored; a retry may run again');
       })
-      .catch((err: Error) =>
-        log().error({ err: { message: err.message }, status: res.statusCode }, 'could not store the idempotent response; its key frees after the lease'),
-      )
-      .finally(() => send(body));
+      .catch((e: Error) =>
+        log().error({ err: { message: e.message }, status: response.status }, 'could not store the idempotent response; its key frees after the lease'),
+      );
+  };
+  res.locals[LATE_SLOT] = settle;
+  const send = res.send.bind(res);
+  res.send = function sendRecorded(body?: unknown) {
+    // send(object) goes through res.json, which calls send again with the JSON text.
+    if (settled || (body !== null && typeof body === 'object' && !Buffer.isBuffer(body))) return send(body);
+    // The 202 of a till that stopped waiting is not the key's answer: the key stays running until `answeredLate`.
+    if (res.locals[PROVISIONAL_SLOT] === true) return send(body);
+    const text = body === undefined || body === null ? '' : Buffer.isBuffer(body) ? body.toString('utf8') : String(body);
+    const response: StoredResponse = { status: res.statusCode, body: text };
+    const type = res.getHeader('Content-Type');
+    const location = res.getHeader('Location');
+    if (type !== undefined) response.contentType = String(type);
+    if (location !== undefined) response.location = String(location);
+    void settle(response, res.locals[ERROR_SLOT]).finally(() => send(body));
     return res;
   } as Response['send'];
 
   // A response written without send (res.end) is not replayable: free the key.
   res.once('finish', () => {
+    if (res.locals[PROVISIONAL_SLOT] === true) return;
     clearInterval(renewal);
     if (!settled) {
       settled = true;

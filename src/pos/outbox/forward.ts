@@ -111,6 +111,8 @@ export async function sendOrQueue<V, S extends object>(
   const queue = async (reason: string) => {
     // A policy may refuse the call before its precondition was awaited: nothing is queued before `first` is done.
     await runFirst();
+    // A till told "nothing was done" at its deadline must not have it done later from the queue.
+    ctx.till?.beforeSend('queue');
     const id = newOutboxId();
     return { ...summary, ...(await queueWork(deps, ctx, prepare(work, id), reason, id)) };
   };

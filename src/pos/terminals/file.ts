@@ -31,6 +31,8 @@ export const StoreSchema = z.strictObject({
     .optional(),
   /** Tills must send X-Cashier-Id and X-Shift-Id on every write; absent: CASHIER_ID_REQUIRED. */
   requireCashier: z.boolean().optional(),
+  /** Seconds its tills wait without `Prefer: wait` (1..120); absent: TILL_WAIT_SECONDS. */
+  tillWaitSeconds: z.number().int().min(1).max(120).optional(),
 });
 
 export const TerminalSchema = z.strictObject({

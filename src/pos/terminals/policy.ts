@@ -2,11 +2,12 @@ import type { PosSettings } from '../settings';
 import type { Store } from './types';
 
 /** The settings a store of the terminals file may override, with the fleet's values as their defaults. */
-export type StorePolicy = Required<Pick<PosSettings, 'cashierRequired' | 'kioskEvents' | 'holdSafetyMarginSeconds' | 'returnsAtAnyBranch'>>;
+export type StorePolicy = Required<Pick<PosSettings, 'cashierRequired' | 'kioskEvents' | 'holdSafetyMarginSeconds' | 'returnsAtAnyBranch'>> &
+  Pick<PosSettings, 'tillWaitSeconds'>;
 
 /**
  * The values a store works by: its own from the terminals file where it names
- * them (`requireCashier`, `kioskEvents`), else the settings. The one place a
+ * them (`requireCashier`, `kioskEvents`, `tillWaitSeconds`), else the settings. The one place a
  * store's override is read; a caller passes the settings it reads and gets
  * those back, each the store's effective value.
  */
@@ -15,6 +16,7 @@ export function storePolicy<S extends Partial<StorePolicy>>(store: Store, settin
   const own: Partial<StorePolicy> = {
     ...('cashierRequired' in given ? { cashierRequired: store.requireCashier ?? given.cashierRequired } : {}),
     ...('kioskEvents' in given ? { kioskEvents: store.kioskEvents ?? given.kioskEvents } : {}),
+    ...('tillWaitSeconds' in given ? { tillWaitSeconds: store.tillWaitSeconds ?? given.tillWaitSeconds } : {}),
   };
   return { ...settings, ...own };
 }

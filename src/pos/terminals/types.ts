@@ -10,6 +10,8 @@ export interface Store {
   kioskEvents?: string[];
   /** Tills must name the cashier and shift on every write; absent: the CASHIER_ID_REQUIRED setting. */
   requireCashier?: boolean;
+  /** Seconds its tills wait for an answer without `Prefer: wait`; absent: the TILL_WAIT_SECONDS setting. */
+  tillWaitSeconds?: number;
 }
 
 export interface Terminal {

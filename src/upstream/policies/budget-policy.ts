@@ -24,6 +24,8 @@ export function budgetPolicy(budget: UpstreamBudget, opts: BudgetPolicyOptions):
   return async (info, next) => {
     const r = await budget.reserve(info.bucket, info.priority);
     if (!r.ok) throw overBudget(Math.max(0.001, r.retryAfterMs / 1000));
+    // A wait the till will not see the end of is refused now, nothing sent (a write that can wait is queued).
+    if (info.deadline !== undefined && Date.now() + r.waitMs > info.deadline) throw overBudget(Math.max(0.001, r.waitMs / 1000));
     if (r.waitMs >= 1) await sleep(Math.round(r.waitMs), info.signal);
     try {
       return await next();

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+
+/**
+ * The till's deadline (`Prefer: wait`) over real HTTP, against the sandbox
+ * made slow on every call. Bounds are asserted on the clock; "it happened" is
+ * waited for with generous ceilings.
+ */
+describe('the till deadline (Prefer: wait) against a slow loyalty service', () => {
+  let s: Stack;
+  const slow = (latencyMs: number) =>
+    s.sandboxAdmin
+      .put('/_sandbox/faults')
+      .set(SANDBOX_KEYS)
+      .send({ rules: [{ operation: '*', latencyMs }] })
+      .expect(200);
+  const fast = () => s.sandboxAdmin.delete('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
+  const payments = async (paymentId: string) =>
+    s.sentUpstream().filter((e) => e.method === 'POST' && e.path.endsWith('/payments') && JSON.stringify(e.body ?? '').includes(paymentId));
+
+  beforeAll(async () => {
+    s = await startStack({ store: 'redis', env: { LOYALTY_TIMEOUT_MS: '15000' } });
+  });
+  afterAll(() => s.close());
+  afterEach(() => fast());
+
+  async function timed<T>(run: () => PromiseLike<T>): Promise<{ value: T; ms: number }> {
+    const started = Date.now();
+    const value = await run();
+    return { value, ms: Date.now() - started };
+  }
+
+  it('a sale with its receipt answers within 3 s (202 with a read-back), the same-key retry settles it once, the read-back shows it', async () => {
+    await s.seed('dl-sale', 100);
+    await slow(4000);
+    const key = randomUUID();
+    const body = { customerId: 'dl-sale', paymentId: 'dl-pay-1', totalPaid: 40 };
+    const { value: res, ms } = await timed(() =>
+      s.pos('cashier').post('/payments', body).set('Idempotency-Key', key).set('Prefer', 'wait=3').set('X-Request-Id', 'dl-req-sale-1'),
+    );
+    expect(ms).toBeLessThan(3000);
+    expect(res.status).toBe(202);
+    expect(res.headers['preference-applied']).toBe('wait=3');
+    expect(res.headers.location).toBe('/pos/v1/answers/dl-req-sale-1');
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toMatchObject({ pending: true, requestId: 'dl-req-sale-1', location: '/pos/v1/answers/dl-req-sale-1' });
+
+    // While it runs, the read-back says so.
+    const pending = await s.pos('cashier').get('/answers/dl-req-sale-1');
+    expect(pending.status).toBe(202);
+    expect(pending.headers['retry-after']).toBe('1');
+
+    // The same-key retry waits (its own deadline) and replays the final answer once it lands.
+    let retry = await s.pos('cashier').post('/payments', body).set('Idempotency-Key', key).set('Prefer', 'wait=10');
+    if (retry.status === 202) retry = await s.pos('cashier').post('/payments', body).set('Idempotency-Key', key).set('Prefer', 'wait=10');
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toMatchObject({ paymentId: 'dl-pay-1', status: 'recorded' });
+
+    const back = await s.pos('cashier').get('/answers/dl-req-sale-1').expect(201);
+    expect(back.headers['answer-replayed']).toBe('true');
+    expect(back.body).toEqual(retry.body);
+    expect(await payments('dl-pay-1')).toHaveLength(1);
+    // Another terminal cannot read it.
+    await s.pos('manager').get('/answers/dl-req-sale-1').expect(404);
+  }, 60_000);
+
+  it('a customer lookup answers within 3 s with a refusal naming its code; Preference-Applied only when honoured', async () => {
+    await s.seed('dl-look', 10);
+    await slow(4000);
+    const { value: res, ms } = await timed(() => s.pos('cashier').get('/customers/dl-look').set('Prefer', 'wait=3'));
+    expect(ms).toBeLessThan(3000);
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('till_deadline_reached');
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.headers['preference-applied']).toBe('wait=3');
+
+    await fast();
+    for (const bad of ['wait=0', 'wait=121', 'wait=abc', 'wait=2.5', 'wait']) {
+      const r = await s.pos('cashier').get('/customers/dl-look').set('Prefer', bad);
+      expect([bad, r.status, r.headers['preference-applied']]).toEqual([bad, 200, undefined]);
+    }
+    const ok = await s.pos('cashier').get('/customers/dl-look').set('Prefer', 'respond-async, wait=5');
+    expect(ok.status).toBe(200);
+    expect(ok.headers['preference-applied']).toBe('wait=5');
+  }, 60_000);
+
+  it('an unknown answer is 404 answer_not_found', async () => {
+    const res = await s.pos('cashier').get('/answers/no-such-request').expect(404);
+    expect(res.body.code).toBe('answer_not_found');
+  });
+
+  it('without a deadline nothing changes: the till waits', async () => {
+    await s.seed('dl-none', 10);
+    await slow(1000);
+    const { value: res, ms } = await timed(() => s.pos('cashier').get('/customers/dl-none'));
+    expect(res.status).toBe(200);
+    expect(ms).toBeGreaterThanOrEqual(1000);
+    expect(res.headers['preference-applied']).toBeUndefined();
+  }, 30_000);
+});
