@@ -36,6 +36,10 @@ export interface Metrics {
   readonly holdsOpen: Gauge;
   /** `via`: `sweep` (the sweeper claimed it) or `read` (a read found it due first). */
   readonly holdsExpired: Counter<'via'>;
+  /** Holds sent whose answer never came (timeout, connection lost): maybe placed, and a hold carries no id to find it by. */
+  readonly holdsUnanswered: Counter;
+  /** Holds that landed after the till stopped waiting (it was answered 202) and nobody came back for: released at once. */
+  readonly holdsReleasedLate: Counter;
   /** A POST answered from its idempotency record instead of running again. */
   readonly idempotentReplays: Counter;
   /** Customer sign-ups at the till (`PUT /customers/:id`): created, updated, or failed. */
@@ -137,6 +141,16 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       registers,
     }),
     holdsOpen: sampled('holdsOpen', 'pos_holds_open', 'Held redemptions whose hold has not ended (the expiry index)'),
+    holdsUnanswered: new Counter({
+      name: 'pos_holds_unanswered_total',
+      help: 'Holds sent whose answer never came (maybe placed; flagged in the reconciliation)',
+      registers,
+    }),
+    holdsReleasedLate: new Counter({
+      name: 'pos_holds_released_late_total',
+      help: 'Holds that landed after the till stopped waiting and nobody came back for: released',
+      registers,
+    }),
     holdsExpired: new Counter({ name: 'pos_holds_expired_total', help: 'Holds this instance expired, by how (sweep or read)', labelNames: ['via'], registers }),
     idempotentReplays: new Counter({
       name: 'pos_idempotent_replays_total',

@@ -1,7 +1,8 @@
 /** Placing and releasing a hold upstream, and estimating when it ends. */
 import type { HoldRequest } from '../../contract';
-import { isProblem } from '../../platform/problem';
-import type { HoldAnswer } from '../../upstream';
+import { isProblem, problem } from '../../platform/problem';
+import { noteForAudit } from '../audit/record';
+import { failureOf, type HoldAnswer } from '../../upstream';
 import type { CallContext } from '../context';
 import { confirmExpiry, estimatedExpiry, lookUpExpiry } from './hold-period';
 import type { Redemption, RedemptionAsk } from './types';
@@ -43,10 +44,31 @@ export async function sendHold(
     );
   } catch (err) {
     if (isProblem(err, 'otp_invalid')) await deps.upstreamOtp.learn(true);
+    // Maybe placed, and a hold has no id of ours to find it by: counted here, flagged in the day's reconciliation.
+    if (failureOf(err) === 'unknown') deps.metrics.holdsUnanswered.inc();
     throw err;
   }
   if (extra.otp === undefined) await deps.upstreamOtp.learn(false);
+  await keepOnlyIfAwaited(deps, ctx, hold);
   return hold;
+}
+
+/**
+ * A hold that landed after the till stopped waiting (it was answered 202) is
+ * kept only if the till came back for it first (read the answer, or retried
+ * with the key); otherwise nobody would know the points are held: released
+ * now, and the answer kept for the till says so.
+ */
+async function keepOnlyIfAwaited(deps: RedemptionDeps, ctx: CallContext, hold: HoldAnswer): Promise<void> {
+  if (ctx.till?.phase !== 'pending' || (await ctx.till.cameBack())) return;
+  deps.metrics.holdsReleasedLate.inc();
+  noteForAudit({ holdReference: hold.holdReference });
+  deps.logger.warn({ requestId: ctx.requestId }, 'a hold landed after the till stopped waiting and nobody came back for it: released');
+  await releaseOrphan(deps, ctx, hold.holdReference);
+  throw problem(
+    'hold_released_late',
+    'The points were held after the till stopped waiting, and nobody came back for them, so they were released: start a new redemption',
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Metrics } from '../../platform/metrics';
 /** What the redemption use cases share: their parts, new ids, the ask as a key, reading one of the store's redemptions. */
 import { randomBytes } from 'node:crypto';
 import { problem } from '../../platform/problem';
@@ -20,6 +21,7 @@ export type RedemptionDeps = RedemptionOtpClaimDeps &
     upstreamOtp: UpstreamOtp;
     /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */
     openRedemptions?: OpenRedemptionCap;
+    metrics: Pick<Metrics, 'holdsUnanswered' | 'holdsReleasedLate'>;
   };
 
 export function newRedemptionId(): string {
