@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { waitFor } from './helpers';
 
 /**
  * The till's deadline (`Prefer: wait`) over real HTTP, against the sandbox
@@ -98,4 +100,37 @@ describe('the till deadline (Prefer: wait) against a slow loyalty service', () =
     expect(ms).toBeGreaterThanOrEqual(1000);
     expect(res.headers['preference-applied']).toBeUndefined();
   }, 30_000);
+
+  it('a sale whose receipt reads do not fit answers 201 with receipt null and where to read it', async () => {
+    await s.seed('dl-rcpt', 100);
+    await slow(2000);
+    const started = Date.now();
+    const res = await s.pos('cashier').post('/payments', { customerId: 'dl-rcpt', paymentId: 'dl-pay-rcpt', totalPaid: 40 }).set('Prefer', 'wait=3');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(res.status).toBe(201);
+    expect(res.body.receipt).toBeNull();
+    expect(res.body.receiptLocation).toBe('/pos/v1/payments/dl-pay-rcpt/receipt');
+    await fast();
+    const receipt = await s.pos('cashier').get('/payments/dl-pay-rcpt/receipt').expect(200);
+    expect(receipt.body).toMatchObject({ pointsEarned: res.body.pointsEarned, balanceAfter: 100 + res.body.pointsEarned });
+  }, 30_000);
+
+  it("a store's TILL_WAIT_SECONDS is its tills' deadline without Prefer (no Preference-Applied); another store's tills wait", async () => {
+    const file = JSON.parse(readFileSync(s.terminalsFile, 'utf8')) as { stores: { id: string; tillWaitSeconds?: number }[] };
+    file.stores.find((st) => st.id === 'store-001')!.tillWaitSeconds = 2;
+    writeFileSync(s.terminalsFile, JSON.stringify(file, null, 2));
+    await waitFor('the store default loaded', () => s.bff.registry.stores().some((st) => st.id === 'store-001' && st.tillWaitSeconds === 2), 20_000);
+    await s.seed('dl-store', 10);
+    await slow(3000);
+    let started = Date.now();
+    const bounded = await s.pos('cashier').get('/customers/dl-store');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(bounded.status).toBe(503);
+    expect(bounded.body.code).toBe('till_deadline_reached');
+    expect(bounded.headers['preference-applied']).toBeUndefined();
+    started = Date.now();
+    const other = await s.pos('otherCashier').get('/customers/dl-store');
+    expect(other.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+  }, 60_000);
 });

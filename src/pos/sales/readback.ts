@@ -1,3 +1,4 @@
+import { buildReceipt, readAfterSale, type Receipt } from './receipt';
 import { isProblem, problem } from '../../platform/problem';
 import type { OrderTransactionsAnswer } from '../../upstream/coupon-answers';
 import type { CallContext, SharedDeps } from '../context';
@@ -92,4 +93,19 @@ export async function readRefund(deps: ReadbackDeps, ctx: CallContext, refundId:
     pointsGivenBack: sum(list, ['Cancel']),
     at: iso(main.transactionDate),
   };
+}
+
+/**
+ * GET /payments/{paymentId}/receipt: the receipt block of a sale answered
+ * without it (its reads did not fit in the time the till waits), from what the
+ * sale did upstream and the customer's balance and tier now.
+ */
+export async function readReceipt(deps: ReadbackDeps & Pick<SharedDeps, 'logger'>, ctx: CallContext, paymentId: string): Promise<Receipt> {
+  const sale = await readPayment(deps, ctx, paymentId);
+  return buildReceipt(deps, ctx, readAfterSale(deps, ctx, sale.customerId), {
+    pointsEarned: sale.pointsEarned,
+    pointsRedeemed: sale.pointsRedeemed,
+    pointsGivenBack: 0,
+    pointsTakenBack: 0,
+  });
 }

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
 import { refundExamples } from '../refunds/examples';
 import { QueuedSaleRefundSchema, SaleRefundSchema } from '../refunds/schemas';
-import { saleExamples } from './examples';
+import { receiptExample, saleExamples } from './examples';
 import * as sale from './schemas';
 import { previewEarn } from './earn-preview';
 import { completeSale } from './operations';
 import { voidCompletedSale, type SaleRefundDeps } from '../refunds/sale-refunds';
-import { readPayment } from './readback';
+import { readPayment, readReceipt } from './readback';
 import { ReceiptQuery } from './receipt-query';
 
 import type { SaleDeps } from './operations';
@@ -94,5 +94,19 @@ export const SALE_ROUTES = [
     success: { status: 200, description: 'The sale', schema: sale.PaymentReadbackSchema, example: saleExamples.paymentRead },
     errors: READ_ERRORS,
     handle: (deps, ctx, { params, query }) => readPayment(deps, ctx, params.paymentId, query.customerId),
+  }),
+  route({
+    method: 'get',
+    path: '/payments/:paymentId/receipt',
+    operationId: 'getPaymentReceipt',
+    tag: 'Payments',
+    roles: TILL,
+    summary: "A sale's receipt block, when the sale was answered without it (`receiptLocation`)",
+    description:
+      "The points the sale earned and redeemed as the loyalty service lists them, with the customer's balance and tier now. 404 as GET /payments/{paymentId}.",
+    params: paymentId("The sale's paymentId"),
+    success: { status: 200, description: 'The receipt block', schema: sale.ReceiptSchema.unwrap(), example: receiptExample },
+    errors: READ_ERRORS,
+    handle: (deps, ctx, { params }) => readReceipt(deps, ctx, params.paymentId),
   }),
 ];

@@ -116,7 +116,10 @@ export const ReceiptSchema = z
       .describe(`Ready to print: plain text, ${RECEIPT_WIDTH} printed columns each (a double-width character, as in ポイント, takes two)`),
   })
   .nullable()
-  .describe('Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded)');
+  .describe(
+    'Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit ' +
+      'in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it',
+  );
 
 export const SalePaymentSchema = PaymentViewSchema.extend({
   couponLock: z
@@ -124,6 +127,10 @@ export const SalePaymentSchema = PaymentViewSchema.extend({
     .optional()
     .describe('The coupon lock the payment used, when one was named'),
   receipt: ReceiptSchema,
+  receiptLocation: z
+    .string()
+    .optional()
+    .describe('Present when `receipt` is null because its reads did not fit in the time the till waits: GET it for the receipt block'),
 });
 
 const Txn = z.strictObject({
