@@ -61,6 +61,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/pos/v1/answers/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The outcome of a write the till stopped waiting for (answered 202 at its Prefer: wait)
+         * @description While the write runs: 202, this body and Retry-After. Then its final answer exactly as its route gave it (status, e.g. 201, 202 `queued`, 409, 503, and body), with `Answer-Replayed: true`. A terminal reads only its own; 404 `answer_not_found` when unknown or older than 24 hours; 503 `answer_lost` when the instance running it stopped (read the resource, or send the same request again with the same Idempotency-Key). Reading it counts as coming back for it: a points hold placed after the 202 is then kept (otherwise it is released when it lands). With `Prefer: wait=<seconds>` it waits for the outcome up to then (a long poll).
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        get: operations["readAnswer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pos/v1/audit": {
         parameters: {
             query?: never;
@@ -463,6 +485,28 @@ export type paths = {
          *     **Terminal roles:** cashier, manager.
          */
         get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pos/v1/payments/{paymentId}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sale's receipt block, when the sale was answered without it (`receiptLocation`)
+         * @description The points the sale earned and redeemed as the loyalty service lists them, with the customer's balance and tier now. 404 as GET /payments/{paymentId}.
+         *
+         *     **Terminal roles:** cashier, manager.
+         */
+        get: operations["getPaymentReceipt"];
         put?: never;
         post?: never;
         delete?: never;
@@ -902,6 +946,18 @@ export type components = {
             totalDiscount?: number;
             totalPaid: number;
             totalTax?: number;
+        };
+        /** @description The till stopped waiting (Prefer: wait) while a write was on its way to the loyalty service: it may have been done. Read the outcome at `location` (or send the same request again with the same Idempotency-Key); never start over. */
+        PendingAnswer: {
+            detail: string;
+            /** @description GET it for the outcome (also the Location header): /pos/v1/answers/{requestId} */
+            location: string;
+            /** @enum {boolean} */
+            pending: true;
+            /** @description The X-Request-Id of the request still running */
+            requestId: string;
+            /** @description Also the Retry-After header */
+            retryAfterSeconds: number;
         };
         /** @description RFC 9457 problem details (application/problem+json) */
         Problem: {
@@ -1365,6 +1421,11 @@ export type components = {
          */
         IdempotencyKeyRequired: string;
         /**
+         * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+         * @example wait=3
+         */
+        Prefer: string;
+        /**
          * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
          * @example till-7-000123
          */
@@ -1409,6 +1470,7 @@ export type OrderBatchRequest = components['schemas']['OrderBatchRequest'];
 export type OrderBatchStatus = components['schemas']['OrderBatchStatus'];
 export type OutboxEntry = components['schemas']['OutboxEntry'];
 export type PaymentRequest = components['schemas']['PaymentRequest'];
+export type PendingAnswer = components['schemas']['PendingAnswer'];
 export type Problem = components['schemas']['Problem'];
 export type QueuedEvents = components['schemas']['QueuedEvents'];
 export type QueuedOrderBatch = components['schemas']['QueuedOrderBatch'];
@@ -1440,6 +1502,7 @@ export type ResponseUnsupportedMediaType = components['responses']['UnsupportedM
 export type ParameterCashierId = components['parameters']['CashierId'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type ParameterIdempotencyKeyRequired = components['parameters']['IdempotencyKeyRequired'];
+export type ParameterPrefer = components['parameters']['Prefer'];
 export type ParameterRequestId = components['parameters']['RequestId'];
 export type ParameterShiftId = components['parameters']['ShiftId'];
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed'];
@@ -1524,6 +1587,59 @@ export interface operations {
             431: components["responses"]["HeaderFieldsTooLarge"];
         };
     };
+    readAnswer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The X-Request-Id of the request answered 202 (the end of its Location) */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Still running: read again after Retry-After */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "9f1c2d3e-0000-4000-8000-000000000001",
+                     *       "location": "/pos/v1/answers/9f1c2d3e-0000-4000-8000-000000000001",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getAuditTrail: {
         parameters: {
             query?: {
@@ -1544,6 +1660,11 @@ export interface operations {
                 to?: string;
             };
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -1617,6 +1738,11 @@ export interface operations {
                  * @example 7d1e4c2a-redemption
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -1717,6 +1843,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1734,6 +1887,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -1830,6 +1988,11 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
                  */
@@ -1918,6 +2081,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1940,6 +2130,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2024,6 +2219,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2043,6 +2265,11 @@ export interface operations {
                 lang?: string;
             };
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -2119,6 +2346,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2231,6 +2463,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2246,6 +2504,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2289,6 +2552,32 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerDeleted"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2307,6 +2596,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2351,6 +2645,33 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerDeleted"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2364,6 +2685,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -2416,6 +2742,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2479,6 +2810,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2501,6 +2859,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2548,7 +2911,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventsAccepted"];
                 };
             };
-            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. */
+            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. Or: The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
             202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -2597,6 +2960,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2654,6 +3022,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
@@ -2704,6 +3077,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -2768,6 +3146,11 @@ export interface operations {
             };
             header?: {
                 /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
@@ -2830,6 +3213,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
                  */
@@ -2889,6 +3277,32 @@ export interface operations {
                     "application/json": components["schemas"]["OutboxEntry"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2906,6 +3320,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -2967,6 +3386,33 @@ export interface operations {
                     "application/json": components["schemas"]["OutboxEntry"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2984,6 +3430,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -3044,6 +3495,33 @@ export interface operations {
                     "application/json": components["schemas"]["OutboxEntry"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3065,6 +3543,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -3169,7 +3652,7 @@ export interface operations {
                         paymentId: string;
                         pointsEarned: number | null;
                         pointsRedeemed: number | null;
-                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
+                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
@@ -3195,6 +3678,8 @@ export interface operations {
                                 progress: number;
                             } | null;
                         } | null;
+                        /** @description Present when `receipt` is null because its reads did not fit in the time the till waits: GET it for the receipt block */
+                        receiptLocation?: string;
                         /** @description The redemption the payment used, when one was named */
                         redemption?: {
                             id: string;
@@ -3209,7 +3694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. */
+            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. Or: The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
             202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3254,6 +3739,11 @@ export interface operations {
                 customerId?: string;
             };
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -3357,6 +3847,103 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getPaymentReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
+                 * @example till-7-000123
+                 */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The sale's paymentId */
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt block */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pointsEarned": 140,
+                     *       "pointsRedeemed": 200,
+                     *       "pointsGivenBack": 0,
+                     *       "pointsTakenBack": 0,
+                     *       "balanceAfter": 940,
+                     *       "pendingPoints": 0,
+                     *       "nextExpiring": null,
+                     *       "tier": {
+                     *         "current": "Bronze",
+                     *         "next": "Silver",
+                     *         "progress": 140,
+                     *         "nextAt": 1000
+                     *       },
+                     *       "currency": "EGP",
+                     *       "pointsName": "Stars",
+                     *       "lines": [
+                     *         "------------ Loyalty Stars -------------",
+                     *         "Earned                        +140 Stars",
+                     *         "Redeemed                      -200 Stars",
+                     *         "Coupon WELCOME10              -10.00 EGP",
+                     *         "Balance                        940 Stars",
+                     *         "Tier Bronze                860 to Silver",
+                     *         "----------------------------------------"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
+                        balanceAfter: number | null;
+                        currency: string | null;
+                        /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
+                        lines: string[];
+                        nextExpiring: {
+                            date: string;
+                            points: number;
+                        } | null;
+                        /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
+                        pendingPoints: number | null;
+                        pointsEarned: number;
+                        /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
+                        pointsGivenBack: number | null;
+                        pointsName: string | null;
+                        pointsRedeemed: number;
+                        pointsTakenBack: number;
+                        tier: {
+                            current: string;
+                            next: string | null;
+                            nextAt: number | null;
+                            progress: number;
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     voidSale: {
         parameters: {
             query?: {
@@ -3369,6 +3956,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -3455,7 +4047,7 @@ export interface operations {
                         loyaltyTransactionId: string | null;
                         paymentId: string;
                         pointsReversed: number | null;
-                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
+                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
@@ -3490,7 +4082,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. */
+            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. Or: The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
             202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3559,6 +4151,11 @@ export interface operations {
                 to?: string;
             };
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -3773,6 +4370,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
                  */
@@ -3853,6 +4455,11 @@ export interface operations {
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
                  */
@@ -3911,6 +4518,33 @@ export interface operations {
                     "application/json": components["schemas"]["Redemption"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3928,6 +4562,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123
@@ -3991,6 +4630,11 @@ export interface operations {
                  */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
                 /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
                  */
@@ -4050,6 +4694,33 @@ export interface operations {
                     "application/json": components["schemas"]["Redemption"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4072,6 +4743,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -4128,6 +4804,33 @@ export interface operations {
                     "application/json": components["schemas"]["Redemption"];
                 };
             };
+            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    /** @description GET it for the outcome */
+                    Location?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description Seconds */
+                    "Retry-After"?: string;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": true,
+                     *       "requestId": "till-7-000123",
+                     *       "location": "/pos/v1/answers/till-7-000123",
+                     *       "retryAfterSeconds": 1,
+                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingAnswer"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4153,6 +4856,11 @@ export interface operations {
                  * @example 0f6c2b1e-sale-1001
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
                  * @example cashier-017
@@ -4236,7 +4944,7 @@ export interface operations {
                         loyaltyTransactionId: string | null;
                         paymentId: string;
                         pointsReversed: number | null;
-                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded) */
+                        /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
@@ -4271,7 +4979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. */
+            /** @description Queued in the outbox: the loyalty service was out of reach, slow, or over its rate limit (or this customer already had queued writes). GET /pos/v1/outbox/{outboxId} shows when it is delivered. Or: The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
             202: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4331,6 +5039,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
                 /**
                  * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
                  * @example till-7-000123

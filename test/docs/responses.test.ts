@@ -89,6 +89,10 @@ describe('real cashier responses match the documented schemas', () => {
     documented('post', '/earn-preview', await s.pos('cashier').post('/earn-preview', { customerId: 'doc-carol', totalPaid: 40, lines: [{ serviceId: 'sku-1', amount: 50 }] }));
     documented('get', '/redemption-options', await s.pos('cashier').get('/redemption-options'));
     documented('get', '/payments/:paymentId', await s.pos('cashier').get('/payments/doc-sale-1'));
+    documented('get', '/payments/:paymentId/receipt', await s.pos('cashier').get('/payments/doc-sale-1/receipt'));
+    // A write answered 202 at its till's deadline, still running (test/e2e/till-deadline.test.ts makes one for real).
+    await s.bff.deps.tillAnswers.open({ terminalId: s.terminalIds.cashier, requestId: 'doc-pending-1', createdAt: Date.now() }, 60_000);
+    documented('get', '/answers/:requestId', await s.pos('cashier').get('/answers/doc-pending-1'));
     documented('get', '/refunds/:refundId', await s.pos('cashier').get('/refunds/doc-ref-1'));
     problem(await s.pos('cashier').post('/earn-preview', { totalPaid: 40, lines: [] }), 400);
   });

@@ -73,6 +73,7 @@ export const PARAMS = {
   idempotencyKey: ref('parameters', 'IdempotencyKey'),
   idempotencyKeyRequired: ref('parameters', 'IdempotencyKeyRequired'),
   requestId: ref('parameters', 'RequestId'),
+  prefer: ref('parameters', 'Prefer'),
   cashierId: ref('parameters', 'CashierId'),
   shiftId: ref('parameters', 'ShiftId'),
 };
@@ -128,6 +129,18 @@ export function registerComponents(registry: OpenAPIRegistry): void {
     description: 'Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.',
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
     example: 'till-7-000123',
+  });
+  registry.registerComponent('parameters', 'Prefer', {
+    name: 'Prefer',
+    in: 'header',
+    required: false,
+    description:
+      'RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 ' +
+      '(PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; ' +
+      '503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. ' +
+      "Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.",
+    schema: { type: 'string' },
+    example: 'wait=3',
   });
   for (const [name, header, example] of [
     ['CashierId', 'X-Cashier-Id', 'cashier-017'],

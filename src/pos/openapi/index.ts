@@ -6,6 +6,7 @@ import * as answers from '../answers';
 import { errorResponses, nameSchemas, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
 import { POS_API_PREFIX, type PosRoute } from '../http/route';
 import { POS_ROUTES } from '../routes';
+import { PendingAnswerSchema, pendingAnswer } from '../till-answers/schemas';
 
 export { POS_ROUTES } from '../routes';
 export { POS_API_PREFIX, type PosRoute } from '../http/route';
@@ -40,7 +41,11 @@ function successResponses(r: PosRoute, headers: Headers): RouteConfig['responses
     },
   };
   if (!r.queued) return ok;
-  const queued = { description: QUEUED_NOTE, headers, content: { 'application/json': { schema: r.queued.schema, example: r.queued.example } } };
+  const queued = {
+    description: `${QUEUED_NOTE} Or: ${PENDING_NOTE}`,
+    headers,
+    content: { 'application/json': { schema: r.queued.schema, example: r.queued.example } },
+  };
   if (r.success.status !== 202) return { ...ok, 202: queued };
   return {
     202: {
@@ -55,6 +60,28 @@ function successResponses(r: PosRoute, headers: Headers): RouteConfig['responses
           },
         },
       },
+    },
+  };
+}
+
+const PENDING_NOTE =
+  'The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. ' +
+  'Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key.';
+
+/** Every write may answer 202 at the till's deadline; a route whose own answer is a 202 (queued) names it there. */
+function pendingResponse(r: PosRoute, headers: Headers): RouteConfig['responses'] {
+  if (r.method === 'get') return {};
+  const pendingHeaders = {
+    ...headers,
+    Location: { description: 'GET it for the outcome', schema: { type: 'string' as const } },
+    'Retry-After': { description: 'Seconds', schema: { type: 'string' as const } },
+  };
+  if (r.queued || r.success.status === 202) return {};
+  return {
+    202: {
+      description: PENDING_NOTE,
+      headers: pendingHeaders,
+      content: { 'application/json': { schema: PendingAnswerSchema, example: pendingAnswer('till-7-000123') } },
     },
   };
 }
@@ -74,6 +101,7 @@ function toRouteConfig(r: PosRoute): RouteConfig {
     parameters: [
       ...(r.method === 'post' ? [r.idempotencyKey === 'required' ? PARAMS.idempotencyKeyRequired : PARAMS.idempotencyKey] : []),
       PARAMS.requestId,
+      PARAMS.prefer,
       ...(r.method === 'get' ? [] : [PARAMS.cashierId, PARAMS.shiftId]),
     ],
     request: {
@@ -85,8 +113,9 @@ function toRouteConfig(r: PosRoute): RouteConfig {
       },
     },
     responses: {
-      ...successResponses(r, headers),
       ...errorResponses(r.errors),
+      ...pendingResponse(r, headers),
+      ...successResponses(r, headers),
     },
   };
 }
