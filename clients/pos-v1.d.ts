@@ -1089,7 +1089,7 @@ export type components = {
             anomalies: {
                 id: string;
                 /** @enum {string} */
-                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
+                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
                 note: string;
                 /** @enum {string} */
                 row: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";
@@ -1144,7 +1144,7 @@ export type components = {
             customerId?: string;
             /** @description The audit entries of this row */
             entries: string[];
-            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
+            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
             id: string;
             /** @enum {string} */
             kind: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";

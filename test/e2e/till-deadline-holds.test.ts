@@ -65,7 +65,8 @@ describe('points holds and the till deadline (Prefer: wait)', () => {
     expect((await s.balance('dlh-back')).availablePointsBalance).toBe(50);
   }, 60_000);
 
-  it('a hold whose answer never comes is counted (pos_holds_unanswered_total)', async () => {
+  it("a hold whose answer never comes is counted (pos_holds_unanswered_total) and flagged in the day's reconciliation", async () => {
+    const from = new Date(Date.now() - 60_000).toISOString();
     await s.seed('dlh-lost', 100);
     const before = await metric('pos_holds_unanswered_total');
     await faults([{ operation: 'hold', drop: true, after: true }]);
@@ -75,5 +76,11 @@ describe('points holds and the till deadline (Prefer: wait)', () => {
       .set('Idempotency-Key', randomUUID());
     expect(res.status).toBeGreaterThanOrEqual(500);
     expect(await metric('pos_holds_unanswered_total')).toBe(before + 1);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const report = (await s.pos('manager').get(`/reconciliation?from=${from}&to=${to}`).expect(200)).body;
+    const rows = report.rows.filter((r: { flags: string[] }) => r.flags.includes('hold_unanswered'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ kind: 'redemption', flags: expect.arrayContaining(['unknown_open', 'hold_unanswered']) });
+    expect(rows[0].note).toContain('holds carry no id');
   }, 30_000);
 });

@@ -78,6 +78,19 @@ function unknownFlag(list: AuditEntry[], timeZone: string): { flag?: Anomaly; wo
   return { flag: 'unknown_then_settled', words: `outcome unknown at ${when}; settled: ${[...settled, ...(retried ? ['applied on retry'] : [])].join(', ')}` };
 }
 
+/**
+ * A hold sent with no answer (the start or the OTP step, outcome unknown):
+ * holds carry no id, so neither a record nor a repair can show whether it
+ * stands; the manager checks the customer's balance (it lapses by itself).
+ */
+function unansweredHold(list: AuditEntry[]): { flag?: Anomaly; words?: string } {
+  const unanswered = list.some((e) => (e.action === 'redemption_start' || e.action === 'otp_step') && e.outcome === 'unknown');
+  const held = list.some((e) => e.holdReference !== undefined);
+  return unanswered && !held
+    ? { flag: 'hold_unanswered', words: "a hold got no answer: it may stand until it lapses (holds carry no id); check the customer's balance" }
+    : {};
+}
+
 /** An outcome lost in a crash (the till's answer never left), settled by the lease sweeps: unknown then, settled since. */
 function crashFlag(list: AuditEntry[]): { flag?: Anomaly; words?: string } {
   // The action's own entry says it applied: a claim settled after it was not a lost outcome.
@@ -293,8 +306,9 @@ function upstreamOnly(g: Grouped, facts: Facts, ctx: Context): ReconciliationRow
 function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts, ctx: Context): ReconciliationRow {
   const row = base('redemption', id, list);
   const unknown = unknownFlag(list, ctx.timeZone);
-  const flags: Anomaly[] = unknown.flag ? [unknown.flag] : [];
-  const notes: string[] = unknown.words ? [unknown.words] : [];
+  const lost = unansweredHold(list);
+  const flags: Anomaly[] = [unknown.flag, lost.flag].filter((f): f is Anomaly => f !== undefined);
+  const notes: string[] = [unknown.words, lost.words].filter((w): w is string => w !== undefined);
   const done = (status: RowStatus, more: Anomaly[], words: string[]): ReconciliationRow => ({
     ...row,
     status,
@@ -386,7 +400,8 @@ function otherRows(g: Grouped, facts: Facts, ctx: Context): ReconciliationRow[] 
     const row = base(OTHER_KINDS[e.action], e.id, list);
     const what = `${e.action.replace('_', ' ')}${e.names?.length ? ` ${e.names.slice(0, 5).join(' ')}` : ''}`;
     const unknown = unknownFlag(list, ctx.timeZone);
-    const flags: Anomaly[] = unknown.flag ? [unknown.flag] : [];
+    const lost = unansweredHold(list);
+    const flags: Anomaly[] = [unknown.flag, lost.flag].filter((f): f is Anomaly => f !== undefined);
     const how = effective(list);
     if (how === 'refused') return { ...row, status: 'refused', flags, note: `${what}: ${refusals(list)}`, bff: {}, upstream: {} };
     const side = how === 'queued' ? bffSide(list, facts, () => ({}), {}) : undefined;
@@ -395,6 +410,7 @@ function otherRows(g: Grouped, facts: Facts, ctx: Context): ReconciliationRow[] 
       what,
       side?.words ?? (how === 'applied' ? `applied${e.code ? ` (${e.code})` : ''}` : ''),
       unknown.words,
+      lost.words,
       'no readable record upstream to compare',
     ];
     return { ...row, status: side?.status ?? 'recorded_here', flags, note: words.filter(Boolean).join('; '), bff: {}, upstream: {} };

@@ -18,6 +18,7 @@ export type Figure = (typeof FIGURES)[number];
  * - `mismatch`: on both, with different figures (or a hold used by no sale here);
  * - `upstream_only`: on the loyalty service's record of this store's sale, but not done by this store (another branch, or outside this BFF);
  * - `unknown_then_settled` / `unknown_open`: the till was told the outcome was unknown; settled since from the upstream's record, or not yet;
+ * - `hold_unanswered`: a hold was sent and no answer came: it may stand, and holds carry no id, so no record can show it (it lapses by itself);
  * - `queued` / `dead_letter`: a write still waiting in the outbox, or given up there;
  * - `hold_open` / `hold_lapsed`: a redemption neither paid nor voided whose hold is still active, or ran out;
  * - `lock_open` / `lock_lapsed`: the same for a coupon lock;
@@ -30,6 +31,7 @@ export const ANOMALIES = [
   'upstream_only',
   'unknown_then_settled',
   'unknown_open',
+  'hold_unanswered',
   'queued',
   'dead_letter',
   'hold_open',
