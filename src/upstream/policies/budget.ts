@@ -162,7 +162,7 @@ export class MemoryBudget implements UpstreamBudget {
     if (waitMs > ask.maxWaitMs) return { ok: false, retryAfterMs: waitMs };
     this.take(b, ask, t);
     if (waitMs <= 0 || priority === 'secondLeg') return { ok: true, waitMs };
-    const booking = `m${(this.ids += 1)}`;
+    const booking = `memory:${(this.ids += 1)}`;
     b.bookings.set(booking, { slot: t, deadline: now + ask.maxWaitMs, limit: ask.limit, refused: false });
     return { ok: true, waitMs, booking };
   }

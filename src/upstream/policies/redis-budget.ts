@@ -187,8 +187,8 @@ export class RedisBudget implements UpstreamBudget {
   }
 
   async confirm(bucket: LimitBucket, booking: string): Promise<Reservation> {
-    // A booking made while Redis was away is the fallback's (its ids start with m; the fleet's with the tag prefix).
-    if (!booking.startsWith(this.tagPrefix)) return this.fallback.confirm(bucket, booking);
+    // A booking made while Redis was away is the fallback's (`memory:…`; the fleet's start with an instance's hex tag).
+    if (booking.startsWith('memory:')) return this.fallback.confirm(bucket, booking);
     const key = this.keyOf(bucket);
     try {
       const [ok, wait] = await this.redis.budgetConfirm(`${key}:ahead`, `${key}:refused`, booking);
