@@ -113,14 +113,15 @@ describe('RedisBudget (real Redis, two instances)', () => {
     r.disconnect();
     // Its slot is in the fleet's schedule, which cannot be read now: it keeps it rather than failing the till.
     expect(await budget.confirm('coupons', booked.booking)).toEqual({ ok: true, waitMs: 0 });
+    const t0 = Date.now();
     await budget.reserve('coupons', 'cashier');
     const local = (await budget.reserve('coupons', 'cashier')) as { ok: true; waitMs: number; booking: string };
     expect(local.booking).toMatch(/^memory:/);
+    // A second leg moves it back in the fallback's schedule (100 -> 200 ms): its confirm, not Redis', says so.
+    await budget.reserve('coupons', 'secondLeg');
     const confirmed = (await budget.confirm('coupons', local.booking)) as { ok: true; waitMs: number };
     expect(confirmed.ok).toBe(true);
-    // Its slot, 100 ms after the first, less the few ms since.
-    expect(confirmed.waitMs).toBeGreaterThan(0);
-    expect(confirmed.waitMs).toBeLessThanOrEqual(100);
+    expect(confirmed.waitMs).toBeGreaterThanOrEqual(200 - (Date.now() - t0));
     expect(lines.filter((l) => l.includes('cannot reach Redis'))).toHaveLength(1);
   });
 
