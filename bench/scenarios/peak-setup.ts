@@ -7,7 +7,7 @@ import { Child, ROOT } from '../lib/processes';
 import { Program, startBffProgram, startSandboxProgram } from '../lib/programs';
 import { startPrivateRedis } from '../lib/redis-server';
 import { sandboxCallsFromLog } from '../lib/upstream-calls';
-import { Capacity, capacityLine, capacityOf, LoadResult, PeakTarget, peakTables, runLoad } from './peak';
+import { Capacity, capacityLine, capacityOf, LoadResult, PeakTarget, peakTables, runLoad, secondLegRatios } from './peak';
 
 export interface PeakSettings {
   /** Further settings for the BFFs under the published limits (e.g. a reserve to try). */
@@ -164,6 +164,7 @@ export async function peakDay(
     await limited.stopBffs();
     await before?.stopBffs();
   }
+  say(`   ${secondLegRatios(loads)}`);
   const markdown = `${table}\n\n${capacityLine(capacity)}\n\n${peakTables(loads, capacity, p.durationS)}`;
   return { settings: p, costs, costsAsInReadme, capacity, loads, markdown };
 }

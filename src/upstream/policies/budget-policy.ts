@@ -13,7 +13,8 @@ export interface BudgetPolicyOptions {
 
 /**
  * The CallPolicy: takes the call's slot from the budget and waits for it (as
- * long as its priority allows), or refuses it with `overBudget` (nothing
+ * long as its priority allows; a booking moved back for a second leg meanwhile
+ * waits for its new slot, or is refused if that is too late), or refuses it with `overBudget` (nothing
  * sent, not retried): a read then answers 503 `upstream_busy` with the
  * schedule's Retry-After at once, and a write that can wait is queued in the
  * outbox. An upstream 429 pauses the call's bucket fleet-wide; the client
@@ -27,6 +28,12 @@ export function budgetPolicy(budget: UpstreamBudget, opts: BudgetPolicyOptions):
     // A wait the till will not see the end of is refused now, nothing sent (a write that can wait is queued).
     if (info.deadline !== undefined && Date.now() + r.waitMs > info.deadline) throw overBudget(Math.max(0.001, r.waitMs / 1000));
     if (r.waitMs >= 1) await sleep(Math.round(r.waitMs), info.signal);
+    if (r.booking) {
+      // A second leg may have taken the slot meanwhile: go at the one it has now, or not at all.
+      const moved = await budget.confirm(info.bucket, r.booking);
+      if (!moved.ok) throw overBudget(Math.max(0.001, moved.retryAfterMs / 1000));
+      if (moved.waitMs >= 1) await sleep(Math.round(moved.waitMs), info.signal);
+    }
     try {
       return await next();
     } catch (err) {

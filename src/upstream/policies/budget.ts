@@ -16,6 +16,13 @@ import type { CallPriority } from '../policy';
  *   but the second legs' reserve; background work all but a larger reserve.
  *   Each may take a slot at most its own wait ahead (background hardly any),
  *   so when the schedule runs ahead the lower priorities are refused first.
+ * - Second legs first: a second leg takes the earliest slot booked ahead
+ *   (later than now) by a lower priority, and that booking moves to the slot
+ *   the second leg would have had at the tail (so the slots and the quota log
+ *   are the same as without the swap). A booking with a wait gets an id; its
+ *   call confirms it before sending and waits for its new slot, or is refused
+ *   when that is past its own max wait or its quota share. A call with no wait
+ *   cannot be displaced and sends without confirming.
  * - Pause: an upstream 429 stops the bucket until its Retry-After, for every
  *   priority and every instance.
  *
@@ -25,12 +32,21 @@ import type { CallPriority } from '../policy';
 export interface UpstreamBudget {
   readonly kind: 'redis' | 'memory';
   reserve(bucket: LimitBucket, priority: CallPriority): Promise<Reservation>;
+  /**
+   * Before sending a call whose reservation named a booking: its slot now
+   * (it may have been moved back for a second leg), or refused if moved past
+   * what its priority may wait. A confirmed booking is not moved again.
+   */
+  confirm(bucket: LimitBucket, booking: string): Promise<Reservation>;
   /** No call of `bucket` goes out for `ms` from now (a longer pause already set stands). */
   pause(bucket: LimitBucket, ms: number): Promise<void>;
 }
 
-/** Go after `waitMs`; or refused: budget for this priority is `retryAfterMs` away. */
-export type Reservation = { ok: true; waitMs: number } | { ok: false; retryAfterMs: number };
+/**
+ * Go after `waitMs` (then, if it names a `booking`, confirm it); or refused:
+ * budget for this priority is `retryAfterMs` away.
+ */
+export type Reservation = { ok: true; waitMs: number; booking?: string } | { ok: false; retryAfterMs: number };
 
 /** A bucket's figures; 0 = no limit of that kind. */
 export interface BucketLimit {
@@ -82,6 +98,16 @@ export function askOf(rules: BudgetRules, bucket: LimitBucket, priority: CallPri
   };
 }
 
+/** A booking that may still be moved back for a second leg (or was refused when it was). */
+interface Booking {
+  slot: number;
+  /** The latest slot its priority may wait for. */
+  deadline: number;
+  /** Its priority's quota limit (see Ask). */
+  limit: number;
+  refused: boolean;
+}
+
 interface BucketState {
   /** The next free slot. */
   slot: number;
@@ -89,6 +115,8 @@ interface BucketState {
   taken: number[];
   first: number;
   pausedUntil: number;
+  /** Bookings with a wait, not yet confirmed, by id. */
+  bookings: Map<string, Booking>;
 }
 
 /** The index of the first slot in `taken` (from `from`) later than `t`. */
@@ -103,10 +131,14 @@ function firstAfter(taken: readonly number[], from: number, t: number): number {
   return lo;
 }
 
+/** Unconfirmed bookings this old are forgotten (their call was abandoned). */
+export const STALE_BOOKING_MS = 60_000;
+
 /** One process's budget (no REDIS_URL, or Redis unreachable): the same rules as the fleet's. */
 export class MemoryBudget implements UpstreamBudget {
   readonly kind = 'memory' as const;
   private readonly buckets = new Map<LimitBucket, BucketState>();
+  private ids = 0;
 
   constructor(
     private readonly rules: BudgetRules,
@@ -120,16 +152,28 @@ export class MemoryBudget implements UpstreamBudget {
     let t = Math.max(now, b.slot, b.pausedUntil);
     if (ask.limit >= 0) {
       this.forget(b, now - ask.windowMs);
-      const from = firstAfter(b.taken, b.first, t - ask.windowMs);
-      const inWindow = b.taken.length - from;
-      // Full: the slot moves to when enough of those slots have left the window.
-      if (inWindow >= ask.limit) t = b.taken[from + inWindow - ask.limit] + ask.windowMs;
+      t = this.quotaSlot(b, ask, t, ask.limit);
+    }
+    if (priority === 'secondLeg') {
+      const swapped = this.displace(b, ask, now, t);
+      if (swapped !== undefined) return { ok: true, waitMs: swapped - now };
     }
     const waitMs = t - now;
     if (waitMs > ask.maxWaitMs) return { ok: false, retryAfterMs: waitMs };
-    b.slot = t + ask.intervalMs;
-    if (ask.limit >= 0) b.taken.push(t);
-    return { ok: true, waitMs };
+    this.take(b, ask, t);
+    if (waitMs <= 0 || priority === 'secondLeg') return { ok: true, waitMs };
+    const booking = `memory:${(this.ids += 1)}`;
+    b.bookings.set(booking, { slot: t, deadline: now + ask.maxWaitMs, limit: ask.limit, refused: false });
+    return { ok: true, waitMs, booking };
+  }
+
+  async confirm(bucket: LimitBucket, booking: string): Promise<Reservation> {
+    const b = this.state(bucket);
+    const got = b.bookings.get(booking);
+    b.bookings.delete(booking);
+    const wait = got ? got.slot - this.clock() : 0;
+    if (got?.refused) return { ok: false, retryAfterMs: Math.max(1, wait) };
+    return { ok: true, waitMs: Math.max(0, wait) };
   }
 
   async pause(bucket: LimitBucket, ms: number): Promise<void> {
@@ -137,9 +181,47 @@ export class MemoryBudget implements UpstreamBudget {
     b.pausedUntil = Math.max(b.pausedUntil, this.clock() + ms);
   }
 
+  /** The slot `t` or later at which fewer than `limit` slots are taken in the window before it. */
+  private quotaSlot(b: BucketState, ask: Ask, t: number, limit: number): number {
+    const from = firstAfter(b.taken, b.first, t - ask.windowMs);
+    const inWindow = b.taken.length - from;
+    // Full: the slot moves to when enough of those slots have left the window.
+    return inWindow >= limit ? b.taken[from + inWindow - limit] + ask.windowMs : t;
+  }
+
+  private take(b: BucketState, ask: Ask, t: number): void {
+    b.slot = t + ask.intervalMs;
+    if (ask.limit >= 0) b.taken.push(t);
+  }
+
+  /**
+   * A second leg whose slot would be `tail`: it takes the earliest booking
+   * later than now (and the pause) and before `tail`; that booking moves to
+   * `tail` if its own wait and quota share allow, else it is refused and
+   * `tail` stays free. Returns the slot taken, if any.
+   */
+  private displace(b: BucketState, ask: Ask, now: number, tail: number): number | undefined {
+    let id: string | undefined;
+    let found: Booking | undefined;
+    for (const [k, v] of b.bookings) {
+      if (v.refused || v.slot <= now || v.slot < b.pausedUntil || v.slot >= tail) continue;
+      if (!found || v.slot < found.slot) [id, found] = [k, v];
+    }
+    if (!found || id === undefined) return undefined;
+    const slot = found.slot;
+    const fits = tail <= found.deadline && (found.limit < 0 || this.quotaSlot(b, ask, tail, found.limit) === tail);
+    if (fits) this.take(b, ask, tail);
+    b.bookings.set(id, { ...found, slot: tail, refused: !fits });
+    return slot;
+  }
+
   private state(bucket: LimitBucket): BucketState {
     let b = this.buckets.get(bucket);
-    if (!b) this.buckets.set(bucket, (b = { slot: 0, taken: [], first: 0, pausedUntil: 0 }));
+    if (!b) this.buckets.set(bucket, (b = { slot: 0, taken: [], first: 0, pausedUntil: 0, bookings: new Map() }));
+    if (b.bookings.size > 256) {
+      const stale = this.clock() - STALE_BOOKING_MS;
+      for (const [k, v] of b.bookings) if (v.slot < stale) b.bookings.delete(k);
+    }
     return b;
   }
 

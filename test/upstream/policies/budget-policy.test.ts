@@ -13,12 +13,13 @@ const PAUSES = { pauseWithoutRetryAfterMs: 1000, maxPauseMs: 60_000 };
 const tooMany = (retryAfter?: string) => loyaltyError(429, 429, 'RateLimited', 'slow', retryAfter === undefined ? {} : { 'Retry-After': retryAfter });
 
 /** A client whose every attempt goes through `budget`; sleeps are recorded, not slept. */
-function clientOn(budget: UpstreamBudget, overrides: { retries?: number } = {}) {
+function clientOn(budget: UpstreamBudget, overrides: { retries?: number } = {}, onSleep: (ms: number) => void = () => undefined) {
   const slept: number[] = [];
   const policy = budgetPolicy(budget, {
     ...PAUSES,
     sleep: async (ms) => {
       slept.push(ms);
+      onSleep(ms);
     },
   });
   return { ...makeClient(upstream, { retries: 2, policies: [policy], ...overrides }), slept };
@@ -30,8 +31,39 @@ describe('budgetPolicy on the client', () => {
     upstream.always(json(200, bodies.balance));
     for (let i = 0; i < 3; i++) await client.balance('c-1');
     client.close();
-    expect(slept).toEqual([250, 500]);
+    // The two that wait confirm their booking after it: on a clock that stands still, the same wait again.
+    expect(slept).toEqual([250, 250, 500, 500]);
     expect(upstream.seen).toHaveLength(3);
+  });
+
+  it('a call moved back for a second leg while it waited waits for its new slot, or is refused past its wait, nothing sent', async () => {
+    let now = 0;
+    for (const [cashierWait, outcome] of [
+      [1000, 'sent'],
+      [150, 'refused'],
+    ] as const) {
+      const budget = new MemoryBudget(rules({ rate: 10, quota: 0 }, { waits: [2000, cashierWait, 50] }), () => now);
+      let legWait: number | undefined;
+      const { client, slept } = clientOn(budget, { retries: 0 }, (ms) => {
+        // While the second call sleeps towards its slot (100), a second leg arrives and takes it.
+        if (legWait === undefined) void budget.reserve('customersRead', 'secondLeg').then((r) => (legWait = r.ok ? r.waitMs : NaN));
+        now += ms;
+      });
+      upstream.always(json(200, bodies.balance));
+      const seen = upstream.seen.length;
+      await client.balance('c-1');
+      const second = client.balance('c-2').then(
+        () => 'sent',
+        (err: { code: string }) => err.code,
+      );
+      expect(await second).toBe(outcome === 'sent' ? 'sent' : 'upstream_busy');
+      client.close();
+      expect(legWait).toBe(100);
+      // Moved to 200: it slept 100, confirmed, then slept the 100 more (or, past its 150-ms wait, was not sent).
+      expect(slept).toEqual(outcome === 'sent' ? [100, 100] : [100]);
+      expect(upstream.seen.length - seen).toBe(outcome === 'sent' ? 2 : 1);
+      now += 10_000;
+    }
   });
 
   it('no budget in time: 503 upstream_busy at once with the schedule in Retry-After, nothing sent, not retried, a refusal for the outcome', async () => {

@@ -103,6 +103,28 @@ describe('RedisBudget (real Redis, two instances)', () => {
     expect(await a.reserve('customersRead', 'cashier')).toMatchObject({ ok: false });
   });
 
+  it('a booking made in Redis and confirmed once Redis is away goes at its slot (said once); one made in the fallback is confirmed there', async () => {
+    const r = await connect();
+    const { logger, lines } = captureLogger();
+    const budget = new RedisBudget(r, { prefix: `${prefix}away:`, rules: rules({ rate: 10, quota: 0 }, { waits: [1000, 1000, 50] }), logger });
+    await budget.reserve('coupons', 'cashier');
+    const booked = (await budget.reserve('coupons', 'cashier')) as { ok: true; waitMs: number; booking: string };
+    expect(booked.booking).toBeDefined();
+    r.disconnect();
+    // Its slot is in the fleet's schedule, which cannot be read now: it keeps it rather than failing the till.
+    expect(await budget.confirm('coupons', booked.booking)).toEqual({ ok: true, waitMs: 0 });
+    const t0 = Date.now();
+    await budget.reserve('coupons', 'cashier');
+    const local = (await budget.reserve('coupons', 'cashier')) as { ok: true; waitMs: number; booking: string };
+    expect(local.booking).toMatch(/^memory:/);
+    // A second leg moves it back in the fallback's schedule (100 -> 200 ms): its confirm, not Redis', says so.
+    await budget.reserve('coupons', 'secondLeg');
+    const confirmed = (await budget.confirm('coupons', local.booking)) as { ok: true; waitMs: number };
+    expect(confirmed.ok).toBe(true);
+    expect(confirmed.waitMs).toBeGreaterThanOrEqual(200 - (Date.now() - t0));
+    expect(lines.filter((l) => l.includes('cannot reach Redis'))).toHaveLength(1);
+  });
+
   it('falls back to a budget per instance when Redis is unreachable, and says so once', async () => {
     const r = await connect();
     const { logger, lines } = captureLogger();
