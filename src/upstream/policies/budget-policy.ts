@@ -23,10 +23,9 @@ export interface BudgetPolicyOptions {
 export function budgetPolicy(budget: UpstreamBudget, opts: BudgetPolicyOptions): CallPolicy {
   const sleep = opts.sleep ?? realSleep;
   return async (info, next) => {
-    const r = await budget.reserve(info.bucket, info.priority);
+    // A wait the till will not see the end of is refused now, nothing taken or sent (a write that can wait is queued).
+    const r = await budget.reserve(info.bucket, info.priority, info.deadline === undefined ? undefined : info.deadline - Date.now());
     if (!r.ok) throw overBudget(Math.max(0.001, r.retryAfterMs / 1000));
-    // A wait the till will not see the end of is refused now, nothing sent (a write that can wait is queued).
-    if (info.deadline !== undefined && Date.now() + r.waitMs > info.deadline) throw overBudget(Math.max(0.001, r.waitMs / 1000));
     if (r.waitMs >= 1) await sleep(Math.round(r.waitMs), info.signal);
     if (r.booking) {
       // A second leg may have taken the slot meanwhile: go at the one it has now, or not at all.

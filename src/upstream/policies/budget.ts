@@ -31,7 +31,8 @@ import type { CallPriority } from '../policy';
  */
 export interface UpstreamBudget {
   readonly kind: 'redis' | 'memory';
-  reserve(bucket: LimitBucket, priority: CallPriority): Promise<Reservation>;
+  /** `maxWaitMs`: a shorter wait than the priority's (the till's deadline): past it, refused and nothing taken, and a booking moved past it is refused. */
+  reserve(bucket: LimitBucket, priority: CallPriority, maxWaitMs?: number): Promise<Reservation>;
   /**
    * Before sending a call whose reservation named a booking: its slot now
    * (it may have been moved back for a second leg), or refused if moved past
@@ -85,7 +86,7 @@ export interface Ask {
   maxWaitMs: number;
 }
 
-export function askOf(rules: BudgetRules, bucket: LimitBucket, priority: CallPriority): Ask {
+export function askOf(rules: BudgetRules, bucket: LimitBucket, priority: CallPriority, maxWaitMs?: number): Ask {
   const { rate, quota } = rules.limits[bucket];
   const rule = rules.priorities[priority];
   const margin = rules.marginMs ?? 0;
@@ -94,7 +95,7 @@ export function askOf(rules: BudgetRules, bucket: LimitBucket, priority: CallPri
     windowMs: rules.windowMs + margin,
     // At least one, so a tiny quota still lets every priority through now and then.
     limit: quota > 0 ? Math.max(1, Math.floor((quota * (100 - rule.reservePercent)) / 100)) : -1,
-    maxWaitMs: rule.maxWaitMs,
+    maxWaitMs: maxWaitMs === undefined ? rule.maxWaitMs : Math.max(0, Math.min(rule.maxWaitMs, maxWaitMs)),
   };
 }
 
@@ -145,8 +146,8 @@ export class MemoryBudget implements UpstreamBudget {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async reserve(bucket: LimitBucket, priority: CallPriority): Promise<Reservation> {
-    const ask = askOf(this.rules, bucket, priority);
+  async reserve(bucket: LimitBucket, priority: CallPriority, maxWaitMs?: number): Promise<Reservation> {
+    const ask = askOf(this.rules, bucket, priority, maxWaitMs);
     const now = this.clock();
     const b = this.state(bucket);
     let t = Math.max(now, b.slot, b.pausedUntil);

@@ -160,8 +160,8 @@ export class RedisBudget implements UpstreamBudget {
     this.fallback = new MemoryBudget(opts.rules);
   }
 
-  async reserve(bucket: LimitBucket, priority: CallPriority): Promise<Reservation> {
-    const ask = askOf(this.opts.rules, bucket, priority);
+  async reserve(bucket: LimitBucket, priority: CallPriority, maxWaitMs?: number): Promise<Reservation> {
+    const ask = askOf(this.opts.rules, bucket, priority, maxWaitMs);
     const key = this.keyOf(bucket);
     try {
       const [ok, wait, booking] = await this.redis.budgetReserve(
@@ -182,7 +182,7 @@ export class RedisBudget implements UpstreamBudget {
       return booking ? { ok: true, waitMs: Number(wait) / 1000, booking } : { ok: true, waitMs: Number(wait) / 1000 };
     } catch (err) {
       this.failed(err);
-      return this.fallback.reserve(bucket, priority);
+      return this.fallback.reserve(bucket, priority, maxWaitMs);
     }
   }
 
