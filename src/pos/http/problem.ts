@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRenderer } from '../../platform/http';
 import { requestIdOf } from '../../platform/http';
+import { traceProblem } from './problem-trace';
 
 /**
  * The BFF's one error shape: RFC 9457 problem details with a stable `code`,
@@ -21,5 +22,6 @@ export const renderProblem: ErrorRenderer = (err, req, res) => {
   if (err.errors?.length) body.errors = err.errors;
   if (err.retryAfterSeconds !== undefined) body.retryAfterSeconds = Math.max(1, Math.ceil(err.retryAfterSeconds));
   if (err.extra) Object.assign(body, err.extra);
+  traceProblem(res, status, err.code);
   res.status(status).type('application/problem+json').send(JSON.stringify(body));
 };

@@ -104,7 +104,7 @@ export function faultFor(ctx: SandboxContext, operationId: string): FaultDecisio
 
 /** The error a real v4.0 service would answer with that status, in the sandbox's error family. */
 export function injectedError(status: number, operationId: string): AppError {
-  const why = `(injected by a sandbox fault rule for "${operationId}")`;
+  const why = `(injected by a sandbox fault for "${operationId}")`;
   switch (status) {
     case 400:
       return loyaltyErrors.invalidPayload(`Invalid payload ${why}`);
