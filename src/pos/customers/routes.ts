@@ -60,8 +60,7 @@ export const CUSTOMER_ROUTES = [
       'Then `GET /customers/{id}` shows the balance.',
     params: customerId('The loyalty customer id (the same in every channel when possible)', 'nour-1001'),
     body: {
-      schema: cs.RegisterCustomerBody,
-      emptyIs: {},
+      schema: cs.RegisterCustomerRequest,
       examples: {
         signUp: { summary: 'A new customer signs up at checkout', value: signUp },
         addMobile: { summary: 'On a later visit, the mobile is added (the rest stays)', value: { mobile: '+201001234567' } },

@@ -48,8 +48,8 @@ export interface PosRoute<
   needsRedis?: boolean;
   params?: P;
   query?: Q;
-  /** `emptyIs`: the body taken when the request has none. */
-  body?: { schema: NonNullable<B>; examples: Examples; emptyIs?: Out<B> };
+  /** Required whenever a route has one (the document says so): a request without it is 400 `validation_failed`. */
+  body?: { schema: NonNullable<B>; examples: Examples };
   success: { status: 200 | 201 | 202; description: string; schema: S; example: unknown; location?: boolean };
   /** Other forms of the answer, asked for with `?format=`: the content type and how the answer is written in it (a report's CSV). */
   formats?: Record<string, { contentType: string; write(view: z.output<S>): string; example: string }>;
@@ -113,7 +113,7 @@ export function mountRoutes<D extends { settings: PosSettings }>(
       const input = {
         params: r.params ? parseOrThrow(r.params, req.params, 'path') : undefined,
         query: r.query ? parseOrThrow(r.query, req.query, 'query') : undefined,
-        body: r.body ? parseOrThrow(r.body.schema, req.body ?? r.body.emptyIs) : undefined,
+        body: r.body ? parseOrThrow(r.body.schema, req.body) : undefined,
       };
       const view = await r.handle(deps, callContext(req, res), input);
       res.status(r.queued ? statusFor(view, r.success.status) : r.success.status);
