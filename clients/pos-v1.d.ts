@@ -1151,11 +1151,37 @@ export type components = {
         };
         /** @description Full refund (no amount, no lines), by amount, or by lines; not both. */
         RefundRequest: {
-            amount?: number;
+            /** @description Not with a full refund */
+            amount?: never;
             customerId: string;
             /** Format: email */
             email?: string;
-            lines?: components["schemas"]["SaleLine"][];
+            /** @description Not with a full refund */
+            lines?: never;
+            mobile?: string;
+            paymentId: string;
+            refundId: string;
+            /** Format: date-time */
+            transactionTime?: string;
+        } | {
+            amount: number;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            /** @description Not with amount */
+            lines?: never;
+            mobile?: string;
+            paymentId: string;
+            refundId: string;
+            /** Format: date-time */
+            transactionTime?: string;
+        } | {
+            /** @description Not with lines */
+            amount?: never;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            lines: components["schemas"]["SaleLine"][];
             mobile?: string;
             paymentId: string;
             refundId: string;
@@ -1193,16 +1219,92 @@ export type components = {
         };
         /** @description Give exactly one of amount, points, ruleId; and qr, or customerId (with hash). */
         StartRedemptionRequest: {
-            amount?: number;
-            customerId?: string;
+            amount: number;
+            /** @description Not with qr */
+            customerId?: never;
+            /** Format: email */
+            email?: string;
+            /** @description Not with qr */
+            hash?: never;
+            mobile?: string;
+            otp?: string;
+            /** @description Not with amount */
+            points?: never;
+            qr: string;
+            /** @description Not with amount */
+            ruleId?: never;
+        } | {
+            /** @description Not with points */
+            amount?: never;
+            /** @description Not with qr */
+            customerId?: never;
+            /** Format: email */
+            email?: string;
+            /** @description Not with qr */
+            hash?: never;
+            mobile?: string;
+            otp?: string;
+            points: number;
+            qr: string;
+            /** @description Not with points */
+            ruleId?: never;
+        } | {
+            /** @description Not with ruleId */
+            amount?: never;
+            /** @description Not with qr */
+            customerId?: never;
+            /** Format: email */
+            email?: string;
+            /** @description Not with qr */
+            hash?: never;
+            mobile?: string;
+            otp?: string;
+            /** @description Not with ruleId */
+            points?: never;
+            qr: string;
+            ruleId: string;
+        } | {
+            amount: number;
+            customerId: string;
             /** Format: email */
             email?: string;
             hash?: string;
             mobile?: string;
             otp?: string;
-            points?: number;
-            qr?: string;
-            ruleId?: string;
+            /** @description Not with amount */
+            points?: never;
+            /** @description Not with customerId */
+            qr?: never;
+            /** @description Not with amount */
+            ruleId?: never;
+        } | {
+            /** @description Not with points */
+            amount?: never;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            hash?: string;
+            mobile?: string;
+            otp?: string;
+            points: number;
+            /** @description Not with customerId */
+            qr?: never;
+            /** @description Not with points */
+            ruleId?: never;
+        } | {
+            /** @description Not with ruleId */
+            amount?: never;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            hash?: string;
+            mobile?: string;
+            otp?: string;
+            /** @description Not with ruleId */
+            points?: never;
+            /** @description Not with customerId */
+            qr?: never;
+            ruleId: string;
         };
         SubmitOtpRequest: {
             otp: string;
