@@ -808,6 +808,7 @@ export type components = {
             customerId: string;
             /** Format: email */
             email?: string;
+            /** @description True for a guest (not signed-up) customer; otherwise the customer is treated as registered */
             guest?: boolean;
             mobile?: string;
             /** Format: date-time */
@@ -880,27 +881,47 @@ export type components = {
         };
         /** @description Merchant, branch and channel come from the terminal; name a held redemption to pay with its points. */
         PaymentRequest: {
+            /** @description Coupon codes applied, when the till locked them itself (they must be locked first); prefer couponLockId */
             couponCodes?: string[];
+            /** @description A coupon lock (cpl_...) from POST /coupon-locks: its coupons are used by this payment */
             couponLockId?: string;
+            /** @description The loyalty service's lock reference of coupons the till locked itself; prefer couponLockId */
             couponsLockReference?: string;
+            /** @description The loyalty customer id of the buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description Key-value pairs about the payment (values are strings or numbers), sent on to the loyalty service with the till's cashier and shift ids */
             extra?: {
                 [key: string]: string | number;
             };
+            /** @description True for a guest (not signed-up) customer; otherwise the customer is treated as registered */
             guest?: boolean;
+            /** @description The items sold; without lines the loyalty service rewards the totals only */
             lines?: components["schemas"]["SaleLine"][];
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the payment was taken (default: when the BFF received it)
+             */
             paymentDate?: string;
+            /** @description The till's own unique id of this sale (the loyalty service keys the transaction by it; a retry sends the same) */
             paymentId: string;
+            /** @description A held redemption (rdm_...) from POST /redemptions: its points pay for part of this sale */
             redemptionId?: string;
+            /** @description Days the sale's cashback stays pending (0 to 7300), usually the store's return window for refunds */
             returnWindowDays?: number;
             /** @description The sale before discounts, coupons and points; totalPaid may not be more than it less what each discount takes off it. Needed with a percentage redemption rule; with a coupon lock it defaults to the lock's basketTotal */
             totalAmount?: number;
+            /** @description The total discount on the sale, as the till rang it up (passed to the loyalty service as history) */
             totalDiscount?: number;
+            /** @description What the customer finally paid after discounts, coupons and points: what earns points */
             totalPaid: number;
+            /** @description The total tax on the sale (passed to the loyalty service as history) */
             totalTax?: number;
         };
         /** @description RFC 9457 problem details (application/problem+json) */
