@@ -11067,6 +11067,7 @@ export interface operations {
             };
             /**
              * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
              *     - `original_transaction_not_found`: The sale to refund is unknown. Check the payment id.
              *     - `sale_not_found`: The sale was rung up in another store (refunds and voids stay in the sale's store unless RETURNS_AT_ANY_BRANCH). Refund it at the store that sold it, or check the payment id.
              *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
@@ -11082,7 +11083,7 @@ export interface operations {
                          * @description The 404 codes of this operation
                          * @enum {string}
                          */
-                        code: "original_transaction_not_found" | "sale_not_found" | "upstream_not_found";
+                        code: "customer_not_found" | "original_transaction_not_found" | "sale_not_found" | "upstream_not_found";
                     };
                 };
             };

@@ -29,6 +29,7 @@ export const REFUND_ROUTES = [
     queued: { schema: QueuedSaleRefundSchema, example: { ...refundExamples.queuedRefund, couponsNotReturned: [] } },
     callsLoyalty: true,
     codes: [
+      'customer_not_found',
       'original_transaction_not_found',
       'sale_not_found',
       'refund_id_taken',
