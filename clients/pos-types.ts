@@ -12,6 +12,16 @@ type Json<T> = T extends { content: { 'application/json': infer B } } ? B : neve
 
 /** The JSON answer of an operation with one status. */
 export type Answer<O extends Operation, S extends keyof operations[O]['responses']> = Json<operations[O]['responses'][S]>;
+/**
+ * The problem answer of an operation with one status: its `code` is one of the
+ * codes the document lists for that operation and status, e.g.
+ * `ProblemOf<'recordPayment', 409>['code']` is `'payment_id_taken' | 'write_unconfirmed' | ...`.
+ */
+export type ProblemOf<O extends Operation, S extends keyof operations[O]['responses']> = operations[O]['responses'][S] extends {
+  content: { 'application/problem+json': infer P };
+}
+  ? P
+  : never;
 /** The JSON request body of an operation. */
 export type Body<O extends Operation> = Json<NonNullable<operations[O]['requestBody']>>;
 

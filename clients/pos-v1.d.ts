@@ -852,6 +852,7 @@ export type components = {
             customerId: string;
             /** Format: email */
             email?: string;
+            /** @description True for a guest (not signed-up) customer; otherwise the customer is treated as registered */
             guest?: boolean;
             mobile?: string;
             /** Format: date-time */
@@ -924,27 +925,47 @@ export type components = {
         };
         /** @description Merchant, branch and channel come from the terminal; name a held redemption to pay with its points. */
         PaymentRequest: {
+            /** @description Coupon codes applied, when the till locked them itself (they must be locked first); prefer couponLockId */
             couponCodes?: string[];
+            /** @description A coupon lock (cpl_...) from POST /coupon-locks: its coupons are used by this payment */
             couponLockId?: string;
+            /** @description The loyalty service's lock reference of coupons the till locked itself; prefer couponLockId */
             couponsLockReference?: string;
+            /** @description The loyalty customer id of the buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description Key-value pairs about the payment (values are strings or numbers), sent on to the loyalty service with the till's cashier and shift ids */
             extra?: {
                 [key: string]: string | number;
             };
+            /** @description True for a guest (not signed-up) customer; otherwise the customer is treated as registered */
             guest?: boolean;
+            /** @description The items sold; without lines the loyalty service rewards the totals only */
             lines?: components["schemas"]["SaleLine"][];
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the payment was taken (default: when the BFF received it)
+             */
             paymentDate?: string;
+            /** @description The till's own unique id of this sale (the loyalty service keys the transaction by it; a retry sends the same) */
             paymentId: string;
+            /** @description A held redemption (rdm_...) from POST /redemptions: its points pay for part of this sale */
             redemptionId?: string;
+            /** @description Days the sale's cashback stays pending (0 to 7300), usually the store's return window for refunds */
             returnWindowDays?: number;
             /** @description The sale before discounts, coupons and points; totalPaid may not be more than it less what each discount takes off it. Needed with a percentage redemption rule; with a coupon lock it defaults to the lock's basketTotal */
             totalAmount?: number;
+            /** @description The total discount on the sale, as the till rang it up (passed to the loyalty service as history) */
             totalDiscount?: number;
+            /** @description What the customer finally paid after discounts, coupons and points: what earns points */
             totalPaid: number;
+            /** @description The total tax on the sale (passed to the loyalty service as history) */
             totalTax?: number;
         };
         /** @description The till stopped waiting (Prefer: wait) while a write was on its way to the loyalty service: it may have been done. Read the outcome at `location` (or send the same request again with the same Idempotency-Key); never start over. */
@@ -1207,11 +1228,37 @@ export type components = {
         };
         /** @description Full refund (no amount, no lines), by amount, or by lines; not both. */
         RefundRequest: {
-            amount?: number;
+            /** @description Not with a full refund */
+            amount?: never;
             customerId: string;
             /** Format: email */
             email?: string;
-            lines?: components["schemas"]["SaleLine"][];
+            /** @description Not with a full refund */
+            lines?: never;
+            mobile?: string;
+            paymentId: string;
+            refundId: string;
+            /** Format: date-time */
+            transactionTime?: string;
+        } | {
+            amount: number;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            /** @description Not with amount */
+            lines?: never;
+            mobile?: string;
+            paymentId: string;
+            refundId: string;
+            /** Format: date-time */
+            transactionTime?: string;
+        } | {
+            /** @description Not with lines */
+            amount?: never;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            lines: components["schemas"]["SaleLine"][];
             mobile?: string;
             paymentId: string;
             refundId: string;
@@ -1249,161 +1296,98 @@ export type components = {
         };
         /** @description Give exactly one of amount, points, ruleId; and qr, or customerId (with hash). */
         StartRedemptionRequest: {
-            amount?: number;
-            customerId?: string;
+            amount: number;
+            /** @description Not with qr */
+            customerId?: never;
+            /** Format: email */
+            email?: string;
+            /** @description Not with qr */
+            hash?: never;
+            mobile?: string;
+            otp?: string;
+            /** @description Not with amount */
+            points?: never;
+            qr: string;
+            /** @description Not with amount */
+            ruleId?: never;
+        } | {
+            /** @description Not with points */
+            amount?: never;
+            /** @description Not with qr */
+            customerId?: never;
+            /** Format: email */
+            email?: string;
+            /** @description Not with qr */
+            hash?: never;
+            mobile?: string;
+            otp?: string;
+            points: number;
+            qr: string;
+            /** @description Not with points */
+            ruleId?: never;
+        } | {
+            /** @description Not with ruleId */
+            amount?: never;
+            /** @description Not with qr */
+            customerId?: never;
+            /** Format: email */
+            email?: string;
+            /** @description Not with qr */
+            hash?: never;
+            mobile?: string;
+            otp?: string;
+            /** @description Not with ruleId */
+            points?: never;
+            qr: string;
+            ruleId: string;
+        } | {
+            amount: number;
+            customerId: string;
             /** Format: email */
             email?: string;
             hash?: string;
             mobile?: string;
             otp?: string;
-            points?: number;
-            qr?: string;
-            ruleId?: string;
+            /** @description Not with amount */
+            points?: never;
+            /** @description Not with customerId */
+            qr?: never;
+            /** @description Not with amount */
+            ruleId?: never;
+        } | {
+            /** @description Not with points */
+            amount?: never;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            hash?: string;
+            mobile?: string;
+            otp?: string;
+            points: number;
+            /** @description Not with customerId */
+            qr?: never;
+            /** @description Not with points */
+            ruleId?: never;
+        } | {
+            /** @description Not with ruleId */
+            amount?: never;
+            customerId: string;
+            /** Format: email */
+            email?: string;
+            hash?: string;
+            mobile?: string;
+            otp?: string;
+            /** @description Not with ruleId */
+            points?: never;
+            /** @description Not with customerId */
+            qr?: never;
+            ruleId: string;
         };
         SubmitOtpRequest: {
             otp: string;
         };
     };
-    responses: {
-        /** @description The loyalty service answered something unusable, or refused the middleware's credentials (a configuration problem). */
-        BadGateway: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The request is malformed or a field is invalid (`validation_failed`; `errors` names each field). Also: a body that is not JSON (`malformed_json`), nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`), or none where the write requires one (`idempotency_key_required`). */
-        BadRequest: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The request conflicts with the current state, e.g. the redemption is no longer held, or the id was already used; or a request with the same Idempotency-Key is still running (retry after Retry-After). */
-        Conflict: {
-            headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The terminal's role may not use this route; or a browser preflight (OPTIONS) came from an origin not in CORS_ORIGINS (`cors_origin_not_allowed`). */
-        Forbidden: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description More than MAX_HEADER_COUNT request headers (`too_many_headers`). Headers larger than MAX_HEADER_BYTES in total are refused by the HTTP server itself with `headers_too_large`, before the request has an id (that answer carries no requestId or errorId). */
-        HeaderFieldsTooLarge: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The customer, redemption, transaction or job does not exist (or belongs to another store). */
-        NotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is larger than BODY_LIMIT_BYTES. */
-        PayloadTooLarge: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The loyalty service (or Redis) is unavailable, slow or busy; try again after Retry-After. */
-        ServiceUnavailable: {
-            headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description This terminal already has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`): complete or void one first (`too_many_open_redemptions`). Or a code sent to this customer for another redemption is still out (`otp_pending_for_another_redemption`, with `Retry-After`): one code per customer at a time. Or a code given with the start was asked for another redemption (`otp_for_another_redemption`). Or a request with the same Idempotency-Key is still running. */
-        StartRedemptionConflict: {
-            headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute, counted across every BFF instance (`rate_limited`, with RateLimit-* headers); or the credential presented (without one, the calling address) failed authentication more than AUTH_FAILURE_LIMIT_PER_MINUTE times in a minute (`too_many_auth_failures`; an address failing ten times that is refused too, though never a valid token). Wait Retry-After seconds. */
-        TooManyRequests: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                "Retry-After": components["headers"]["RetryAfter"];
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description No terminal credentials (`missing_token`), a malformed Authorization header (`malformed_authorization`), or an unknown or revoked token (`invalid_token`). With client certificates (mTLS): a certificate that names no usable terminal, or several (`invalid_client_certificate`), or a bearer token of another terminal than the certificate names (`credentials_disagree`). */
-        Unauthorized: {
-            headers: {
-                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The loyalty service refused it: not enough points, a wrong hash or OTP, and the like. */
-        Unprocessable: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is not application/json (`unsupported_media_type`), or its Content-Encoding or charset cannot be read (`unsupported_encoding`; gzip, deflate, br and UTF-8 can). */
-        UnsupportedMediaType: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-    };
+    responses: never;
     parameters: {
         /**
          * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -1486,19 +1470,6 @@ export type SaleLine = components['schemas']['SaleLine'];
 export type SaleVoidRequest = components['schemas']['SaleVoidRequest'];
 export type StartRedemptionRequest = components['schemas']['StartRedemptionRequest'];
 export type SubmitOtpRequest = components['schemas']['SubmitOtpRequest'];
-export type ResponseBadGateway = components['responses']['BadGateway'];
-export type ResponseBadRequest = components['responses']['BadRequest'];
-export type ResponseConflict = components['responses']['Conflict'];
-export type ResponseForbidden = components['responses']['Forbidden'];
-export type ResponseHeaderFieldsTooLarge = components['responses']['HeaderFieldsTooLarge'];
-export type ResponseNotFound = components['responses']['NotFound'];
-export type ResponsePayloadTooLarge = components['responses']['PayloadTooLarge'];
-export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
-export type ResponseStartRedemptionConflict = components['responses']['StartRedemptionConflict'];
-export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
-export type ResponseUnauthorized = components['responses']['Unauthorized'];
-export type ResponseUnprocessable = components['responses']['Unprocessable'];
-export type ResponseUnsupportedMediaType = components['responses']['UnsupportedMediaType'];
 export type ParameterCashierId = components['parameters']['CashierId'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type ParameterIdempotencyKeyRequired = components['parameters']['IdempotencyKeyRequired'];
@@ -1539,7 +1510,26 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `headers_too_large`: Headers larger than MAX_HEADER_BYTES (answered before the request has an id). Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers" | "headers_too_large";
+                    };
+                };
+            };
         };
     };
     getMetrics: {
@@ -1561,7 +1551,26 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `headers_too_large`: Headers larger than MAX_HEADER_BYTES (answered before the request has an id). Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers" | "headers_too_large";
+                    };
+                };
+            };
         };
     };
     getOpenApiDocument: {
@@ -1584,7 +1593,26 @@ export interface operations {
                     };
                 };
             };
-            431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `headers_too_large`: Headers larger than MAX_HEADER_BYTES (answered before the request has an id). Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers" | "headers_too_large";
+                    };
+                };
+            };
         };
     };
     readAnswer: {
@@ -1632,12 +1660,193 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `answer_not_found`: No answer is kept under this request id for this terminal (unknown, another terminal's, or older than 24 hours). Read the resource itself, or send the same request again with the same Idempotency-Key.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "answer_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
         };
     };
     getAuditTrail: {
@@ -1721,12 +1930,173 @@ export interface operations {
                     "text/csv; charset=utf-8": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
         };
     };
     lockCoupons: {
@@ -1870,17 +2240,283 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_required`: This write needs an Idempotency-Key header: a retry without one could do it twice. Send a new key per request and the same key on its retries.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_required" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `channel_field_required`: The loyalty account joins a customer's profiles by email or mobile, and the request did not carry it; `errors` names the field. Ask the customer for that field and send it with the request (on every request for this account).
+             *     - `coupon_refused`: A coupon cannot be used for this sale; nothing was locked (`coupons` gives each code's verdict, `reason` the refusal of the codes together). Remove the refused codes and lock again; if every code is usable on its own, lock fewer together.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "channel_field_required" | "coupon_refused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     getCouponLock: {
@@ -1970,12 +2606,213 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `coupon_lock_not_found`: No such coupon lock in this store. Lock the coupons again.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "coupon_lock_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     releaseCouponLock: {
@@ -2108,17 +2945,284 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `coupon_lock_not_found`: No such coupon lock in this store. Lock the coupons again.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "coupon_lock_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `coupon_lock_used`: The coupon lock was used by another payment (`state` says). Lock the coupons again for this sale.
+             *     - `coupon_lock_in_use`: A payment is using this coupon lock right now. Wait for that payment.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "coupon_lock_used" | "coupon_lock_in_use";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `retry_same_request`: The loyalty service may have applied the write, but it could not be recorded here. Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over.
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "retry_same_request" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     checkCoupons: {
@@ -2246,17 +3350,279 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getCustomerSummary: {
@@ -2333,13 +3699,257 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerSummary"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     registerCustomer: {
@@ -2489,15 +4099,258 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `channel_field_required`: The loyalty account joins a customer's profiles by email or mobile, and the request did not carry it; `errors` names the field. Ask the customer for that field and send it with the request (on every request for this account).
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "channel_field_required" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     deleteCustomer: {
@@ -2578,13 +4431,258 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     deleteCustomerPost: {
@@ -2672,13 +4770,280 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getCustomerHash: {
@@ -2724,13 +5089,259 @@ export interface operations {
                     "application/json": components["schemas"]["CustomerHash"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             *     - `kiosk_qr_off`: Kiosks do not show customers' QR codes here (KIOSK_QR is off, the default in production). The customer shows the QR code from their own app.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed" | "kiosk_qr_off";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `hash_invalid`: The customer's hash is wrong or out of date (it changes with every transaction). Scan the customer's current QR code again.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "hash_invalid" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     previewEarn: {
@@ -2837,17 +5448,278 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     recordEvents: {
@@ -2938,17 +5810,280 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedEvents"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `event_not_allowed`: A kiosk sent an event its store does not allow (the store's kioskEvents, else KIOSK_EVENTS). Send only the allowed events from a kiosk; other events from a till.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "event_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `channel_field_required`: The loyalty account joins a customer's profiles by email or mobile, and the request did not carry it; `errors` names the field. Ask the customer for that field and send it with the request (on every request for this account).
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "channel_field_required" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `event_maybe_recorded`: The loyalty service may have recorded the events (no answer in time, a failure after they were sent, or an answer that could not be read); events carry no id, so they are not sent again, and the day's reconciliation lists them. Do NOT send these events again, with any key: treat them as sent; the answer is final (no Retry-After).
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "event_maybe_recorded" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     uploadOrders: {
@@ -3004,17 +6139,279 @@ export interface operations {
                     "application/json": components["schemas"]["OrderBatchAccepted"] | components["schemas"]["QueuedOrderBatch"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `payment_id_taken`: The payment id is already used by another sale (another store, customer or total); nothing was recorded for this one. Ring the sale up again with a new payment id.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "payment_id_taken";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getOrderBatch: {
@@ -3064,13 +6461,257 @@ export interface operations {
                     "application/json": components["schemas"]["OrderBatchStatus"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `batch_job_not_found`: No such batch job. Check the job id.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "batch_job_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getOutboxEntry: {
@@ -3131,12 +6772,174 @@ export interface operations {
                     "application/json": components["schemas"]["OutboxEntry"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `outbox_entry_not_found`: No such queued write for this store. Check the outbox id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "outbox_entry_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
         };
     };
     listDeadLetters: {
@@ -3201,11 +7004,173 @@ export interface operations {
                     "application/json": components["schemas"]["DeadLetters"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
         };
     };
     deleteDeadLetter: {
@@ -3303,12 +7268,194 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `outbox_entry_not_found`: No such queued write for this store. Check the outbox id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "outbox_entry_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
         };
     };
     discardDeadLetter: {
@@ -3413,12 +7560,234 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `outbox_entry_not_found`: No such queued write for this store. Check the outbox id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "outbox_entry_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
         };
     };
     retryDeadLetter: {
@@ -3522,13 +7891,236 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `outbox_entry_not_found`: No such queued write for this store. Check the outbox id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "outbox_entry_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `dead_letter_maybe_recorded`: The dead letter is events the loyalty service may have recorded (a delivery timed out or failed after sending); a copy could be recorded twice. Do not retry it: discard it (POST /outbox/dead/{id}/discard); the events may be on the customer already.
+             *     - `dead_letter_id_taken`: An id the dead letter writes (a payment, refund or order id) was taken by another write since it died; sending it could be taken for that write. The dead letter stays. Check the other write under that id (GET /payments/{id}); discard the dead letter or ring the sale up again under a new id.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "dead_letter_maybe_recorded" | "dead_letter_id_taken";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
         };
     };
     recordPayment: {
@@ -3719,17 +8311,297 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedPayment"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `redemption_not_found`: No such redemption in this store. Start a new redemption.
+             *     - `coupon_lock_not_found`: No such coupon lock in this store. Lock the coupons again.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redemption_not_found" | "coupon_lock_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `redemption_not_held`: The redemption is not held (expired, voided or redeemed; `state` says). Start a new redemption.
+             *     - `redemption_expiring`: The hold has less than HOLD_SAFETY_MARGIN_SECONDS left. Void it and start a new redemption.
+             *     - `redemption_in_use`: The redemption is already used by another payment. Start a new redemption.
+             *     - `redemption_customer_mismatch`: The redemption is another customer's. Check the customer; start a new redemption for this one.
+             *     - `hold_not_active`: The points hold is gone or no longer active upstream. Start a new redemption.
+             *     - `payment_id_taken`: The payment id is already used by another sale (another store, customer or total); nothing was recorded for this one. Ring the sale up again with a new payment id.
+             *     - `write_unconfirmed`: The loyalty service already has a write under this payment or refund id that matches what its record shows of this one, but this BFF has no record of what only it could show (customer, coupon lock and codes, refund lines: lost with Redis, past its records, or of the previous release), so it may be this very write, recorded earlier; this request changed nothing, and asking again cannot tell more. Do not send it again, with any key or id: look the sale up (GET /payments/{id}) or leave it to the day's reconciliation; ring it up anew only once it is known not to be this sale.
+             *     - `coupon_lock_used`: The coupon lock was used by another payment (`state` says). Lock the coupons again for this sale.
+             *     - `coupon_lock_customer_mismatch`: The coupon lock is another customer's. Check the customer; lock the coupons for this one.
+             *     - `coupon_lock_not_active`: The coupon lock is no longer active upstream (used, released or expired). Lock the coupons again.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "redemption_not_held" | "redemption_expiring" | "redemption_in_use" | "redemption_customer_mismatch" | "hold_not_active" | "payment_id_taken" | "write_unconfirmed" | "coupon_lock_used" | "coupon_lock_customer_mismatch" | "coupon_lock_not_active";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `channel_field_required`: The loyalty account joins a customer's profiles by email or mobile, and the request did not carry it; `errors` names the field. Ask the customer for that field and send it with the request (on every request for this account).
+             *     - `payment_totals_inconsistent`: totalPaid is more than totalAmount less what the redemption and each locked coupon take off this basket (`errors` names both fields). Fix the till's totals: totalPaid is what was paid after discounts, coupons and points.
+             *     - `total_amount_required`: A percentage redemption rule cannot be priced without the sale before discounts (`errors` names totalAmount). Send totalAmount with the payment.
+             *     - `coupon_unavailable`: A coupon is unknown, not offered to this customer, or not usable now. Remove the coupon.
+             *     - `coupon_lock_basket_changed`: The sale's totalAmount is smaller than the basket the coupons were locked for, or changes what a coupon is worth. Release the lock and lock the coupons again for this basket.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "channel_field_required" | "payment_totals_inconsistent" | "total_amount_required" | "coupon_unavailable" | "coupon_lock_basket_changed" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `retry_same_request`: The loyalty service may have applied the write, but it could not be recorded here. Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over.
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "retry_same_request" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     getPayment: {
@@ -3838,13 +8710,257 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `payment_not_found`: No such sale recorded for this store (yet). Check the payment id; if it was queued, follow GET /outbox/{id}.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payment_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getPaymentReceipt: {
@@ -3935,13 +9051,257 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `payment_not_found`: No such sale recorded for this store (yet). Check the payment id; if it was queued, follow GET /outbox/{id}.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payment_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     voidSale: {
@@ -4127,17 +9487,286 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `original_transaction_not_found`: The sale to refund is unknown. Check the payment id.
+             *     - `sale_not_found`: The sale was rung up in another store (refunds and voids stay in the sale's store unless RETURNS_AT_ANY_BRANCH). Refund it at the store that sold it, or check the payment id.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "original_transaction_not_found" | "sale_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `refund_id_taken`: The refund id is already used by another refund; nothing was refunded. Refund again with a new refund id.
+             *     - `sale_already_voided`: The sale was already voided. Nothing to do.
+             *     - `sale_void_in_progress`: A void of this sale is under way, or its outcome is not known yet. Send the same void again later.
+             *     - `sale_owner_unknown`: This BFF has no record of the sale (its data was lost, or the sale is older than SALE_RECORD_DAYS), and the loyalty service's record does not show which one store rang it up (it names no branch, or a branch that matches no store or several, or the sale is not among the customer's transactions read); nothing was done. Ask the store that rang it up to refund it, or a manager of a store allowed returns at any branch; check the customer and payment id.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "refund_id_taken" | "sale_already_voided" | "sale_void_in_progress" | "sale_owner_unknown";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getReconciliation: {
@@ -4356,13 +9985,255 @@ export interface operations {
                     "text/plain; charset=utf-8": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     listRedemptionOptions: {
@@ -4436,13 +10307,254 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     startRedemption: {
@@ -4545,17 +10657,294 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["StartRedemptionConflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_required`: This write needs an Idempotency-Key header: a retry without one could do it twice. Send a new key per request and the same key on its retries.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_required" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `otp_for_another_redemption`: A code given with a new redemption was asked for another one. Confirm the redemption the code was sent for, or start again without a code.
+             *     - `otp_pending_for_another_redemption`: A code sent to this customer for another redemption is still out (`redemptionId` names it when it is this store's; `pendingUntil`, `Retry-After`: when it lapses). Confirm that redemption with the code, or start again after Retry-After.
+             *     - `too_many_open_redemptions`: This terminal has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open. Complete or void an open redemption first.
+             *     - `hold_released_late`: The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released. Start a new redemption.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "otp_for_another_redemption" | "otp_pending_for_another_redemption" | "too_many_open_redemptions" | "hold_released_late";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `qr_invalid`: The QR payload is not a customer id followed by the customer's hash (after the last `:` or `|`, or else the last six digits). Scan the QR code again.
+             *     - `proof_required`: REDEMPTION_PROOF needs the customer present: a QR code (hash) or an OTP. Scan the customer's QR code.
+             *     - `channel_field_required`: The loyalty account joins a customer's profiles by email or mobile, and the request did not carry it; `errors` names the field. Ask the customer for that field and send it with the request (on every request for this account).
+             *     - `hash_invalid`: The customer's hash is wrong or out of date (it changes with every transaction). Scan the customer's current QR code again.
+             *     - `otp_invalid`: The one-time password is wrong, used or expired. Ask the customer for the code again; after repeated failures start a new redemption.
+             *     - `rule_not_found`: The redemption rule is not one of the programme's rules. Pick another reward.
+             *     - `insufficient_points`: The customer does not have enough points. Redeem fewer points.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "qr_invalid" | "proof_required" | "channel_field_required" | "hash_invalid" | "otp_invalid" | "rule_not_found" | "insufficient_points" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `otp_not_checked`: REDEMPTION_PROOF=otp but the loyalty account does not check OTPs. Ask a manager: a configuration problem.
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "otp_not_checked" | "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `retry_same_request`: The loyalty service may have applied the write, but it could not be recorded here. Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over.
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "retry_same_request" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     getRedemption: {
@@ -4612,12 +11001,213 @@ export interface operations {
                     "application/json": components["schemas"]["Redemption"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `redemption_not_found`: No such redemption in this store. Start a new redemption.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redemption_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     submitRedemptionOtp: {
@@ -4721,17 +11311,288 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_required`: This write needs an Idempotency-Key header: a retry without one could do it twice. Send a new key per request and the same key on its retries.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_required" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `redemption_not_found`: No such redemption in this store. Start a new redemption.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redemption_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `otp_not_for_this_redemption`: The newest code sent to the customer was asked for another redemption (or lapsed). Start a new redemption (a new code is sent).
+             *     - `redemption_not_awaiting_otp`: The redemption is not waiting for an OTP (`state` says what it is). Go on from its state (held: pay with it).
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "otp_not_for_this_redemption" | "redemption_not_awaiting_otp";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `proof_required`: REDEMPTION_PROOF needs the customer present: a QR code (hash) or an OTP. Scan the customer's QR code.
+             *     - `hash_invalid`: The customer's hash is wrong or out of date (it changes with every transaction). Scan the customer's current QR code again.
+             *     - `otp_invalid`: The one-time password is wrong, used or expired. Ask the customer for the code again; after repeated failures start a new redemption.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "proof_required" | "hash_invalid" | "otp_invalid" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `retry_same_request`: The loyalty service may have applied the write, but it could not be recorded here. Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over.
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "retry_same_request" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     voidRedemption: {
@@ -4831,17 +11692,285 @@ export interface operations {
                     "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `redemption_not_found`: No such redemption in this store. Start a new redemption.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redemption_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `redemption_not_held`: The redemption is not held (expired, voided or redeemed; `state` says). Start a new redemption.
+             *     - `payment_in_progress`: A payment is using this redemption, so it cannot be voided. Wait for the payment; void the sale instead if needed.
+             *     - `redemption_used`: The redemption's hold was used by a payment, so it cannot be voided. Void the sale instead.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "redemption_not_held" | "payment_in_progress" | "redemption_used";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `retry_same_request`: The loyalty service may have applied the write, but it could not be recorded here. Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over.
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "retry_same_request" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
+                    };
+                };
+            };
         };
     };
     refund: {
@@ -5022,17 +12151,287 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Unprocessable"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `customer_not_found`: The loyalty programme has no such customer. Check the id or scan the QR code again; nothing was created.
+             *     - `original_transaction_not_found`: The sale to refund is unknown. Check the payment id.
+             *     - `sale_not_found`: The sale was rung up in another store (refunds and voids stay in the sale's store unless RETURNS_AT_ANY_BRANCH). Refund it at the store that sold it, or check the payment id.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_not_found" | "original_transaction_not_found" | "sale_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `refund_id_taken`: The refund id is already used by another refund; nothing was refunded. Refund again with a new refund id.
+             *     - `write_unconfirmed`: The loyalty service already has a write under this payment or refund id that matches what its record shows of this one, but this BFF has no record of what only it could show (customer, coupon lock and codes, refund lines: lost with Redis, past its records, or of the previous release), so it may be this very write, recorded earlier; this request changed nothing, and asking again cannot tell more. Do not send it again, with any key or id: look the sale up (GET /payments/{id}) or leave it to the day's reconciliation; ring it up anew only once it is known not to be this sale.
+             *     - `sale_owner_unknown`: This BFF has no record of the sale (its data was lost, or the sale is older than SALE_RECORD_DAYS), and the loyalty service's record does not show which one store rang it up (it names no branch, or a branch that matches no store or several, or the sale is not among the customer's transactions read); nothing was done. Ask the store that rang it up to refund it, or a manager of a store allowed returns at any branch; check the customer and payment id.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "refund_id_taken" | "write_unconfirmed" | "sale_owner_unknown";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             *     - `channel_field_required`: The loyalty account joins a customer's profiles by email or mobile, and the request did not carry it; `errors` names the field. Ask the customer for that field and send it with the request (on every request for this account).
+             *     - `refund_exceeds_remaining`: The refund is more than what is left to refund on the sale. Refund a smaller amount.
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused" | "channel_field_required" | "refund_exceeds_remaining" | "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `sale_owner_unreadable`: This BFF has no record of the sale, and the loyalty service's record that shows which store rang it up could not be read just now; nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "sale_owner_unreadable" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getRefund: {
@@ -5090,13 +12489,257 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            502: components["responses"]["BadGateway"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `refund_not_found`: No such refund recorded for this store (yet). Check the refund id; if it was queued, follow GET /outbox/{id}.
+             *     - `upstream_not_found`: The loyalty service has no such resource. Check the id.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "refund_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_rejected";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Bad Gateway: `code` is one of these (what it means; what the till does):
+             *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 502 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_invalid_response";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
+             *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                    };
+                };
+            };
         };
     };
     getReadiness: {
@@ -5131,7 +12774,26 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            431: components["responses"]["HeaderFieldsTooLarge"];
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `headers_too_large`: Headers larger than MAX_HEADER_BYTES (answered before the request has an id). Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers" | "headers_too_large";
+                    };
+                };
+            };
             /** @description Not ready; the checks name what is wrong */
             503: {
                 headers: {

@@ -12,6 +12,7 @@ import { methodNotAllowed } from './http/method-not-allowed';
 import { mountPosDocs } from './http/ops';
 import { cashierHeaders, cashierOf } from './audit/cashier';
 import { renderProblem } from './http/problem';
+import { operationOfRequest } from './http/problem-trace';
 import { createIdempotencyStore, idempotency, type Idempotency } from './idempotency';
 import { httpMetrics, markRouteBase, metricsRoute } from './metrics';
 import { POS_ROUTES } from './routes';
@@ -60,6 +61,7 @@ export function createBffApp(opts: BffAppOptions): Express {
   app.set('query parser', 'simple');
   if (opts.trustProxy) app.set('trust proxy', opts.trustProxy);
   app.use(httpMetrics(opts.deps.metrics));
+  app.use(operationOfRequest(POS_ROUTES, '/pos/v1'));
   app.use(helmet());
   app.use(requestLogger(opts.logger, terminalLogProps));
   if (opts.security?.maxHeaderCount) app.use(headerCountLimit(opts.security.maxHeaderCount));

@@ -36,3 +36,28 @@ export const PRINTABLE = /^[^\x00-\x1F\x7F-\x9F\u00AD\u061C\u180E\u200B-\u200F\u
 export const NO_CONTROL = 'must not contain control characters';
 export const Id = z.string().trim().min(1).max(200).regex(PRINTABLE, NO_CONTROL);
 export const CustomerId = ContractCustomerId.regex(PRINTABLE, NO_CONTROL);
+
+/**
+ * A field a variant of an "exactly one of" body must not have: documented as
+ * matching nothing (`not: {}`), which the client types make `never`, so a till
+ * sending two of the choices does not compile.
+ */
+export const absent = (instead: string) =>
+  z
+    .never()
+    .optional()
+    .meta({ type: 'null', not: {}, description: `Not with ${instead}` } as never);
+
+/**
+ * A body documented as its exclusive variants (`variants`, each a strict
+ * object), but checked first by `checked`, whose messages name the fields
+ * (a union's own error would only say no variant matched).
+ */
+export function exclusive<T extends z.ZodType>(checked: T, variants: readonly z.ZodObject[]): z.ZodType<z.output<T>, z.input<T>> {
+  return z.preprocess((input, ctx) => {
+    const result = checked.safeParse(input);
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) ctx.addIssue({ ...issue, input: undefined } as never);
+    return input;
+  }, z.union(variants)) as unknown as z.ZodType<z.output<T>, z.input<T>>;
+}

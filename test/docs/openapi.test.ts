@@ -6,14 +6,19 @@ import { LOYALTY_ERROR_STATUS, LoyaltyErrorBody, OPERATIONS, Operation } from '.
 import { DOCS_CSP } from '../../src/platform/openapi';
 import { OPS_ROUTES, POS_ROUTES } from '../../src/pos/openapi';
 import { ProblemSchema, ReadinessSchema } from '../../src/pos/answers';
+import { PROBLEM_CATALOGUE, type ProblemCode } from '../../src/platform/problem-catalogue';
 import { OPERATION_EXAMPLES } from '../../src/sandbox/openapi/examples';
 import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 
+type ProblemAnswer = {
+  content?: Record<string, { schema?: { allOf?: { properties?: { code?: { enum?: string[] } } }[] }; examples?: Record<string, { $ref: string }> }>;
+};
 type Doc = {
   security?: unknown[];
-  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
+  paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; responses: Record<string, ProblemAnswer> }>>;
   components: {
     responses: Record<string, { content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> }>;
+    examples?: Record<string, { value: unknown }>;
     securitySchemes?: Record<string, { type: string; scheme?: string }>;
   };
 };
@@ -116,19 +121,32 @@ describe('OpenAPI documents against the running programs', () => {
       const queued = r.queued?.schema.safeParse(r.queued.example);
       expect({ route: r.operationId, issues: queued?.error?.issues ?? [] }).toEqual({ route: r.operationId, issues: [] });
     }
-    const errors = Object.entries(posDoc.components.responses);
-    expect(errors.length).toBeGreaterThan(8);
-    const uses = Object.values(posDoc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => Object.entries(op.responses)));
-    for (const [name, response] of errors) {
-      const examples = Object.values(response.content['application/problem+json'].examples ?? {}).map((e) => e.value as { status: number; code: string });
-      expect({ name, examples: examples.length > 0 }).toEqual({ name, examples: true });
-      for (const example of examples) {
-        expect({ name, code: example.code, ok: ProblemSchema.safeParse(example).success }).toEqual({ name, code: example.code, ok: true });
+    const examples = Object.entries(posDoc.components.examples ?? {});
+    expect(examples.length).toBeGreaterThan(8);
+    for (const [name, { value }] of examples) {
+      const example = value as { status: number; code: ProblemCode };
+      expect({ name, ok: ProblemSchema.safeParse(example).success, code: example.code, status: example.status }).toEqual({
+        name,
+        ok: true,
+        code: name,
+        status: PROBLEM_CATALOGUE[example.code].status,
+      });
+    }
+  });
+
+  it("each operation's error answers list codes of their own status, with examples of those codes only", () => {
+    for (const ops of Object.values(posDoc.paths)) {
+      for (const op of Object.values(ops)) {
+        for (const [status, answer] of Object.entries(op.responses).filter(([, a]) => a.content?.['application/problem+json'])) {
+          const problem = answer.content?.['application/problem+json'];
+          const codes = (problem?.schema?.allOf?.[1]?.properties?.code?.enum ?? []) as ProblemCode[];
+          const where = `${op.operationId} ${status}`;
+          expect({ where, listed: codes.length > 0 }).toEqual({ where, listed: true });
+          expect({ where, statuses: [...new Set(codes.map((c) => PROBLEM_CATALOGUE[c]?.status))] }).toEqual({ where, statuses: [Number(status)] });
+          const shown = Object.values(problem?.examples ?? {}).map((e) => e.$ref.replace('#/components/examples/', ''));
+          expect({ where, unlisted: shown.filter((c) => !codes.includes(c as ProblemCode)) }).toEqual({ where, unlisted: [] });
+        }
       }
-      // Used by at least one route, always under the status its examples carry.
-      const statuses = uses.filter(([, r]) => JSON.stringify(r) === JSON.stringify({ $ref: `#/components/responses/${name}` })).map(([status]) => Number(status));
-      expect({ name, used: statuses.length > 0 }).toEqual({ name, used: true });
-      expect({ name, statuses: [...new Set([...statuses, ...examples.map((e) => e.status)])] }).toEqual({ name, statuses: [examples[0].status] });
     }
   });
 
@@ -139,11 +157,13 @@ describe('OpenAPI documents against the running programs', () => {
       .filter((f) => !f.includes(`${path.sep}openapi${path.sep}`))
       .map((f) => readFileSync(f, 'utf8'))
       .join('\n');
-    const codes = Object.values(posDoc.components.responses).flatMap((r) =>
-      Object.values(r.content['application/problem+json'].examples ?? {}).map((e) => (e.value as { code: string }).code),
+    const codes = Object.values(posDoc.paths).flatMap((ops) =>
+      Object.values(ops).flatMap((op) =>
+        Object.values(op.responses).flatMap((r) => r.content?.['application/problem+json']?.schema?.allOf?.[1]?.properties?.code?.enum ?? []),
+      ),
     );
     expect(codes).toEqual(expect.arrayContaining(['rate_limited', 'too_many_auth_failures', 'too_many_open_redemptions', 'too_many_headers', 'invalid_client_certificate']));
-    expect(codes.filter((c) => !sources.includes(`'${c}'`))).toEqual([]);
+    expect([...new Set(codes)].filter((c) => !sources.includes(`'${c}'`))).toEqual([]);
   });
 
   it('every example in the v4.0 document matches the contract', () => {

@@ -179,7 +179,7 @@ describe('sandbox rate limits', () => {
     const res = await hold();
     const injected = refused(res, 1);
     expect(res.headers['x-sandbox-fault']).toBe('hold');
-    expect(injected.message).toContain('injected by a sandbox fault rule');
+    expect(injected.message).toContain('injected by a sandbox fault');
     await pass(29, () => hold());
     // The request the fault rule answered reached the service: it counts.
     refused(await hold(), 1);

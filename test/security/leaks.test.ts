@@ -10,7 +10,7 @@ import { rawClient, RawClient, RawResponse } from './support/raw-http';
  * messages carry a marker that must never come through). Security headers
  * are on every answer; CORS is off unless origins are configured.
  */
-const MARKER = 'injected by a sandbox fault rule';
+const MARKER = 'injected by a sandbox fault';
 const STACK_TRACE = /\bat [^\s()]+ \(?[^\s()]*:\d+:\d+\)?|node_modules|\.ts:\d+/;
 const STATUSES = [400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504];
 /** A key pair to rotate to: tried after a key failure (401/403), so it is sent upstream and must leak nowhere either. */

@@ -22,4 +22,6 @@ export default async function globalSetup(): Promise<void> {
   await waitForPort(port, 10_000, 'redis-server');
   process.env.TEST_REDIS_URL = `redis://127.0.0.1:${port}`;
   (globalThis as { __REDIS_CHILD__?: unknown }).__REDIS_CHILD__ = child;
+  // Every problem the BFF answers is traced here (src/pos/http/problem-trace.ts) and checked at teardown.
+  process.env.POS_PROBLEM_TRACE_DIR = mkdtempSync(path.join(os.tmpdir(), 'posbff-problems-'));
 }

@@ -1,4 +1,4 @@
-import { LOCAL_READ_ERRORS, routesGiven } from '../http/route';
+import { routesGiven } from '../http/route';
 import { auditCsv } from './format';
 import { readStoreAudit } from './operations';
 import { AuditPageSchema, AuditQuery } from './schemas';
@@ -45,7 +45,8 @@ export const AUDIT_ROUTES = [
     query: AuditQuery,
     success: { status: 200, description: 'A page of entries, oldest first', schema: AuditPageSchema, example: page },
     formats: { csv: { contentType: 'text/csv; charset=utf-8', write: (v) => auditCsv(v.entries), example: auditCsv([entry]) } },
-    errors: LOCAL_READ_ERRORS,
+    callsLoyalty: false,
+    codes: [],
     handle: (deps, ctx, { query }) => readStoreAudit(deps, ctx, query),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOCAL_READ_ERRORS, one, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
+import { one, routesGiven, TILL } from '../http/route';
 import { COUPON_LOCK_ID, couponExamples } from './examples';
 import { getCouponLock, lockCoupons, releaseCouponLock } from './lock-operations';
 import * as cs from './schemas';
@@ -25,7 +25,8 @@ export const COUPON_ROUTES = [
       "for two uses (a copy beyond the coupon's or the customer's limit is refused). `reason` says why a code is refused.",
     body: { schema: cs.CouponCheckBody, examples: one('Two codes for a 150.00 basket', couponExamples.check) },
     success: { status: 200, description: 'One verdict per code', schema: cs.CouponChecksSchema, example: couponExamples.checks },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: ['customer_not_found'],
     handle: (deps, ctx, { body }) => checkCoupons(deps, ctx, body),
   }),
   route({
@@ -44,7 +45,8 @@ export const COUPON_ROUTES = [
       "and the lock's own refusal in `reason`. When no verdict is refused, the codes were refused together (or changed in between): `reason` is the only explanation.",
     body: { schema: cs.CouponCheckBody, examples: one('Lock WELCOME10 for a 150.00 basket', couponExamples.lock) },
     success: { status: 201, description: 'The lock', schema: cs.CouponLockViewSchema, example: couponExamples.locked, location: true },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: ['customer_not_found', 'channel_field_required', 'coupon_refused'],
     handle: (deps, ctx, { body }) => lockCoupons(deps, ctx, body),
   }),
   route({
@@ -57,7 +59,8 @@ export const COUPON_ROUTES = [
     summary: "State of a coupon lock (this store's)",
     params: lockId,
     success: { status: 200, description: 'The lock', schema: cs.CouponLockViewSchema, example: couponExamples.locked },
-    errors: LOCAL_READ_ERRORS,
+    callsLoyalty: false,
+    codes: ['coupon_lock_not_found'],
     handle: (deps, ctx, { params }) => getCouponLock(deps, ctx, params.id),
   }),
   route({
@@ -76,7 +79,8 @@ export const COUPON_ROUTES = [
       schema: cs.CouponLockViewSchema,
       example: { ...couponExamples.locked, state: 'released', secondsLeft: 0 },
     },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: ['coupon_lock_not_found', 'coupon_lock_in_use', 'coupon_lock_used', 'retry_same_request'],
     handle: (deps, ctx, { params }) => releaseCouponLock(deps, ctx, params.id),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
+import { routesGiven, TILL } from '../http/route';
 import { customerHash, customerSummary, deleteCustomer, registerCustomer } from './operations';
 import { customerExamples } from './examples';
 import * as cs from './schemas';
@@ -9,8 +9,6 @@ import type { CustomerDeps } from './operations';
 const route = routesGiven<CustomerDeps>();
 
 const customerId = (description: string, example: string) => z.object({ id: cs.CustomerIdParam.shape.id.meta({ description, example }) });
-/** A sign-up creates or updates by the till's own id: never 404, never a conflict. */
-const SIGN_UP_ERRORS = WRITE_ERRORS.filter((e) => e !== 'NotFound' && e !== 'Conflict');
 /** Customer `nour-1001` signs up at the till, then her mobile is added on a later visit. */
 const signUp = { displayName: 'Nour Hassan', firstName: 'Nour', lastName: 'Hassan', email: 'nour.hassan@example.com', preferredLanguage: 'ar' };
 
@@ -24,7 +22,8 @@ const deleted = (operationId: string, method: 'delete' | 'post', path: string, s
     summary,
     params: customerId('The loyalty customer id', 'alice'),
     success: { status: 200, description: 'Deleted', schema: cs.CustomerDeletedSchema, example: customerExamples.customerDeleted },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: ['customer_not_found'],
     handle: (deps, ctx, { params }) => deleteCustomer(deps, ctx, params.id),
   });
 
@@ -42,7 +41,8 @@ export const CUSTOMER_ROUTES = [
     params: customerId('The loyalty customer id', 'alice'),
     query: cs.TierQuery,
     success: { status: 200, description: 'The summary', schema: cs.CustomerSummarySchema, example: customerExamples.customerSummary },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: ['customer_not_found'],
     handle: (deps, ctx, { params, query }) => customerSummary(deps, ctx, params.id, query.lang),
   }),
   route({
@@ -60,8 +60,7 @@ export const CUSTOMER_ROUTES = [
       'Then `GET /customers/{id}` shows the balance.',
     params: customerId('The loyalty customer id (the same in every channel when possible)', 'nour-1001'),
     body: {
-      schema: cs.RegisterCustomerBody,
-      emptyIs: {},
+      schema: cs.RegisterCustomerRequest,
       examples: {
         signUp: { summary: 'A new customer signs up at checkout', value: signUp },
         addMobile: { summary: 'On a later visit, the mobile is added (the rest stays)', value: { mobile: '+201001234567' } },
@@ -73,7 +72,8 @@ export const CUSTOMER_ROUTES = [
       schema: cs.CustomerRegisteredSchema,
       example: { customerId: 'nour-1001', outcome: 'created', loyaltyId: '81234', profile: signUp },
     },
-    errors: SIGN_UP_ERRORS,
+    callsLoyalty: true,
+    codes: ['channel_field_required'],
     handle: (deps, ctx, { params, body }) => registerCustomer(deps, ctx, params.id, body),
   }),
   route({
@@ -85,7 +85,8 @@ export const CUSTOMER_ROUTES = [
     summary: 'The rotating hash to show as a QR code (kiosk)',
     params: customerId('The loyalty customer id', 'alice'),
     success: { status: 200, description: 'The current hash and the QR payload', schema: cs.CustomerHashSchema, example: customerExamples.customerHash },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: ['kiosk_qr_off', 'customer_not_found', 'hash_invalid'],
     handle: (deps, ctx, { params }) => customerHash(deps, ctx, params.id),
   }),
   deleted('deleteCustomer', 'delete', '/customers/:id', 'Delete a customer and their data (manager)'),

@@ -37,6 +37,10 @@ export const RegisterCustomerBody = z.strictObject({
   zip: Code(20).optional(),
   guest: z.boolean().optional().describe('True for a customer who does not sign up (a guest checkout)'),
 });
+/** What a till sends: at least one field (a registration with nothing to say is a till bug, not a sign-up). */
+export const RegisterCustomerRequest = RegisterCustomerBody.refine((b) => Object.keys(b).length > 0, {
+  error: `give at least one of ${Object.keys(RegisterCustomerBody.shape).join(', ')}`,
+}).meta({ minProperties: 1 });
 export type RegisterCustomerBody = z.infer<typeof RegisterCustomerBody>;
 
 export const RegistrationOutcome = z.enum(['created', 'updated']);

@@ -1,4 +1,4 @@
-import { one, routesGiven, WRITE_ERRORS } from '../http/route';
+import { one, routesGiven } from '../http/route';
 import { eventExamples } from './examples';
 import { sendEvents } from './operations';
 import { EventsAcceptedSchema, EventsBody, QueuedEventsSchema } from './schemas';
@@ -23,7 +23,8 @@ export const EVENT_ROUTES = [
     body: { schema: EventsBody, examples: one('A store visit', eventExamples.events) },
     success: { status: 200, description: 'Sent on', schema: EventsAcceptedSchema, example: eventExamples.eventsAccepted },
     queued: { schema: QueuedEventsSchema, example: eventExamples.queuedEvents },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: ['event_not_allowed', 'channel_field_required', 'event_maybe_recorded'],
     handle: (deps, ctx, { body }) => sendEvents(deps, ctx, body),
   }),
 ];

@@ -8,6 +8,7 @@ import type { StoredResponse } from '../idempotency/types';
 import { answerLocation, pendingAnswer } from '../till-answers/schemas';
 import type { TillAnswerStore } from '../till-answers/types';
 import { problemAnswer } from './problem';
+import { traceProblem } from './problem-trace';
 
 export interface InTimeOptions {
   answers: TillAnswerStore;
@@ -94,6 +95,7 @@ async function answerPending<V>(
     if (appError.status >= 500) log.error({ errorId: appError.id, code: appError.code, err: appError.cause ?? err }, appError.message);
     else log.info({ errorId: appError.id, code: appError.code, status: appError.status }, appError.message);
     const { status, body } = problemAnswer(appError, requestId);
+    traceProblem(res, status, appError.code);
     response = { status, contentType: 'application/problem+json; charset=utf-8', body: JSON.stringify(body) };
   }
   await answeredLate(res, response, failure);

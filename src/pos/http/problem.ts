@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { AppError } from '../../platform/errors';
 import type { ErrorRenderer } from '../../platform/http';
 import { requestIdOf } from '../../platform/http';
+import { traceProblem } from './problem-trace';
 
 /**
  * The BFF's one error shape: RFC 9457 problem details with a stable `code`,
@@ -10,6 +11,7 @@ import { requestIdOf } from '../../platform/http';
  */
 export const renderProblem: ErrorRenderer = (err, req, res) => {
   const { status, body } = problemAnswer(err, requestIdOf(req));
+  traceProblem(res, status, err.code);
   res.status(status).type('application/problem+json').send(JSON.stringify(body));
 };
 

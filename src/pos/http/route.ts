@@ -1,12 +1,12 @@
 import type { RequestHandler, Router } from 'express';
 import type { z } from 'zod';
 import { problem } from '../../platform/problem';
+import type { ProblemCode } from '../../platform/problem-catalogue';
 import { parseOrThrow } from '../../platform/validation';
 import { requireRole } from '../auth';
 import type { CallContext } from '../context';
 import type { PosSettings } from '../settings';
 import { IDEMPOTENCY_HEADER } from '../idempotency';
-import type { ErrorName } from '../openapi/errors';
 import { statusFor } from '../outbox/forward';
 import type { TerminalRole } from '../terminals/types';
 import { callContext } from './context';
@@ -51,14 +51,23 @@ export interface PosRoute<
   needsRedis?: boolean;
   params?: P;
   query?: Q;
-  /** `emptyIs`: the body taken when the request has none. */
-  body?: { schema: NonNullable<B>; examples: Examples; emptyIs?: Out<B> };
+  /** Required whenever a route has one (the document says so): a request without it is 400 `validation_failed`. */
+  body?: { schema: NonNullable<B>; examples: Examples };
   success: { status: 200 | 201 | 202; description: string; schema: S; example: unknown; location?: boolean };
   /** Other forms of the answer, asked for with `?format=`: the content type and how the answer is written in it (a report's CSV). */
   formats?: Record<string, { contentType: string; write(view: z.output<S>): string; example: string }>;
   /** The 202 answer when the write was queued in the outbox (the upstream was out of reach). */
   queued?: { schema: NonNullable<QS>; example: unknown };
-  errors: ErrorName[];
+  /** It calls the loyalty service, so it can answer the upstream's failures (src/pos/openapi/codes.ts). */
+  callsLoyalty: boolean;
+  /**
+   * The problem codes its own use case can answer. Those of the shared
+   * middleware (auth, limits, input, Idempotency-Key, Redis, the loyalty
+   * service) follow from the entry's other fields; the document lists both
+   * per status, and the test run checks every code seen is listed and every
+   * listed code is seen (test/support/problem-codes.ts).
+   */
+  codes: ProblemCode[];
   /** Its answer is what the schemas say (checked when the entry compiles). A property, so `D` is checked contravariantly. */
   handle: (deps: D, ctx: CallContext, input: Input<P, Q, B>) => Promise<z.output<S> | Out<QS> | Replay>;
 }
@@ -80,22 +89,6 @@ export function routesGiven<D>() {
 }
 
 export const TILL: TerminalRole[] = ['cashier', 'manager'];
-export const READ_ERRORS: ErrorName[] = ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'BadGateway', 'ServiceUnavailable'];
-/** Reads answered from the BFF's own records (no upstream call). */
-export const LOCAL_READ_ERRORS: ErrorName[] = ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'ServiceUnavailable'];
-export const WRITE_ERRORS: ErrorName[] = [
-  'BadRequest',
-  'Unauthorized',
-  'Forbidden',
-  'NotFound',
-  'Conflict',
-  'PayloadTooLarge',
-  'UnsupportedMediaType',
-  'Unprocessable',
-  'TooManyRequests',
-  'BadGateway',
-  'ServiceUnavailable',
-];
 export const one = (summary: string, value: unknown): Examples => ({ default: { summary, value } });
 
 const requireKey: RequestHandler = (req, _res, next) => {
@@ -123,7 +116,7 @@ export function mountRoutes<D extends { settings: PosSettings }>(
       const input = {
         params: r.params ? parseOrThrow(r.params, req.params, 'path') : undefined,
         query: r.query ? parseOrThrow(r.query, req.query, 'query') : undefined,
-        body: r.body ? parseOrThrow(r.body.schema, req.body ?? r.body.emptyIs) : undefined,
+        body: r.body ? parseOrThrow(r.body.schema, req.body) : undefined,
       };
       const ctx = callContext(req, res);
       const write = (view: unknown) => {

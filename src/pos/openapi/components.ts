@@ -1,4 +1,5 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { STATUS_CODES } from 'node:http';
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { named } from '../../platform/openapi';
 import * as customers from '../customers/schemas';
 import * as events from '../events/schemas';
@@ -8,7 +9,8 @@ import * as outbox from '../outbox/schemas';
 import * as redemptions from '../redemptions/schemas';
 import * as refunds from '../refunds/schemas';
 import * as sales from '../sales/schemas';
-import { type ErrorDoc, ERRORS, type ErrorName, RATE_LIMIT_HEADER_NAMES } from './errors';
+import { PROBLEM_CATALOGUE, type ProblemCode } from '../../platform/problem-catalogue';
+import { PROBLEM_EXAMPLES, RATE_LIMIT_HEADER_NAMES, STATUS_HEADERS } from './errors';
 
 /** Component names of the cashier API's own schemas (each from its feature's schemas.ts; the problem and health answers from ../answers). */
 export function nameSchemas(): void {
@@ -55,18 +57,40 @@ export function nameSchemas(): void {
 const PROBLEM = 'application/problem+json';
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-export type { ErrorName } from './errors';
-
-/** Status code -> `$ref` of the shared error response. */
-export function errorResponses(names: readonly ErrorName[]): Record<string, { $ref: string }> {
-  const byStatus: Record<string, { $ref: string }> = {};
-  for (const n of names) {
-    const status = String(ERRORS[n].status);
-    // Two components for one status would silently drop one of them.
-    if (byStatus[status]) throw new Error(`Two error responses for status ${status}: ${byStatus[status].$ref} and ${n}`);
-    byStatus[status] = ref('responses', n);
+/**
+ * One error answer per status: the Problem with `code` narrowed to the codes
+ * of that status (so a generated client tells them apart per call), each code
+ * described from the catalogue, with the examples of those that have one.
+ */
+export function problemResponses(byStatus: ReadonlyMap<number, readonly ProblemCode[]>): Record<string, ResponseConfig> {
+  const responses: Record<string, ResponseConfig> = {};
+  for (const [status, codes] of byStatus) {
+    const headers = Object.fromEntries(Object.entries(STATUS_HEADERS[status] ?? {}).map(([header, component]) => [header, ref('headers', component)]));
+    const examples = Object.fromEntries(codes.filter((c) => PROBLEM_EXAMPLES[c]).map((c) => [c, ref('examples', c)]));
+    responses[status] = {
+      description: [
+        `${STATUS_CODES[status]}: \`code\` is one of these (what it means; what the till does):`,
+        ...codes.map((c) => `- \`${c}\`: ${PROBLEM_CATALOGUE[c].meaning}. ${PROBLEM_CATALOGUE[c].tillDoes}.`),
+      ].join('\n'),
+      headers: { ...REQUEST_ID_HEADER, ...headers },
+      content: {
+        [PROBLEM]: {
+          schema: {
+            allOf: [
+              ref('schemas', 'Problem'),
+              {
+                type: 'object',
+                required: ['code'],
+                properties: { code: { type: 'string', enum: [...codes], description: `The ${status} codes of this operation` } },
+              },
+            ],
+          },
+          ...(Object.keys(examples).length ? { examples } : {}),
+        },
+      },
+    };
   }
-  return byStatus;
+  return responses;
 }
 
 export const PARAMS = {
@@ -186,12 +210,5 @@ export function registerComponents(registry: OpenAPIRegistry): void {
     description: '`Bearer realm="pos"`, with `error="invalid_token"` when credentials were sent (RFC 6750).',
     schema: { type: 'string' },
   });
-  for (const [name, e] of Object.entries(ERRORS) as [string, ErrorDoc][]) {
-    const headers = Object.fromEntries(Object.entries(e.headers ?? {}).map(([header, component]) => [header, ref('headers', component)]));
-    registry.registerComponent('responses', name, {
-      description: e.description,
-      headers: { ...REQUEST_ID_HEADER, ...headers },
-      content: { [PROBLEM]: { schema: ref('schemas', 'Problem'), examples: e.examples } },
-    });
-  }
+  for (const [code, example] of Object.entries(PROBLEM_EXAMPLES)) registry.registerComponent('examples', code, example);
 }

@@ -4,15 +4,6 @@ import { PROBLEM_CATALOGUE, type ProblemCode } from '../../platform/problem-cata
 /** Header components (registered in components.ts) an error response may carry. */
 export type HeaderName = 'RetryAfter' | 'RateLimitLimit' | 'RateLimitRemaining' | 'RateLimitReset' | 'WwwAuthenticate';
 
-export interface ErrorDoc {
-  status: number;
-  description: string;
-  /** By error code; the first is the typical one. */
-  examples: Record<string, { summary: string; value: object }>;
-  /** Response header name -> header component. */
-  headers?: Record<string, HeaderName>;
-}
-
 /** A problem+json body as the BFF writes it, with the catalogue's status for the code. */
 function problemExample(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
   const { status } = PROBLEM_CATALOGUE[code];
@@ -43,185 +34,91 @@ export const RATE_LIMIT_HEADER_NAMES: Record<string, HeaderName> = {
   'RateLimit-Reset': 'RateLimitReset',
 };
 
-const keyInUse = answer(
-  'Another request with this Idempotency-Key is still running',
-  'idempotency_request_in_progress',
-  'A request with this Idempotency-Key is still running; retry shortly to get its answer',
-  { retryAfterSeconds: 1 },
+/**
+ * Example answers, one per code that has one: each operation's error answer
+ * shows those of the codes it can answer (src/pos/openapi/codes.ts).
+ */
+export const PROBLEM_EXAMPLES: Partial<Record<ProblemCode, { summary: string; value: object }>> = answers(
+  answer('A field is invalid', 'validation_failed', 'Invalid request body: points: Too small: expected number to be >0', {
+    errors: [{ path: 'points', message: 'Too small: expected number to be >0' }],
+  }),
+  answer('The body is not JSON', 'malformed_json', 'The request body is not valid JSON'),
+  answer('The body nests too deep', 'body_too_deep', 'The request body nests deeper than 32 levels'),
+  answer('The body does not decode as its Content-Encoding says', 'malformed_body_encoding', 'The request body is not valid gzip data'),
+  answer('The path has broken percent-encoding (e.g. %zz)', 'malformed_path', 'The request path has invalid percent-encoding'),
+  answer('The Idempotency-Key is unusable', 'idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once'),
+  answer(
+    'No Idempotency-Key on a write that requires one',
+    'idempotency_key_required',
+    'Idempotency-Key is required here: a retry without it could do this twice. Send a new key per request, the same key on its retries',
+  ),
+  answer('Unknown or revoked token', 'invalid_token', 'The terminal token is not valid (unknown or revoked)'),
+  answer('No credentials', 'missing_token', 'This route needs a terminal token: Authorization: Bearer <token>'),
+  answer('Not a bearer token', 'malformed_authorization', 'The Authorization header must be "Bearer <terminal token>"'),
+  answer(
+    'mTLS: the certificate names no usable terminal, or several',
+    'invalid_client_certificate',
+    'The client certificate does not name exactly one usable terminal',
+  ),
+  answer(
+    'mTLS: the token and the certificate name different terminals',
+    'credentials_disagree',
+    'The bearer token and the client certificate name different terminals',
+  ),
+  answer('Wrong role', 'role_not_allowed', 'This route needs a manager terminal; this terminal is a cashier', {
+    requiredRoles: ['manager'],
+    role: 'cashier',
+  }),
+  answer('Unknown customer', 'customer_not_found', 'The customer was not found in the loyalty programme'),
+  answer('The redemption is no longer held', 'redemption_not_held', 'Redemption rdm_Zk3vQ9bT2mXc8LpA is expired; start a new redemption', {
+    state: 'expired',
+  }),
+  answer(
+    'Too many open redemptions on this terminal',
+    'too_many_open_redemptions',
+    'This terminal already has 10 open redemptions (the limit is 10); complete or void one first',
+    {
+      openRedemptions: 10,
+      limit: 10,
+    },
+  ),
+  answer(
+    "Another redemption's code is still out",
+    'otp_pending_for_another_redemption',
+    'A code sent to this customer for redemption rdm_Zk3vQ9bT2mXc8LpA is still out: confirm that redemption with it (POST /redemptions/{id}/otp), or start again after 2026-03-02T10:05:00.000Z',
+    { redemptionId: 'rdm_Zk3vQ9bT2mXc8LpA', pendingUntil: '2026-03-02T10:05:00.000Z' },
+  ),
+  answer('Body too large', 'payload_too_large', 'The request body is larger than the limit of 262144 bytes'),
+  answer('Not JSON', 'unsupported_media_type', 'Send the body as application/json (got text/plain)'),
+  answer('Unknown Content-Encoding', 'unsupported_encoding', 'unsupported content encoding "compress"'),
+  answer('Not enough points', 'insufficient_points', 'The customer does not have enough points for this'),
+  answer('Per-terminal request limit', 'rate_limited', 'This terminal sent more than 600 requests in a minute; try again in 12 s', {
+    retryAfterSeconds: 12,
+    limitPerMinute: 600,
+  }),
+  answer(
+    'Too many failed authentications with this token',
+    'too_many_auth_failures',
+    'More than 20 failed authentications with these credentials in a minute; try again in 41 s',
+    {
+      retryAfterSeconds: 41,
+    },
+  ),
+  answer('Too many headers', 'too_many_headers', 'The request has more than 100 headers; send at most 100'),
+  answer('Unusable upstream answer', 'upstream_invalid_response', 'The loyalty service gave an answer that could not be understood'),
+  answer('Loyalty service down', 'upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { retryAfterSeconds: 2 }),
+  answer(
+    'Another request with this Idempotency-Key is still running',
+    'idempotency_request_in_progress',
+    'A request with this Idempotency-Key is still running; retry shortly to get its answer',
+    { retryAfterSeconds: 1 },
+  ),
 );
 
-/**
- * The error responses of the cashier API, one shared component each. A route
- * lists the names it can give (routes.ts); at most one per status.
- */
-export const ERRORS = {
-  BadRequest: {
-    status: 400,
-    description:
-      'The request is malformed or a field is invalid (`validation_failed`; `errors` names each field). Also: a body that is not JSON (`malformed_json`), ' +
-      'nests deeper than 32 levels (`body_too_deep`) or does not decode as its Content-Encoding says (`malformed_body_encoding`); ' +
-      'a path with broken percent-encoding (`malformed_path`); an unusable Idempotency-Key (`idempotency_key_invalid`), or none where the write requires one (`idempotency_key_required`).',
-    examples: answers(
-      answer('A field is invalid', 'validation_failed', 'Invalid request body: points: Too small: expected number to be >0', {
-        errors: [{ path: 'points', message: 'Too small: expected number to be >0' }],
-      }),
-      answer('The body is not JSON', 'malformed_json', 'The request body is not valid JSON'),
-      answer('The body nests too deep', 'body_too_deep', 'The request body nests deeper than 32 levels'),
-      answer('The body does not decode as its Content-Encoding says', 'malformed_body_encoding', 'The request body is not valid gzip data'),
-      answer('The path has broken percent-encoding (e.g. %zz)', 'malformed_path', 'The request path has invalid percent-encoding'),
-      answer('The Idempotency-Key is unusable', 'idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 visible ASCII characters (0x21-0x7E), sent once'),
-      answer(
-        'No Idempotency-Key on a write that requires one',
-        'idempotency_key_required',
-        'Idempotency-Key is required here: a retry without it could do this twice. Send a new key per request, the same key on its retries',
-      ),
-    ),
-  },
-  Unauthorized: {
-    status: 401,
-    description:
-      'No terminal credentials (`missing_token`), a malformed Authorization header (`malformed_authorization`), or an unknown or revoked token (`invalid_token`). ' +
-      'With client certificates (mTLS): a certificate that names no usable terminal, or several (`invalid_client_certificate`), ' +
-      'or a bearer token of another terminal than the certificate names (`credentials_disagree`).',
-    examples: answers(
-      answer('Unknown or revoked token', 'invalid_token', 'The terminal token is not valid (unknown or revoked)'),
-      answer('No credentials', 'missing_token', 'This route needs a terminal token: Authorization: Bearer <token>'),
-      answer('Not a bearer token', 'malformed_authorization', 'The Authorization header must be "Bearer <terminal token>"'),
-      answer(
-        'mTLS: the certificate names no usable terminal, or several',
-        'invalid_client_certificate',
-        'The client certificate does not name exactly one usable terminal',
-      ),
-      answer(
-        'mTLS: the token and the certificate name different terminals',
-        'credentials_disagree',
-        'The bearer token and the client certificate name different terminals',
-      ),
-    ),
-    headers: { 'WWW-Authenticate': 'WwwAuthenticate' },
-  },
-  Forbidden: {
-    status: 403,
-    description:
-      "The terminal's role may not use this route; or a browser preflight (OPTIONS) came from an origin not in CORS_ORIGINS (`cors_origin_not_allowed`).",
-    examples: answers(
-      answer('Wrong role', 'role_not_allowed', 'This route needs a manager terminal; this terminal is a cashier', {
-        requiredRoles: ['manager'],
-        role: 'cashier',
-      }),
-      answer(
-        'Browser preflight from an origin not in CORS_ORIGINS',
-        'cors_origin_not_allowed',
-        'Browser calls from origin https://tablet.example.com are not allowed (CORS_ORIGINS)',
-      ),
-    ),
-  },
-  NotFound: {
-    status: 404,
-    description: 'The customer, redemption, transaction or job does not exist (or belongs to another store).',
-    examples: answers(answer('Unknown customer', 'customer_not_found', 'The customer was not found in the loyalty programme')),
-  },
-  Conflict: {
-    status: 409,
-    description:
-      'The request conflicts with the current state, e.g. the redemption is no longer held, or the id was already used; or a request with the same Idempotency-Key is still running (retry after Retry-After).',
-    examples: answers(
-      answer('The redemption is no longer held', 'redemption_not_held', 'Redemption rdm_Zk3vQ9bT2mXc8LpA is expired; start a new redemption', {
-        state: 'expired',
-      }),
-      keyInUse,
-    ),
-    headers: RETRY_AFTER,
-  },
-  StartRedemptionConflict: {
-    status: 409,
-    description:
-      'This terminal already has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`): complete or void one first (`too_many_open_redemptions`). ' +
-      'Or a code sent to this customer for another redemption is still out (`otp_pending_for_another_redemption`, with `Retry-After`): one code per customer at a time. ' +
-      'Or a code given with the start was asked for another redemption (`otp_for_another_redemption`). ' +
-      'Or a request with the same Idempotency-Key is still running.',
-    examples: answers(
-      answer(
-        'Too many open redemptions on this terminal',
-        'too_many_open_redemptions',
-        'This terminal already has 10 open redemptions (the limit is 10); complete or void one first',
-        {
-          openRedemptions: 10,
-          limit: 10,
-        },
-      ),
-      answer(
-        "Another redemption's code is still out",
-        'otp_pending_for_another_redemption',
-        'A code sent to this customer for redemption rdm_Zk3vQ9bT2mXc8LpA is still out: confirm that redemption with it (POST /redemptions/{id}/otp), or start again after 2026-03-02T10:05:00.000Z',
-        { redemptionId: 'rdm_Zk3vQ9bT2mXc8LpA', pendingUntil: '2026-03-02T10:05:00.000Z' },
-      ),
-      keyInUse,
-    ),
-    headers: RETRY_AFTER,
-  },
-  PayloadTooLarge: {
-    status: 413,
-    description: 'The body is larger than BODY_LIMIT_BYTES.',
-    examples: answers(answer('Body too large', 'payload_too_large', 'The request body is larger than the limit of 262144 bytes')),
-  },
-  UnsupportedMediaType: {
-    status: 415,
-    description:
-      'The body is not application/json (`unsupported_media_type`), or its Content-Encoding or charset cannot be read (`unsupported_encoding`; gzip, deflate, br and UTF-8 can).',
-    examples: answers(
-      answer('Not JSON', 'unsupported_media_type', 'Send the body as application/json (got text/plain)'),
-      answer('Unknown Content-Encoding', 'unsupported_encoding', 'unsupported content encoding "compress"'),
-    ),
-  },
-  Unprocessable: {
-    status: 422,
-    description: 'The loyalty service refused it: not enough points, a wrong hash or OTP, and the like.',
-    examples: answers(answer('Not enough points', 'insufficient_points', 'The customer does not have enough points for this')),
-  },
-  TooManyRequests: {
-    status: 429,
-    description:
-      'This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute, counted across every BFF instance (`rate_limited`, with RateLimit-* headers); ' +
-      'or the credential presented (without one, the calling address) failed authentication more than AUTH_FAILURE_LIMIT_PER_MINUTE times in a minute ' +
-      '(`too_many_auth_failures`; an address failing ten times that is refused too, though never a valid token). ' +
-      'Wait Retry-After seconds.',
-    examples: answers(
-      answer('Per-terminal request limit', 'rate_limited', 'This terminal sent more than 600 requests in a minute; try again in 12 s', {
-        retryAfterSeconds: 12,
-        limitPerMinute: 600,
-      }),
-      answer(
-        'Too many failed authentications with this token',
-        'too_many_auth_failures',
-        'More than 20 failed authentications with these credentials in a minute; try again in 41 s',
-        {
-          retryAfterSeconds: 41,
-        },
-      ),
-    ),
-    headers: { ...RETRY_AFTER, ...RATE_LIMIT_HEADER_NAMES },
-  },
-  HeaderFieldsTooLarge: {
-    status: 431,
-    description:
-      'More than MAX_HEADER_COUNT request headers (`too_many_headers`). Headers larger than MAX_HEADER_BYTES in total are refused by the HTTP server itself ' +
-      'with `headers_too_large`, before the request has an id (that answer carries no requestId or errorId).',
-    examples: answers(answer('Too many headers', 'too_many_headers', 'The request has more than 100 headers; send at most 100')),
-  },
-  BadGateway: {
-    status: 502,
-    description: "The loyalty service answered something unusable, or refused the middleware's credentials (a configuration problem).",
-    examples: answers(answer('Unusable upstream answer', 'upstream_invalid_response', 'The loyalty service gave an answer that could not be understood')),
-  },
-  ServiceUnavailable: {
-    status: 503,
-    description: 'The loyalty service (or Redis) is unavailable, slow or busy; try again after Retry-After.',
-    examples: answers(
-      answer('Loyalty service down', 'upstream_unavailable', 'The loyalty service is unavailable; try again shortly', { retryAfterSeconds: 2 }),
-    ),
-    headers: RETRY_AFTER,
-  },
-} satisfies Record<string, ErrorDoc>;
-
-export type ErrorName = keyof typeof ERRORS;
+/** The headers an error answer of each status carries (besides X-Request-Id). */
+export const STATUS_HEADERS: Partial<Record<number, Record<string, HeaderName>>> = {
+  401: { 'WWW-Authenticate': 'WwwAuthenticate' },
+  409: RETRY_AFTER,
+  429: { ...RETRY_AFTER, ...RATE_LIMIT_HEADER_NAMES },
+  503: RETRY_AFTER,
+};

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { openApiPath } from '../../platform/openapi';
 import { catalogueTable } from '../../platform/problem-catalogue';
 import * as answers from '../answers';
-import { errorResponses, nameSchemas, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
+import { nameSchemas, problemResponses, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
 import { POS_API_PREFIX, type PosRoute } from '../http/route';
+import { codesByStatus } from './codes';
 import { POS_ROUTES } from '../routes';
 import { PendingAnswerSchema, pendingAnswer } from '../till-answers/schemas';
 
@@ -113,9 +114,9 @@ function toRouteConfig(r: PosRoute): RouteConfig {
       },
     },
     responses: {
-      ...errorResponses(r.errors),
       ...pendingResponse(r, headers),
       ...successResponses(r, headers),
+      ...problemResponses(codesByStatus(r)),
     },
   };
 }
@@ -189,7 +190,8 @@ export function buildPosOpenApi() {
   registerComponents(registry);
   for (const r of POS_ROUTES) registry.registerPath(toRouteConfig(r));
   // The header bound (431) guards the operator routes too: it runs before any route.
-  for (const r of opsRoutes()) registry.registerPath({ ...r, responses: { ...r.responses, ...errorResponses(['HeaderFieldsTooLarge']) } });
+  for (const r of opsRoutes())
+    registry.registerPath({ ...r, responses: { ...r.responses, ...problemResponses(new Map([[431, ['too_many_headers', 'headers_too_large']]])) } });
   const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: answers.ProblemSchema }], {
     sortComponents: 'alphabetically',
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
+import { one, routesGiven, TILL } from '../http/route';
 import { orderExamples } from './examples';
 import { orderBatchStatus, uploadOrdersOrQueue } from './operations';
 import { BatchOrdersBody, JobIdParam, OrderBatchAcceptedSchema, OrderBatchStatusSchema, QueuedOrderBatchSchema } from './schemas';
@@ -20,7 +20,8 @@ export const ORDER_ROUTES = [
     body: { schema: BatchOrdersBody, examples: one('One offline sale', orderExamples.orders) },
     success: { status: 202, description: 'Accepted; poll the job', schema: OrderBatchAcceptedSchema, example: orderExamples.ordersAccepted },
     queued: { schema: QueuedOrderBatchSchema, example: orderExamples.queuedOrders },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: ['payment_id_taken'],
     handle: (deps, ctx, { body }) => uploadOrdersOrQueue(deps, ctx, body),
   }),
   route({
@@ -32,7 +33,8 @@ export const ORDER_ROUTES = [
     summary: 'Progress and failures of an order upload',
     params: z.object({ jobId: JobIdParam.shape.jobId.meta({ description: 'The jobId from POST /orders/batch', example: '17' }) }),
     success: { status: 200, description: 'The job', schema: OrderBatchStatusSchema, example: orderExamples.orderStatus },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: ['batch_job_not_found'],
     handle: (deps, ctx, { params }) => orderBatchStatus(deps, ctx, params.jobId),
   }),
 ];

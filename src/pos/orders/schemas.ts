@@ -19,7 +19,7 @@ export const BatchOrder = z.strictObject({
   totalPaid: Money,
   email: Email.optional(),
   mobile: Mobile.optional(),
-  guest: z.boolean().optional(),
+  guest: z.boolean().optional().describe('True for a guest (not signed-up) customer; otherwise the customer is treated as registered'),
 });
 export const BatchOrdersBody = z.strictObject({ orders: z.array(BatchOrder).min(1).max(1000) });
 export type BatchOrdersBody = z.infer<typeof BatchOrdersBody>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOCAL_READ_ERRORS, routesGiven } from '../http/route';
+import { routesGiven } from '../http/route';
 import { OUTBOX_ID, outboxExamples } from './examples';
 import { discardDeadLetter, listDeadLetters, outboxStatus, retryDeadLetter, type DeadLetterDeps } from './operations';
 import * as outbox from './schemas';
@@ -28,7 +28,8 @@ export const OUTBOX_ROUTES = [
     summary: "This store's dead letters: queued writes that will not be delivered by themselves (manager)",
     query: outbox.DeadLetterQuery,
     success: { status: 200, description: 'Newest first', schema: outbox.DeadLettersSchema, example: { deadLetters: [outboxExamples.deadLetter] } },
-    errors: ['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'ServiceUnavailable'],
+    callsLoyalty: false,
+    codes: [],
     handle: (deps, ctx, { query }) => listDeadLetters(deps, ctx, query.limit),
   }),
   route({
@@ -45,7 +46,8 @@ export const OUTBOX_ROUTES = [
       schema: outbox.OutboxEntryViewSchema,
       example: { ...outboxExamples.deadLetter, state: 'queued', deadAt: undefined },
     },
-    errors: [...LOCAL_READ_ERRORS, 'Conflict'],
+    callsLoyalty: false,
+    codes: ['outbox_entry_not_found', 'dead_letter_id_taken', 'dead_letter_maybe_recorded'],
     handle: (deps, ctx, { params }) => retryDeadLetter(deps, ctx, params.id),
   }),
   route({
@@ -57,7 +59,8 @@ export const OUTBOX_ROUTES = [
     summary: 'Give up on a dead letter: it never reaches the loyalty service (manager)',
     params: outboxId,
     success: discarded,
-    errors: LOCAL_READ_ERRORS,
+    callsLoyalty: false,
+    codes: ['outbox_entry_not_found'],
     handle: (deps, ctx, { params }) => discardDeadLetter(deps, ctx, params.id),
   }),
   route({
@@ -69,7 +72,8 @@ export const OUTBOX_ROUTES = [
     summary: 'Discard a dead letter (DELETE form) (manager)',
     params: outboxId,
     success: discarded,
-    errors: LOCAL_READ_ERRORS,
+    callsLoyalty: false,
+    codes: ['outbox_entry_not_found'],
     handle: (deps, ctx, { params }) => discardDeadLetter(deps, ctx, params.id),
   }),
   route({
@@ -82,7 +86,8 @@ export const OUTBOX_ROUTES = [
     description: 'queued -> delivering -> delivered, or dead (refused by the loyalty service, or too many attempts) -> retried or discarded.',
     params: outboxId,
     success: { status: 200, description: 'The entry', schema: outbox.OutboxEntryViewSchema, example: outboxExamples.outboxEntry },
-    errors: LOCAL_READ_ERRORS,
+    callsLoyalty: false,
+    codes: ['outbox_entry_not_found'],
     handle: (deps, ctx, { params }) => outboxStatus(deps, ctx, params.id),
   }),
 ];

@@ -1,4 +1,4 @@
-import { READ_ERRORS, routesGiven } from '../http/route';
+import { routesGiven } from '../http/route';
 import { reconciliationCsv, reconciliationPrintout } from './format';
 import { reconcileOwnStore } from './operations';
 import { ReconciliationQuery, ReconciliationReportSchema } from './schemas';
@@ -76,7 +76,8 @@ export const RECONCILIATION_ROUTES = [
       csv: { contentType: 'text/csv; charset=utf-8', write: (v) => reconciliationCsv(v), example: reconciliationCsv(report) },
       print: { contentType: 'text/plain; charset=utf-8', write: (v) => `${v.printout.join('\n')}\n`, example: `${example.printout.join('\n')}\n` },
     },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: [],
     handle: (deps, ctx, { query }) => reconcileOwnStore(deps, ctx, query),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOCAL_READ_ERRORS, one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
+import { one, routesGiven, TILL } from '../http/route';
 import { REDEMPTION_ID, redemptionExamples } from './examples';
 import { RedemptionIdParam, RedemptionOptionsSchema, RedemptionViewSchema, StartRedemptionBody, SubmitOtpBody } from './schemas';
 import { getRedemption, type RedemptionDeps } from './redemption-deps';
@@ -12,8 +12,6 @@ import type { RedemptionOptionsCache } from './options';
 const route = routesGiven<RedemptionDeps & { redemptionOptions: RedemptionOptionsCache }>();
 
 const redemptionId = z.object({ id: RedemptionIdParam.shape.id.meta({ description: 'The redemption id from POST /redemptions', example: REDEMPTION_ID }) });
-/** POST /redemptions: its 409 is mostly the per-terminal cap on open redemptions. */
-const START_ERRORS = WRITE_ERRORS.map((e) => (e === 'Conflict' ? 'StartRedemptionConflict' : e));
 
 /** Redemptions: the rules for the till's buttons, then hold points (with the OTP step), read, void. */
 export const REDEMPTION_ROUTES = [
@@ -45,7 +43,23 @@ export const REDEMPTION_ROUTES = [
       example: redemptionExamples.redemptionHeld,
       location: true,
     },
-    errors: START_ERRORS,
+    callsLoyalty: true,
+    codes: [
+      'customer_not_found',
+      'otp_for_another_redemption',
+      'otp_pending_for_another_redemption',
+      'too_many_open_redemptions',
+      'channel_field_required',
+      'hash_invalid',
+      'insufficient_points',
+      'otp_invalid',
+      'proof_required',
+      'qr_invalid',
+      'rule_not_found',
+      'otp_not_checked',
+      'retry_same_request',
+      'hold_released_late',
+    ],
     handle: (deps, ctx, { body }) => startRedemption(deps, ctx, body),
   }),
   route({
@@ -60,7 +74,16 @@ export const REDEMPTION_ROUTES = [
     params: redemptionId,
     body: { schema: SubmitOtpBody, examples: one('The six digits', redemptionExamples.submitOtp) },
     success: { status: 200, description: 'The redemption, now `held`', schema: RedemptionViewSchema, example: redemptionExamples.redemptionHeld },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: [
+      'redemption_not_found',
+      'otp_not_for_this_redemption',
+      'redemption_not_awaiting_otp',
+      'hash_invalid',
+      'otp_invalid',
+      'proof_required',
+      'retry_same_request',
+    ],
     handle: (deps, ctx, { params, body }) => submitOtp(deps, ctx, params.id, body.otp),
   }),
   route({
@@ -73,7 +96,8 @@ export const REDEMPTION_ROUTES = [
     summary: 'State of a redemption and seconds left on its hold',
     params: redemptionId,
     success: { status: 200, description: 'The redemption', schema: RedemptionViewSchema, example: redemptionExamples.redemptionHeld },
-    errors: LOCAL_READ_ERRORS,
+    callsLoyalty: false,
+    codes: ['redemption_not_found'],
     handle: (deps, ctx, { params }) => getRedemption(deps, ctx, params.id),
   }),
   route({
@@ -91,7 +115,8 @@ export const REDEMPTION_ROUTES = [
       schema: RedemptionViewSchema,
       example: { ...redemptionExamples.redemptionHeld, state: 'voided', secondsLeft: 0 },
     },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: ['redemption_not_found', 'payment_in_progress', 'redemption_not_held', 'redemption_used', 'retry_same_request'],
     handle: (deps, ctx, { params }) => voidRedemption(deps, ctx, params.id),
   }),
   route({
@@ -103,7 +128,8 @@ export const REDEMPTION_ROUTES = [
     summary: "The account's redemption rules, for the till's buttons",
     description: 'Cached by each instance for REDEMPTION_OPTIONS_TTL_SECONDS, then refreshed in the background. Start one with POST /redemptions `{ ruleId }`.',
     success: { status: 200, description: 'Factor and rules', schema: RedemptionOptionsSchema, example: redemptionExamples.options },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: [],
     handle: (deps, ctx) => deps.redemptionOptions.get(ctx.requestId),
   }),
 ];

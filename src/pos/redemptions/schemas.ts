@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CustomerId, Id, NO_CONTROL, PositiveMoney, PRINTABLE } from '../fields';
+import { absent, CustomerId, exclusive, Id, NO_CONTROL, PositiveMoney, PRINTABLE } from '../fields';
 import { REDEMPTION_MACHINE, type RedemptionState } from '../money/machines';
 
 /** Request and answer shapes of the redemption routes. */
@@ -21,7 +21,7 @@ export const Hash = z
 export const QrCode = z.string().min(1).max(265).regex(PRINTABLE, NO_CONTROL);
 export const Otp = z.string().regex(/^[0-9]{6}$/, 'must be six digits');
 
-export const StartRedemptionBody = z
+const StartRedemptionFields = z
   .strictObject({
     qr: QrCode.optional(),
     customerId: CustomerId.optional(),
@@ -49,7 +49,30 @@ export const StartRedemptionBody = z
       ctx.addIssue({ code: 'custom', path: ['customerId'], message: 'give qr, or customerId (with hash)' });
     }
   });
-export type StartRedemptionBody = z.infer<typeof StartRedemptionBody>;
+
+const ASKS = { amount: PositiveMoney, points: z.number().int().positive(), ruleId: Id };
+const IDENTITIES = {
+  qr: { qr: QrCode, customerId: absent('qr'), hash: absent('qr') },
+  customerId: { customerId: CustomerId, hash: Hash.optional(), qr: absent('customerId') },
+};
+/**
+ * Exactly one of amount, points, ruleId; and qr, or customerId (with hash):
+ * documented as those six variants, checked with messages naming the fields.
+ */
+export const StartRedemptionBody = exclusive(
+  StartRedemptionFields,
+  (Object.keys(IDENTITIES) as (keyof typeof IDENTITIES)[]).flatMap((who) =>
+    (Object.keys(ASKS) as (keyof typeof ASKS)[]).map((ask) =>
+      z.strictObject({
+        ...StartRedemptionFields.shape,
+        ...Object.fromEntries(Object.keys(ASKS).map((other) => [other, absent(ask)])),
+        ...IDENTITIES[who],
+        [ask]: ASKS[ask],
+      }),
+    ),
+  ),
+);
+export type StartRedemptionBody = z.infer<typeof StartRedemptionFields>;
 
 export const SubmitOtpBody = z.strictObject({ otp: Otp });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
+import { routesGiven, TILL } from '../http/route';
 import { refundSale } from './sale-refunds';
 import { readRefund } from '../sales/readback';
 import { ReceiptQuery } from '../sales/receipt-query';
@@ -27,7 +27,18 @@ export const REFUND_ROUTES = [
     },
     success: { status: 201, description: 'Refunded, with the receipt block', schema: SaleRefundSchema, example: refundExamples.refunded },
     queued: { schema: QueuedSaleRefundSchema, example: { ...refundExamples.queuedRefund, couponsNotReturned: [] } },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: [
+      'customer_not_found',
+      'original_transaction_not_found',
+      'sale_not_found',
+      'refund_id_taken',
+      'sale_owner_unknown',
+      'write_unconfirmed',
+      'channel_field_required',
+      'refund_exceeds_remaining',
+      'sale_owner_unreadable',
+    ],
     handle: (deps, ctx, { query, body }) => refundSale(deps, ctx, body, query.receipt),
   }),
   route({
@@ -39,7 +50,8 @@ export const REFUND_ROUTES = [
     summary: "What a refund did at the loyalty service (this store's refunds)",
     params: z.object({ refundId: RefundIdParam.shape.refundId.meta({ description: 'The refundId', example: 'ref-2001' }) }),
     success: { status: 200, description: 'The refund', schema: RefundReadbackSchema, example: refundExamples.refundRead },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: ['refund_not_found'],
     handle: (deps, ctx, { params }) => readRefund(deps, ctx, params.refundId),
   }),
 ];

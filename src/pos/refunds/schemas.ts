@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateTime, Email, Mobile } from '../../contract';
-import { CustomerId, Id, PositiveMoney } from '../fields';
+import { absent, CustomerId, exclusive, Id, PositiveMoney } from '../fields';
 import { queuedAnswer } from '../outbox/schemas';
 import { ReceiptSchema, SaleLine } from '../sales/schemas';
 
@@ -8,7 +8,7 @@ import { ReceiptSchema, SaleLine } from '../sales/schemas';
 
 export const RefundIdParam = z.strictObject({ refundId: Id });
 
-export const RefundBody = z
+export const RefundFields = z
   .strictObject({
     customerId: CustomerId,
     // `void-<paymentId>` is the refund id of a sale's void: a till's refund under it would make that sale impossible to void.
@@ -21,7 +21,13 @@ export const RefundBody = z
     mobile: Mobile.optional(),
   })
   .refine((v) => !(v.amount !== undefined && v.lines !== undefined), { path: ['lines'], message: 'give amount or lines, not both' });
-export type RefundBody = z.infer<typeof RefundBody>;
+/** A full refund (neither amount nor lines), by amount, or by lines: documented as those three variants. */
+export const RefundBody = exclusive(RefundFields, [
+  z.strictObject({ ...RefundFields.shape, amount: absent('a full refund'), lines: absent('a full refund') }),
+  z.strictObject({ ...RefundFields.shape, amount: PositiveMoney, lines: absent('amount') }),
+  z.strictObject({ ...RefundFields.shape, lines: RefundFields.shape.lines.unwrap(), amount: absent('lines') }),
+]);
+export type RefundBody = z.infer<typeof RefundFields>;
 
 export const RefundViewSchema = z.strictObject({
   refundId: z.string(),

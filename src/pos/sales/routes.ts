@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { one, READ_ERRORS, routesGiven, TILL, WRITE_ERRORS } from '../http/route';
+import { one, routesGiven, TILL } from '../http/route';
 import { refundExamples } from '../refunds/examples';
 import { QueuedSaleRefundSchema, SaleRefundSchema } from '../refunds/schemas';
 import { receiptExample, saleExamples } from './examples';
@@ -40,7 +40,28 @@ export const SALE_ROUTES = [
     },
     success: { status: 201, description: 'Recorded, with the receipt block', schema: sale.SalePaymentSchema, example: saleExamples.paymentWithCoupon },
     queued: { schema: sale.QueuedPaymentSchema, example: saleExamples.queuedPayment },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: [
+      'coupon_lock_not_found',
+      'redemption_not_found',
+      'coupon_lock_customer_mismatch',
+      'coupon_lock_not_active',
+      'coupon_lock_used',
+      'hold_not_active',
+      'payment_id_taken',
+      'redemption_customer_mismatch',
+      'redemption_expiring',
+      'redemption_in_use',
+      'redemption_not_held',
+      'write_unconfirmed',
+      'channel_field_required',
+      'coupon_lock_basket_changed',
+      'coupon_unavailable',
+      'payment_totals_inconsistent',
+      'total_amount_required',
+      'redis_unavailable',
+      'retry_same_request',
+    ],
     handle: (deps, ctx, { query, body }) => completeSale(deps, ctx, body, query.receipt),
   }),
   route({
@@ -63,7 +84,16 @@ export const SALE_ROUTES = [
       example: { ...refundExamples.refunded, refundId: 'void-sale-1001' },
     },
     queued: { schema: QueuedSaleRefundSchema, example: { ...refundExamples.queuedRefund, refundId: 'void-sale-1001', couponsNotReturned: ['WELCOME10'] } },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: [
+      'customer_not_found',
+      'original_transaction_not_found',
+      'sale_not_found',
+      'refund_id_taken',
+      'sale_already_voided',
+      'sale_owner_unknown',
+      'sale_void_in_progress',
+    ],
     handle: (deps, ctx, { params, query, body }) => voidCompletedSale(deps, ctx, params.paymentId, body, query.receipt),
   }),
   route({
@@ -76,7 +106,8 @@ export const SALE_ROUTES = [
     description: 'Priced by the same rules as the payment: send the same lines and `totalPaid` and the payment earns `points`.',
     body: { schema: sale.EarnPreviewBody, examples: one('One line', saleExamples.preview) },
     success: { status: 200, description: 'The preview', schema: sale.EarnPreviewSchema, example: saleExamples.previewed },
-    errors: WRITE_ERRORS,
+    callsLoyalty: true,
+    codes: [],
     handle: (deps, ctx, { body }) => previewEarn(deps, ctx, body),
   }),
   route({
@@ -92,7 +123,8 @@ export const SALE_ROUTES = [
     params: paymentId("The sale's paymentId"),
     query: sale.PaymentReadbackQuery,
     success: { status: 200, description: 'The sale', schema: sale.PaymentReadbackSchema, example: saleExamples.paymentRead },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: ['payment_not_found'],
     handle: (deps, ctx, { params, query }) => readPayment(deps, ctx, params.paymentId, query.customerId),
   }),
   route({
@@ -106,7 +138,8 @@ export const SALE_ROUTES = [
       "The points the sale earned and redeemed as the loyalty service lists them, with the customer's balance and tier now. 404 as GET /payments/{paymentId}.",
     params: paymentId("The sale's paymentId"),
     success: { status: 200, description: 'The receipt block', schema: sale.ReceiptSchema.unwrap(), example: receiptExample },
-    errors: READ_ERRORS,
+    callsLoyalty: true,
+    codes: ['payment_not_found'],
     handle: (deps, ctx, { params }) => readReceipt(deps, ctx, params.paymentId),
   }),
 ];

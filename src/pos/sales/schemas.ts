@@ -40,26 +40,37 @@ export type SaleLine = z.infer<typeof SaleLine>;
 export const PaymentIdParam = z.strictObject({ paymentId: Id });
 
 export const PaymentBody = z.strictObject({
-  customerId: CustomerId,
-  paymentId: Id,
-  totalPaid: Money,
-  paymentDate: DateTime.optional(),
+  customerId: CustomerId.describe('The loyalty customer id of the buyer'),
+  paymentId: Id.describe("The till's own unique id of this sale (the loyalty service keys the transaction by it; a retry sends the same)"),
+  totalPaid: Money.describe('What the customer finally paid after discounts, coupons and points: what earns points'),
+  paymentDate: DateTime.optional().describe('When the payment was taken (default: when the BFF received it)'),
   totalAmount: PositiveMoney.optional().describe(
     "The sale before discounts, coupons and points; totalPaid may not be more than it less what each discount takes off it. Needed with a percentage redemption rule; with a coupon lock it defaults to the lock's basketTotal",
   ),
-  totalDiscount: Money.optional(),
-  totalTax: Money.optional(),
-  lines: z.array(SaleLine).max(500).optional(),
-  redemptionId: RedemptionIdParam.shape.id.optional(),
-  couponCodes: z.array(z.string().min(1).max(100).regex(PRINTABLE, NO_CONTROL)).max(50).optional(),
-  couponsLockReference: Id.optional(),
-  /** A coupon lock (cpl_...) from POST /coupon-locks: its coupons are burned by this payment. */
-  couponLockId: CouponLockId.optional(),
-  email: Email.optional(),
-  mobile: Mobile.optional(),
-  guest: z.boolean().optional(),
-  returnWindowDays: z.number().int().min(0).max(7300).optional(),
-  extra: Scalars.optional(),
+  totalDiscount: Money.optional().describe('The total discount on the sale, as the till rang it up (passed to the loyalty service as history)'),
+  totalTax: Money.optional().describe('The total tax on the sale (passed to the loyalty service as history)'),
+  lines: z.array(SaleLine).max(500).optional().describe('The items sold; without lines the loyalty service rewards the totals only'),
+  redemptionId: RedemptionIdParam.shape.id.optional().describe('A held redemption (rdm_...) from POST /redemptions: its points pay for part of this sale'),
+  couponCodes: z
+    .array(z.string().min(1).max(100).regex(PRINTABLE, NO_CONTROL))
+    .max(50)
+    .optional()
+    .describe('Coupon codes applied, when the till locked them itself (they must be locked first); prefer couponLockId'),
+  couponsLockReference: Id.optional().describe("The loyalty service's lock reference of coupons the till locked itself; prefer couponLockId"),
+  couponLockId: CouponLockId.optional().describe('A coupon lock (cpl_...) from POST /coupon-locks: its coupons are used by this payment'),
+  email: Email.optional().describe("The customer's email, when the account merges channels by email"),
+  mobile: Mobile.optional().describe("The customer's mobile, when the account merges channels by mobile"),
+  guest: z.boolean().optional().describe('True for a guest (not signed-up) customer; otherwise the customer is treated as registered'),
+  returnWindowDays: z
+    .number()
+    .int()
+    .min(0)
+    .max(7300)
+    .optional()
+    .describe("Days the sale's cashback stays pending (0 to 7300), usually the store's return window for refunds"),
+  extra: Scalars.optional().describe(
+    "Key-value pairs about the payment (values are strings or numbers), sent on to the loyalty service with the till's cashier and shift ids",
+  ),
 });
 export type PaymentBody = z.infer<typeof PaymentBody>;
 

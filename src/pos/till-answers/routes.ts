@@ -1,4 +1,4 @@
-import { LOCAL_READ_ERRORS, routesGiven, TILL } from '../http/route';
+import { routesGiven, TILL } from '../http/route';
 import { readAnswer, type ReadBackDeps } from './read-back';
 import { PendingAnswerSchema, pendingAnswer, RequestIdParam } from './schemas';
 
@@ -26,7 +26,8 @@ export const TILL_ANSWER_ROUTES = [
       schema: PendingAnswerSchema,
       example: pendingAnswer('9f1c2d3e-0000-4000-8000-000000000001'),
     },
-    errors: LOCAL_READ_ERRORS,
+    callsLoyalty: false,
+    codes: ['answer_not_found'],
     handle: (deps, ctx, { params }) => readAnswer(deps, ctx, params.requestId),
   }),
 ];

@@ -97,14 +97,16 @@ export function faultFor(ctx: SandboxContext, operationId: string): FaultDecisio
     if (decision.drop || decision.error || decision.brokenBody) continue;
     if (rule.drop) decision.drop = true;
     else if (rule.brokenBody) decision.brokenBody = true;
-    else if (rule.status !== undefined) decision.error = injectedError(rule.status, operationId);
+    else if (rule.status !== undefined) decision.error = injectedError(rule.status);
   }
   return fired ? decision : undefined;
 }
 
 /** The error a real v4.0 service would answer with that status, in the sandbox's error family. */
-export function injectedError(status: number, operationId: string): AppError {
-  const why = `(injected by a sandbox fault rule for "${operationId}")`;
+export function injectedError(status: number): AppError {
+  // Without the operation's name: the BFF reads a 3003's words (otp, hash, rule,
+  // refund, coupon) to tell its cause, and an injected fault has none.
+  const why = '(injected by a sandbox fault)';
   switch (status) {
     case 400:
       return loyaltyErrors.invalidPayload(`Invalid payload ${why}`);

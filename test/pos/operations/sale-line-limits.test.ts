@@ -3,7 +3,7 @@ import { PaymentRequest, RefundRequest } from '../../../src/contract';
 import type { CallContext } from '../../../src/pos/context';
 import { toUpstreamPayment } from '../../../src/pos/sales/payments';
 import { toUpstreamRefund } from '../../../src/pos/refunds/operations';
-import { RefundBody } from '../../../src/pos/refunds/schemas';
+import { RefundBody, RefundFields } from '../../../src/pos/refunds/schemas';
 import { PaymentBody, SaleLine } from '../../../src/pos/sales/schemas';
 
 /**
@@ -63,7 +63,7 @@ describe("sale line limits against the loyalty service's", () => {
   });
 
   it('no more lines than the service takes', () => {
-    const refundLines = maxItems(unwrapped(RefundBody.shape.lines as unknown as Introspected)) as number;
+    const refundLines = maxItems(unwrapped(RefundFields.shape.lines as unknown as Introspected)) as number;
     const upstreamLines = maxItems(unwrapped(RefundRequest.shape.lineItems as unknown as Introspected)) as number;
     expect(refundLines).toBeLessThanOrEqual(upstreamLines);
     const paymentLines = maxItems(unwrapped(PaymentBody.shape.lines as unknown as Introspected)) as number;
