@@ -39,7 +39,11 @@ function fromSource(): Rules {
   return { meanings: SOURCE_RULES, pending: SOURCE_PENDING, rule };
 }
 
-const cells = (row: string) => row.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+const cells = (row: string) =>
+  row
+    .split(/(?<!\\)\|/)
+    .slice(1, -1)
+    .map((c) => c.trim());
 const unquote = (s: string) => s.replace(/^`|`$/g, '');
 
 function fromReadme(readme = readFileSync('README.md', 'utf8')): Rules {
@@ -95,7 +99,13 @@ describe('one retry rule per route and code, wherever it is written', () => {
     }
   });
 
-  it.each(Object.keys(copies).flatMap((a, i) => Object.keys(copies).slice(i + 1).map((b) => [a, b])))('%s and %s agree', (a, b) => {
+  it.each(
+    Object.keys(copies).flatMap((a, i) =>
+      Object.keys(copies)
+        .slice(i + 1)
+        .map((b) => [a, b]),
+    ),
+  )('%s and %s agree', (a, b) => {
     expect(disagreements(copies[a as keyof typeof copies], copies[b as keyof typeof copies])).toEqual([]);
   });
 
