@@ -11,7 +11,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { format, resolveConfig } from 'prettier';
 import { withErrorTable } from '../src/platform/problem-catalogue';
 import { clientRetryModule, withRetryRules } from '../src/platform/retry-table';
 import { buildPosOpenApi } from '../src/pos/openapi';
@@ -47,9 +46,12 @@ export async function generateClientTypes(posDocument: string): Promise<string> 
 export async function generateArtifacts(): Promise<Record<string, string>> {
   const docs = generateDocuments();
   const readme = withRetryRules(withErrorTable(readFileSync(path.join(ROOT, 'README.md'), 'utf8')));
-  const rulesFile = path.join(ROOT, CLIENT_RETRY_RULES);
-  const rules = await format(clientRetryModule(), { ...(await resolveConfig(rulesFile)), filepath: rulesFile });
-  return { ...docs, [POS_CLIENT_TYPES]: await generateClientTypes(docs[POS_DOCUMENT]), [CLIENT_RETRY_RULES]: rules, 'README.md': readme };
+  return {
+    ...docs,
+    [POS_CLIENT_TYPES]: await generateClientTypes(docs[POS_DOCUMENT]),
+    [CLIENT_RETRY_RULES]: clientRetryModule(),
+    'README.md': readme,
+  };
 }
 
 function read(file: string): string | undefined {

@@ -75,7 +75,19 @@ export function withRetryExtensions<D extends object>(doc: D): D {
   return out;
 }
 
-/** clients/retry-rules.ts: the same rules for the till client, as data. */
+const quote = (s: string) => (s.includes("'") ? JSON.stringify(s) : `'${s.replace(/\\/g, '\\\\')}'`);
+const keyOf = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : quote(k));
+
+/** An object of strings (or of such objects) as Prettier writes it here: one property a line. */
+function literal(value: Record<string, unknown>, indent = ''): string {
+  const inner = indent + '  ';
+  const lines = Object.entries(value).map(
+    ([k, v]) => `${inner}${keyOf(k)}: ${typeof v === 'string' ? quote(v) : literal(v as Record<string, unknown>, inner)},`,
+  );
+  return `{\n${lines.join('\n')}\n${indent}}`;
+}
+
+/** clients/retry-rules.ts: the same rules for the till client, as data (formatted as Prettier would: the file is checked). */
 export function clientRetryModule(): string {
   const data = retryRulesData();
   return [
@@ -84,16 +96,16 @@ export function clientRetryModule(): string {
     '',
     "export type RetryRule = 'same' | 'new' | 'read' | 'stop';",
     '',
-    `export const RETRY_RULES: Record<RetryRule, string> = ${JSON.stringify(data.rules, null, 2)};`,
+    `export const RETRY_RULES: Record<RetryRule, string> = ${literal(data.rules)};`,
     '',
     '/** A 202 with `pending: true` is read back (its Location), never sent again. */',
-    `export const PENDING_RULE: RetryRule = ${JSON.stringify(data.pending)};`,
+    `export const PENDING_RULE: RetryRule = ${quote(data.pending)};`,
     '',
     "/** Each error code's rule on every route but those in ROUTE_RETRY. */",
-    `export const CODE_RETRY: Record<string, RetryRule> = ${JSON.stringify(data.codes, null, 2)};`,
+    `export const CODE_RETRY: Record<string, RetryRule> = ${literal(data.codes)};`,
     '',
     '/** Routes ("POST /pos/v1/payments") where a code has a rule of its own. */',
-    `export const ROUTE_RETRY: Record<string, Record<string, RetryRule>> = ${JSON.stringify(data.routes, null, 2)};`,
+    `export const ROUTE_RETRY: Record<string, Record<string, RetryRule>> = ${literal(data.routes)};`,
     '',
   ].join('\n');
 }
