@@ -10,7 +10,7 @@ const UNSAFE_ANY = ['no-unsafe-assignment', 'no-unsafe-member-access', 'no-unsaf
 
 export default defineConfig(
   // Build output, bench results and generated files are not ours to lint.
-  { ignores: ['dist/', 'coverage/', 'node_modules/', '.tmp/', 'bench/results/', 'clients/*.d.ts'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', '.tmp/', 'bench/results/', 'clients/*.d.ts', 'clients/dist/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   // CommonJS config files (dependency-cruiser's) run in Node's module scope.

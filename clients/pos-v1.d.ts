@@ -9583,7 +9583,7 @@ export interface operations {
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `refund_id_taken`: The refund id is already used by another refund; nothing was refunded. Refund again with a new refund id.
              *     - `sale_already_voided`: The sale was already voided. Nothing to do.
-             *     - `sale_void_in_progress`: A void of this sale is under way, or its outcome is not known yet. Send the same void again later.
+             *     - `sale_void_in_progress`: A void of this sale is under way, or its outcome is not known yet. Send the same void again later with a new Idempotency-Key (this answer is kept for its key; the void is taken once per sale).
              *     - `sale_owner_unknown`: This BFF has no record of the sale (its data was lost, or the sale is older than SALE_RECORD_DAYS), and the loyalty service's record does not show which one store rang it up (it names no branch, or a branch that matches no store or several, or the sale is not among the customer's transactions read); nothing was done. Ask the store that rang it up to refund it, or a manager of a store allowed returns at any branch; check the customer and payment id.
              */
             409: {

@@ -3,7 +3,8 @@
  *   openapi/pos-v1.json      the cashier API (what GET /openapi.json on the BFF serves)
  *   openapi/loyalty-v4.json  the v4.0 interface as the sandbox serves it
  *   clients/pos-v1.d.ts      TypeScript types for till developers (openapi-typescript)
- *   README.md                its error table, from the problem catalogue
+ *   clients/retry-rules.ts   the till client's retry table (src/platform/retry-rules.ts)
+ *   README.md                its error table and retry rules, from the problem catalogue
  * Run: npm run openapi          (write)
  *      npm run openapi -- --check   (exit 1 when a committed file is out of date)
  * test/docs/artifacts.test.ts fails when the committed files differ from these.
@@ -11,6 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { withErrorTable } from '../src/platform/problem-catalogue';
+import { clientRetryModule, withRetryRules } from '../src/platform/retry-table';
 import { buildPosOpenApi } from '../src/pos/openapi';
 import { buildLoyaltyOpenApi } from '../src/sandbox/openapi';
 
@@ -18,6 +20,7 @@ export const ROOT = path.resolve(__dirname, '..');
 export const POS_DOCUMENT = 'openapi/pos-v1.json';
 export const LOYALTY_DOCUMENT = 'openapi/loyalty-v4.json';
 export const POS_CLIENT_TYPES = 'clients/pos-v1.d.ts';
+export const CLIENT_RETRY_RULES = 'clients/retry-rules.ts';
 
 const json = (doc: object) => `${JSON.stringify(doc, null, 2)}\n`;
 
@@ -52,8 +55,13 @@ export async function generateClientTypes(posDocument: string): Promise<string> 
 /** Every generated file, by path relative to the repository root, with its exact content. */
 export async function generateArtifacts(): Promise<Record<string, string>> {
   const docs = generateDocuments();
-  const readme = withErrorTable(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
-  return { ...docs, [POS_CLIENT_TYPES]: await generateClientTypes(docs[POS_DOCUMENT]), 'README.md': readme };
+  const readme = withRetryRules(withErrorTable(readFileSync(path.join(ROOT, 'README.md'), 'utf8')));
+  return {
+    ...docs,
+    [POS_CLIENT_TYPES]: await generateClientTypes(docs[POS_DOCUMENT]),
+    [CLIENT_RETRY_RULES]: clientRetryModule(),
+    'README.md': readme,
+  };
 }
 
 function read(file: string): string | undefined {

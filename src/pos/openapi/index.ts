@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteCo
 import { z } from 'zod';
 import { openApiPath } from '../../platform/openapi';
 import { catalogueTable } from '../../platform/problem-catalogue';
+import { withRetryExtensions } from '../../platform/retry-table';
 import * as answers from '../answers';
 import { nameSchemas, problemResponses, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';
 import { POS_API_PREFIX, type PosRoute } from '../http/route';
@@ -195,7 +196,7 @@ export function buildPosOpenApi() {
   const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: answers.ProblemSchema }], {
     sortComponents: 'alphabetically',
   });
-  return generator.generateDocument({
+  const document = generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'POS loyalty checkout: cashier API',
@@ -229,4 +230,5 @@ export function buildPosOpenApi() {
       { name: 'Operations', description: 'For operators, without a terminal token' },
     ],
   });
+  return withRetryExtensions(document);
 }
