@@ -82,6 +82,20 @@ export type DeletedDeadLetter = Answer<'deleteDeadLetter', 200>;
 export type AuditTrail = Answer<'getAuditTrail', 200>;
 export type Reconciliation = Answer<'getReconciliation', 200>;
 
+// The till's deadline: a write still under way at `Prefer: wait` is answered 202 pending (read it back at its Location)
+export type PendingAnswer = components['schemas']['PendingAnswer'];
+export type RegistrationPending = Answer<'registerCustomer', 202>;
+export type DeletionPending = Answer<'deleteCustomer', 202>;
+export type DeletionByPostPending = Answer<'deleteCustomerPost', 202>;
+export type RedemptionPending = Answer<'startRedemption', 202>;
+export type OtpStepPending = Answer<'submitRedemptionOtp', 202>;
+export type RedemptionVoidPending = Answer<'voidRedemption', 202>;
+export type CouponLockPending = Answer<'lockCoupons', 202>;
+export type CouponReleasePending = Answer<'releaseCouponLock', 202>;
+/** `GET /pos/v1/answers/{requestId}` while the write still runs. */
+export type AnswerStillPending = Answer<'readAnswer', 202>;
+export type PaymentReceipt = Answer<'getPaymentReceipt', 200>;
+
 // Health
 export type Health = Answer<'getHealth', 200>;
 export type Readiness = Answer<'getReadiness', 200>;

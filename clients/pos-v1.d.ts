@@ -3323,33 +3323,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
-            202: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    /** @description GET it for the outcome */
-                    Location?: string;
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    /** @description Seconds */
-                    "Retry-After"?: string;
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "pending": true,
-                     *       "requestId": "till-7-000123",
-                     *       "location": "/pos/v1/answers/till-7-000123",
-                     *       "retryAfterSeconds": 1,
-                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PendingAnswer"];
-                };
-            };
             /**
              * @description Bad Request: `code` is one of these (what it means; what the till does):
              *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
@@ -5421,33 +5394,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
-            202: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    /** @description GET it for the outcome */
-                    Location?: string;
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    /** @description Seconds */
-                    "Retry-After"?: string;
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "pending": true,
-                     *       "requestId": "till-7-000123",
-                     *       "location": "/pos/v1/answers/till-7-000123",
-                     *       "retryAfterSeconds": 1,
-                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PendingAnswer"];
-                };
-            };
             /**
              * @description Bad Request: `code` is one of these (what it means; what the till does):
              *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
@@ -7242,32 +7188,6 @@ export interface operations {
                     "application/json": components["schemas"]["OutboxEntry"];
                 };
             };
-            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
-            202: {
-                headers: {
-                    /** @description GET it for the outcome */
-                    Location?: string;
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    /** @description Seconds */
-                    "Retry-After"?: string;
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "pending": true,
-                     *       "requestId": "till-7-000123",
-                     *       "location": "/pos/v1/answers/till-7-000123",
-                     *       "retryAfterSeconds": 1,
-                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PendingAnswer"];
-                };
-            };
             /**
              * @description Bad Request: `code` is one of these (what it means; what the till does):
              *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
@@ -7531,33 +7451,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["OutboxEntry"];
-                };
-            };
-            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
-            202: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    /** @description GET it for the outcome */
-                    Location?: string;
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    /** @description Seconds */
-                    "Retry-After"?: string;
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "pending": true,
-                     *       "requestId": "till-7-000123",
-                     *       "location": "/pos/v1/answers/till-7-000123",
-                     *       "retryAfterSeconds": 1,
-                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
             /**
@@ -7862,33 +7755,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["OutboxEntry"];
-                };
-            };
-            /** @description The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key. */
-            202: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    /** @description GET it for the outcome */
-                    Location?: string;
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    /** @description Seconds */
-                    "Retry-After"?: string;
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "pending": true,
-                     *       "requestId": "till-7-000123",
-                     *       "location": "/pos/v1/answers/till-7-000123",
-                     *       "retryAfterSeconds": 1,
-                     *       "detail": "Still under way at the loyalty service: read the outcome at location, or send the same request again with the same Idempotency-Key"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PendingAnswer"];
                 };
             };
             /**

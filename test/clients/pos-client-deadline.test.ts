@@ -10,7 +10,7 @@ import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 describe('the till client and a deadline that runs out', () => {
   let s: Stack;
   beforeAll(async () => {
-    s = await startStack({ store: 'redis' });
+    s = await startStack({ store: 'redis', env: { LOYALTY_TIMEOUT_MS: '15000' } });
     await s.seed('deadline-alice', 0);
   });
   afterAll(() => s?.close());

@@ -26,6 +26,7 @@ export const COUPON_ROUTES = [
     body: { schema: cs.CouponCheckBody, examples: one('Two codes for a 150.00 basket', couponExamples.check) },
     success: { status: 200, description: 'One verdict per code', schema: cs.CouponChecksSchema, example: couponExamples.checks },
     callsLoyalty: true,
+    readsOnly: true,
     codes: ['customer_not_found'],
     handle: (deps, ctx, { body }) => checkCoupons(deps, ctx, body),
   }),

@@ -60,6 +60,8 @@ export interface PosRoute<
   queued?: { schema: NonNullable<QS>; example: unknown };
   /** It calls the loyalty service, so it can answer the upstream's failures (src/pos/openapi/codes.ts). */
   callsLoyalty: boolean;
+  /** A POST that only reads at the loyalty service (a check, a preview): bounded by the till's deadline like a GET, never answered 202 pending. */
+  readsOnly?: true;
   /**
    * The problem codes its own use case can answer. Those of the shared
    * middleware (auth, limits, input, Idempotency-Key, Redis, the loyalty

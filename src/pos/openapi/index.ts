@@ -70,9 +70,9 @@ const PENDING_NOTE =
   'The till stopped waiting (Prefer: wait) while the write was under way at the loyalty service: it may have been done. ' +
   'Read the outcome at Location (GET /pos/v1/answers/{requestId}) after Retry-After, or send the same request again with the same Idempotency-Key.';
 
-/** Every write may answer 202 at the till's deadline; a route whose own answer is a 202 (queued) names it there. */
+/** Every write sent to the loyalty service may answer 202 at the till's deadline; a route whose own answer is a 202 (queued) names it there. */
 function pendingResponse(r: PosRoute, headers: Headers): RouteConfig['responses'] {
-  if (r.method === 'get') return {};
+  if (r.method === 'get' || !r.callsLoyalty || r.readsOnly) return {};
   const pendingHeaders = {
     ...headers,
     Location: { description: 'GET it for the outcome', schema: { type: 'string' as const } },

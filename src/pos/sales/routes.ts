@@ -107,6 +107,7 @@ export const SALE_ROUTES = [
     body: { schema: sale.EarnPreviewBody, examples: one('One line', saleExamples.preview) },
     success: { status: 200, description: 'The preview', schema: sale.EarnPreviewSchema, example: saleExamples.previewed },
     callsLoyalty: true,
+    readsOnly: true,
     codes: [],
     handle: (deps, ctx, { body }) => previewEarn(deps, ctx, body),
   }),
