@@ -177,6 +177,7 @@ function following(options: PosClientOptions, baseUrl: string, facts: WeakMap<Re
     const key = write.headers.get(IDEMPOTENCY_KEY) ?? undefined;
     // The write, or the read-back of its pending answer.
     let request = write;
+    let sameAgain = 0;
     for (let noAnswers = 0; ;) {
       // `Prefer: wait` asks the BFF to answer within what is left (a write still running then is answered 202 pending).
       const attempt = withHeader(request, 'Prefer', `wait=${Math.max(1, Math.floor(left() / 1000))}`);
@@ -202,8 +203,9 @@ function following(options: PosClientOptions, baseUrl: string, facts: WeakMap<Re
         // Read back, never sent again: the answer's Location gives the write's outcome once it has one.
         next = new Request(new URL(pending.location, `${baseUrl}/`), { headers: { Authorization: request.headers.get('Authorization') ?? '' } });
       } else if (rule === 'same' && !replayed) {
-        // A replayed answer is final for its key: sending it again would replay it again.
-        wait = (retryAfterSeconds(response.headers.get('Retry-After')) ?? 0) * 1000;
+        // A replayed answer is final for its key: sending it again would replay it again. Without a Retry-After, a growing pause (never a tight loop).
+        const asked = retryAfterSeconds(response.headers.get('Retry-After'));
+        wait = asked !== undefined ? asked * 1000 : noAnswerDelay * 2 ** sameAgain++;
         next = write;
       }
       if (!next || wait >= left()) return response;

@@ -66,6 +66,24 @@ describe('the till client against a server that misbehaves', () => {
     expect(waits[3]).toBeLessThan(waits[0]);
   });
 
+  it('sends a busy 409 again with the same key after its Retry-After, and pauses (growing) when a "same" answer gives none', async () => {
+    const server = await scripted([
+      { status: 409, headers: { 'Retry-After': '1' }, body: { code: 'redemption_busy' } },
+      { status: 409, body: { code: 'coupon_lock_busy' } },
+      { status: 409, body: { code: 'coupon_lock_busy' } },
+      { status: 201, body: { paymentId: 's-busy', status: 'recorded' } },
+    ]);
+    const pos = createPosClient({ baseUrl: server.url, token: 't', noAnswerDelayMs: 100 });
+    const { response } = await pos.POST('/pos/v1/payments', { body: sale('s-busy') });
+    await server.close();
+    expect(response.status).toBe(201);
+    expect(new Set(server.seen.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+    const gaps = server.seen.slice(1).map((r, i) => r.at - server.seen[i].at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(950);
+    expect(gaps[1]).toBeGreaterThanOrEqual(90);
+    expect(gaps[2]).toBeGreaterThanOrEqual(190);
+  });
+
   it("keeps the caller's key, makes a new one per call, sends none on a GET, and needs none in the types", async () => {
     const server = await scripted([{ status: 200, body: {} }]);
     const pos = createPosClient({ baseUrl: server.url, token: 't' });
