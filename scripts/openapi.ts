@@ -11,7 +11,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { withErrorTable } from '../src/platform/problem-catalogue';
+import { withErrorTable } from '../src/platform/error-table';
 import { clientRetryModule, withRetryRules } from '../src/platform/retry-table';
 import { buildPosOpenApi } from '../src/pos/openapi';
 import { buildLoyaltyOpenApi } from '../src/sandbox/openapi';

@@ -1,5 +1,7 @@
 import type { ErrorStatus } from './errors';
-import { routesOverriding, type RetryRule } from './retry-rules';
+
+/** What a till may do after an answer (README "Retrying safely"; what each means: ./retry-rules.ts RETRY_RULES). */
+export type RetryRule = 'same' | 'new' | 'read' | 'stop';
 
 /**
  * Every problem `code` the cashier API can answer: its status, what it means,
@@ -519,29 +521,4 @@ export type ProblemCodeWithStatus<S extends ErrorStatus> = { [C in ProblemCode]:
 /** The catalogue's rows in its order, each with its code. */
 export function catalogueEntries(): (CatalogueEntry & { code: ProblemCode })[] {
   return (Object.keys(PROBLEM_CATALOGUE) as ProblemCode[]).map((code) => ({ code, ...PROBLEM_CATALOGUE[code] }));
-}
-
-/** The Errors table's Retry cell: the code's rule, and a pointer when some routes have their own (README "Retrying safely"). */
-function retryCell(code: ProblemCode): string {
-  return `\`${PROBLEM_CATALOGUE[code].retry}\`` + (routesOverriding(code).length ? ' (other routes: see Retrying safely)' : '');
-}
-
-/** The catalogue as one Markdown table (for the OpenAPI description and the README). */
-export function catalogueTable(): string {
-  const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [
-    '| Code | Status | Retry | Meaning | What the till does |',
-    '|---|--:|---|---|---|',
-    ...catalogueEntries().map((e) => `| \`${e.code}\` | ${e.status} | ${retryCell(e.code)} | ${esc(e.meaning)} | ${esc(e.tillDoes)} |`),
-  ].join('\n');
-}
-
-/** `readme` with its error table (the one starting with catalogueTable's header) made anew. */
-export function withErrorTable(readme: string): string {
-  const lines = readme.split('\n');
-  const start = lines.findIndex((l) => l.startsWith('| Code | Status |'));
-  if (start < 0) throw new Error('README.md has no error table to replace');
-  let end = start;
-  while (end < lines.length && lines[end].startsWith('|')) end++;
-  return [...lines.slice(0, start), catalogueTable(), ...lines.slice(end)].join('\n');
 }

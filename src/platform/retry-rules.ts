@@ -1,4 +1,6 @@
-import type { ProblemCode } from './problem-catalogue';
+import type { ProblemCode, RetryRule } from './problem-catalogue';
+
+export type { RetryRule } from './problem-catalogue';
 
 /**
  * What a till may send after an answer. Each catalogue row has one
@@ -6,10 +8,9 @@ import type { ProblemCode } from './problem-catalogue';
  * The README, the OpenAPI document and the till client's table are made from
  * these two (src/platform/retry-table.ts), so they cannot say otherwise.
  */
-export type RetryRule = 'same' | 'new' | 'read' | 'stop';
 
 export const RETRY_RULES: Record<RetryRule, string> = {
-  same: 'Send the same request again with the same Idempotency-Key: after Retry-After when the answer gives one, else at once. An answer that comes back replayed (Idempotent-Replayed: true) is final for that key',
+  same: 'Send the same request again with the same Idempotency-Key: after Retry-After when the answer gives one, else after a short pause, growing. An answer that comes back replayed (Idempotent-Replayed: true) is final for that key',
   new: 'Send a new request with a new Idempotency-Key, once the cashier or the app has done what the answer asks',
   read: "Read the outcome back: follow a 202's Location, or GET the resource the answer names; do not send the write again",
   stop: 'Do not send it again: fix the app, ask a manager, or call support, as the error table says',

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_CLASS_OF_STATUS } from '../../src/platform/errors';
 import { problem } from '../../src/platform/problem';
-import { catalogueEntries, catalogueTable, PROBLEM_CATALOGUE } from '../../src/platform/problem-catalogue';
+import { catalogueEntries, PROBLEM_CATALOGUE } from '../../src/platform/problem-catalogue';
+import { catalogueTable } from '../../src/platform/error-table';
 import { buildPosOpenApi } from '../../src/pos/openapi';
 
 /** The compiler checks the codes the source uses; this checks the table itself and its copies. */

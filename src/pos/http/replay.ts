@@ -1,17 +1,9 @@
 import type { Response } from 'express';
-import type { StoredResponse } from '../idempotency/types';
+import type { Replay } from '../stored-response';
 
-/** Names an answer given again as it was first given (a read-back of one the till stopped waiting for). */
-export const ANSWER_REPLAYED = 'Answer-Replayed';
+export { ANSWER_REPLAYED, Replay } from '../stored-response';
 
-/** A handler's view that is an answer given before, sent byte for byte with its status (../till-answers/read-back.ts). */
-export class Replay {
-  constructor(
-    readonly response: StoredResponse,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
+/** Sends an answer given before byte for byte, with its status and headers. */
 export function replay(res: Response, r: Replay): void {
   res.status(r.response.status);
   for (const [name, value] of Object.entries(r.headers)) res.setHeader(name, value);

@@ -14,7 +14,8 @@ import { answerInTime, type InTimeOptions } from './answer-in-time';
 import { Replay, replay } from './replay';
 import type { StoredResponse } from '../idempotency/types';
 
-export const POS_API_PREFIX = '/pos/v1';
+export { POS_API_PREFIX } from '../api-prefix';
+import { POS_API_PREFIX } from '../api-prefix';
 
 type Examples = Record<string, { summary: string; value: unknown }>;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;

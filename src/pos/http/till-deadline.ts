@@ -1,4 +1,5 @@
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
+import { setTillOf } from '../till-wait';
 import { TillWait } from '../../upstream';
 import { identityOf } from '../auth';
 import type { PosSettings } from '../settings';
@@ -9,7 +10,6 @@ export const PREFERENCE_APPLIED = 'Preference-Applied';
 export const MAX_TILL_WAIT_SECONDS = 120;
 /** Taken off the till's time: writing the answer and its trip back to the till. */
 export const ANSWER_MARGIN_MS = 200;
-const SLOT = 'tillWait';
 
 /**
  * The `wait` preference of RFC 7240 `Prefer` headers (`Prefer: wait=3`,
@@ -44,14 +44,9 @@ export function tillDeadline(settings: Pick<PosSettings, 'tillWaitSeconds'>, clo
     const asked = preferredWait(req.headers.prefer);
     const seconds = asked ?? storePolicy(identityOf(res).store, { tillWaitSeconds: settings.tillWaitSeconds }).tillWaitSeconds;
     if (seconds !== undefined) {
-      res.locals[SLOT] = new TillWait(receivedAt + seconds * 1000 - ANSWER_MARGIN_MS, seconds, clock);
+      setTillOf(res, new TillWait(receivedAt + seconds * 1000 - ANSWER_MARGIN_MS, seconds, clock));
       if (asked !== undefined) res.setHeader(PREFERENCE_APPLIED, `wait=${asked}`);
     }
     next();
   };
-}
-
-/** This request's deadline, if its till gave one. */
-export function tillOf(res: Response): TillWait | undefined {
-  return res.locals[SLOT] as TillWait | undefined;
 }

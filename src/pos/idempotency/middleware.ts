@@ -7,7 +7,9 @@ import { admitted } from '../security/admission';
 import { requestFingerprint } from './fingerprint';
 import { keyOutcome } from '../money/till-outcome';
 import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
-import type { TillAnswerStore } from '../till-answers/types';
+import type { IdempotencyOptions } from './options';
+
+export type { IdempotencyOptions } from './options';
 import { sameKeyWhileRunning } from './same-key';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -29,18 +31,6 @@ export function markProvisional(res: Response): void {
 export async function answeredLate(res: Response, response: StoredResponse, err: unknown): Promise<void> {
   const settle = res.locals[LATE_SLOT] as ((r: StoredResponse, e: unknown) => Promise<void>) | undefined;
   await settle?.(response, err);
-}
-
-export interface IdempotencyOptions {
-  store: IdempotencyStore;
-  /** How long a finished response is replayed. */
-  ttlMs: number;
-  /** How long a running request holds its key without renewing (a crashed one frees it after this). */
-  leaseMs: number;
-  clock?: () => number;
-  logger: Logger;
-  /** The answers given 202 at a till's deadline: a same-key retry is the till coming back for one (../till-answers). */
-  answers?: TillAnswerStore;
 }
 
 export interface Idempotency {

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { BeginResult, IdempotencySlot } from './types';
-import type { IdempotencyOptions } from './middleware';
-import { tillOf } from '../http/till-deadline';
+import type { IdempotencyOptions } from './options';
+import { tillOf } from '../till-wait';
 import { answerLocation, pendingAnswer } from '../till-answers/schemas';
 
 /** How often a retry waiting for its first run's answer looks again. */

@@ -4,14 +4,9 @@
  * kept for the TTL and replayed to every retry with the same fingerprint).
  */
 
-/** The response a retry gets back, byte for byte. */
-export interface StoredResponse {
-  status: number;
-  contentType?: string;
-  /** Kept because a 201 names the created resource there. */
-  location?: string;
-  body: string;
-}
+import type { StoredResponse } from '../stored-response';
+
+export type { StoredResponse } from '../stored-response';
 
 /** Where a record lives: keys are scoped to the terminal that sent them. */
 export interface IdempotencySlot {

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { openApiPath } from '../../platform/openapi';
-import { catalogueTable } from '../../platform/problem-catalogue';
+import { catalogueTable } from '../../platform/error-table';
 import { withRetryExtensions } from '../../platform/retry-table';
 import * as answers from '../answers';
 import { nameSchemas, problemResponses, PARAMS, RATE_LIMIT_HEADERS, registerComponents, REPLAYED_HEADER, REQUEST_ID_HEADER } from './components';

@@ -5,7 +5,7 @@ import { isQueued } from '../outbox/forward';
 import type { ReceiptMode } from './receipt-query';
 import { buildReceipt, readAfterSale, Receipt } from './receipt';
 import { couponsApplied } from './totals';
-import { POS_API_PREFIX } from '../http/route';
+import { POS_API_PREFIX } from '../api-prefix';
 
 /** What the sale use cases are given. */
 export type SaleDeps = PaymentDeps;

@@ -1,4 +1,4 @@
-import type { StoredResponse } from '../idempotency/types';
+import type { StoredResponse } from '../stored-response';
 import type { AnswerFate, TillAnswer, TillAnswerStore } from './types';
 
 /** The in-process store, for runs without Redis: one instance sees only its own answers. */

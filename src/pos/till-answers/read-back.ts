@@ -1,6 +1,6 @@
 import { problem } from '../../platform/problem';
 import type { CallContext } from '../context';
-import { ANSWER_REPLAYED, Replay } from '../http/replay';
+import { ANSWER_REPLAYED, Replay } from '../stored-response';
 import { pendingAnswer } from './schemas';
 import type { TillAnswerStore } from './types';
 

@@ -1,5 +1,5 @@
 import { defineScripts, redisUnavailable, type RedisClient } from '../../platform/redis';
-import type { StoredResponse } from '../idempotency/types';
+import type { StoredResponse } from '../stored-response';
 import type { AnswerFate, TillAnswer, TillAnswerStore } from './types';
 
 /** KEYS: answer hash. ARGV: fate. Sets the fate once; returns the fate that holds, or false when there is no answer. */

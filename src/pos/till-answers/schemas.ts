@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { POS_API_PREFIX } from '../http/route';
+import { POS_API_PREFIX } from '../api-prefix';
 
 /** Where the till reads a request's answer back. */
 export const answerLocation = (requestId: string) => `${POS_API_PREFIX}/answers/${encodeURIComponent(requestId)}`;

@@ -1,4 +1,4 @@
-import type { StoredResponse } from '../idempotency/types';
+import type { StoredResponse } from '../stored-response';
 
 /**
  * The read-back of a request the till stopped waiting for (answered 202 at its

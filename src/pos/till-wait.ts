@@ -1,0 +1,14 @@
+import type { Response } from 'express';
+import type { TillWait } from '../upstream';
+
+/** Where a request keeps how long its till waits (set by the deadline middleware, http/till-deadline.ts). */
+const SLOT = 'tillWait';
+
+export function setTillOf(res: Response, till: TillWait): void {
+  res.locals[SLOT] = till;
+}
+
+/** This request's deadline, if its till gave one. */
+export function tillOf(res: Response): TillWait | undefined {
+  return res.locals[SLOT] as TillWait | undefined;
+}
