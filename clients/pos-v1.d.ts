@@ -728,45 +728,77 @@ export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
         AuditEntry: {
-            /** @enum {string} */
+            /**
+             * @description What the cashier did
+             * @enum {string}
+             */
             action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload";
             /** @description Settled after its claim's lease ended: the action's own outcome was lost in a crash */
             afterCrash?: boolean;
+            /** @description Money a redemption held (what its points are worth), as the loyalty service answered, in the store's currency */
             amountHeld?: number;
+            /** @description Money paid: the sale's totalPaid, or a batch upload's orders together, as the till sent them, in the store's currency */
             amountPaid?: number;
+            /** @description Money a refund or sale void gave back, as the loyalty service answered, in the store's currency */
             amountRefunded?: number;
+            /** @description When the outcome was known, ISO 8601 UTC */
             at: string;
+            /** @description The cashier, as the till sent it in X-Cashier-Id */
             cashierId?: string;
             /** @description A refusal's or an unknown outcome's code; what a repair settled it as; `created`/`updated` for a sign-up */
             code?: string;
+            /** @description The coupon lock (cpl_...) */
             couponLockId?: string;
+            /** @description Money the locked coupons take off the basket, in the store's currency */
             couponWorth?: number;
+            /** @description The loyalty customer it was about */
             customerId?: string;
+            /** @description The entry's place in the store's trail (a Redis Stream id, or a sequence number in memory) */
             id: string;
             /** @description Event names, coupon codes, or a batch upload's order ids */
             names?: string[];
+            /** @description queued: the outbox entry that holds it */
             outboxId?: string;
-            /** @enum {string} */
+            /**
+             * @description applied: the loyalty service took it; refused: certainly not applied (see code); unknown: it may have been applied; queued: waiting in the outbox (see outboxId); settled: an earlier unknown outcome, settled from the loyalty service's record
+             * @enum {string}
+             */
             outcome: "applied" | "refused" | "unknown" | "queued" | "settled";
+            /** @description The sale's payment id */
             paymentId?: string;
+            /** @description Points the payment earned, as the loyalty service answered */
             pointsEarned?: number;
+            /** @description Points a redemption held, as the loyalty service answered */
             pointsHeld?: number;
+            /** @description Points the payment redeemed, as the loyalty service answered */
             pointsRedeemed?: number;
+            /** @description Points a refund or sale void took back, as the loyalty service answered */
             pointsTakenBack?: number;
+            /** @description The redemption (rdm_...) */
             redemptionId?: string;
+            /** @description The refund's id */
             refundId?: string;
+            /** @description settled: which claim the repair settled (e.g. `sale:payment:P1`, `redemption:rdm_x`) */
             repair?: string;
+            /** @description The request's id (X-Request-Id), to find it in the logs */
             requestId?: string;
+            /** @description The shift, as the till sent it in X-Shift-Id */
             shiftId?: string;
+            /** @description The till's store */
             storeId: string;
+            /** @description The till that asked */
             terminalId: string;
         };
         AuditPage: {
+            /** @description The entries, oldest first */
             entries: components["schemas"]["AuditEntry"][];
+            /** @description Start of the window read, ISO 8601 UTC */
             from: string;
             /** @description Pass as `after` for the next page; null on the last */
             next: string | null;
+            /** @description The manager's store: only its entries are read */
             storeId: string;
+            /** @description End of the window read (inclusive), ISO 8601 UTC */
             to: string;
         };
         CustomerDeleted: {
@@ -1858,14 +1890,19 @@ export interface operations {
                 after?: string;
                 /** @description As the tills send it in X-Cashier-Id */
                 cashierId?: string;
+                /** @description Only entries about this loyalty customer */
                 customerId?: string;
                 /** @description A day of the store (STORE_TIME_ZONE); default today. Or give `from` and `to` (at most 31 days). */
                 date?: string;
                 /** @description `csv`: the same page as CSV (text/csv) */
                 format?: "json" | "csv";
+                /** @description Start of the window, an ISO 8601 date-time with its offset (Z for UTC); give it with `to`, not with `date` */
                 from?: string;
+                /** @description Entries per page, 1 to 500 (default 100) */
                 limit?: number;
+                /** @description Only this till's entries */
                 terminalId?: string;
+                /** @description End of the window (inclusive), an ISO 8601 date-time; at most 31 days after `from` */
                 to?: string;
             };
             header?: {
