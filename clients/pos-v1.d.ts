@@ -1117,67 +1117,117 @@ export type components = {
             status: "ready" | "not_ready";
         };
         ReconciliationFigures: {
+            /** @description Points earned; null when this side cannot say */
             earned?: number | null;
+            /** @description Redeemed points a refund gave back; null when this side cannot say */
             givenBack?: number | null;
+            /** @description Money paid, in the store's currency; null when this side cannot say */
             paid?: number | null;
+            /** @description Points redeemed; null when this side cannot say */
             redeemed?: number | null;
+            /** @description Money refunded, in the store's currency; null when this side cannot say */
             refunded?: number | null;
+            /** @description Earned points a refund or sale void took back; null when this side cannot say */
             takenBack?: number | null;
         };
         ReconciliationReport: {
+            /** @description Audit entries in the window, by action (an action without any is left out) */
             actions: {
+                /** @description The window's audit entries of this action */
                 batch_upload?: number;
+                /** @description The window's audit entries of this action */
                 coupon_lock?: number;
+                /** @description The window's audit entries of this action */
                 coupon_release?: number;
+                /** @description The window's audit entries of this action */
                 customer_deletion?: number;
+                /** @description The window's audit entries of this action */
                 customer_registration?: number;
+                /** @description The window's audit entries of this action */
                 events?: number;
+                /** @description The window's audit entries of this action */
                 otp_step?: number;
+                /** @description The window's audit entries of this action */
                 payment?: number;
+                /** @description The window's audit entries of this action */
                 redemption_start?: number;
+                /** @description The window's audit entries of this action */
                 redemption_void?: number;
+                /** @description The window's audit entries of this action */
                 refund?: number;
+                /** @description The window's audit entries of this action */
                 sale_void?: number;
             };
+            /** @description Every row's flags, one item per flag */
             anomalies: {
+                /** @description The flagged row's id */
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description What is flagged
+                 * @enum {string}
+                 */
                 kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
+                /** @description The flagged row in words */
                 note: string;
-                /** @enum {string} */
+                /**
+                 * @description The flagged row's kind
+                 * @enum {string}
+                 */
                 row: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";
             }[];
+            /** @description When the report was made, ISO 8601 UTC */
             generatedAt: string;
             /** @description The report for the till printer, 40 columns a line */
             printout: string[];
+            /** @description Reads of the loyalty service's records this report made */
             reads: {
+                /** @description Reads of a hold's record */
                 holdLookup: number;
+                /** @description Reads of a sale's transactions */
                 orderTransactions: number;
             };
             /** @description Spans in which the Redis data set was lost: what was recorded here before then may be gone, so rows may be missing */
             redisLosses: {
+                /** @description When the data set was last seen whole, ISO 8601 UTC */
                 from: string;
+                /** @description When it was found lost, ISO 8601 UTC */
                 to: string;
             }[];
+            /** @description One row per sale, refund, redemption, lock or other action (every audit entry is in exactly one) */
             rows: components["schemas"]["ReconciliationRow"][];
+            /** @description Audit entries that settled an earlier unknown outcome from the loyalty service's record */
             settledLater: number;
+            /** @description The manager's store */
             storeId: string;
+            /** @description The two sides summed */
             totals: {
                 bff: components["schemas"]["ReconciliationFigures"];
+                /** @description Rows whose BFF-side figure is not known, per figure (the bff total leaves them out) */
                 notKnownHere: {
+                    /** @description Rows without this figure */
                     earned?: number;
+                    /** @description Rows without this figure */
                     givenBack?: number;
+                    /** @description Rows without this figure */
                     paid?: number;
+                    /** @description Rows without this figure */
                     redeemed?: number;
+                    /** @description Rows without this figure */
                     refunded?: number;
+                    /** @description Rows without this figure */
                     takenBack?: number;
                 };
                 upstream: components["schemas"]["ReconciliationFigures"];
             };
+            /** @description The time the report covers */
             window: {
+                /** @description The store's day (YYYY-MM-DD), when a day was asked for */
                 date?: string;
+                /** @description Start of the window, ISO 8601 UTC */
                 from: string;
+                /** @description The store's time zone (STORE_TIME_ZONE), in which a day is read */
                 timeZone: string;
+                /** @description End of the window (inclusive), ISO 8601 UTC */
                 to: string;
             };
         };
@@ -1186,33 +1236,58 @@ export type components = {
             at: number;
             /** @description This BFF's side (null: not known here) */
             bff: {
+                /** @description Points earned; null when this side cannot say */
                 earned?: number | null;
+                /** @description Redeemed points a refund gave back; null when this side cannot say */
                 givenBack?: number | null;
+                /** @description Money paid, in the store's currency; null when this side cannot say */
                 paid?: number | null;
+                /** @description Points redeemed; null when this side cannot say */
                 redeemed?: number | null;
+                /** @description Money refunded, in the store's currency; null when this side cannot say */
                 refunded?: number | null;
+                /** @description Earned points a refund or sale void took back; null when this side cannot say */
                 takenBack?: number | null;
             };
+            /** @description The cashiers that took part (X-Cashier-Id) */
             cashierIds: string[];
+            /** @description The loyalty customer */
             customerId?: string;
             /** @description The audit entries of this row */
             entries: string[];
+            /** @description What a manager should look into; empty when nothing */
             flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
+            /** @description The sale's payment id, the refund id, the redemption or lock id; the audit entry's id for the rest */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description What the row is about
+             * @enum {string}
+             */
             kind: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";
+            /** @description The row in words, as the printout and the CSV show it */
             note: string;
+            /** @description A refund's or sale void's sale */
             paymentId?: string;
-            /** @enum {string} */
+            /**
+             * @description How it ended, comparing the two sides
+             * @enum {string}
+             */
             status: "matched" | "refused" | "not_applied" | "used" | "voided" | "released" | "open" | "lapsed" | "no_hold" | "recorded_here" | "missing_upstream" | "upstream_only" | "queued" | "dead_letter" | "not_checked" | "mismatch";
+            /** @description The tills that took part */
             terminalIds: string[];
             /** @description The loyalty service's record */
             upstream: {
+                /** @description Points earned; null when this side cannot say */
                 earned?: number | null;
+                /** @description Redeemed points a refund gave back; null when this side cannot say */
                 givenBack?: number | null;
+                /** @description Money paid, in the store's currency; null when this side cannot say */
                 paid?: number | null;
+                /** @description Points redeemed; null when this side cannot say */
                 redeemed?: number | null;
+                /** @description Money refunded, in the store's currency; null when this side cannot say */
                 refunded?: number | null;
+                /** @description Earned points a refund or sale void took back; null when this side cannot say */
                 takenBack?: number | null;
             };
         };
@@ -9813,7 +9888,9 @@ export interface operations {
                 date?: string;
                 /** @description `csv`: one row per row and the two totals (text/csv); `print`: the 40-column printout (text/plain) */
                 format?: "json" | "csv" | "print";
+                /** @description Start of the window, an ISO 8601 date-time with its offset (Z for UTC); give it with `to`, not with `date` */
                 from?: string;
+                /** @description End of the window (inclusive), an ISO 8601 date-time; at most 7 days after `from` */
                 to?: string;
             };
             header?: {
