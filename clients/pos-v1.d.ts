@@ -1067,11 +1067,13 @@ export type components = {
         };
         /** @description The loyalty service was out of reach: the payment waits in the outbox and is delivered later with its own paymentId. */
         QueuedPayment: {
+            /** @description The loyalty customer id of the buyer */
             customerId: string;
             /** @enum {string} */
             kind: "payment" | "refund" | "events" | "batchOrders";
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
+            /** @description The till's id of the queued sale */
             paymentId: string;
             /** @enum {boolean} */
             queued: true;
@@ -1376,11 +1378,15 @@ export type components = {
         SaleLine: {
             /** @description The line total before tax and discount: unit price times quantity */
             amount: number;
+            /** @description One or more categories of the product or service */
             category?: string[];
+            /** @description The line's total discount (a payment leaves out 0) */
             discount?: number;
+            /** @description Key-value pairs about the line (values are strings or numbers), sent on to the loyalty service */
             extra?: {
                 [key: string]: string | number;
             };
+            /** @description The product or service name, as the receipt shows it */
             name?: string;
             /** @description Who provides the product or service (brand, vendor) */
             provider?: string;
@@ -1388,17 +1394,29 @@ export type components = {
             quantity?: number;
             /** @description The product or service id; a refund by lines names the sale's line by it */
             serviceId: string;
+            /** @description The item's stock-keeping unit (a payment sends it in the line's extra) */
             sku?: string;
+            /** @description Categorisation or promotional tags */
             tags?: string[];
+            /** @description The line's total tax (a payment leaves out 0) */
             tax?: number;
         };
         SaleVoidRequest: {
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The till's own id of the void's refund (default `void-` and the payment id) */
             refundId?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the voided sale was rung up (default: when the BFF received the void)
+             */
             transactionTime?: string;
         };
         /** @description Give exactly one of amount, points, ruleId; and qr, or customerId (with hash). */
@@ -5492,8 +5510,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The buyer, when known (the customer's own tier and rules then count) */
                     customerId?: string;
+                    /** @description The items in the basket */
                     lines: components["schemas"]["SaleLine"][];
+                    /** @description What the customer would pay after discounts, coupons and points */
                     totalPaid: number;
                 };
             };
@@ -5523,9 +5544,13 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The buyer named in the request; null when none was */
                         customerId: string | null;
+                        /** @description Points per line, as the loyalty service previewed them */
                         lines: {
+                            /** @description Points the line earns */
                             points: number;
+                            /** @description The line's product or service id, as the till sent it */
                             serviceId: string;
                         }[];
                         /** @description Points the sale would earn; the payment earns the same */
@@ -8343,42 +8368,64 @@ export interface operations {
                     "application/json": {
                         /** @description The coupon lock the payment used, when one was named */
                         couponLock?: {
+                            /** @description The codes of its coupons */
                             coupons: string[];
+                            /** @description The coupon lock (cpl_...) */
                             id: string;
+                            /** @description The lock's state after the payment (used once it paid) */
                             state: string;
                         };
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /** @description Points earned per payment line */
                         lines: {
+                            /** @description Points the line earns */
                             points: number;
+                            /** @description The line's product or service id, as the till sent it */
                             serviceId: string;
                         }[];
+                        /** @description The till's id of the sale */
                         paymentId: string;
+                        /** @description Points the payment earned; null when already_recorded */
                         pointsEarned: number | null;
+                        /** @description Points redeemed for the payment; null when already_recorded */
                         pointsRedeemed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
+                            /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
+                            /** @description The next points to expire; null when none are due or the balance could not be read */
                             nextExpiring: {
+                                /** @description When they expire, ISO 8601 UTC */
                                 date: string;
+                                /** @description Points that expire next */
                                 points: number;
                             } | null;
                             /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
+                            /** @description Points the sale earned (0 on a refund or void) */
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                             pointsGivenBack: number | null;
+                            /** @description The account's name for its points; null when the balance could not be read */
                             pointsName: string | null;
+                            /** @description Points the sale redeemed (0 on a refund or void) */
                             pointsRedeemed: number;
+                            /** @description Earned points a refund or void took back (0 on a sale) */
                             pointsTakenBack: number;
+                            /** @description The customer's tier; null when it could not be read */
                             tier: {
+                                /** @description The customer's tier name */
                                 current: string;
+                                /** @description The next tier name; null at the top tier */
                                 next: string | null;
+                                /** @description The progress the next tier needs; null at the top tier */
                                 nextAt: number | null;
+                                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                                 progress: number;
                             } | null;
                         } | null;
@@ -8386,8 +8433,12 @@ export interface operations {
                         receiptLocation?: string;
                         /** @description The redemption the payment used, when one was named */
                         redemption?: {
+                            /** @description The redemption (rdm_...) */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The redemption's state after the payment (used once it paid)
+                             * @enum {string}
+                             */
                             state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
                         };
                         /**
@@ -8800,23 +8851,38 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the sale paid, in the account's currency; null when its record does not say */
                         amountPaid: number | null;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
+                        /** @description The till's id of the sale */
                         paymentId: string;
+                        /** @description Points the sale earned */
                         pointsEarned: number;
+                        /** @description Points redeemed for the sale */
                         pointsRedeemed: number;
+                        /** @description Each refund of the sale since (a void is one) */
                         refunds: {
+                            /** @description Money refunded, in the account's currency */
                             amount: number;
+                            /** @description Redeemed points it gave back */
                             pointsGivenBack: number;
+                            /** @description Earned points it took back */
                             pointsTakenBack: number;
+                            /** @description The till's id of the refund */
                             refundId: string;
                         }[];
                         /** @description As the loyalty service lists them */
                         transactions: {
+                            /** @description Money, in the account's currency */
                             amount: number | null;
+                            /** @description When it happened, ISO 8601 UTC */
                             at: string | null;
+                            /** @description The till's id it was recorded under (the payment's or a refund's) */
                             id: string | null;
+                            /** @description Points it moved */
                             points: number | null;
+                            /** @description The loyalty service's transaction type (PaymentReward, Redemption, Refund, PartialRefund, Cancel...) */
                             type: string;
                         }[];
                     };
@@ -9139,25 +9205,38 @@ export interface operations {
                     "application/json": {
                         /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                         balanceAfter: number | null;
+                        /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                         currency: string | null;
                         /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                         lines: string[];
+                        /** @description The next points to expire; null when none are due or the balance could not be read */
                         nextExpiring: {
+                            /** @description When they expire, ISO 8601 UTC */
                             date: string;
+                            /** @description Points that expire next */
                             points: number;
                         } | null;
                         /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                         pendingPoints: number | null;
+                        /** @description Points the sale earned (0 on a refund or void) */
                         pointsEarned: number;
                         /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                         pointsGivenBack: number | null;
+                        /** @description The account's name for its points; null when the balance could not be read */
                         pointsName: string | null;
+                        /** @description Points the sale redeemed (0 on a refund or void) */
                         pointsRedeemed: number;
+                        /** @description Earned points a refund or void took back (0 on a sale) */
                         pointsTakenBack: number;
+                        /** @description The customer's tier; null when it could not be read */
                         tier: {
+                            /** @description The customer's tier name */
                             current: string;
+                            /** @description The next tier name; null at the top tier */
                             next: string | null;
+                            /** @description The progress the next tier needs; null at the top tier */
                             nextAt: number | null;
+                            /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                             progress: number;
                         } | null;
                     };
@@ -9523,25 +9602,38 @@ export interface operations {
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
+                            /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
+                            /** @description The next points to expire; null when none are due or the balance could not be read */
                             nextExpiring: {
+                                /** @description When they expire, ISO 8601 UTC */
                                 date: string;
+                                /** @description Points that expire next */
                                 points: number;
                             } | null;
                             /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
+                            /** @description Points the sale earned (0 on a refund or void) */
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                             pointsGivenBack: number | null;
+                            /** @description The account's name for its points; null when the balance could not be read */
                             pointsName: string | null;
+                            /** @description Points the sale redeemed (0 on a refund or void) */
                             pointsRedeemed: number;
+                            /** @description Earned points a refund or void took back (0 on a sale) */
                             pointsTakenBack: number;
+                            /** @description The customer's tier; null when it could not be read */
                             tier: {
+                                /** @description The customer's tier name */
                                 current: string;
+                                /** @description The next tier name; null at the top tier */
                                 next: string | null;
+                                /** @description The progress the next tier needs; null at the top tier */
                                 nextAt: number | null;
+                                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                                 progress: number;
                             } | null;
                         } | null;
@@ -12191,25 +12283,38 @@ export interface operations {
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
+                            /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
+                            /** @description The next points to expire; null when none are due or the balance could not be read */
                             nextExpiring: {
+                                /** @description When they expire, ISO 8601 UTC */
                                 date: string;
+                                /** @description Points that expire next */
                                 points: number;
                             } | null;
                             /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
+                            /** @description Points the sale earned (0 on a refund or void) */
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                             pointsGivenBack: number | null;
+                            /** @description The account's name for its points; null when the balance could not be read */
                             pointsName: string | null;
+                            /** @description Points the sale redeemed (0 on a refund or void) */
                             pointsRedeemed: number;
+                            /** @description Earned points a refund or void took back (0 on a sale) */
                             pointsTakenBack: number;
+                            /** @description The customer's tier; null when it could not be read */
                             tier: {
+                                /** @description The customer's tier name */
                                 current: string;
+                                /** @description The next tier name; null at the top tier */
                                 next: string | null;
+                                /** @description The progress the next tier needs; null at the top tier */
                                 nextAt: number | null;
+                                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                                 progress: number;
                             } | null;
                         } | null;
