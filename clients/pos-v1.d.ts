@@ -1386,7 +1386,7 @@ export type components = {
             extra?: {
                 [key: string]: string | number;
             };
-            /** @description The product or service name, as the receipt shows it */
+            /** @description The product or service name (a payment line's serviceName, a refund line's title) */
             name?: string;
             /** @description Who provides the product or service (brand, vendor) */
             provider?: string;
@@ -5510,7 +5510,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The buyer, when known (the customer's own tier and rules then count) */
+                    /** @description The buyer, when known; the quote works without one (a guest) */
                     customerId?: string;
                     /** @description The items in the basket */
                     lines: components["schemas"]["SaleLine"][];
@@ -8372,7 +8372,7 @@ export interface operations {
                             coupons: string[];
                             /** @description The coupon lock (cpl_...) */
                             id: string;
-                            /** @description The lock's state after the payment (used once it paid) */
+                            /** @description The lock's state once the payment was recorded */
                             state: string;
                         };
                         /** @description The loyalty customer id of the buyer */
@@ -8436,7 +8436,7 @@ export interface operations {
                             /** @description The redemption (rdm_...) */
                             id: string;
                             /**
-                             * @description The redemption's state after the payment (used once it paid)
+                             * @description The redemption's state once the payment was recorded
                              * @enum {string}
                              */
                             state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";

@@ -24,7 +24,7 @@ const Scalars = z.record(z.string().max(200), z.union([z.string().max(2000), z.n
 export const SaleLine = z.strictObject({
   serviceId: Id.describe("The product or service id; a refund by lines names the sale's line by it"),
   sku: Id.optional().describe("The item's stock-keeping unit (a payment sends it in the line's extra)"),
-  name: Label.optional().describe('The product or service name, as the receipt shows it'),
+  name: Label.optional().describe("The product or service name (a payment line's serviceName, a refund line's title)"),
   // A refund sends it as the line's `vendor`, which the loyalty service takes up to 200 (a payment's serviceProvider, 500): the stricter, so a sold line can be refunded as sold.
   provider: z.string().max(200).optional().describe('Who provides the product or service (brand, vendor)'),
   quantity: z.number().finite().positive().max(1_000_000).optional().describe('Units on the line (default 1); may be a fraction (weighed goods)'),
@@ -101,7 +101,7 @@ export const PaymentViewSchema = z.strictObject({
   redemption: z
     .strictObject({
       id: z.string().describe('The redemption (rdm_...)'),
-      state: RedemptionStateSchema.describe("The redemption's state after the payment (used once it paid)"),
+      state: RedemptionStateSchema.describe("The redemption's state once the payment was recorded"),
     })
     .optional()
     .describe('The redemption the payment used, when one was named'),
@@ -113,7 +113,7 @@ export const QueuedPaymentSchema = queuedAnswer({
 });
 
 export const EarnPreviewBody = z.strictObject({
-  customerId: CustomerId.optional().describe("The buyer, when known (the customer's own tier and rules then count)"),
+  customerId: CustomerId.optional().describe('The buyer, when known; the quote works without one (a guest)'),
   totalPaid: Money.describe('What the customer would pay after discounts, coupons and points'),
   lines: z.array(SaleLine).min(1, 'give at least one line').max(500).describe('The items in the basket'),
 });
@@ -165,7 +165,7 @@ export const SalePaymentSchema = PaymentViewSchema.extend({
   couponLock: z
     .strictObject({
       id: z.string().describe('The coupon lock (cpl_...)'),
-      state: z.string().describe("The lock's state after the payment (used once it paid)"),
+      state: z.string().describe("The lock's state once the payment was recorded"),
       coupons: z.array(z.string()).describe('The codes of its coupons'),
     })
     .optional()
