@@ -1339,39 +1339,71 @@ export type components = {
         RefundRequest: {
             /** @description Not with a full refund */
             amount?: never;
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with a full refund */
             lines?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The paymentId of the sale refunded */
             paymentId: string;
+            /** @description The till's own unique id of this refund (a retry sends the same) */
             refundId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the refunded sale was rung up (default: when the BFF received the refund)
+             */
             transactionTime?: string;
         } | {
+            /** @description The money to refund; without amount or lines the whole sale is refunded */
             amount: number;
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with amount */
             lines?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The paymentId of the sale refunded */
             paymentId: string;
+            /** @description The till's own unique id of this refund (a retry sends the same) */
             refundId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the refunded sale was rung up (default: when the BFF received the refund)
+             */
             transactionTime?: string;
         } | {
             /** @description Not with lines */
             amount?: never;
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The sale's lines to refund (named by serviceId): only these are refunded */
             lines: components["schemas"]["SaleLine"][];
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The paymentId of the sale refunded */
             paymentId: string;
+            /** @description The till's own unique id of this refund (a retry sends the same) */
             refundId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the refunded sale was rung up (default: when the BFF received the refund)
+             */
             transactionTime?: string;
         };
         /** @description One line of a sale: the same shape in payments, refunds and earn previews. */
@@ -9591,12 +9623,17 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Money refunded, as the loyalty service answered; null when not known (already_refunded) */
                         amountRefunded: number | null;
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
+                        /** @description The loyalty service's id of the refund transaction; null when not known (already_refunded) */
                         loyaltyTransactionId: string | null;
+                        /** @description The sale refunded */
                         paymentId: string;
+                        /** @description Earned points the refund took back, as the loyalty service answered; null when not known (already_refunded) */
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
@@ -9637,6 +9674,7 @@ export interface operations {
                                 progress: number;
                             } | null;
                         } | null;
+                        /** @description The till's id of the refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
                         /**
                          * @description already_refunded: a retry found the refund applied earlier
@@ -9675,16 +9713,19 @@ export interface operations {
                     "application/json": {
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
                         /** @enum {string} */
                         kind: "payment" | "refund" | "events" | "batchOrders";
                         /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
                         outboxId: string;
+                        /** @description The sale refunded */
                         paymentId: string;
                         /** @enum {boolean} */
                         queued: true;
                         /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
+                        /** @description The till's id of the queued refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
                         /** @enum {string} */
                         state: "queued";
@@ -12272,12 +12313,17 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Money refunded, as the loyalty service answered; null when not known (already_refunded) */
                         amountRefunded: number | null;
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
+                        /** @description The loyalty service's id of the refund transaction; null when not known (already_refunded) */
                         loyaltyTransactionId: string | null;
+                        /** @description The sale refunded */
                         paymentId: string;
+                        /** @description Earned points the refund took back, as the loyalty service answered; null when not known (already_refunded) */
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
@@ -12318,6 +12364,7 @@ export interface operations {
                                 progress: number;
                             } | null;
                         } | null;
+                        /** @description The till's id of the refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
                         /**
                          * @description already_refunded: a retry found the refund applied earlier
@@ -12354,16 +12401,19 @@ export interface operations {
                     "application/json": {
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
                         /** @enum {string} */
                         kind: "payment" | "refund" | "events" | "batchOrders";
                         /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
                         outboxId: string;
+                        /** @description The sale refunded */
                         paymentId: string;
                         /** @enum {boolean} */
                         queued: true;
                         /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
+                        /** @description The till's id of the queued refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
                         /** @enum {string} */
                         state: "queued";
@@ -12698,12 +12748,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Money refunded, in the account's currency, on the loyalty service's record */
                         amount: number;
+                        /** @description The refund transaction's date on the loyalty service's record, ISO 8601 UTC; null when it does not say */
                         at: string | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
+                        /** @description The sale refunded */
                         paymentId: string;
+                        /** @description Redeemed points the refund gave back */
                         pointsGivenBack: number;
+                        /** @description Earned points the refund took back */
                         pointsTakenBack: number;
+                        /** @description The till's id of the refund */
                         refundId: string;
                     };
                 };
