@@ -920,17 +920,33 @@ export type components = {
         OutboxEntry: {
             /** @description Sends tried so far (refusals by the circuit breaker or rate limiter are not counted) */
             attempts: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was queued, ISO 8601 UTC
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was given up (dead), ISO 8601 UTC
+             */
             deadAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was delivered, ISO 8601 UTC
+             */
             deliveredAt?: string;
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
+            /** @description Why its last send failed */
             lastError?: {
+                /** @description The failure's catalogue code */
                 code: string;
+                /** @description The failure in words */
                 message: string;
+                /** @description The HTTP status of that code */
                 status?: number;
             };
             /**
@@ -938,13 +954,18 @@ export type components = {
              * @description Queued and waiting for its backoff
              */
             nextAttemptAt?: string;
+            /** @description The entry (obx_...) */
             outboxId: string;
+            /** @description Why it was queued: the failure's code, or behind_queued */
             reason: string;
             /** @description What the loyalty service answered on delivery: pointsEarned, jobId, alreadyRecorded... */
             result?: {
                 [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description queued: waiting; delivering: being sent; delivered: the loyalty service took it; dead: refused or failed too often (a manager retries or discards it); discarded: a manager dropped it
+             * @enum {string}
+             */
             state: "queued" | "delivering" | "delivered" | "dead" | "discarded";
             /** @description What the entry is about: customerId, paymentId, refundId, events, orders */
             subject: {
@@ -952,7 +973,10 @@ export type components = {
             };
             /** @description The terminal that made the write */
             terminalId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed, ISO 8601 UTC
+             */
             updatedAt: string;
         };
         /** @description Merchant, branch and channel come from the terminal; name a held redemption to pay with its points. */
@@ -1040,46 +1064,73 @@ export type components = {
         QueuedEvents: {
             accepted: string[];
             customerId: string;
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+             * @enum {boolean}
+             */
             queued: true;
             /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
-            /** @enum {string} */
+            /**
+             * @description The outbox entry's state now
+             * @enum {string}
+             */
             state: "queued";
         };
         /** @description The upload waits in the outbox; its jobId shows in GET /pos/v1/outbox/{id} once delivered. */
         QueuedOrderBatch: {
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
             orders: number;
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+             * @enum {boolean}
+             */
             queued: true;
             /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
-            /** @enum {string} */
+            /**
+             * @description The outbox entry's state now
+             * @enum {string}
+             */
             state: "queued";
         };
         /** @description The loyalty service was out of reach: the payment waits in the outbox and is delivered later with its own paymentId. */
         QueuedPayment: {
             /** @description The loyalty customer id of the buyer */
             customerId: string;
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
             /** @description The till's id of the queued sale */
             paymentId: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+             * @enum {boolean}
+             */
             queued: true;
             /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
-            /** @enum {string} */
+            /**
+             * @description The outbox entry's state now
+             * @enum {string}
+             */
             state: "queued";
         };
         Readiness: {
@@ -7114,6 +7165,7 @@ export interface operations {
     listDeadLetters: {
         parameters: {
             query?: {
+                /** @description Entries to list, 1 to 500 (default 100) */
                 limit?: number;
             };
             header?: {
@@ -9715,19 +9767,28 @@ export interface operations {
                         couponsNotReturned: string[] | null;
                         /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+                         * @enum {string}
+                         */
                         kind: "payment" | "refund" | "events" | "batchOrders";
                         /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
                         outboxId: string;
                         /** @description The sale refunded */
                         paymentId: string;
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+                         * @enum {boolean}
+                         */
                         queued: true;
                         /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
                         /** @description The till's id of the queued refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The outbox entry's state now
+                         * @enum {string}
+                         */
                         state: "queued";
                     };
                 };
@@ -12403,19 +12464,28 @@ export interface operations {
                         couponsNotReturned: string[] | null;
                         /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+                         * @enum {string}
+                         */
                         kind: "payment" | "refund" | "events" | "batchOrders";
                         /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
                         outboxId: string;
                         /** @description The sale refunded */
                         paymentId: string;
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+                         * @enum {boolean}
+                         */
                         queued: true;
                         /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
                         /** @description The till's id of the queued refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The outbox entry's state now
+                         * @enum {string}
+                         */
                         state: "queued";
                     };
                 };
