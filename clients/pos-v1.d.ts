@@ -2350,10 +2350,16 @@ export interface operations {
                 "application/json": {
                     /** @description What the basket costs before coupons; each coupon is priced against it */
                     basketTotal: number;
+                    /** @description The coupon codes to check or lock, 1 to 20; a code named twice counts as two uses */
                     codes: string[];
+                    /** @description The loyalty customer id of the buyer */
                     customerId: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The customer's email, when the account merges channels by email
+                     */
                     email?: string;
+                    /** @description The customer's mobile, when the account merges channels by mobile */
                     mobile?: string;
                 };
             };
@@ -2395,15 +2401,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the basket cost before coupons, as the lock was asked for */
                         basketTotal: number;
+                        /** @description The coupons locked */
                         coupons: {
+                            /** @description The code */
                             code: string;
+                            /** @description The coupon's type, as the loyalty service names it (fixed, percentage, shipping, product...) */
                             type: string;
+                            /** @description The money off (fixed) or the percentage (percentage), depending on its type */
                             value: number;
+                            /** @description Money it takes off this basket (0 when not a money coupon) */
                             worth: number;
                         }[];
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the lock was taken, ISO 8601 UTC
+                         */
                         createdAt: string;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /**
                          * Format: date-time
@@ -2412,7 +2428,9 @@ export interface operations {
                         expiresAt: string;
                         /** @description cpl_...; name it as couponLockId in POST /payments */
                         id: string;
+                        /** @description The payment that is using (paying) or used it; null otherwise */
                         paymentId: string | null;
+                        /** @description Seconds until expiresAt while locked; 0 in any other state */
                         secondsLeft: number;
                         /**
                          * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
@@ -2421,7 +2439,10 @@ export interface operations {
                         state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it last changed, ISO 8601 UTC
+                         */
                         updatedAt: string;
                     };
                 };
@@ -2788,15 +2809,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the basket cost before coupons, as the lock was asked for */
                         basketTotal: number;
+                        /** @description The coupons locked */
                         coupons: {
+                            /** @description The code */
                             code: string;
+                            /** @description The coupon's type, as the loyalty service names it (fixed, percentage, shipping, product...) */
                             type: string;
+                            /** @description The money off (fixed) or the percentage (percentage), depending on its type */
                             value: number;
+                            /** @description Money it takes off this basket (0 when not a money coupon) */
                             worth: number;
                         }[];
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the lock was taken, ISO 8601 UTC
+                         */
                         createdAt: string;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /**
                          * Format: date-time
@@ -2805,7 +2836,9 @@ export interface operations {
                         expiresAt: string;
                         /** @description cpl_...; name it as couponLockId in POST /payments */
                         id: string;
+                        /** @description The payment that is using (paying) or used it; null otherwise */
                         paymentId: string | null;
+                        /** @description Seconds until expiresAt while locked; 0 in any other state */
                         secondsLeft: number;
                         /**
                          * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
@@ -2814,7 +2847,10 @@ export interface operations {
                         state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it last changed, ISO 8601 UTC
+                         */
                         updatedAt: string;
                     };
                 };
@@ -3100,15 +3136,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the basket cost before coupons, as the lock was asked for */
                         basketTotal: number;
+                        /** @description The coupons locked */
                         coupons: {
+                            /** @description The code */
                             code: string;
+                            /** @description The coupon's type, as the loyalty service names it (fixed, percentage, shipping, product...) */
                             type: string;
+                            /** @description The money off (fixed) or the percentage (percentage), depending on its type */
                             value: number;
+                            /** @description Money it takes off this basket (0 when not a money coupon) */
                             worth: number;
                         }[];
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the lock was taken, ISO 8601 UTC
+                         */
                         createdAt: string;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /**
                          * Format: date-time
@@ -3117,7 +3163,9 @@ export interface operations {
                         expiresAt: string;
                         /** @description cpl_...; name it as couponLockId in POST /payments */
                         id: string;
+                        /** @description The payment that is using (paying) or used it; null otherwise */
                         paymentId: string | null;
+                        /** @description Seconds until expiresAt while locked; 0 in any other state */
                         secondsLeft: number;
                         /**
                          * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
@@ -3126,7 +3174,10 @@ export interface operations {
                         state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it last changed, ISO 8601 UTC
+                         */
                         updatedAt: string;
                     };
                 };
@@ -3476,10 +3527,16 @@ export interface operations {
                 "application/json": {
                     /** @description What the basket costs before coupons; each coupon is priced against it */
                     basketTotal: number;
+                    /** @description The coupon codes to check or lock, 1 to 20; a code named twice counts as two uses */
                     codes: string[];
+                    /** @description The loyalty customer id of the buyer */
                     customerId: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The customer's email, when the account merges channels by email
+                     */
                     email?: string;
+                    /** @description The customer's mobile, when the account merges channels by mobile */
                     mobile?: string;
                 };
             };
@@ -3521,17 +3578,24 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The basket total the coupons were priced against */
                         basketTotal: number;
+                        /** @description One verdict per code named, in the request's order */
                         coupons: {
+                            /** @description The code, as named in the request */
                             code: string;
                             /** @description Why not: coupon_not_found, coupon_expired, coupon_not_started, coupon_inactive, coupon_exhausted, coupon_locked, coupon_not_offered, coupon_minimum_not_met */
                             reason: string | null;
+                            /** @description The coupon's type, as the loyalty service names it; null when refused or not given */
                             type: string | null;
+                            /** @description True when the customer can use it on this basket now */
                             usable: boolean;
+                            /** @description The money off (fixed) or the percentage (percentage); null when refused or not given */
                             value: number | null;
                             /** @description Money it takes off this basket (0 when refused or not a money coupon) */
                             worth: number;
                         }[];
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                     };
                 };
