@@ -802,11 +802,13 @@ export type components = {
             to: string;
         };
         CustomerDeleted: {
+            /** @description The loyalty customer id deleted */
             customerId: string;
             /** @description Always true */
             deleted: boolean;
         };
         CustomerHash: {
+            /** @description The loyalty customer id */
             customerId: string;
             /** @description The loyalty service's hash (six digits from the bundled sandbox); changes after each transaction of the customer */
             hash: string;
@@ -816,42 +818,61 @@ export type components = {
         CustomerSummary: {
             /** @description Null when coupons could not be read (then "coupons" is in unavailable) */
             coupons: {
+                /** @description The code to name at the till */
                 code: string;
+                /** @description The currency of the coupon's value */
                 currency: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it expires, ISO 8601 UTC
+                 */
                 expiresAt: string | null;
+                /** @description The coupon's name */
                 name: string | null;
+                /** @description Whether the customer can use it now */
                 usable: boolean | null;
+                /** @description The coupon's value (money off or a percentage, by its type) */
                 value: number | null;
             }[] | null;
             /** @description null when the loyalty service did not give it */
             currency: string | null;
+            /** @description The loyalty customer id looked up */
             customerId: string;
             /** @description Points; each but available is null when the loyalty service did not give it */
             points: {
                 /** @description Always given: what can be redeemed now */
                 available: number;
+                /** @description Every point the customer has ever earned */
                 earnedAllTime: number | null;
+                /** @description Points on hold for a redemption (the bundled sandbox gives it; the published interface has no such field) */
                 held: number | null;
+                /** @description Earned but not usable until the return window ends; not in available */
                 pending: number | null;
+                /** @description All the points the customer has, pending ones included */
                 total: number | null;
             };
             /** @description null when the loyalty service did not give it */
             pointsName: string | null;
             /** @description Null when tier progress could not be read (then "tier" is in unavailable) */
             tier: {
+                /** @description The customer's tier name */
                 current: string;
                 /** @description Null in the top tier */
                 next: string | null;
+                /** @description The progress the next tier needs; null in the top tier */
                 nextAt: number | null;
+                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                 progress: number;
             } | null;
             /** @description Parts that could not be read this time: "tier", "coupons" */
             unavailable: string[];
             /** @description Money value of the points; null when the loyalty service did not give it */
             value: {
+                /** @description What the available points are worth */
                 available: number | null;
+                /** @description What the pending points are worth */
                 pending: number | null;
+                /** @description What all the points are worth, pending ones included */
                 total: number | null;
             };
         };
@@ -3905,6 +3926,7 @@ export interface operations {
     getCustomerSummary: {
         parameters: {
             query?: {
+                /** @description The language of the tier names (e.g. en, ar); default the account's language */
                 lang?: string;
             };
             header?: {
@@ -4263,27 +4285,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The customer's city */
                     city?: string;
+                    /** @description The customer's country */
                     country?: string;
                     /**
                      * Format: date
                      * @description YYYY-MM-DD
                      */
                     dateOfBirth?: string;
+                    /** @description The name the customer goes by, as shown to them */
                     displayName?: string;
                     /**
                      * Format: email
                      * @description The customer's email; also what an account that merges channels by email joins the customer's ids by
                      */
                     email?: string;
+                    /** @description The customer's first name */
                     firstName?: string;
+                    /** @description The customer's gender, as the account codes it (letters, digits, space, _ and -) */
                     gender?: string;
                     /** @description True for a customer who does not sign up (a guest checkout) */
                     guest?: boolean;
+                    /** @description The customer's last name */
                     lastName?: string;
                     /** @description The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by */
                     mobile?: string;
+                    /** @description The customer's language, a language tag such as en or ar-EG */
                     preferredLanguage?: string;
+                    /** @description The customer's postal code */
                     zip?: string;
                 };
             };
@@ -4314,6 +4344,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The loyalty customer id signed up (the path's id) */
                         customerId: string;
                         /** @description The loyalty service's own id of the profile (the same on every call for one customer); null when it did not give one */
                         loyaltyId: string | null;
@@ -4324,27 +4355,35 @@ export interface operations {
                         outcome: "created" | "updated";
                         /** @description The fields this call sent (fields not sent keep their earlier values) */
                         profile: {
+                            /** @description The customer's city */
                             city?: string;
+                            /** @description The customer's country */
                             country?: string;
                             /**
                              * Format: date
                              * @description YYYY-MM-DD
                              */
                             dateOfBirth?: string;
+                            /** @description The name the customer goes by, as shown to them */
                             displayName?: string;
                             /**
                              * Format: email
                              * @description The customer's email; also what an account that merges channels by email joins the customer's ids by
                              */
                             email?: string;
+                            /** @description The customer's first name */
                             firstName?: string;
+                            /** @description The customer's gender, as the account codes it (letters, digits, space, _ and -) */
                             gender?: string;
                             /** @description True for a customer who does not sign up (a guest checkout) */
                             guest?: boolean;
+                            /** @description The customer's last name */
                             lastName?: string;
                             /** @description The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by */
                             mobile?: string;
+                            /** @description The customer's language, a language tag such as en or ar-EG */
                             preferredLanguage?: string;
+                            /** @description The customer's postal code */
                             zip?: string;
                         };
                     };
