@@ -883,18 +883,26 @@ export type components = {
         EventsAccepted: {
             /** @description The event names sent on */
             accepted: string[];
+            /** @description The loyalty customer id */
             customerId: string;
         };
         EventsRequest: {
+            /** @description The loyalty customer id the events are about */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The till's id of these events: a queued copy carries it in each event's metadata (default the outbox id) */
             eventId?: string;
+            /** @description 1 to 50 events, by name (e.g. place_order), each with its metadata (string, number, boolean or null values) */
             events: {
                 [key: string]: {
                     [key: string]: string | number | boolean | null;
                 };
             };
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
         };
         Health: {
@@ -902,15 +910,25 @@ export type components = {
             status: "ok";
         };
         OfflineOrder: {
+            /** @description The loyalty customer id of the buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description True for a guest (not signed-up) customer; otherwise the customer is treated as registered */
             guest?: boolean;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order was placed, an ISO 8601 date-time
+             */
             orderDate: string;
+            /** @description The till's own unique id of the order (a refund or void names it as paymentId) */
             orderId: string;
+            /** @description What the customer finally paid after discounts and coupons: what earns points */
             totalPaid: number;
         };
         OrderBatchAccepted: {
@@ -920,22 +938,33 @@ export type components = {
             orders: number;
         };
         OrderBatchRequest: {
+            /** @description 1 to 1000 orders, of one or many customers */
             orders: components["schemas"]["OfflineOrder"][];
         };
         OrderBatchStatus: {
+            /** @description Orders refused (see failures) */
             failed: number;
             /** @description Orders that failed; ids are null when the loyalty service did not name them */
             failures: {
+                /** @description The order's customer */
                 customerId: string | null;
+                /** @description The order refused */
                 orderId: string | null;
                 /** @description Our words, by the loyalty service's code */
                 reason: string;
             }[];
+            /** @description The loyalty service's id of the upload's job */
             jobId: number;
+            /** @description Orders processed so far */
             processed: number;
-            /** @enum {string} */
+            /**
+             * @description The job's state, as the loyalty service reports it
+             * @enum {string}
+             */
             status: "queued" | "running" | "completed" | "failed";
+            /** @description Orders recorded */
             succeeded: number;
+            /** @description Orders in the upload */
             total: number;
         };
         OutboxEntry: {
@@ -1083,7 +1112,9 @@ export type components = {
             [key: string]: unknown;
         };
         QueuedEvents: {
+            /** @description The event names queued */
             accepted: string[];
+            /** @description The loyalty customer id */
             customerId: string;
             /**
              * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
@@ -1112,6 +1143,7 @@ export type components = {
              * @enum {string}
              */
             kind: "payment" | "refund" | "events" | "batchOrders";
+            /** @description Orders in the queued upload */
             orders: number;
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
