@@ -1401,8 +1401,12 @@ export type components = {
             /** @description Money value on hold (null until held) */
             amount: number | null;
             ask: components["schemas"]["RedemptionAsk"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the redemption was started, ISO 8601 UTC
+             */
             createdAt: string;
+            /** @description The loyalty customer id of the customer redeeming */
             customerId: string;
             /**
              * Format: date-time
@@ -1422,21 +1426,36 @@ export type components = {
              * @enum {string}
              */
             state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed, ISO 8601 UTC
+             */
             updatedAt: string;
         };
         /** @description What the till asked to redeem */
         RedemptionAsk: {
+            /** @description The money asked for, in the account's currency */
             amount: number;
-            /** @enum {string} */
+            /**
+             * @description Money was asked for
+             * @enum {string}
+             */
             kind: "amount";
         } | {
-            /** @enum {string} */
+            /**
+             * @description Points were asked for
+             * @enum {string}
+             */
             kind: "points";
+            /** @description The points asked for */
             points: number;
         } | {
-            /** @enum {string} */
+            /**
+             * @description A redemption rule was asked for
+             * @enum {string}
+             */
             kind: "rule";
+            /** @description The rule asked for */
             ruleId: string;
         };
         /** @description Full refund (no amount, no lines), by amount, or by lines; not both. */
@@ -1557,17 +1576,24 @@ export type components = {
         };
         /** @description Give exactly one of amount, points, ruleId; and qr, or customerId (with hash). */
         StartRedemptionRequest: {
+            /** @description Money to redeem, in the account's currency: its worth in points is held */
             amount: number;
             /** @description Not with qr */
             customerId?: never;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with qr */
             hash?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with amount */
             points?: never;
+            /** @description What the customer's QR code holds: their customer id, then their hash */
             qr: string;
             /** @description Not with amount */
             ruleId?: never;
@@ -1576,13 +1602,20 @@ export type components = {
             amount?: never;
             /** @description Not with qr */
             customerId?: never;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with qr */
             hash?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
+            /** @description Points to hold */
             points: number;
+            /** @description What the customer's QR code holds: their customer id, then their hash */
             qr: string;
             /** @description Not with points */
             ruleId?: never;
@@ -1591,23 +1624,38 @@ export type components = {
             amount?: never;
             /** @description Not with qr */
             customerId?: never;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with qr */
             hash?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with ruleId */
             points?: never;
+            /** @description What the customer's QR code holds: their customer id, then their hash */
             qr: string;
+            /** @description A redemption rule of the account (GET /redemption-options) to hold the points of */
             ruleId: string;
         } | {
+            /** @description Money to redeem, in the account's currency: its worth in points is held */
             amount: number;
+            /** @description The loyalty customer id of the customer redeeming, when not scanned from a QR code */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's rotating hash (from their app), which shows they are present */
             hash?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with amount */
             points?: never;
@@ -1618,12 +1666,20 @@ export type components = {
         } | {
             /** @description Not with points */
             amount?: never;
+            /** @description The loyalty customer id of the customer redeeming, when not scanned from a QR code */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's rotating hash (from their app), which shows they are present */
             hash?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
+            /** @description Points to hold */
             points: number;
             /** @description Not with customerId */
             qr?: never;
@@ -1632,19 +1688,28 @@ export type components = {
         } | {
             /** @description Not with ruleId */
             amount?: never;
+            /** @description The loyalty customer id of the customer redeeming, when not scanned from a QR code */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's rotating hash (from their app), which shows they are present */
             hash?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with ruleId */
             points?: never;
             /** @description Not with customerId */
             qr?: never;
+            /** @description A redemption rule of the account (GET /redemption-options) to hold the points of */
             ruleId: string;
         };
         SubmitOtpRequest: {
+            /** @description The six-digit code the customer was sent */
             otp: string;
         };
     };
@@ -10739,12 +10804,17 @@ export interface operations {
                         fetchedAt: string;
                         /** @description Money value of one point */
                         redemptionFactor: number | null;
+                        /** @description The account's redemption rules */
                         rules: {
+                            /** @description The rule's name for the till's button (its coupon's name, else its id) */
                             name: string;
+                            /** @description Points the rule redeems */
                             points: number;
                             /** @description Send as ruleId to POST /redemptions */
                             ruleId: string;
+                            /** @description The rule's coupon type (fixed_discount, percentage_discount, free_product...), else its rule type, else unknown */
                             type: string;
+                            /** @description Money the rule is worth, as the loyalty service gives it (0 when it does not) */
                             value: number;
                         }[];
                     };
