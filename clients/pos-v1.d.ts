@@ -906,7 +906,10 @@ export type components = {
             mobile?: string;
         };
         Health: {
-            /** @enum {string} */
+            /**
+             * @description Always ok: the process answers
+             * @enum {string}
+             */
             status: "ok";
         };
         OfflineOrder: {
@@ -1076,10 +1079,14 @@ export type components = {
         };
         /** @description The till stopped waiting (Prefer: wait) while a write was on its way to the loyalty service: it may have been done. Read the outcome at `location` (or send the same request again with the same Idempotency-Key); never start over. */
         PendingAnswer: {
+            /** @description What to do, for a person */
             detail: string;
             /** @description GET it for the outcome (also the Location header): /pos/v1/answers/{requestId} */
             location: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the outcome is not known yet
+             * @enum {boolean}
+             */
             pending: true;
             /** @description The X-Request-Id of the request still running */
             requestId: string;
@@ -1096,13 +1103,16 @@ export type components = {
             errorId: string;
             /** @description Per-field problems of a validation failure */
             errors?: {
+                /** @description What is wrong with it */
                 message: string;
+                /** @description The field, header or parameter at fault (dotted for nested fields, e.g. lines.0.amount) */
                 path: string;
             }[];
             /** @description The X-Request-Id of this request */
             requestId: string;
             /** @description Also sent as the Retry-After header */
             retryAfterSeconds?: number;
+            /** @description The HTTP status code of this answer */
             status: number;
             /** @description The HTTP status text */
             title: string;
@@ -1187,24 +1197,37 @@ export type components = {
             state: "queued";
         };
         Readiness: {
+            /** @description Each check by name; what is not ok says what is wrong */
             checks: {
                 /**
                  * @description `refused`: the loyalty service refuses the key pair in use (codes 1000-1002)
                  * @enum {string}
                  */
                 loyaltyKey?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description `ok`, or `shutting_down` once the instance is draining
+                 * @enum {string}
+                 */
                 process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description `ok`, `down` (no answer in time), or `not_configured` (the in-process store is used)
+                 * @enum {string}
+                 */
                 redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description The expired-hold sweeper: `ok` while it runs, else `stopped`
+                 * @enum {string}
+                 */
                 sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
                  * @description `none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (still ready: one bad edit of the file every instance reads must not take the fleet out; alert on `pos_terminals_file_current`)
                  * @enum {string}
                  */
                 terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description `ok` when the loyalty service answered at all within the timeout (cached a few seconds), else `down`
+                 * @enum {string}
+                 */
                 upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
                  * @description The outbox delivery worker
@@ -1219,7 +1242,10 @@ export type components = {
                 /** @description When this instance found the Redis data set emptied or replaced (ISO 8601) */
                 lostAt: string;
             };
-            /** @enum {string} */
+            /**
+             * @description ready (200) when every check is ok or not_configured (terminals may be stale); else not_ready (503)
+             * @enum {string}
+             */
             status: "ready" | "not_ready";
         };
         ReconciliationFigures: {
