@@ -739,7 +739,7 @@ export type components = {
             amountHeld?: number;
             /** @description Money paid: the sale's totalPaid, or a batch upload's orders together, as the till sent them, in the store's currency */
             amountPaid?: number;
-            /** @description Money a refund or sale void gave back, as the loyalty service answered, in the store's currency */
+            /** @description Money a refund or sale void gave back, as the loyalty service answered (settled after a crash: the amount the till asked for), in the store's currency */
             amountRefunded?: number;
             /** @description When the outcome was known, ISO 8601 UTC */
             at: string;

@@ -61,7 +61,7 @@ export const AuditEntryViewSchema = z
     pointsHeld: points('a redemption held'),
     pointsTakenBack: points('a refund or sale void took back'),
     amountPaid: money("paid: the sale's totalPaid, or a batch upload's orders together, as the till sent them"),
-    amountRefunded: money('a refund or sale void gave back, as the loyalty service answered'),
+    amountRefunded: money('a refund or sale void gave back, as the loyalty service answered (settled after a crash: the amount the till asked for)'),
     amountHeld: money('a redemption held (what its points are worth), as the loyalty service answered'),
     couponWorth: money('the locked coupons take off the basket'),
   })
