@@ -728,53 +728,87 @@ export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
         AuditEntry: {
-            /** @enum {string} */
+            /**
+             * @description What the cashier did
+             * @enum {string}
+             */
             action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload";
             /** @description Settled after its claim's lease ended: the action's own outcome was lost in a crash */
             afterCrash?: boolean;
+            /** @description Money a redemption held (what its points are worth), as the loyalty service answered, in the store's currency */
             amountHeld?: number;
+            /** @description Money paid: the sale's totalPaid, or a batch upload's orders together, as the till sent them, in the store's currency */
             amountPaid?: number;
+            /** @description Money a refund or sale void gave back, as the loyalty service answered (settled after a crash: the amount the till asked for), in the store's currency */
             amountRefunded?: number;
+            /** @description When the outcome was known, ISO 8601 UTC */
             at: string;
+            /** @description The cashier, as the till sent it in X-Cashier-Id */
             cashierId?: string;
             /** @description A refusal's or an unknown outcome's code; what a repair settled it as; `created`/`updated` for a sign-up */
             code?: string;
+            /** @description The coupon lock (cpl_...) */
             couponLockId?: string;
+            /** @description Money the locked coupons take off the basket, in the store's currency */
             couponWorth?: number;
+            /** @description The loyalty customer it was about */
             customerId?: string;
+            /** @description The entry's place in the store's trail (a Redis Stream id, or a sequence number in memory) */
             id: string;
             /** @description Event names, coupon codes, or a batch upload's order ids */
             names?: string[];
+            /** @description queued: the outbox entry that holds it */
             outboxId?: string;
-            /** @enum {string} */
+            /**
+             * @description applied: the loyalty service took it; refused: certainly not applied (see code); unknown: it may have been applied; queued: waiting in the outbox (see outboxId); settled: an earlier unknown outcome, settled from the loyalty service's record
+             * @enum {string}
+             */
             outcome: "applied" | "refused" | "unknown" | "queued" | "settled";
+            /** @description The sale's payment id */
             paymentId?: string;
+            /** @description Points the payment earned, as the loyalty service answered */
             pointsEarned?: number;
+            /** @description Points a redemption held, as the loyalty service answered */
             pointsHeld?: number;
+            /** @description Points the payment redeemed, as the loyalty service answered */
             pointsRedeemed?: number;
+            /** @description Points a refund or sale void took back, as the loyalty service answered */
             pointsTakenBack?: number;
+            /** @description The redemption (rdm_...) */
             redemptionId?: string;
+            /** @description The refund's id */
             refundId?: string;
+            /** @description settled: which claim the repair settled (e.g. `sale:payment:P1`, `redemption:rdm_x`) */
             repair?: string;
+            /** @description The request's id (X-Request-Id), to find it in the logs */
             requestId?: string;
+            /** @description The shift, as the till sent it in X-Shift-Id */
             shiftId?: string;
+            /** @description The till's store */
             storeId: string;
+            /** @description The till that asked */
             terminalId: string;
         };
         AuditPage: {
+            /** @description The entries, oldest first */
             entries: components["schemas"]["AuditEntry"][];
+            /** @description Start of the window read, ISO 8601 UTC */
             from: string;
             /** @description Pass as `after` for the next page; null on the last */
             next: string | null;
+            /** @description The manager's store: only its entries are read */
             storeId: string;
+            /** @description End of the window read (inclusive), ISO 8601 UTC */
             to: string;
         };
         CustomerDeleted: {
+            /** @description The loyalty customer id deleted */
             customerId: string;
             /** @description Always true */
             deleted: boolean;
         };
         CustomerHash: {
+            /** @description The loyalty customer id */
             customerId: string;
             /** @description The loyalty service's hash (six digits from the bundled sandbox); changes after each transaction of the customer */
             hash: string;
@@ -784,42 +818,61 @@ export type components = {
         CustomerSummary: {
             /** @description Null when coupons could not be read (then "coupons" is in unavailable) */
             coupons: {
+                /** @description The code to name at the till */
                 code: string;
+                /** @description The currency of the coupon's value */
                 currency: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it expires, ISO 8601 UTC
+                 */
                 expiresAt: string | null;
+                /** @description The coupon's name */
                 name: string | null;
+                /** @description Whether the customer can use it now */
                 usable: boolean | null;
+                /** @description The coupon's value (money off or a percentage, by its type) */
                 value: number | null;
             }[] | null;
             /** @description null when the loyalty service did not give it */
             currency: string | null;
+            /** @description The loyalty customer id looked up */
             customerId: string;
             /** @description Points; each but available is null when the loyalty service did not give it */
             points: {
                 /** @description Always given: what can be redeemed now */
                 available: number;
+                /** @description Every point the customer has ever earned */
                 earnedAllTime: number | null;
+                /** @description Points on hold for a redemption (the bundled sandbox gives it; the published interface has no such field) */
                 held: number | null;
+                /** @description Earned but not usable until the return window ends; not in available */
                 pending: number | null;
+                /** @description All the points the customer has, pending ones included */
                 total: number | null;
             };
             /** @description null when the loyalty service did not give it */
             pointsName: string | null;
             /** @description Null when tier progress could not be read (then "tier" is in unavailable) */
             tier: {
+                /** @description The customer's tier name */
                 current: string;
                 /** @description Null in the top tier */
                 next: string | null;
+                /** @description The progress the next tier needs; null in the top tier */
                 nextAt: number | null;
+                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                 progress: number;
             } | null;
             /** @description Parts that could not be read this time: "tier", "coupons" */
             unavailable: string[];
             /** @description Money value of the points; null when the loyalty service did not give it */
             value: {
+                /** @description What the available points are worth */
                 available: number | null;
+                /** @description What the pending points are worth */
                 pending: number | null;
+                /** @description What all the points are worth, pending ones included */
                 total: number | null;
             };
         };
@@ -830,34 +883,55 @@ export type components = {
         EventsAccepted: {
             /** @description The event names sent on */
             accepted: string[];
+            /** @description The loyalty customer id */
             customerId: string;
         };
         EventsRequest: {
+            /** @description The loyalty customer id the events are about */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The till's id of these events: a queued copy carries it in each event's metadata (default the outbox id) */
             eventId?: string;
+            /** @description 1 to 50 events, by name (e.g. place_order), each with its metadata (string, number, boolean or null values) */
             events: {
                 [key: string]: {
                     [key: string]: string | number | boolean | null;
                 };
             };
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
         };
         Health: {
-            /** @enum {string} */
+            /**
+             * @description Always ok: the process answers
+             * @enum {string}
+             */
             status: "ok";
         };
         OfflineOrder: {
+            /** @description The loyalty customer id of the buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description True for a guest (not signed-up) customer; otherwise the customer is treated as registered */
             guest?: boolean;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order was placed, an ISO 8601 date-time
+             */
             orderDate: string;
+            /** @description The till's own unique id of the order (a refund or void names it as paymentId) */
             orderId: string;
+            /** @description What the customer finally paid after discounts and coupons: what earns points */
             totalPaid: number;
         };
         OrderBatchAccepted: {
@@ -867,38 +941,65 @@ export type components = {
             orders: number;
         };
         OrderBatchRequest: {
+            /** @description 1 to 1000 orders, of one or many customers */
             orders: components["schemas"]["OfflineOrder"][];
         };
         OrderBatchStatus: {
+            /** @description Orders refused (see failures) */
             failed: number;
             /** @description Orders that failed; ids are null when the loyalty service did not name them */
             failures: {
+                /** @description The order's customer */
                 customerId: string | null;
+                /** @description The order refused */
                 orderId: string | null;
                 /** @description Our words, by the loyalty service's code */
                 reason: string;
             }[];
+            /** @description The loyalty service's id of the upload's job */
             jobId: number;
+            /** @description Orders processed so far */
             processed: number;
-            /** @enum {string} */
+            /**
+             * @description The job's state, as the loyalty service reports it
+             * @enum {string}
+             */
             status: "queued" | "running" | "completed" | "failed";
+            /** @description Orders recorded */
             succeeded: number;
+            /** @description Orders in the upload */
             total: number;
         };
         OutboxEntry: {
             /** @description Sends tried so far (refusals by the circuit breaker or rate limiter are not counted) */
             attempts: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was queued, ISO 8601 UTC
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was given up (dead), ISO 8601 UTC
+             */
             deadAt?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was delivered, ISO 8601 UTC
+             */
             deliveredAt?: string;
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
+            /** @description Why its last send failed */
             lastError?: {
+                /** @description The failure's catalogue code */
                 code: string;
+                /** @description The failure in words */
                 message: string;
+                /** @description The HTTP status of that code */
                 status?: number;
             };
             /**
@@ -906,13 +1007,18 @@ export type components = {
              * @description Queued and waiting for its backoff
              */
             nextAttemptAt?: string;
+            /** @description The entry (obx_...) */
             outboxId: string;
+            /** @description Why it was queued: the failure's code, or behind_queued */
             reason: string;
             /** @description What the loyalty service answered on delivery: pointsEarned, jobId, alreadyRecorded... */
             result?: {
                 [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description queued: waiting; delivering: being sent; delivered: the loyalty service took it; dead: refused or failed too often (a manager retries or discards it); discarded: a manager dropped it
+             * @enum {string}
+             */
             state: "queued" | "delivering" | "delivered" | "dead" | "discarded";
             /** @description What the entry is about: customerId, paymentId, refundId, events, orders */
             subject: {
@@ -920,7 +1026,10 @@ export type components = {
             };
             /** @description The terminal that made the write */
             terminalId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed, ISO 8601 UTC
+             */
             updatedAt: string;
         };
         /** @description Merchant, branch and channel come from the terminal; name a held redemption to pay with its points. */
@@ -970,10 +1079,14 @@ export type components = {
         };
         /** @description The till stopped waiting (Prefer: wait) while a write was on its way to the loyalty service: it may have been done. Read the outcome at `location` (or send the same request again with the same Idempotency-Key); never start over. */
         PendingAnswer: {
+            /** @description What to do, for a person */
             detail: string;
             /** @description GET it for the outcome (also the Location header): /pos/v1/answers/{requestId} */
             location: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the outcome is not known yet
+             * @enum {boolean}
+             */
             pending: true;
             /** @description The X-Request-Id of the request still running */
             requestId: string;
@@ -990,13 +1103,16 @@ export type components = {
             errorId: string;
             /** @description Per-field problems of a validation failure */
             errors?: {
+                /** @description What is wrong with it */
                 message: string;
+                /** @description The field, header or parameter at fault (dotted for nested fields, e.g. lines.0.amount) */
                 path: string;
             }[];
             /** @description The X-Request-Id of this request */
             requestId: string;
             /** @description Also sent as the Retry-After header */
             retryAfterSeconds?: number;
+            /** @description The HTTP status code of this answer */
             status: number;
             /** @description The HTTP status text */
             title: string;
@@ -1006,67 +1122,112 @@ export type components = {
             [key: string]: unknown;
         };
         QueuedEvents: {
+            /** @description The event names queued */
             accepted: string[];
+            /** @description The loyalty customer id */
             customerId: string;
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+             * @enum {boolean}
+             */
             queued: true;
             /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
-            /** @enum {string} */
+            /**
+             * @description The outbox entry's state now
+             * @enum {string}
+             */
             state: "queued";
         };
         /** @description The upload waits in the outbox; its jobId shows in GET /pos/v1/outbox/{id} once delivered. */
         QueuedOrderBatch: {
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
+            /** @description Orders in the queued upload */
             orders: number;
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+             * @enum {boolean}
+             */
             queued: true;
             /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
-            /** @enum {string} */
+            /**
+             * @description The outbox entry's state now
+             * @enum {string}
+             */
             state: "queued";
         };
         /** @description The loyalty service was out of reach: the payment waits in the outbox and is delivered later with its own paymentId. */
         QueuedPayment: {
+            /** @description The loyalty customer id of the buyer */
             customerId: string;
-            /** @enum {string} */
+            /**
+             * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+             * @enum {string}
+             */
             kind: "payment" | "refund" | "events" | "batchOrders";
             /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
             outboxId: string;
+            /** @description The till's id of the queued sale */
             paymentId: string;
-            /** @enum {boolean} */
+            /**
+             * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+             * @enum {boolean}
+             */
             queued: true;
             /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
             reason: string;
-            /** @enum {string} */
+            /**
+             * @description The outbox entry's state now
+             * @enum {string}
+             */
             state: "queued";
         };
         Readiness: {
+            /** @description Each check by name; what is not ok says what is wrong */
             checks: {
                 /**
                  * @description `refused`: the loyalty service refuses the key pair in use (codes 1000-1002)
                  * @enum {string}
                  */
                 loyaltyKey?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description `ok`, or `shutting_down` once the instance is draining
+                 * @enum {string}
+                 */
                 process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description `ok`, `down` (no answer in time), or `not_configured` (the in-process store is used)
+                 * @enum {string}
+                 */
                 redis: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description The expired-hold sweeper: `ok` while it runs, else `stopped`
+                 * @enum {string}
+                 */
                 sweeper: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
                  * @description `none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (still ready: one bad edit of the file every instance reads must not take the fleet out; alert on `pos_terminals_file_current`)
                  * @enum {string}
                  */
                 terminals?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
-                /** @enum {string} */
+                /**
+                 * @description `ok` when the loyalty service answered at all within the timeout (cached a few seconds), else `down`
+                 * @enum {string}
+                 */
                 upstream: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
                  * @description The outbox delivery worker
@@ -1081,71 +1242,124 @@ export type components = {
                 /** @description When this instance found the Redis data set emptied or replaced (ISO 8601) */
                 lostAt: string;
             };
-            /** @enum {string} */
+            /**
+             * @description ready (200) when every check is ok or not_configured (terminals may be stale); else not_ready (503)
+             * @enum {string}
+             */
             status: "ready" | "not_ready";
         };
         ReconciliationFigures: {
+            /** @description Points earned; null when this side cannot say */
             earned?: number | null;
+            /** @description Redeemed points a refund gave back; null when this side cannot say */
             givenBack?: number | null;
+            /** @description Money paid, in the store's currency; null when this side cannot say */
             paid?: number | null;
+            /** @description Points redeemed; null when this side cannot say */
             redeemed?: number | null;
+            /** @description Money refunded, in the store's currency; null when this side cannot say */
             refunded?: number | null;
+            /** @description Earned points a refund or sale void took back; null when this side cannot say */
             takenBack?: number | null;
         };
         ReconciliationReport: {
+            /** @description Audit entries in the window, by action (an action without any is left out) */
             actions: {
+                /** @description The window's audit entries of this action */
                 batch_upload?: number;
+                /** @description The window's audit entries of this action */
                 coupon_lock?: number;
+                /** @description The window's audit entries of this action */
                 coupon_release?: number;
+                /** @description The window's audit entries of this action */
                 customer_deletion?: number;
+                /** @description The window's audit entries of this action */
                 customer_registration?: number;
+                /** @description The window's audit entries of this action */
                 events?: number;
+                /** @description The window's audit entries of this action */
                 otp_step?: number;
+                /** @description The window's audit entries of this action */
                 payment?: number;
+                /** @description The window's audit entries of this action */
                 redemption_start?: number;
+                /** @description The window's audit entries of this action */
                 redemption_void?: number;
+                /** @description The window's audit entries of this action */
                 refund?: number;
+                /** @description The window's audit entries of this action */
                 sale_void?: number;
             };
+            /** @description Every row's flags, one item per flag */
             anomalies: {
+                /** @description The flagged row's id */
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description What is flagged
+                 * @enum {string}
+                 */
                 kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
+                /** @description The flagged row in words */
                 note: string;
-                /** @enum {string} */
+                /**
+                 * @description The flagged row's kind
+                 * @enum {string}
+                 */
                 row: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";
             }[];
+            /** @description When the report was made, ISO 8601 UTC */
             generatedAt: string;
             /** @description The report for the till printer, 40 columns a line */
             printout: string[];
+            /** @description Reads of the loyalty service's records this report made */
             reads: {
+                /** @description Reads of a hold's record */
                 holdLookup: number;
+                /** @description Reads of a sale's transactions */
                 orderTransactions: number;
             };
             /** @description Spans in which the Redis data set was lost: what was recorded here before then may be gone, so rows may be missing */
             redisLosses: {
+                /** @description When the data set was last seen whole, ISO 8601 UTC */
                 from: string;
+                /** @description When it was found lost, ISO 8601 UTC */
                 to: string;
             }[];
+            /** @description One row per sale, refund, redemption, lock or other action (every audit entry is in exactly one) */
             rows: components["schemas"]["ReconciliationRow"][];
+            /** @description Audit entries that settled an earlier unknown outcome from the loyalty service's record */
             settledLater: number;
+            /** @description The manager's store */
             storeId: string;
+            /** @description The two sides summed */
             totals: {
                 bff: components["schemas"]["ReconciliationFigures"];
+                /** @description Rows whose BFF-side figure is not known, per figure (the bff total leaves them out) */
                 notKnownHere: {
+                    /** @description Rows without this figure */
                     earned?: number;
+                    /** @description Rows without this figure */
                     givenBack?: number;
+                    /** @description Rows without this figure */
                     paid?: number;
+                    /** @description Rows without this figure */
                     redeemed?: number;
+                    /** @description Rows without this figure */
                     refunded?: number;
+                    /** @description Rows without this figure */
                     takenBack?: number;
                 };
                 upstream: components["schemas"]["ReconciliationFigures"];
             };
+            /** @description The time the report covers */
             window: {
+                /** @description The store's day (YYYY-MM-DD), when a day was asked for */
                 date?: string;
+                /** @description Start of the window, ISO 8601 UTC */
                 from: string;
+                /** @description The store's time zone (STORE_TIME_ZONE), in which a day is read */
                 timeZone: string;
+                /** @description End of the window (inclusive), ISO 8601 UTC */
                 to: string;
             };
         };
@@ -1154,33 +1368,58 @@ export type components = {
             at: number;
             /** @description This BFF's side (null: not known here) */
             bff: {
+                /** @description Points earned; null when this side cannot say */
                 earned?: number | null;
+                /** @description Redeemed points a refund gave back; null when this side cannot say */
                 givenBack?: number | null;
+                /** @description Money paid, in the store's currency; null when this side cannot say */
                 paid?: number | null;
+                /** @description Points redeemed; null when this side cannot say */
                 redeemed?: number | null;
+                /** @description Money refunded, in the store's currency; null when this side cannot say */
                 refunded?: number | null;
+                /** @description Earned points a refund or sale void took back; null when this side cannot say */
                 takenBack?: number | null;
             };
+            /** @description The cashiers that took part (X-Cashier-Id) */
             cashierIds: string[];
+            /** @description The loyalty customer */
             customerId?: string;
             /** @description The audit entries of this row */
             entries: string[];
+            /** @description What a manager should look into; empty when nothing */
             flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
+            /** @description The sale's payment id, the refund id, the redemption or lock id; the audit entry's id for the rest */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description What the row is about
+             * @enum {string}
+             */
             kind: "sale" | "refund" | "sale_void" | "redemption" | "coupon_lock" | "customer" | "events" | "batch_upload";
+            /** @description The row in words, as the printout and the CSV show it */
             note: string;
+            /** @description A refund's or sale void's sale */
             paymentId?: string;
-            /** @enum {string} */
+            /**
+             * @description How it ended, comparing the two sides
+             * @enum {string}
+             */
             status: "matched" | "refused" | "not_applied" | "used" | "voided" | "released" | "open" | "lapsed" | "no_hold" | "recorded_here" | "missing_upstream" | "upstream_only" | "queued" | "dead_letter" | "not_checked" | "mismatch";
+            /** @description The tills that took part */
             terminalIds: string[];
             /** @description The loyalty service's record */
             upstream: {
+                /** @description Points earned; null when this side cannot say */
                 earned?: number | null;
+                /** @description Redeemed points a refund gave back; null when this side cannot say */
                 givenBack?: number | null;
+                /** @description Money paid, in the store's currency; null when this side cannot say */
                 paid?: number | null;
+                /** @description Points redeemed; null when this side cannot say */
                 redeemed?: number | null;
+                /** @description Money refunded, in the store's currency; null when this side cannot say */
                 refunded?: number | null;
+                /** @description Earned points a refund or sale void took back; null when this side cannot say */
                 takenBack?: number | null;
             };
         };
@@ -1188,8 +1427,12 @@ export type components = {
             /** @description Money value on hold (null until held) */
             amount: number | null;
             ask: components["schemas"]["RedemptionAsk"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the redemption was started, ISO 8601 UTC
+             */
             createdAt: string;
+            /** @description The loyalty customer id of the customer redeeming */
             customerId: string;
             /**
              * Format: date-time
@@ -1209,71 +1452,122 @@ export type components = {
              * @enum {string}
              */
             state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed, ISO 8601 UTC
+             */
             updatedAt: string;
         };
         /** @description What the till asked to redeem */
         RedemptionAsk: {
+            /** @description The money asked for, in the account's currency */
             amount: number;
-            /** @enum {string} */
+            /**
+             * @description Money was asked for
+             * @enum {string}
+             */
             kind: "amount";
         } | {
-            /** @enum {string} */
+            /**
+             * @description Points were asked for
+             * @enum {string}
+             */
             kind: "points";
+            /** @description The points asked for */
             points: number;
         } | {
-            /** @enum {string} */
+            /**
+             * @description A redemption rule was asked for
+             * @enum {string}
+             */
             kind: "rule";
+            /** @description The rule asked for */
             ruleId: string;
         };
         /** @description Full refund (no amount, no lines), by amount, or by lines; not both. */
         RefundRequest: {
             /** @description Not with a full refund */
             amount?: never;
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with a full refund */
             lines?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The paymentId of the sale refunded */
             paymentId: string;
+            /** @description The till's own unique id of this refund (a retry sends the same) */
             refundId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the refunded sale was rung up (default: when the BFF received the refund)
+             */
             transactionTime?: string;
         } | {
+            /** @description The money to refund; without amount or lines the whole sale is refunded */
             amount: number;
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with amount */
             lines?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The paymentId of the sale refunded */
             paymentId: string;
+            /** @description The till's own unique id of this refund (a retry sends the same) */
             refundId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the refunded sale was rung up (default: when the BFF received the refund)
+             */
             transactionTime?: string;
         } | {
             /** @description Not with lines */
             amount?: never;
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The sale's lines to refund (named by serviceId): only these are refunded */
             lines: components["schemas"]["SaleLine"][];
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The paymentId of the sale refunded */
             paymentId: string;
+            /** @description The till's own unique id of this refund (a retry sends the same) */
             refundId: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the refunded sale was rung up (default: when the BFF received the refund)
+             */
             transactionTime?: string;
         };
         /** @description One line of a sale: the same shape in payments, refunds and earn previews. */
         SaleLine: {
             /** @description The line total before tax and discount: unit price times quantity */
             amount: number;
+            /** @description One or more categories of the product or service */
             category?: string[];
+            /** @description The line's total discount (a payment leaves out 0) */
             discount?: number;
+            /** @description Key-value pairs about the line (values are strings or numbers), sent on to the loyalty service */
             extra?: {
                 [key: string]: string | number;
             };
+            /** @description The product or service name (a payment line's serviceName, a refund line's title) */
             name?: string;
             /** @description Who provides the product or service (brand, vendor) */
             provider?: string;
@@ -1281,32 +1575,51 @@ export type components = {
             quantity?: number;
             /** @description The product or service id; a refund by lines names the sale's line by it */
             serviceId: string;
+            /** @description The item's stock-keeping unit (a payment sends it in the line's extra) */
             sku?: string;
+            /** @description Categorisation or promotional tags */
             tags?: string[];
+            /** @description The line's total tax (a payment leaves out 0) */
             tax?: number;
         };
         SaleVoidRequest: {
+            /** @description The loyalty customer id of the sale's buyer */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The till's own id of the void's refund (default `void-` and the payment id) */
             refundId?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the voided sale was rung up (default: when the BFF received the void)
+             */
             transactionTime?: string;
         };
         /** @description Give exactly one of amount, points, ruleId; and qr, or customerId (with hash). */
         StartRedemptionRequest: {
+            /** @description Money to redeem, in the account's currency: its worth in points is held */
             amount: number;
             /** @description Not with qr */
             customerId?: never;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with qr */
             hash?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with amount */
             points?: never;
+            /** @description What the customer's QR code holds: their customer id, then their hash */
             qr: string;
             /** @description Not with amount */
             ruleId?: never;
@@ -1315,13 +1628,20 @@ export type components = {
             amount?: never;
             /** @description Not with qr */
             customerId?: never;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with qr */
             hash?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
+            /** @description Points to hold */
             points: number;
+            /** @description What the customer's QR code holds: their customer id, then their hash */
             qr: string;
             /** @description Not with points */
             ruleId?: never;
@@ -1330,23 +1650,38 @@ export type components = {
             amount?: never;
             /** @description Not with qr */
             customerId?: never;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
             /** @description Not with qr */
             hash?: never;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with ruleId */
             points?: never;
+            /** @description What the customer's QR code holds: their customer id, then their hash */
             qr: string;
+            /** @description A redemption rule of the account (GET /redemption-options) to hold the points of */
             ruleId: string;
         } | {
+            /** @description Money to redeem, in the account's currency: its worth in points is held */
             amount: number;
+            /** @description The loyalty customer id of the customer redeeming, when not scanned from a QR code */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's rotating hash (from their app), which shows they are present */
             hash?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with amount */
             points?: never;
@@ -1357,12 +1692,20 @@ export type components = {
         } | {
             /** @description Not with points */
             amount?: never;
+            /** @description The loyalty customer id of the customer redeeming, when not scanned from a QR code */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's rotating hash (from their app), which shows they are present */
             hash?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
+            /** @description Points to hold */
             points: number;
             /** @description Not with customerId */
             qr?: never;
@@ -1371,19 +1714,28 @@ export type components = {
         } | {
             /** @description Not with ruleId */
             amount?: never;
+            /** @description The loyalty customer id of the customer redeeming, when not scanned from a QR code */
             customerId: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The customer's email, when the account merges channels by email
+             */
             email?: string;
+            /** @description The customer's rotating hash (from their app), which shows they are present */
             hash?: string;
+            /** @description The customer's mobile, when the account merges channels by mobile */
             mobile?: string;
+            /** @description The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp) */
             otp?: string;
             /** @description Not with ruleId */
             points?: never;
             /** @description Not with customerId */
             qr?: never;
+            /** @description A redemption rule of the account (GET /redemption-options) to hold the points of */
             ruleId: string;
         };
         SubmitOtpRequest: {
+            /** @description The six-digit code the customer was sent */
             otp: string;
         };
     };
@@ -1858,14 +2210,19 @@ export interface operations {
                 after?: string;
                 /** @description As the tills send it in X-Cashier-Id */
                 cashierId?: string;
+                /** @description Only entries about this loyalty customer */
                 customerId?: string;
                 /** @description A day of the store (STORE_TIME_ZONE); default today. Or give `from` and `to` (at most 31 days). */
                 date?: string;
                 /** @description `csv`: the same page as CSV (text/csv) */
                 format?: "json" | "csv";
+                /** @description Start of the window, an ISO 8601 date-time with its offset (Z for UTC); give it with `to`, not with `date` */
                 from?: string;
+                /** @description Entries per page, 1 to 500 (default 100) */
                 limit?: number;
+                /** @description Only this till's entries */
                 terminalId?: string;
+                /** @description End of the window (inclusive), an ISO 8601 date-time; at most 31 days after `from` */
                 to?: string;
             };
             header?: {
@@ -2137,10 +2494,16 @@ export interface operations {
                 "application/json": {
                     /** @description What the basket costs before coupons; each coupon is priced against it */
                     basketTotal: number;
+                    /** @description The coupon codes to check or lock, 1 to 20; a code named twice counts as two uses */
                     codes: string[];
+                    /** @description The loyalty customer id of the buyer */
                     customerId: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The customer's email, when the account merges channels by email
+                     */
                     email?: string;
+                    /** @description The customer's mobile, when the account merges channels by mobile */
                     mobile?: string;
                 };
             };
@@ -2182,15 +2545,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the basket cost before coupons, as the lock was asked for */
                         basketTotal: number;
+                        /** @description The coupons locked */
                         coupons: {
+                            /** @description The code */
                             code: string;
+                            /** @description The coupon's type, as the loyalty service names it (fixed, percentage, shipping, product...) */
                             type: string;
+                            /** @description The money off (fixed) or the percentage (percentage), depending on its type */
                             value: number;
+                            /** @description Money it takes off this basket (0 when not a money coupon) */
                             worth: number;
                         }[];
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the lock was taken, ISO 8601 UTC
+                         */
                         createdAt: string;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /**
                          * Format: date-time
@@ -2199,7 +2572,9 @@ export interface operations {
                         expiresAt: string;
                         /** @description cpl_...; name it as couponLockId in POST /payments */
                         id: string;
+                        /** @description The payment that is using (paying) or used it; null otherwise */
                         paymentId: string | null;
+                        /** @description Seconds until expiresAt while locked; 0 in any other state */
                         secondsLeft: number;
                         /**
                          * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
@@ -2208,7 +2583,10 @@ export interface operations {
                         state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it last changed, ISO 8601 UTC
+                         */
                         updatedAt: string;
                     };
                 };
@@ -2575,15 +2953,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the basket cost before coupons, as the lock was asked for */
                         basketTotal: number;
+                        /** @description The coupons locked */
                         coupons: {
+                            /** @description The code */
                             code: string;
+                            /** @description The coupon's type, as the loyalty service names it (fixed, percentage, shipping, product...) */
                             type: string;
+                            /** @description The money off (fixed) or the percentage (percentage), depending on its type */
                             value: number;
+                            /** @description Money it takes off this basket (0 when not a money coupon) */
                             worth: number;
                         }[];
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the lock was taken, ISO 8601 UTC
+                         */
                         createdAt: string;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /**
                          * Format: date-time
@@ -2592,7 +2980,9 @@ export interface operations {
                         expiresAt: string;
                         /** @description cpl_...; name it as couponLockId in POST /payments */
                         id: string;
+                        /** @description The payment that is using (paying) or used it; null otherwise */
                         paymentId: string | null;
+                        /** @description Seconds until expiresAt while locked; 0 in any other state */
                         secondsLeft: number;
                         /**
                          * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
@@ -2601,7 +2991,10 @@ export interface operations {
                         state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it last changed, ISO 8601 UTC
+                         */
                         updatedAt: string;
                     };
                 };
@@ -2887,15 +3280,25 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the basket cost before coupons, as the lock was asked for */
                         basketTotal: number;
+                        /** @description The coupons locked */
                         coupons: {
+                            /** @description The code */
                             code: string;
+                            /** @description The coupon's type, as the loyalty service names it (fixed, percentage, shipping, product...) */
                             type: string;
+                            /** @description The money off (fixed) or the percentage (percentage), depending on its type */
                             value: number;
+                            /** @description Money it takes off this basket (0 when not a money coupon) */
                             worth: number;
                         }[];
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When the lock was taken, ISO 8601 UTC
+                         */
                         createdAt: string;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /**
                          * Format: date-time
@@ -2904,7 +3307,9 @@ export interface operations {
                         expiresAt: string;
                         /** @description cpl_...; name it as couponLockId in POST /payments */
                         id: string;
+                        /** @description The payment that is using (paying) or used it; null otherwise */
                         paymentId: string | null;
+                        /** @description Seconds until expiresAt while locked; 0 in any other state */
                         secondsLeft: number;
                         /**
                          * @description locked -> paying -> used; locked -> releasing -> released; locked -> abandoned (nobody paid in time; released upstream by the sweeper). `paying` and `releasing` are a payment or a release under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
@@ -2913,7 +3318,10 @@ export interface operations {
                         state: "locked" | "paying" | "releasing" | "used" | "released" | "abandoned";
                         /** @description Money the coupons take off this basket together */
                         totalWorth: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When it last changed, ISO 8601 UTC
+                         */
                         updatedAt: string;
                     };
                 };
@@ -3263,10 +3671,16 @@ export interface operations {
                 "application/json": {
                     /** @description What the basket costs before coupons; each coupon is priced against it */
                     basketTotal: number;
+                    /** @description The coupon codes to check or lock, 1 to 20; a code named twice counts as two uses */
                     codes: string[];
+                    /** @description The loyalty customer id of the buyer */
                     customerId: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The customer's email, when the account merges channels by email
+                     */
                     email?: string;
+                    /** @description The customer's mobile, when the account merges channels by mobile */
                     mobile?: string;
                 };
             };
@@ -3308,17 +3722,24 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The basket total the coupons were priced against */
                         basketTotal: number;
+                        /** @description One verdict per code named, in the request's order */
                         coupons: {
+                            /** @description The code, as named in the request */
                             code: string;
                             /** @description Why not: coupon_not_found, coupon_expired, coupon_not_started, coupon_inactive, coupon_exhausted, coupon_locked, coupon_not_offered, coupon_minimum_not_met */
                             reason: string | null;
+                            /** @description The coupon's type, as the loyalty service names it; null when refused or not given */
                             type: string | null;
+                            /** @description True when the customer can use it on this basket now */
                             usable: boolean;
+                            /** @description The money off (fixed) or the percentage (percentage); null when refused or not given */
                             value: number | null;
                             /** @description Money it takes off this basket (0 when refused or not a money coupon) */
                             worth: number;
                         }[];
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                     };
                 };
@@ -3601,6 +4022,7 @@ export interface operations {
     getCustomerSummary: {
         parameters: {
             query?: {
+                /** @description The language of the tier names (e.g. en, ar); default the account's language */
                 lang?: string;
             };
             header?: {
@@ -3959,27 +4381,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The customer's city */
                     city?: string;
+                    /** @description The customer's country */
                     country?: string;
                     /**
                      * Format: date
                      * @description YYYY-MM-DD
                      */
                     dateOfBirth?: string;
+                    /** @description The name the customer goes by, as shown to them */
                     displayName?: string;
                     /**
                      * Format: email
                      * @description The customer's email; also what an account that merges channels by email joins the customer's ids by
                      */
                     email?: string;
+                    /** @description The customer's first name */
                     firstName?: string;
+                    /** @description The customer's gender, as the account codes it (letters, digits, space, _ and -) */
                     gender?: string;
                     /** @description True for a customer who does not sign up (a guest checkout) */
                     guest?: boolean;
+                    /** @description The customer's last name */
                     lastName?: string;
                     /** @description The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by */
                     mobile?: string;
+                    /** @description The customer's language, a language tag such as en or ar-EG */
                     preferredLanguage?: string;
+                    /** @description The customer's postal code */
                     zip?: string;
                 };
             };
@@ -4010,6 +4440,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The loyalty customer id signed up (the path's id) */
                         customerId: string;
                         /** @description The loyalty service's own id of the profile (the same on every call for one customer); null when it did not give one */
                         loyaltyId: string | null;
@@ -4020,27 +4451,35 @@ export interface operations {
                         outcome: "created" | "updated";
                         /** @description The fields this call sent (fields not sent keep their earlier values) */
                         profile: {
+                            /** @description The customer's city */
                             city?: string;
+                            /** @description The customer's country */
                             country?: string;
                             /**
                              * Format: date
                              * @description YYYY-MM-DD
                              */
                             dateOfBirth?: string;
+                            /** @description The name the customer goes by, as shown to them */
                             displayName?: string;
                             /**
                              * Format: email
                              * @description The customer's email; also what an account that merges channels by email joins the customer's ids by
                              */
                             email?: string;
+                            /** @description The customer's first name */
                             firstName?: string;
+                            /** @description The customer's gender, as the account codes it (letters, digits, space, _ and -) */
                             gender?: string;
                             /** @description True for a customer who does not sign up (a guest checkout) */
                             guest?: boolean;
+                            /** @description The customer's last name */
                             lastName?: string;
                             /** @description The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by */
                             mobile?: string;
+                            /** @description The customer's language, a language tag such as en or ar-EG */
                             preferredLanguage?: string;
+                            /** @description The customer's postal code */
                             zip?: string;
                         };
                     };
@@ -5353,8 +5792,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The buyer, when known; the quote works without one (a guest) */
                     customerId?: string;
+                    /** @description The items in the basket */
                     lines: components["schemas"]["SaleLine"][];
+                    /** @description What the customer would pay after discounts, coupons and points */
                     totalPaid: number;
                 };
             };
@@ -5384,9 +5826,13 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The buyer named in the request; null when none was */
                         customerId: string | null;
+                        /** @description Points per line, as the loyalty service previewed them */
                         lines: {
+                            /** @description Points the line earns */
                             points: number;
+                            /** @description The line's product or service id, as the till sent it */
                             serviceId: string;
                         }[];
                         /** @description Points the sale would earn; the payment earns the same */
@@ -6891,6 +7337,7 @@ export interface operations {
     listDeadLetters: {
         parameters: {
             query?: {
+                /** @description Entries to list, 1 to 500 (default 100) */
                 limit?: number;
             };
             header?: {
@@ -8097,42 +8544,64 @@ export interface operations {
                     "application/json": {
                         /** @description The coupon lock the payment used, when one was named */
                         couponLock?: {
+                            /** @description The codes of its coupons */
                             coupons: string[];
+                            /** @description The coupon lock (cpl_...) */
                             id: string;
+                            /** @description The lock's state once the payment was recorded */
                             state: string;
                         };
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
                         /** @description Points earned per payment line */
                         lines: {
+                            /** @description Points the line earns */
                             points: number;
+                            /** @description The line's product or service id, as the till sent it */
                             serviceId: string;
                         }[];
+                        /** @description The till's id of the sale */
                         paymentId: string;
+                        /** @description Points the payment earned; null when already_recorded */
                         pointsEarned: number | null;
+                        /** @description Points redeemed for the payment; null when already_recorded */
                         pointsRedeemed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
+                            /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
+                            /** @description The next points to expire; null when none are due or the balance could not be read */
                             nextExpiring: {
+                                /** @description When they expire, ISO 8601 UTC */
                                 date: string;
+                                /** @description Points that expire next */
                                 points: number;
                             } | null;
                             /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
+                            /** @description Points the sale earned (0 on a refund or void) */
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                             pointsGivenBack: number | null;
+                            /** @description The account's name for its points; null when the balance could not be read */
                             pointsName: string | null;
+                            /** @description Points the sale redeemed (0 on a refund or void) */
                             pointsRedeemed: number;
+                            /** @description Earned points a refund or void took back (0 on a sale) */
                             pointsTakenBack: number;
+                            /** @description The customer's tier; null when it could not be read */
                             tier: {
+                                /** @description The customer's tier name */
                                 current: string;
+                                /** @description The next tier name; null at the top tier */
                                 next: string | null;
+                                /** @description The progress the next tier needs; null at the top tier */
                                 nextAt: number | null;
+                                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                                 progress: number;
                             } | null;
                         } | null;
@@ -8140,8 +8609,12 @@ export interface operations {
                         receiptLocation?: string;
                         /** @description The redemption the payment used, when one was named */
                         redemption?: {
+                            /** @description The redemption (rdm_...) */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description The redemption's state once the payment was recorded
+                             * @enum {string}
+                             */
                             state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
                         };
                         /**
@@ -8554,23 +9027,38 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description What the sale paid, in the account's currency; null when its record does not say */
                         amountPaid: number | null;
+                        /** @description The loyalty customer id of the buyer */
                         customerId: string;
+                        /** @description The till's id of the sale */
                         paymentId: string;
+                        /** @description Points the sale earned */
                         pointsEarned: number;
+                        /** @description Points redeemed for the sale */
                         pointsRedeemed: number;
+                        /** @description Each refund of the sale since (a void is one) */
                         refunds: {
+                            /** @description Money refunded, in the account's currency */
                             amount: number;
+                            /** @description Redeemed points it gave back */
                             pointsGivenBack: number;
+                            /** @description Earned points it took back */
                             pointsTakenBack: number;
+                            /** @description The till's id of the refund */
                             refundId: string;
                         }[];
                         /** @description As the loyalty service lists them */
                         transactions: {
+                            /** @description Money, in the account's currency */
                             amount: number | null;
+                            /** @description When it happened, ISO 8601 UTC */
                             at: string | null;
+                            /** @description The till's id it was recorded under (the payment's or a refund's) */
                             id: string | null;
+                            /** @description Points it moved */
                             points: number | null;
+                            /** @description The loyalty service's transaction type (PaymentReward, Redemption, Refund, PartialRefund, Cancel...) */
                             type: string;
                         }[];
                     };
@@ -8893,25 +9381,38 @@ export interface operations {
                     "application/json": {
                         /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                         balanceAfter: number | null;
+                        /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                         currency: string | null;
                         /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                         lines: string[];
+                        /** @description The next points to expire; null when none are due or the balance could not be read */
                         nextExpiring: {
+                            /** @description When they expire, ISO 8601 UTC */
                             date: string;
+                            /** @description Points that expire next */
                             points: number;
                         } | null;
                         /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                         pendingPoints: number | null;
+                        /** @description Points the sale earned (0 on a refund or void) */
                         pointsEarned: number;
                         /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                         pointsGivenBack: number | null;
+                        /** @description The account's name for its points; null when the balance could not be read */
                         pointsName: string | null;
+                        /** @description Points the sale redeemed (0 on a refund or void) */
                         pointsRedeemed: number;
+                        /** @description Earned points a refund or void took back (0 on a sale) */
                         pointsTakenBack: number;
+                        /** @description The customer's tier; null when it could not be read */
                         tier: {
+                            /** @description The customer's tier name */
                             current: string;
+                            /** @description The next tier name; null at the top tier */
                             next: string | null;
+                            /** @description The progress the next tier needs; null at the top tier */
                             nextAt: number | null;
+                            /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                             progress: number;
                         } | null;
                     };
@@ -9266,39 +9767,58 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Money refunded, as the loyalty service answered; null when not known (already_refunded) */
                         amountRefunded: number | null;
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
+                        /** @description The loyalty service's id of the refund transaction; null when not known (already_refunded) */
                         loyaltyTransactionId: string | null;
+                        /** @description The sale refunded */
                         paymentId: string;
+                        /** @description Earned points the refund took back, as the loyalty service answered; null when not known (already_refunded) */
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
+                            /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
+                            /** @description The next points to expire; null when none are due or the balance could not be read */
                             nextExpiring: {
+                                /** @description When they expire, ISO 8601 UTC */
                                 date: string;
+                                /** @description Points that expire next */
                                 points: number;
                             } | null;
                             /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
+                            /** @description Points the sale earned (0 on a refund or void) */
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                             pointsGivenBack: number | null;
+                            /** @description The account's name for its points; null when the balance could not be read */
                             pointsName: string | null;
+                            /** @description Points the sale redeemed (0 on a refund or void) */
                             pointsRedeemed: number;
+                            /** @description Earned points a refund or void took back (0 on a sale) */
                             pointsTakenBack: number;
+                            /** @description The customer's tier; null when it could not be read */
                             tier: {
+                                /** @description The customer's tier name */
                                 current: string;
+                                /** @description The next tier name; null at the top tier */
                                 next: string | null;
+                                /** @description The progress the next tier needs; null at the top tier */
                                 nextAt: number | null;
+                                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                                 progress: number;
                             } | null;
                         } | null;
+                        /** @description The till's id of the refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
                         /**
                          * @description already_refunded: a retry found the refund applied earlier
@@ -9337,18 +9857,30 @@ export interface operations {
                     "application/json": {
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+                         * @enum {string}
+                         */
                         kind: "payment" | "refund" | "events" | "batchOrders";
                         /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
                         outboxId: string;
+                        /** @description The sale refunded */
                         paymentId: string;
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+                         * @enum {boolean}
+                         */
                         queued: true;
                         /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
+                        /** @description The till's id of the queued refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The outbox entry's state now
+                         * @enum {string}
+                         */
                         state: "queued";
                     };
                 };
@@ -9642,7 +10174,9 @@ export interface operations {
                 date?: string;
                 /** @description `csv`: one row per row and the two totals (text/csv); `print`: the 40-column printout (text/plain) */
                 format?: "json" | "csv" | "print";
+                /** @description Start of the window, an ISO 8601 date-time with its offset (Z for UTC); give it with `to`, not with `date` */
                 from?: string;
+                /** @description End of the window (inclusive), an ISO 8601 date-time; at most 7 days after `from` */
                 to?: string;
             };
             header?: {
@@ -10162,12 +10696,17 @@ export interface operations {
                         fetchedAt: string;
                         /** @description Money value of one point */
                         redemptionFactor: number | null;
+                        /** @description The account's redemption rules */
                         rules: {
+                            /** @description The rule's name for the till's button (its coupon's name, else its id) */
                             name: string;
+                            /** @description Points the rule redeems */
                             points: number;
                             /** @description Send as ruleId to POST /redemptions */
                             ruleId: string;
+                            /** @description The rule's coupon type (fixed_discount, percentage_discount, free_product...), else its rule type, else unknown */
                             type: string;
+                            /** @description Money the rule is worth, as the loyalty service gives it (0 when it does not) */
                             value: number;
                         }[];
                     };
@@ -11932,39 +12471,58 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Money refunded, as the loyalty service answered; null when not known (already_refunded) */
                         amountRefunded: number | null;
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
+                        /** @description The loyalty service's id of the refund transaction; null when not known (already_refunded) */
                         loyaltyTransactionId: string | null;
+                        /** @description The sale refunded */
                         paymentId: string;
+                        /** @description Earned points the refund took back, as the loyalty service answered; null when not known (already_refunded) */
                         pointsReversed: number | null;
                         /** @description Loyalty lines for the receipt; null when the figures are unknown (a retry found the sale already recorded), or when its reads did not fit in the time the till waits (Prefer: wait): then `receiptLocation` says where to read it */
                         receipt: {
                             /** @description Points the customer can spend now (the loyalty service's available balance); null when it could not be read */
                             balanceAfter: number | null;
+                            /** @description The account's currency, as the loyalty service names it; null when the balance could not be read */
                             currency: string | null;
                             /** @description Ready to print: plain text, 40 printed columns each (a double-width character, as in ポイント, takes two) */
                             lines: string[];
+                            /** @description The next points to expire; null when none are due or the balance could not be read */
                             nextExpiring: {
+                                /** @description When they expire, ISO 8601 UTC */
                                 date: string;
+                                /** @description Points that expire next */
                                 points: number;
                             } | null;
                             /** @description Points earned but not spendable yet (a return window); not in balanceAfter */
                             pendingPoints: number | null;
+                            /** @description Points the sale earned (0 on a refund or void) */
                             pointsEarned: number;
                             /** @description Redeemed points a refund gave back; null when they could not be read (the receipt line says unknown) */
                             pointsGivenBack: number | null;
+                            /** @description The account's name for its points; null when the balance could not be read */
                             pointsName: string | null;
+                            /** @description Points the sale redeemed (0 on a refund or void) */
                             pointsRedeemed: number;
+                            /** @description Earned points a refund or void took back (0 on a sale) */
                             pointsTakenBack: number;
+                            /** @description The customer's tier; null when it could not be read */
                             tier: {
+                                /** @description The customer's tier name */
                                 current: string;
+                                /** @description The next tier name; null at the top tier */
                                 next: string | null;
+                                /** @description The progress the next tier needs; null at the top tier */
                                 nextAt: number | null;
+                                /** @description Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...) */
                                 progress: number;
                             } | null;
                         } | null;
+                        /** @description The till's id of the refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
                         /**
                          * @description already_refunded: a retry found the refund applied earlier
@@ -12001,18 +12559,30 @@ export interface operations {
                     "application/json": {
                         /** @description Coupons the sale burned through its coupon lock: the loyalty service has no way to give a used coupon back, so they stay used (the receipt says so). [] when the sale used no lock; null when not known (a sale this middleware did not take, or its records could not be read). Coupons a till named directly (couponCodes) are not tracked. */
                         couponsNotReturned: string[] | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description What the write is: a payment, a refund (or sale void), events, or a batch of orders
+                         * @enum {string}
+                         */
                         kind: "payment" | "refund" | "events" | "batchOrders";
                         /** @description obx_...; GET /pos/v1/outbox/{outboxId} shows its state */
                         outboxId: string;
+                        /** @description The sale refunded */
                         paymentId: string;
-                        /** @enum {boolean} */
+                        /**
+                         * @description Always true: the write is kept in the outbox and sent when the loyalty service can take it
+                         * @enum {boolean}
+                         */
                         queued: true;
                         /** @description Why it was queued: upstream_unavailable, upstream_timeout, upstream_circuit_open, upstream_busy, or behind_queued (this customer already had queued writes) */
                         reason: string;
+                        /** @description The till's id of the queued refund (of a void: the one it gave, or `void-` and the payment id) */
                         refundId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The outbox entry's state now
+                         * @enum {string}
+                         */
                         state: "queued";
                     };
                 };
@@ -12345,12 +12915,19 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Money refunded, in the account's currency, on the loyalty service's record */
                         amount: number;
+                        /** @description The refund transaction's date on the loyalty service's record, ISO 8601 UTC; null when it does not say */
                         at: string | null;
+                        /** @description The loyalty customer id of the sale's buyer */
                         customerId: string;
+                        /** @description The sale refunded */
                         paymentId: string;
+                        /** @description Redeemed points the refund gave back */
                         pointsGivenBack: number;
+                        /** @description Earned points the refund took back */
                         pointsTakenBack: number;
+                        /** @description The till's id of the refund */
                         refundId: string;
                     };
                 };

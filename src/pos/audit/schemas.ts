@@ -9,17 +9,17 @@ const ACTION_LIST = new RegExp(`^(${AUDIT_ACTIONS.join('|')})(,(${AUDIT_ACTIONS.
 
 export const AuditQuery = z.strictObject({
   date: Day.optional().describe('A day of the store (STORE_TIME_ZONE); default today. Or give `from` and `to` (at most 31 days).'),
-  from: When.optional(),
-  to: When.optional(),
-  terminalId: Id.optional(),
+  from: When.optional().describe('Start of the window, an ISO 8601 date-time with its offset (Z for UTC); give it with `to`, not with `date`'),
+  to: When.optional().describe('End of the window (inclusive), an ISO 8601 date-time; at most 31 days after `from`'),
+  terminalId: Id.optional().describe("Only this till's entries"),
   cashierId: SafeId.optional().describe('As the tills send it in X-Cashier-Id'),
-  customerId: CustomerId.optional(),
+  customerId: CustomerId.optional().describe('Only entries about this loyalty customer'),
   action: z
     .string()
     .regex(ACTION_LIST, `one or more of ${AUDIT_ACTIONS.join(', ')}, comma separated`)
     .optional()
     .describe("E.g. `redemption_start,otp_step,payment`: who spent this customer's points"),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: z.coerce.number().int().min(1).max(500).default(100).describe('Entries per page, 1 to 500 (default 100)'),
   after: z
     .string()
     .regex(/^[0-9]{1,20}-[0-9]{1,20}$/, 'must be the `next` of the previous page')
@@ -28,45 +28,51 @@ export const AuditQuery = z.strictObject({
   format: z.enum(['json', 'csv']).default('json').describe('`csv`: the same page as CSV (text/csv)'),
 });
 
-const n = z.number().optional();
+const points = (what: string) => z.number().optional().describe(`Points ${what}, as the loyalty service answered`);
+const money = (what: string) => z.number().optional().describe(`Money ${what}, in the store's currency`);
 export const AuditEntryViewSchema = z
   .object({
-    id: z.string(),
-    at: z.string(),
-    storeId: z.string(),
-    terminalId: z.string(),
-    cashierId: z.string().optional(),
-    shiftId: z.string().optional(),
-    requestId: z.string().optional(),
-    action: z.enum(AUDIT_ACTIONS),
-    outcome: z.enum(AUDIT_OUTCOMES),
+    id: z.string().describe("The entry's place in the store's trail (a Redis Stream id, or a sequence number in memory)"),
+    at: z.string().describe('When the outcome was known, ISO 8601 UTC'),
+    storeId: z.string().describe("The till's store"),
+    terminalId: z.string().describe('The till that asked'),
+    cashierId: z.string().optional().describe('The cashier, as the till sent it in X-Cashier-Id'),
+    shiftId: z.string().optional().describe('The shift, as the till sent it in X-Shift-Id'),
+    requestId: z.string().optional().describe("The request's id (X-Request-Id), to find it in the logs"),
+    action: z.enum(AUDIT_ACTIONS).describe('What the cashier did'),
+    outcome: z
+      .enum(AUDIT_OUTCOMES)
+      .describe(
+        'applied: the loyalty service took it; refused: certainly not applied (see code); unknown: it may have been applied; ' +
+          "queued: waiting in the outbox (see outboxId); settled: an earlier unknown outcome, settled from the loyalty service's record",
+      ),
     code: z.string().optional().describe("A refusal's or an unknown outcome's code; what a repair settled it as; `created`/`updated` for a sign-up"),
-    repair: z.string().optional(),
+    repair: z.string().optional().describe('settled: which claim the repair settled (e.g. `sale:payment:P1`, `redemption:rdm_x`)'),
     afterCrash: z.boolean().optional().describe("Settled after its claim's lease ended: the action's own outcome was lost in a crash"),
-    customerId: z.string().optional(),
-    paymentId: z.string().optional(),
-    refundId: z.string().optional(),
-    redemptionId: z.string().optional(),
-    couponLockId: z.string().optional(),
-    outboxId: z.string().optional(),
+    customerId: z.string().optional().describe('The loyalty customer it was about'),
+    paymentId: z.string().optional().describe("The sale's payment id"),
+    refundId: z.string().optional().describe("The refund's id"),
+    redemptionId: z.string().optional().describe('The redemption (rdm_...)'),
+    couponLockId: z.string().optional().describe('The coupon lock (cpl_...)'),
+    outboxId: z.string().optional().describe('queued: the outbox entry that holds it'),
     names: z.array(z.string()).optional().describe("Event names, coupon codes, or a batch upload's order ids"),
-    pointsEarned: n,
-    pointsRedeemed: n,
-    pointsHeld: n,
-    pointsTakenBack: n,
-    amountPaid: n,
-    amountRefunded: n,
-    amountHeld: n,
-    couponWorth: n,
+    pointsEarned: points('the payment earned'),
+    pointsRedeemed: points('the payment redeemed'),
+    pointsHeld: points('a redemption held'),
+    pointsTakenBack: points('a refund or sale void took back'),
+    amountPaid: money("paid: the sale's totalPaid, or a batch upload's orders together, as the till sent them"),
+    amountRefunded: money('a refund or sale void gave back, as the loyalty service answered (settled after a crash: the amount the till asked for)'),
+    amountHeld: money('a redemption held (what its points are worth), as the loyalty service answered'),
+    couponWorth: money('the locked coupons take off the basket'),
   })
   .meta({ id: 'AuditEntry' });
 
 export const AuditPageSchema = z
   .object({
-    storeId: z.string(),
-    from: z.string(),
-    to: z.string(),
-    entries: z.array(AuditEntryViewSchema),
+    storeId: z.string().describe("The manager's store: only its entries are read"),
+    from: z.string().describe('Start of the window read, ISO 8601 UTC'),
+    to: z.string().describe('End of the window read (inclusive), ISO 8601 UTC'),
+    entries: z.array(AuditEntryViewSchema).describe('The entries, oldest first'),
     next: z.string().nullable().describe('Pass as `after` for the next page; null on the last'),
   })
   .meta({ id: 'AuditPage' });

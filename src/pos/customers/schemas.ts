@@ -21,20 +21,21 @@ const Code = (max: number) =>
     .regex(/^[A-Za-z0-9 _-]+$/, 'letters, digits, space, _ and - only');
 
 export const RegisterCustomerBody = z.strictObject({
-  displayName: Name.optional(),
-  firstName: Name.optional(),
-  lastName: Name.optional(),
+  displayName: Name.optional().describe('The name the customer goes by, as shown to them'),
+  firstName: Name.optional().describe("The customer's first name"),
+  lastName: Name.optional().describe("The customer's last name"),
   email: Email.optional().describe("The customer's email; also what an account that merges channels by email joins the customer's ids by"),
   mobile: Mobile.optional().describe("The customer's mobile; also what an account that merges channels by mobile joins the customer's ids by"),
   dateOfBirth: z.iso.date().optional().describe('YYYY-MM-DD'),
-  gender: Code(20).optional(),
+  gender: Code(20).optional().describe("The customer's gender, as the account codes it (letters, digits, space, _ and -)"),
   preferredLanguage: z
     .string()
     .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en or ar-EG')
-    .optional(),
-  city: Name.optional(),
-  country: Name.optional(),
-  zip: Code(20).optional(),
+    .optional()
+    .describe("The customer's language, a language tag such as en or ar-EG"),
+  city: Name.optional().describe("The customer's city"),
+  country: Name.optional().describe("The customer's country"),
+  zip: Code(20).optional().describe("The customer's postal code"),
   guest: z.boolean().optional().describe('True for a customer who does not sign up (a guest checkout)'),
 });
 /** What a till sends: at least one field (a registration with nothing to say is a till bug, not a sign-up). */
@@ -47,7 +48,7 @@ export const RegistrationOutcome = z.enum(['created', 'updated']);
 export type RegistrationOutcome = z.infer<typeof RegistrationOutcome>;
 
 export const CustomerRegisteredSchema = z.strictObject({
-  customerId: z.string(),
+  customerId: z.string().describe("The loyalty customer id signed up (the path's id)"),
   outcome: RegistrationOutcome.describe(
     'created: the loyalty service did not know this customer id before the call; updated: the profile existed and was updated (never duplicated)',
   ),
@@ -63,40 +64,50 @@ export const TierQuery = z.strictObject({
   lang: z
     .string()
     .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, 'must be a language code')
-    .optional(),
+    .optional()
+    .describe("The language of the tier names (e.g. en, ar); default the account's language"),
 });
 
 const shownIfGiven = 'null when the loyalty service did not give it';
 export const CustomerSummarySchema = z.strictObject({
-  customerId: z.string(),
+  customerId: z.string().describe('The loyalty customer id looked up'),
   currency: z.string().nullable().describe(shownIfGiven),
   pointsName: z.string().nullable().describe(shownIfGiven),
   points: z
     .strictObject({
       available: z.number().describe('Always given: what can be redeemed now'),
-      pending: z.number().nullable(),
-      total: z.number().nullable(),
-      held: z.number().nullable(),
-      earnedAllTime: z.number().nullable(),
+      pending: z.number().nullable().describe('Earned but not usable until the return window ends; not in available'),
+      total: z.number().nullable().describe('All the points the customer has, pending ones included'),
+      held: z.number().nullable().describe('Points on hold for a redemption (the bundled sandbox gives it; the published interface has no such field)'),
+      earnedAllTime: z.number().nullable().describe('Every point the customer has ever earned'),
     })
     .describe(`Points; each but available is ${shownIfGiven}`),
   value: z
-    .strictObject({ available: z.number().nullable(), pending: z.number().nullable(), total: z.number().nullable() })
+    .strictObject({
+      available: z.number().nullable().describe('What the available points are worth'),
+      pending: z.number().nullable().describe('What the pending points are worth'),
+      total: z.number().nullable().describe('What all the points are worth, pending ones included'),
+    })
     .describe(`Money value of the points; ${shownIfGiven}`),
   tier: z
-    .strictObject({ current: z.string(), next: z.string().nullable().describe('Null in the top tier'), progress: z.number(), nextAt: z.number().nullable() })
+    .strictObject({
+      current: z.string().describe("The customer's tier name"),
+      next: z.string().nullable().describe('Null in the top tier'),
+      progress: z.number().describe("Progress toward the next tier, in the account's tiering-up measure (amount spent, points earned...)"),
+      nextAt: z.number().nullable().describe('The progress the next tier needs; null in the top tier'),
+    })
     .nullable()
     .describe('Null when tier progress could not be read (then "tier" is in unavailable)'),
   coupons: z
     .array(
       z
         .strictObject({
-          code: z.string(),
-          name: z.string().nullable(),
-          value: z.number().nullable(),
-          currency: z.string().nullable(),
-          expiresAt: DateTime.nullable(),
-          usable: z.boolean().nullable(),
+          code: z.string().describe('The code to name at the till'),
+          name: z.string().nullable().describe("The coupon's name"),
+          value: z.number().nullable().describe("The coupon's value (money off or a percentage, by its type)"),
+          currency: z.string().nullable().describe("The currency of the coupon's value"),
+          expiresAt: DateTime.nullable().describe('When it expires, ISO 8601 UTC'),
+          usable: z.boolean().nullable().describe('Whether the customer can use it now'),
         })
         .describe(`Each field but code is ${shownIfGiven}`),
     )
@@ -106,9 +117,12 @@ export const CustomerSummarySchema = z.strictObject({
 });
 
 export const CustomerHashSchema = z.strictObject({
-  customerId: z.string(),
+  customerId: z.string().describe('The loyalty customer id'),
   hash: z.string().describe("The loyalty service's hash (six digits from the bundled sandbox); changes after each transaction of the customer"),
   qr: z.string().describe('What to render as the QR code: customer id, ":", hash'),
 });
 
-export const CustomerDeletedSchema = z.strictObject({ customerId: z.string(), deleted: z.boolean().describe('Always true') });
+export const CustomerDeletedSchema = z.strictObject({
+  customerId: z.string().describe('The loyalty customer id deleted'),
+  deleted: z.boolean().describe('Always true'),
+});

@@ -21,17 +21,26 @@ export const Hash = z
 export const QrCode = z.string().min(1).max(265).regex(PRINTABLE, NO_CONTROL);
 export const Otp = z.string().regex(/^[0-9]{6}$/, 'must be six digits');
 
+/** The fields of a start, described once: its six documented variants reuse them. */
+const Qr = QrCode.describe("What the customer's QR code holds: their customer id, then their hash");
+const RedeemingCustomer = CustomerId.describe('The loyalty customer id of the customer redeeming, when not scanned from a QR code');
+const CustomerHash = Hash.describe("The customer's rotating hash (from their app), which shows they are present");
+const HoldAmount = PositiveMoney.describe("Money to redeem, in the account's currency: its worth in points is held");
+const HoldPoints = z.number().int().positive().describe('Points to hold');
+const HoldRule = Id.describe('A redemption rule of the account (GET /redemption-options) to hold the points of');
+const OtpCode = Otp.describe('The six-digit code the customer was sent, when it is already at hand (else POST /redemptions/{id}/otp)');
+
 const StartRedemptionFields = z
   .strictObject({
-    qr: QrCode.optional(),
-    customerId: CustomerId.optional(),
-    hash: Hash.optional(),
-    email: Email.optional(),
-    mobile: Mobile.optional(),
-    amount: PositiveMoney.optional(),
-    points: z.number().int().positive().optional(),
-    ruleId: Id.optional(),
-    otp: Otp.optional(),
+    qr: Qr.optional(),
+    customerId: RedeemingCustomer.optional(),
+    hash: CustomerHash.optional(),
+    email: Email.optional().describe("The customer's email, when the account merges channels by email"),
+    mobile: Mobile.optional().describe("The customer's mobile, when the account merges channels by mobile"),
+    amount: HoldAmount.optional(),
+    points: HoldPoints.optional(),
+    ruleId: HoldRule.optional(),
+    otp: OtpCode.optional(),
   })
   .superRefine((v, ctx) => {
     const how = (['amount', 'points', 'ruleId'] as const).filter((k) => v[k] !== undefined);
@@ -50,10 +59,10 @@ const StartRedemptionFields = z
     }
   });
 
-const ASKS = { amount: PositiveMoney, points: z.number().int().positive(), ruleId: Id };
+const ASKS = { amount: HoldAmount, points: HoldPoints, ruleId: HoldRule };
 const IDENTITIES = {
-  qr: { qr: QrCode, customerId: absent('qr'), hash: absent('qr') },
-  customerId: { customerId: CustomerId, hash: Hash.optional(), qr: absent('customerId') },
+  qr: { qr: Qr, customerId: absent('qr'), hash: absent('qr') },
+  customerId: { customerId: RedeemingCustomer, hash: CustomerHash.optional(), qr: absent('customerId') },
 };
 /**
  * Exactly one of amount, points, ruleId; and qr, or customerId (with hash):
@@ -74,14 +83,14 @@ export const StartRedemptionBody = exclusive(
 );
 export type StartRedemptionBody = z.infer<typeof StartRedemptionFields>;
 
-export const SubmitOtpBody = z.strictObject({ otp: Otp });
+export const SubmitOtpBody = z.strictObject({ otp: Otp.describe('The six-digit code the customer was sent') });
 
 export const RedemptionStateSchema = z.enum(Object.keys(REDEMPTION_MACHINE) as [RedemptionState, ...RedemptionState[]]);
 
 export const RedemptionAskSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('amount'), amount: z.number() }),
-  z.strictObject({ kind: z.literal('points'), points: z.number().int() }),
-  z.strictObject({ kind: z.literal('rule'), ruleId: z.string() }),
+  z.strictObject({ kind: z.literal('amount').describe('Money was asked for'), amount: z.number().describe("The money asked for, in the account's currency") }),
+  z.strictObject({ kind: z.literal('points').describe('Points were asked for'), points: z.number().int().describe('The points asked for') }),
+  z.strictObject({ kind: z.literal('rule').describe('A redemption rule was asked for'), ruleId: z.string().describe('The rule asked for') }),
 ]);
 
 export const RedemptionViewSchema = z.strictObject({
@@ -89,28 +98,30 @@ export const RedemptionViewSchema = z.strictObject({
   state: RedemptionStateSchema.describe(
     'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
   ),
-  customerId: z.string(),
+  customerId: z.string().describe('The loyalty customer id of the customer redeeming'),
   ask: RedemptionAskSchema.describe('What the till asked to redeem'),
   points: z.number().nullable().describe('Points on hold (null until held)'),
   amount: z.number().nullable().describe('Money value on hold (null until held)'),
   expiresAt: DateTime.nullable().describe('When the hold ends (null until held)'),
   secondsLeft: z.number().int().nonnegative().describe('Seconds until the hold ends; 0 unless held, paying or voiding'),
   paymentId: z.string().nullable().describe('The payment that claimed this redemption, if any'),
-  createdAt: DateTime,
-  updatedAt: DateTime,
+  createdAt: DateTime.describe('When the redemption was started, ISO 8601 UTC'),
+  updatedAt: DateTime.describe('When it last changed, ISO 8601 UTC'),
 });
 
 /** The account's redemption rules, as the till's buttons show them. */
 export const RedemptionOptionsSchema = z.strictObject({
   redemptionFactor: z.number().nullable().describe('Money value of one point'),
-  rules: z.array(
-    z.strictObject({
-      ruleId: z.string().describe('Send as ruleId to POST /redemptions'),
-      name: z.string(),
-      points: z.number(),
-      value: z.number(),
-      type: z.string(),
-    }),
-  ),
+  rules: z
+    .array(
+      z.strictObject({
+        ruleId: z.string().describe('Send as ruleId to POST /redemptions'),
+        name: z.string().describe("The rule's name for the till's button (its coupon's name, else its id)"),
+        points: z.number().describe('Points the rule redeems'),
+        value: z.number().describe('Money the rule is worth, as the loyalty service gives it (0 when it does not)'),
+        type: z.string().describe("The rule's coupon type (fixed_discount, percentage_discount, free_product...), else its rule type, else unknown"),
+      }),
+    )
+    .describe("The account's redemption rules"),
   fetchedAt: DateTime.describe('When this instance read them from the loyalty service'),
 });

@@ -6,11 +6,11 @@ export const answerLocation = (requestId: string) => `${POS_API_PREFIX}/answers/
 
 export const PendingAnswerSchema = z
   .strictObject({
-    pending: z.literal(true),
+    pending: z.literal(true).describe('Always true: the outcome is not known yet'),
     requestId: z.string().describe('The X-Request-Id of the request still running'),
     location: z.string().describe('GET it for the outcome (also the Location header): /pos/v1/answers/{requestId}'),
     retryAfterSeconds: z.number().int().describe('Also the Retry-After header'),
-    detail: z.string(),
+    detail: z.string().describe('What to do, for a person'),
   })
   .meta({
     id: 'PendingAnswer',
