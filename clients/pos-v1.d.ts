@@ -1847,6 +1847,26 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `answer_lost`: The request answered 202 never finished: the instance running it stopped before it had an outcome. Read the resource (e.g. GET /payments/{paymentId}), or send the same request again with the same Idempotency-Key.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "answer_lost";
+                    };
+                };
+            };
         };
     };
     getAuditTrail: {
@@ -2475,6 +2495,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -2487,7 +2508,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -3180,6 +3201,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -3192,7 +3214,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -3582,6 +3604,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -3594,7 +3617,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -3909,6 +3932,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -3921,7 +3945,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -4310,6 +4334,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -4322,7 +4347,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -4642,6 +4667,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -4654,7 +4680,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -5003,6 +5029,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -5015,7 +5042,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -5301,6 +5328,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -5313,7 +5341,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -5679,6 +5707,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -5691,7 +5720,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -6042,6 +6071,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -6054,7 +6084,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -6371,6 +6401,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -6383,7 +6414,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -6671,6 +6702,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -6683,7 +6715,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -8559,6 +8591,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -8571,7 +8604,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -8920,6 +8953,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -8932,7 +8966,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -9261,6 +9295,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -9273,7 +9308,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -9726,6 +9761,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -9738,7 +9774,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -10193,6 +10229,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -10205,7 +10242,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -10514,6 +10551,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -10526,7 +10564,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -10902,6 +10940,7 @@ export interface operations {
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `otp_not_checked`: REDEMPTION_PROOF=otp but the loyalty account does not check OTPs. Ask a manager: a configuration problem.
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -10914,7 +10953,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "otp_not_checked" | "upstream_invalid_response";
+                        code: "otp_not_checked" | "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -11406,6 +11445,8 @@ export interface operations {
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `otp_not_for_this_redemption`: The newest code sent to the customer was asked for another redemption (or lapsed). Start a new redemption (a new code is sent).
              *     - `redemption_not_awaiting_otp`: The redemption is not waiting for an OTP (`state` says what it is). Go on from its state (held: pay with it).
+             *     - `otp_in_progress`: A code for this redemption is being checked right now. Read the redemption for its outcome.
+             *     - `hold_released_late`: The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released. Start a new redemption.
              */
             409: {
                 headers: {
@@ -11419,7 +11460,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "otp_not_for_this_redemption" | "redemption_not_awaiting_otp";
+                        code: "idempotency_request_in_progress" | "otp_not_for_this_redemption" | "redemption_not_awaiting_otp" | "otp_in_progress" | "hold_released_late";
                     };
                 };
             };
@@ -11550,6 +11591,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -11562,7 +11604,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -11928,6 +11970,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -11940,7 +11983,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -12390,6 +12433,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -12402,7 +12446,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -12699,6 +12743,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -12711,7 +12756,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
