@@ -3060,6 +3060,7 @@ export interface operations {
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `coupon_lock_used`: The coupon lock was used by another payment (`state` says). Lock the coupons again for this sale.
              *     - `coupon_lock_in_use`: A payment is using this coupon lock right now. Wait for that payment.
+             *     - `coupon_lock_busy`: Another request is changing this coupon lock right now. Retry the same request with the same Idempotency-Key after Retry-After.
              */
             409: {
                 headers: {
@@ -3073,7 +3074,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "coupon_lock_used" | "coupon_lock_in_use";
+                        code: "idempotency_request_in_progress" | "coupon_lock_used" | "coupon_lock_in_use" | "coupon_lock_busy";
                     };
                 };
             };
@@ -8439,12 +8440,14 @@ export interface operations {
              *     - `redemption_expiring`: The hold has less than HOLD_SAFETY_MARGIN_SECONDS left. Void it and start a new redemption.
              *     - `redemption_in_use`: The redemption is already used by another payment. Start a new redemption.
              *     - `redemption_customer_mismatch`: The redemption is another customer's. Check the customer; start a new redemption for this one.
+             *     - `redemption_busy`: Another request is changing this redemption right now. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `hold_not_active`: The points hold is gone or no longer active upstream. Start a new redemption.
              *     - `payment_id_taken`: The payment id is already used by another sale (another store, customer or total); nothing was recorded for this one. Ring the sale up again with a new payment id.
              *     - `write_unconfirmed`: The loyalty service already has a write under this payment or refund id that matches what its record shows of this one, but this BFF has no record of what only it could show (customer, coupon lock and codes, refund lines: lost with Redis, past its records, or of the previous release), so it may be this very write, recorded earlier; this request changed nothing, and asking again cannot tell more. Do not send it again, with any key or id: look the sale up (GET /payments/{id}) or leave it to the day's reconciliation; ring it up anew only once it is known not to be this sale.
              *     - `coupon_lock_used`: The coupon lock was used by another payment (`state` says). Lock the coupons again for this sale.
              *     - `coupon_lock_customer_mismatch`: The coupon lock is another customer's. Check the customer; lock the coupons for this one.
              *     - `coupon_lock_not_active`: The coupon lock is no longer active upstream (used, released or expired). Lock the coupons again.
+             *     - `coupon_lock_busy`: Another request is changing this coupon lock right now. Retry the same request with the same Idempotency-Key after Retry-After.
              */
             409: {
                 headers: {
@@ -8458,7 +8461,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "redemption_not_held" | "redemption_expiring" | "redemption_in_use" | "redemption_customer_mismatch" | "hold_not_active" | "payment_id_taken" | "write_unconfirmed" | "coupon_lock_used" | "coupon_lock_customer_mismatch" | "coupon_lock_not_active";
+                        code: "idempotency_request_in_progress" | "redemption_not_held" | "redemption_expiring" | "redemption_in_use" | "redemption_customer_mismatch" | "redemption_busy" | "hold_not_active" | "payment_id_taken" | "write_unconfirmed" | "coupon_lock_used" | "coupon_lock_customer_mismatch" | "coupon_lock_not_active" | "coupon_lock_busy";
                     };
                 };
             };
@@ -11828,6 +11831,7 @@ export interface operations {
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `redemption_not_held`: The redemption is not held (expired, voided or redeemed; `state` says). Start a new redemption.
              *     - `payment_in_progress`: A payment is using this redemption, so it cannot be voided. Wait for the payment; void the sale instead if needed.
+             *     - `redemption_busy`: Another request is changing this redemption right now. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `redemption_used`: The redemption's hold was used by a payment, so it cannot be voided. Void the sale instead.
              */
             409: {
@@ -11842,7 +11846,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "redemption_not_held" | "payment_in_progress" | "redemption_used";
+                        code: "idempotency_request_in_progress" | "redemption_not_held" | "payment_in_progress" | "redemption_busy" | "redemption_used";
                     };
                 };
             };

@@ -118,7 +118,7 @@ export const REDEMPTION_ROUTES = [
       example: { ...redemptionExamples.redemptionHeld, state: 'voided', secondsLeft: 0 },
     },
     callsLoyalty: true,
-    codes: ['redemption_not_found', 'payment_in_progress', 'redemption_not_held', 'redemption_used', 'retry_same_request'],
+    codes: ['redemption_not_found', 'payment_in_progress', 'redemption_not_held', 'redemption_used', 'redemption_busy', 'retry_same_request'],
     handle: (deps, ctx, { params }) => voidRedemption(deps, ctx, params.id),
   }),
   route({
