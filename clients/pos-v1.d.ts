@@ -2199,6 +2199,26 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `answer_lost`: The request answered 202 never finished: the instance running it stopped before it had an outcome. Read the resource (e.g. GET /payments/{paymentId}), or send the same request again with the same Idempotency-Key.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "answer_lost";
+                    };
+                };
+            };
         };
     };
     getAuditTrail: {
@@ -2853,6 +2873,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -2865,7 +2886,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -3447,6 +3468,7 @@ export interface operations {
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `coupon_lock_used`: The coupon lock was used by another payment (`state` says). Lock the coupons again for this sale.
              *     - `coupon_lock_in_use`: A payment is using this coupon lock right now. Wait for that payment.
+             *     - `coupon_lock_busy`: Another request is changing this coupon lock right now. Retry the same request with the same Idempotency-Key after Retry-After.
              */
             409: {
                 headers: {
@@ -3460,7 +3482,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "coupon_lock_used" | "coupon_lock_in_use";
+                        code: "idempotency_request_in_progress" | "coupon_lock_used" | "coupon_lock_in_use" | "coupon_lock_busy";
                     };
                 };
             };
@@ -3588,6 +3610,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -3600,7 +3623,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -3976,6 +3999,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -3988,7 +4012,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -4304,6 +4328,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -4316,7 +4341,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -4722,6 +4747,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -4734,7 +4760,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -5054,6 +5080,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -5066,7 +5093,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -5415,6 +5442,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -5427,7 +5455,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -5713,6 +5741,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -5725,7 +5754,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -6071,6 +6100,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -6083,7 +6113,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -6434,6 +6464,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -6446,7 +6477,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -6763,6 +6794,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -6775,7 +6807,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -7063,6 +7095,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -7075,7 +7108,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -8746,12 +8779,14 @@ export interface operations {
              *     - `redemption_expiring`: The hold has less than HOLD_SAFETY_MARGIN_SECONDS left. Void it and start a new redemption.
              *     - `redemption_in_use`: The redemption is already used by another payment. Start a new redemption.
              *     - `redemption_customer_mismatch`: The redemption is another customer's. Check the customer; start a new redemption for this one.
+             *     - `redemption_busy`: Another request is changing this redemption right now. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `hold_not_active`: The points hold is gone or no longer active upstream. Start a new redemption.
              *     - `payment_id_taken`: The payment id is already used by another sale (another store, customer or total); nothing was recorded for this one. Ring the sale up again with a new payment id.
              *     - `write_unconfirmed`: The loyalty service already has a write under this payment or refund id that matches what its record shows of this one, but this BFF has no record of what only it could show (customer, coupon lock and codes, refund lines: lost with Redis, past its records, or of the previous release), so it may be this very write, recorded earlier; this request changed nothing, and asking again cannot tell more. Do not send it again, with any key or id: look the sale up (GET /payments/{id}) or leave it to the day's reconciliation; ring it up anew only once it is known not to be this sale.
              *     - `coupon_lock_used`: The coupon lock was used by another payment (`state` says). Lock the coupons again for this sale.
              *     - `coupon_lock_customer_mismatch`: The coupon lock is another customer's. Check the customer; lock the coupons for this one.
              *     - `coupon_lock_not_active`: The coupon lock is no longer active upstream (used, released or expired). Lock the coupons again.
+             *     - `coupon_lock_busy`: Another request is changing this coupon lock right now. Retry the same request with the same Idempotency-Key after Retry-After.
              */
             409: {
                 headers: {
@@ -8765,7 +8800,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "redemption_not_held" | "redemption_expiring" | "redemption_in_use" | "redemption_customer_mismatch" | "hold_not_active" | "payment_id_taken" | "write_unconfirmed" | "coupon_lock_used" | "coupon_lock_customer_mismatch" | "coupon_lock_not_active";
+                        code: "idempotency_request_in_progress" | "redemption_not_held" | "redemption_expiring" | "redemption_in_use" | "redemption_customer_mismatch" | "redemption_busy" | "hold_not_active" | "payment_id_taken" | "write_unconfirmed" | "coupon_lock_used" | "coupon_lock_customer_mismatch" | "coupon_lock_not_active" | "coupon_lock_busy";
                     };
                 };
             };
@@ -8898,6 +8933,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -8910,7 +8946,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -9274,6 +9310,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -9286,7 +9323,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -9628,6 +9665,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -9640,7 +9678,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -10124,6 +10162,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -10136,7 +10175,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -10593,6 +10632,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -10605,7 +10645,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -10919,6 +10959,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -10931,7 +10972,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -11307,6 +11348,7 @@ export interface operations {
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `otp_not_checked`: REDEMPTION_PROOF=otp but the loyalty account does not check OTPs. Ask a manager: a configuration problem.
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -11319,7 +11361,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "otp_not_checked" | "upstream_invalid_response";
+                        code: "otp_not_checked" | "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -11811,6 +11853,8 @@ export interface operations {
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `otp_not_for_this_redemption`: The newest code sent to the customer was asked for another redemption (or lapsed). Start a new redemption (a new code is sent).
              *     - `redemption_not_awaiting_otp`: The redemption is not waiting for an OTP (`state` says what it is). Go on from its state (held: pay with it).
+             *     - `otp_in_progress`: A code for this redemption is being checked right now. Read the redemption for its outcome.
+             *     - `hold_released_late`: The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released. Start a new redemption.
              */
             409: {
                 headers: {
@@ -11824,7 +11868,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "otp_not_for_this_redemption" | "redemption_not_awaiting_otp";
+                        code: "idempotency_request_in_progress" | "otp_not_for_this_redemption" | "redemption_not_awaiting_otp" | "otp_in_progress" | "hold_released_late";
                     };
                 };
             };
@@ -11955,6 +11999,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -11967,7 +12012,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -12191,6 +12236,7 @@ export interface operations {
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `redemption_not_held`: The redemption is not held (expired, voided or redeemed; `state` says). Start a new redemption.
              *     - `payment_in_progress`: A payment is using this redemption, so it cannot be voided. Wait for the payment; void the sale instead if needed.
+             *     - `redemption_busy`: Another request is changing this redemption right now. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `redemption_used`: The redemption's hold was used by a payment, so it cannot be voided. Void the sale instead.
              */
             409: {
@@ -12205,7 +12251,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "redemption_not_held" | "payment_in_progress" | "redemption_used";
+                        code: "idempotency_request_in_progress" | "redemption_not_held" | "payment_in_progress" | "redemption_busy" | "redemption_used";
                     };
                 };
             };
@@ -12333,6 +12379,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -12345,7 +12392,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -12826,6 +12873,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -12838,7 +12886,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };
@@ -13142,6 +13190,7 @@ export interface operations {
             /**
              * @description Bad Gateway: `code` is one of these (what it means; what the till does):
              *     - `upstream_invalid_response`: The loyalty service answered something unusable. Nothing to fix at the till: call support with the errorId.
+             *     - `upstream_auth_failed`: The loyalty service refused the middleware's keys. Ask a manager: a configuration problem.
              */
             502: {
                 headers: {
@@ -13154,7 +13203,7 @@ export interface operations {
                          * @description The 502 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_invalid_response";
+                        code: "upstream_invalid_response" | "upstream_auth_failed";
                     };
                 };
             };

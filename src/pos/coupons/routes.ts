@@ -81,7 +81,7 @@ export const COUPON_ROUTES = [
       example: { ...couponExamples.locked, state: 'released', secondsLeft: 0 },
     },
     callsLoyalty: true,
-    codes: ['coupon_lock_not_found', 'coupon_lock_in_use', 'coupon_lock_used', 'retry_same_request'],
+    codes: ['coupon_lock_not_found', 'coupon_lock_in_use', 'coupon_lock_used', 'coupon_lock_busy', 'retry_same_request'],
     handle: (deps, ctx, { params }) => releaseCouponLock(deps, ctx, params.id),
   }),
 ];

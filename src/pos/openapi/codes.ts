@@ -39,7 +39,6 @@ const POST: readonly ProblemCode[] = ['idempotency_key_invalid', 'idempotency_ke
 /**
  * Routes that call the loyalty service (src/upstream): its failures, limits,
  * key refusals, and its refusals that have no code of their own.
- * (`upstream_auth_failed` is not listed: no test can make the sandbox give it.)
  */
 const LOYALTY: readonly ProblemCode[] = [
   'upstream_unavailable',
@@ -48,6 +47,7 @@ const LOYALTY: readonly ProblemCode[] = [
   'upstream_busy',
   'upstream_invalid_response',
   'loyalty_key_refused',
+  'upstream_auth_failed',
   'upstream_rejected',
   'upstream_not_found',
   'till_deadline_reached',

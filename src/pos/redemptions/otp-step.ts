@@ -97,6 +97,8 @@ async function checkOtpTicket(deps: RedemptionDeps, r: Redemption): Promise<void
 
 export async function submitOtp(deps: RedemptionDeps, ctx: CallContext, id: string, otp: string): Promise<RedemptionView> {
   const r = await findRedemption(deps, ctx, id);
+  // Another code is placing the hold: the same answer its claim gives when the two race closer.
+  if (r.state === 'confirming') throw problem('otp_in_progress', `A code for redemption ${id} is being checked; read the redemption for its outcome`);
   if (r.state !== 'otp_required')
     throw problem('redemption_not_awaiting_otp', `Redemption ${id} is ${r.state}, not waiting for an OTP`, { extra: { state: r.state } });
   // Only the code asked for this very redemption (same customer, same points or amount) may place its hold.

@@ -53,6 +53,8 @@ export const SALE_ROUTES = [
       'redemption_expiring',
       'redemption_in_use',
       'redemption_not_held',
+      'redemption_busy',
+      'coupon_lock_busy',
       'write_unconfirmed',
       'channel_field_required',
       'coupon_lock_basket_changed',

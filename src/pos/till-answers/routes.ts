@@ -27,7 +27,7 @@ export const TILL_ANSWER_ROUTES = [
       example: pendingAnswer('9f1c2d3e-0000-4000-8000-000000000001'),
     },
     callsLoyalty: false,
-    codes: ['answer_not_found'],
+    codes: ['answer_not_found', 'answer_lost'],
     handle: (deps, ctx, { params }) => readAnswer(deps, ctx, params.requestId),
   }),
 ];
