@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 
 export interface PeriodicTaskOptions {
@@ -27,6 +28,14 @@ export class PeriodicTask {
   private timer?: NodeJS.Timeout;
   private current?: Promise<void>;
   private woken = false;
+  /**
+   * Passes run in the context the task was made in, never in that of a request
+   * that woke it: a till's deadline (src/upstream/till.ts) must not bound, or
+   * refuse, work the till does not wait for.
+   */
+  private readonly begin = AsyncLocalStorage.bind(() => {
+    this.current = this.run();
+  });
 
   constructor(private readonly opts: PeriodicTaskOptions) {
     if (!(opts.everyMs > 0)) throw new RangeError('PeriodicTask everyMs must be > 0');
@@ -56,9 +65,7 @@ export class PeriodicTask {
 
   private later(ms: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.current = this.run();
-    }, ms);
+    this.timer = setTimeout(this.begin, ms);
     this.timer.unref();
   }
 

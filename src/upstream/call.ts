@@ -36,8 +36,10 @@ export interface LoyaltyCallContext {
   keySlot?: KeySlot;
   /**
    * The till's deadline (./till); default: the one of the request this runs
-   * for, unless the call is `background`. `null`: not bounded by any (work
-   * the till is not waiting for, e.g. releasing a hold it was not told of).
+   * for, whatever the priority (a `background` call the request makes is
+   * still sent for it: after a 503 "nothing was done" it must not go out).
+   * `null`: not bounded by any, for work a request starts that the till does
+   * not wait for (releasing a hold it was not told of, a detached refresh).
    */
   till?: TillWait | null;
 }
@@ -163,7 +165,7 @@ export class LoyaltyCaller {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 
     let precondition: Promise<void> | undefined;
-    const till = ctx.till === null ? undefined : (ctx.till ?? (ctx.priority === 'background' ? undefined : currentTill()));
+    const till = ctx.till === null ? undefined : (ctx.till ?? currentTill());
     const read = isReadCall(operation);
     // Reads get only the time the till has left; a write keeps its full timeout (once sent, the till is answered 202).
     const bounded = () => (read && till?.bounding ? till.deadline : undefined);

@@ -89,7 +89,7 @@ export function createKeyVerdicts(opts: { redis?: RedisClient; prefix: string; n
 
 /** The read the check makes: any customer's balance needs both keys; an unknown one answers 7000 to good keys. */
 export interface KeyProbe {
-  balance(customerId: string, ctx: { requestId: string; priority: 'background'; keySlot: KeySlot }): Promise<unknown>;
+  balance(customerId: string, ctx: { requestId: string; priority: 'background'; keySlot: KeySlot; till: null }): Promise<unknown>;
 }
 
 export const KEY_CHECK_CUSTOMER = 'pos-bff-key-check';
@@ -168,7 +168,7 @@ export class KeyCheck {
   /** What the service says of one slot's keys; undefined when it did not say (down, over budget). */
   private async check(slot: KeySlot): Promise<'ok' | 'refused' | undefined> {
     try {
-      await this.opts.loyalty.balance(KEY_CHECK_CUSTOMER, { requestId: `key-check-${randomUUID()}`, priority: 'background', keySlot: slot });
+      await this.opts.loyalty.balance(KEY_CHECK_CUSTOMER, { requestId: `key-check-${randomUUID()}`, priority: 'background', keySlot: slot, till: null });
       return 'ok';
     } catch (err) {
       if (isProblem(err, 'loyalty_key_refused')) return 'refused';

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { PeriodicTask } from '../../src/platform/periodic-task';
+import { currentTill, TillWait, withTill } from '../../src/upstream/till';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -18,6 +19,18 @@ function logCapture() {
 const messages = { failing: 'work failing', recovered: 'work recovered' };
 
 describe('PeriodicTask, the timer of every background loop', () => {
+  it("a pass woken by a request runs outside that request's till deadline", async () => {
+    const { logger } = logCapture();
+    let seen: (value: unknown) => void = () => undefined;
+    const passRan = new Promise((resolve) => (seen = resolve));
+    const task = new PeriodicTask({ everyMs: 60_000, logger, messages, pass: async () => seen(currentTill() ?? 'none') });
+    task.start();
+    const till = new TillWait(Date.now() + 5000, 5);
+    withTill(till, () => task.wake());
+    expect(await passRan).toBe('none');
+    await task.stop();
+  });
+
   it('runs a pass every interval, one at a time, and none after stop', async () => {
     const { logger } = logCapture();
     let passes = 0;

@@ -74,6 +74,42 @@ describe('upstream calls under the till deadline', () => {
     expect(waiting.writeSent).toBe(true);
   });
 
+  it('a background call made for a request is bounded by its till too; only an explicit till: null opts out', async () => {
+    const { client } = makeClient(upstream);
+    upstream.always(json(200, bodies.payment));
+    const refused = tillFor(3000);
+    refused.phase = 'refused';
+    const err = await failure(() => withTill(refused, () => client.payment(paymentRequest, { priority: 'background' })));
+    expect(err.code).toBe('till_deadline_reached');
+    expect(upstream.seen).toHaveLength(0);
+    const waiting = tillFor(3000);
+    await withTill(waiting, () => client.payment(paymentRequest, { priority: 'background' }));
+    expect(waiting.writeSent).toBe(true);
+    await withTill(refused, () => client.payment(paymentRequest, { priority: 'background', till: null }));
+    client.close();
+    expect(upstream.seen).toHaveLength(2);
+  });
+
+  it("a background call's budget wait past the deadline is refused at once, nothing sent", async () => {
+    let now = 0;
+    const policy = budgetPolicy(new MemoryBudget(rules({ rate: 1, quota: 0 }, { waits: [5000, 5000, 5000] }), () => now), {
+      pauseWithoutRetryAfterMs: 1000,
+      maxPauseMs: 60_000,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
+    const { client } = makeClient(upstream, { policies: [policy] });
+    upstream.always(json(200, bodies.payment));
+    await client.payment(paymentRequest);
+    const till = tillFor(500);
+    const err = await failure(() => withTill(till, () => client.payment(paymentRequest, { priority: 'background' })));
+    client.close();
+    expect(certainlyNotDelivered(err)).toBe(true);
+    expect(upstream.seen).toHaveLength(1);
+    expect(till.writeSent).toBe(false);
+  });
+
   it('a write keeps its full timeout: the deadline does not cut it short (the till gets 202 and reads it back)', async () => {
     const { client } = makeClient(upstream, { timeoutMs: 1500, retries: 0 });
     upstream.always(stall);

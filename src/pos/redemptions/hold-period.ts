@@ -66,7 +66,12 @@ export async function lookUpExpiry(
   priority: 'cashier' | 'background' = 'cashier',
 ): Promise<number | undefined> {
   try {
-    const lookup = await deps.loyalty.holdLookup(hold.holdReference, { requestId: ctx.requestId, priority });
+    // Looked up after the answer: work the till does not wait for, so its deadline does not bound it.
+    const lookup = await deps.loyalty.holdLookup(hold.holdReference, {
+      requestId: ctx.requestId,
+      priority,
+      ...(priority === 'background' ? { till: null } : {}),
+    });
     // Epoch ms, read as UTC by the client when it has no offset (src/upstream/date-time.ts).
     const expiresAt = lookup.dateToExpire;
     // An end before the answer is bad data or a clock far off: keep the estimate.

@@ -97,9 +97,13 @@ export async function placeHold(
   return { hold, expiresAt: await expiryOf(deps, ctx, r.id, hold, startedAt) };
 }
 
-/** Best effort: a hold we could not record must not keep the customer's points locked. */
+/**
+ * Best effort: a hold we could not record must not keep the customer's points
+ * locked. Not the till's work (it was not told of this hold), so not bounded
+ * or refused by its deadline.
+ */
 export async function releaseOrphan(deps: RedemptionDeps, ctx: CallContext, holdReference: string) {
-  await deps.loyalty.holdCancel(holdReference, { requestId: ctx.requestId }).catch((err) => {
+  await deps.loyalty.holdCancel(holdReference, { requestId: ctx.requestId, till: null }).catch((err) => {
     deps.logger.error({ requestId: ctx.requestId, err: (err as Error).message }, 'could not release an unrecorded hold; it will lapse at its expiry');
   });
 }

@@ -109,8 +109,8 @@ export class RedemptionOptionsCache {
     this.refreshing ??= (async () => {
       try {
         this.fetches += 1;
-        // A refresh of options already held is work nobody waits for; the first fetch has a till waiting.
-        const answer = await this.loyalty.redemptionConfig({ requestId, priority: this.current ? 'background' : 'cashier' });
+        // A refresh of options already held is work nobody waits for (no till's deadline); the first fetch has a till waiting.
+        const answer = await this.loyalty.redemptionConfig(this.current ? { requestId, priority: 'background', till: null } : { requestId });
         const now = this.clock();
         this.current = { options: toOptions(answer, now), terms: termsOf(answer), at: now };
         return this.current;
