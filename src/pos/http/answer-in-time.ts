@@ -51,8 +51,19 @@ export async function answerInTime<V>(
   const log = (req as { log?: Logger }).log ?? opts.logger;
   if (!till.writeSent) {
     till.phase = 'refused';
-    running.catch((err: unknown) => log.debug({ code: toAppError(err).code }, 'a request refused at its deadline ended'));
-    throw tillDeadlineReached();
+    const refusal = tillDeadlineReached();
+    // The Idempotency-Key stays claimed until the refused handler has unwound (freed its claims): a same-key retry
+    // waits for it or gets 409, never finds those claims as its own while this run still holds them.
+    markProvisional(res);
+    const { status, body } = problemAnswer(toAppError(refusal), String((req as { id?: unknown }).id));
+    const refused: StoredResponse = { status, contentType: 'application/problem+json; charset=utf-8', body: JSON.stringify(body) };
+    void running
+      .then(
+        () => log.debug('a request refused at its deadline ended'),
+        (err: unknown) => log.debug({ code: toAppError(err).code }, 'a request refused at its deadline ended'),
+      )
+      .finally(() => answeredLate(res, refused, refusal));
+    throw refusal;
   }
   till.phase = 'pending';
   await answerPending(req, res, till, running, late, opts, log);
