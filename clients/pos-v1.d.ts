@@ -1088,7 +1088,7 @@ export type components = {
              * @enum {boolean}
              */
             pending: true;
-            /** @description The X-Request-Id of the request still running */
+            /** @description This answer's id, made by the BFF for this 202 (not the request's X-Request-Id) */
             requestId: string;
             /** @description Also the Retry-After header */
             retryAfterSeconds: number;
@@ -1983,7 +1983,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
-                /** @description The X-Request-Id of the request answered 202 (the end of its Location) */
+                /** @description The id of the answer given with the 202 (the end of its Location; made by the BFF, not the X-Request-Id) */
                 requestId: string;
             };
             cookie?: never;

@@ -65,13 +65,10 @@ describe('rare problem codes, produced for real', () => {
       .set('Prefer', 'wait=2')
       .set('X-Request-Id', 'rare-req-otp-late');
     expect(res.status).toBe(202);
+    const answerId = String(res.body.requestId);
     await waitFor('the late hold released', async () => (await metric('pos_holds_released_late_total')) > released, 30_000);
-    await waitFor(
-      'the answer kept',
-      async () => (await s.bff.deps.tillAnswers.get(s.terminalIds.cashier, 'rare-req-otp-late'))?.response !== undefined,
-      30_000,
-    );
-    const back = await s.pos('cashier').get('/answers/rare-req-otp-late').expect(409);
+    await waitFor('the answer kept', async () => (await s.bff.deps.tillAnswers.get(s.terminalIds.cashier, answerId))?.response !== undefined, 30_000);
+    const back = await s.pos('cashier').get(`/answers/${answerId}`).expect(409);
     expect(back.body.code).toBe('hold_released_late');
     expect((await s.balance('rare-otp-late')).availablePointsBalance).toBe(100);
   }, 60_000);

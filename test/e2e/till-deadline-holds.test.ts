@@ -39,13 +39,14 @@ describe('points holds and the till deadline (Prefer: wait)', () => {
     const res = await start('dlh-gone', hash, 'dlh-req-gone', 3);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(res.status).toBe(202);
+    const answerId = String(res.body.requestId);
     await waitFor('the late hold released', async () => (await metric('pos_holds_released_late_total')) > released, 30_000);
     await fast();
     await waitFor('the points available again', async () => (await s.balance('dlh-gone')).availablePointsBalance === 100, 30_000);
-    const kept = await s.bff.deps.tillAnswers.get(s.terminalIds.cashier, 'dlh-req-gone');
+    const kept = await s.bff.deps.tillAnswers.get(s.terminalIds.cashier, answerId);
     expect(kept?.fate).toBe('released');
-    await waitFor('the answer kept', async () => (await s.bff.deps.tillAnswers.get(s.terminalIds.cashier, 'dlh-req-gone'))?.response !== undefined, 30_000);
-    const back = await s.pos('cashier').get('/answers/dlh-req-gone').expect(409);
+    await waitFor('the answer kept', async () => (await s.bff.deps.tillAnswers.get(s.terminalIds.cashier, answerId))?.response !== undefined, 30_000);
+    const back = await s.pos('cashier').get(`/answers/${answerId}`).expect(409);
     expect(back.body.code).toBe('hold_released_late');
     const audit = await s.pos('manager').get('/audit?action=redemption_start&customerId=dlh-gone').expect(200);
     expect(JSON.stringify(audit.body)).toContain('hold_released_late');
@@ -57,7 +58,7 @@ describe('points holds and the till deadline (Prefer: wait)', () => {
     await slow(4000);
     const res = await start('dlh-back', hash, 'dlh-req-back', 3);
     expect(res.status).toBe(202);
-    const back = await s.pos('cashier').get('/answers/dlh-req-back').set('Prefer', 'wait=20');
+    const back = await s.pos('cashier').get(String(res.headers.location).replace('/pos/v1', '')).set('Prefer', 'wait=20');
     expect(back.status).toBe(201);
     expect(back.body.state).toBe('held');
     expect(back.headers['answer-replayed']).toBe('true');

@@ -43,12 +43,16 @@ describe('the till deadline (Prefer: wait) against a slow loyalty service', () =
     expect(ms).toBeLessThan(3000);
     expect(res.status).toBe(202);
     expect(res.headers['preference-applied']).toBe('wait=3');
-    expect(res.headers.location).toBe('/pos/v1/answers/dl-req-sale-1');
+    // The answer's id is made by the BFF (a UUID per 202), not the till's X-Request-Id, which a till may send again.
+    const answerId = String(res.body.requestId);
+    expect(answerId).toMatch(/^[0-9a-f-]{36}$/);
+    const at = `/pos/v1/answers/${answerId}`;
+    expect(res.headers.location).toBe(at);
     expect(res.headers['retry-after']).toBe('1');
-    expect(res.body).toMatchObject({ pending: true, requestId: 'dl-req-sale-1', location: '/pos/v1/answers/dl-req-sale-1' });
+    expect(res.body).toMatchObject({ pending: true, location: at });
 
     // While it runs, the read-back says so.
-    const pending = await s.pos('cashier').get('/answers/dl-req-sale-1');
+    const pending = await s.pos('cashier').get(`/answers/${answerId}`);
     expect(pending.status).toBe(202);
     expect(pending.headers['retry-after']).toBe('1');
 
@@ -59,12 +63,12 @@ describe('the till deadline (Prefer: wait) against a slow loyalty service', () =
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.body).toMatchObject({ paymentId: 'dl-pay-1', status: 'recorded' });
 
-    const back = await s.pos('cashier').get('/answers/dl-req-sale-1').expect(201);
+    const back = await s.pos('cashier').get(`/answers/${answerId}`).expect(201);
     expect(back.headers['answer-replayed']).toBe('true');
     expect(back.body).toEqual(retry.body);
     expect(await payments('dl-pay-1')).toHaveLength(1);
     // Another terminal cannot read it.
-    await s.pos('manager').get('/answers/dl-req-sale-1').expect(404);
+    await s.pos('manager').get(`/answers/${answerId}`).expect(404);
   }, 60_000);
 
   it('a customer lookup answers within 3 s with a refusal naming its code; Preference-Applied only when honoured', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { toAppError } from '../../platform/http';
@@ -82,19 +83,21 @@ async function answerPending<V>(
   log: Logger,
 ) {
   const requestId = String((req as { id?: unknown }).id);
+  // Made here, one per 202: the till's own X-Request-Id may be sent again, and must never name an older answer.
+  const answerId = randomUUID();
   const terminalId = identityOf(res).terminal.id;
   const key = req.headers['idempotency-key'];
   try {
-    await opts.answers.open({ terminalId, requestId, key: typeof key === 'string' ? key : undefined, createdAt: Date.now() }, opts.ttlMs);
+    await opts.answers.open({ terminalId, requestId: answerId, key: typeof key === 'string' ? key : undefined, createdAt: Date.now() }, opts.ttlMs);
   } catch (err) {
     // The 202 still goes out: the till must not hear "nothing was done"; its same-key retry finds the outcome.
     log.error({ err: { message: (err as Error).message } }, 'could not record the pending answer; only a same-key retry will find its outcome');
   }
-  till.cameBack = async () => (await opts.answers.decide(terminalId, requestId, 'released').catch(() => undefined)) === 'till';
+  till.cameBack = async () => (await opts.answers.decide(terminalId, answerId, 'released').catch(() => undefined)) === 'till';
   markProvisional(res);
-  res.status(202).location(answerLocation(requestId)).setHeader('Retry-After', '1');
-  res.json(pendingAnswer(requestId));
-  log.info({ requestId }, 'the till stopped waiting with a write under way: answered 202, the outcome is kept for its read-back');
+  res.status(202).location(answerLocation(answerId)).setHeader('Retry-After', '1');
+  res.json(pendingAnswer(answerId));
+  log.info({ requestId, answerId }, 'the till stopped waiting with a write under way: answered 202, the outcome is kept for its read-back');
 
   let response: StoredResponse;
   let failure: unknown;
@@ -110,7 +113,7 @@ async function answerPending<V>(
     response = { status, contentType: 'application/problem+json; charset=utf-8', body: JSON.stringify(body) };
   }
   await answeredLate(res, response, failure);
-  await opts.answers.settle(terminalId, requestId, response).catch((err: Error) => {
+  await opts.answers.settle(terminalId, answerId, response).catch((err: Error) => {
     log.error({ err: { message: err.message } }, 'could not keep the final answer for its read-back; a same-key retry gets it');
   });
 }

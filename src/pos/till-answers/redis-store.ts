@@ -41,8 +41,10 @@ export class RedisTillAnswerStore implements TillAnswerStore {
   }
 
   async open(a: { terminalId: string; requestId: string; key?: string; createdAt: number }, ttlMs: number): Promise<void> {
+    // A record under this id already (an id made again is not expected, but must not inherit an old answer or fate): dropped first.
     const m = this.redis
       .multi()
+      .del(this.answerKey(a.terminalId, a.requestId))
       .hset(this.answerKey(a.terminalId, a.requestId), 'c', String(a.createdAt))
       .pexpire(this.answerKey(a.terminalId, a.requestId), ttlMs);
     if (a.key !== undefined) m.set(this.indexKey(a.terminalId, a.key), a.requestId, 'PX', ttlMs);

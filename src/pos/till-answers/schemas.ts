@@ -7,7 +7,7 @@ export const answerLocation = (requestId: string) => `${POS_API_PREFIX}/answers/
 export const PendingAnswerSchema = z
   .strictObject({
     pending: z.literal(true).describe('Always true: the outcome is not known yet'),
-    requestId: z.string().describe('The X-Request-Id of the request still running'),
+    requestId: z.string().describe("This answer's id, made by the BFF for this 202 (not the request's X-Request-Id)"),
     location: z.string().describe('GET it for the outcome (also the Location header): /pos/v1/answers/{requestId}'),
     retryAfterSeconds: z.number().int().describe('Also the Retry-After header'),
     detail: z.string().describe('What to do, for a person'),
@@ -34,5 +34,8 @@ export const RequestIdParam = z.object({
   requestId: z
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"')
-    .meta({ description: 'The X-Request-Id of the request answered 202 (the end of its Location)', example: '9f1c2d3e-0000-4000-8000-000000000001' }),
+    .meta({
+      description: 'The id of the answer given with the 202 (the end of its Location; made by the BFF, not the X-Request-Id)',
+      example: '9f1c2d3e-0000-4000-8000-000000000001',
+    }),
 });

@@ -6,6 +6,7 @@ import type { StoredResponse } from '../stored-response';
  * exactly as the route would have given it, kept like idempotency records.
  */
 export interface TillAnswer {
+  /** The answer's id: a UUID made per 202 (the end of its Location), never the till's X-Request-Id, which it may reuse. */
   requestId: string;
   terminalId: string;
   /** When the 202 was given (epoch ms). */
