@@ -35,6 +35,12 @@ export interface LoyaltyCallContext {
   /** Send with this key slot only, no fallback to the other (the key check). */
   keySlot?: KeySlot;
   /**
+   * This call only reads, though its operation may also write (`couponsValidate`
+   * with `lock: false`): bounded by the till's deadline like a GET, and never a
+   * write in flight at it (no 202 for a check).
+   */
+  readOnly?: boolean;
+  /**
    * The till's deadline (./till); default: the one of the request this runs
    * for, whatever the priority (a `background` call the request makes is
    * still sent for it: after a 503 "nothing was done" it must not go out).
@@ -166,7 +172,7 @@ export class LoyaltyCaller {
 
     let precondition: Promise<void> | undefined;
     const till = ctx.till === null ? undefined : (ctx.till ?? currentTill());
-    const read = isReadCall(operation);
+    const read = ctx.readOnly === true || isReadCall(operation);
     // Reads get only the time the till has left; a write keeps its full timeout (once sent, the till is answered 202).
     const bounded = () => (read && till?.bounding ? till.deadline : undefined);
     return withRetries(
@@ -200,7 +206,7 @@ export class LoyaltyCaller {
           const deadline = bounded();
           const timeoutMs = deadline === undefined ? this.options.timeoutMs : Math.min(this.options.timeoutMs, deadline - Date.now());
           if (timeoutMs < MIN_READ_MS) throw tillDeadlineReached();
-          till?.beforeSend(operation);
+          till?.beforeSend(read ? 'read' : operation);
           return this.attempt(operation, info, () => {
             const sent = this.transport.send({ method: op.method, path, query: request.query, headers, body, timeoutMs, signal: ctx.signal });
             // A read cut short by the till's deadline did nothing: the till hears that, not "the loyalty service is slow".

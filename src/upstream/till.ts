@@ -69,10 +69,12 @@ export class TillWait {
 
   /**
    * Called right before a call goes out (and before a write is queued): after
-   * the till was told nothing was done, nothing may be done. Marks a write.
+   * the till was told nothing was done, nothing may be done. Marks a write
+   * (`read`: a call its caller says only reads, whatever its operation).
    */
-  beforeSend(operation: OperationId | 'queue'): void {
+  beforeSend(operation: OperationId | 'queue' | 'read'): void {
     if (this.phase === 'refused') throw tillDeadlineReached();
+    if (operation === 'read') return;
     if (operation === 'queue' || !isReadCall(operation)) this.writeSent = true;
   }
 }

@@ -110,6 +110,19 @@ describe('upstream calls under the till deadline', () => {
     expect(till.writeSent).toBe(false);
   });
 
+  it('a call its caller marks readOnly (a coupon check, lock: false) is bounded like a read and never a write in flight', async () => {
+    const { client } = makeClient(upstream, { timeoutMs: 10_000 });
+    upstream.always(stall);
+    const till = tillFor(400);
+    const check = { customerId: 'c-1', lock: false, coupons: ['TEN', 'TEN'], totalPurchaseAmount: 50 };
+    const started = Date.now();
+    const err = await failure(() => withTill(till, () => client.couponsValidate(check, { readOnly: true })));
+    client.close();
+    expect(err).toMatchObject({ code: 'till_deadline_reached', status: 503 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(till.writeSent).toBe(false);
+  });
+
   it('a write keeps its full timeout: the deadline does not cut it short (the till gets 202 and reads it back)', async () => {
     const { client } = makeClient(upstream, { timeoutMs: 1500, retries: 0 });
     upstream.always(stall);

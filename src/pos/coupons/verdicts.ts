@@ -42,7 +42,8 @@ function refusalOf(err: unknown): string {
  * refused with the upstream's own reason, and the copies within it are not.
  */
 async function checkCode(deps: Pick<SharedDeps, 'loyalty'>, ctx: CallContext, body: CouponCheckBody, code: string, times: number): Promise<CouponCheck[]> {
-  const call = { requestId: ctx.requestId };
+  // Checks lock nothing (lock: false): reads, bounded by the till's deadline, never a 202 "under way".
+  const call = { requestId: ctx.requestId, readOnly: true };
   const ask = {
     customerId: body.customerId,
     email: body.email,
