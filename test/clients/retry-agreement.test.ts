@@ -119,3 +119,21 @@ describe('one retry rule per route and code, wherever it is written', () => {
       for (const code of CODES.filter((c) => PROBLEM_CATALOGUE[c].status >= 500)) expect([route, code, retryRuleOf(code, route)]).not.toContain('new');
   });
 });
+
+describe("each catalogue row's words for the till agree with its rule", () => {
+  /** The words that send the till back with the same key: right for a `same` row only. */
+  const SENDS_AGAIN = /same Idempotency-Key|retry the same request|try again/i;
+  const wordsAgainstRule = (catalogue: Record<string, { retry: string; tillDoes: string }>) =>
+    Object.entries(catalogue)
+      .filter(([, row]) => SENDS_AGAIN.test(row.tillDoes) !== (row.retry === 'same'))
+      .map(([code, row]) => `${code} (${row.retry}): ${row.tillDoes}`);
+
+  it('tells the till to send the same request again with the same key exactly on the `same` rows', () => {
+    expect(wordsAgainstRule(PROBLEM_CATALOGUE)).toEqual([]);
+  });
+
+  it('finds a row that says otherwise (the check can fail)', () => {
+    const bent = { ...PROBLEM_CATALOGUE, answer_lost: { ...PROBLEM_CATALOGUE.answer_lost, tillDoes: 'Retry the same request with the same Idempotency-Key' } };
+    expect(wordsAgainstRule(bent)).toEqual([expect.stringMatching(/^answer_lost \(read\)/)]);
+  });
+});
