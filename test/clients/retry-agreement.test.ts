@@ -3,6 +3,11 @@ import { CODE_RETRY, PENDING_RULE, RETRY_RULES, ROUTE_RETRY } from '../../client
 import { PROBLEM_CATALOGUE, type ProblemCode } from '../../src/platform/problem-catalogue';
 import { RETRY_RULES as SOURCE_RULES, PENDING_RULE as SOURCE_PENDING } from '../../src/platform/retry-rules';
 import { retryRuleOf } from '../../src/platform/retry-table';
+import { openApiPath } from '../../src/platform/openapi';
+import { POS_API_PREFIX } from '../../src/pos/api-prefix';
+import { codesOf } from '../../src/pos/openapi/codes';
+import { POS_ROUTES } from '../../src/pos/routes';
+import { ROUTE_RETRY as SOURCE_ROUTE_RETRY } from '../../src/platform/retry-rules';
 
 /**
  * One retry rule per route and code, read from each place a till developer
@@ -135,5 +140,24 @@ describe("each catalogue row's words for the till agree with its rule", () => {
   it('finds a row that says otherwise (the check can fail)', () => {
     const bent = { ...PROBLEM_CATALOGUE, answer_lost: { ...PROBLEM_CATALOGUE.answer_lost, tillDoes: 'Retry the same request with the same Idempotency-Key' } };
     expect(wordsAgainstRule(bent)).toEqual([expect.stringMatching(/^answer_lost \(read\)/)]);
+  });
+});
+
+describe("a route's own retry rules are for codes it can answer", () => {
+  const answerable = new Map(POS_ROUTES.map((r) => [`${r.method.toUpperCase()} ${POS_API_PREFIX}${openApiPath(r.path)}`, codesOf(r)]));
+  /** Each override a till could never be given: its route does not exist, or never answers its code. */
+  const dead = (overrides: Record<string, Partial<Record<string, unknown>>>) =>
+    Object.entries(overrides).flatMap(([route, codes]) =>
+      Object.keys(codes)
+        .filter((code) => !answerable.get(route)?.has(code as ProblemCode))
+        .map((code) => `${route} ${code}`),
+    );
+
+  it('has no override row that cannot happen', () => {
+    expect(dead(SOURCE_ROUTE_RETRY)).toEqual([]);
+  });
+
+  it('finds one that cannot (the check can fail)', () => {
+    expect(dead({ ...SOURCE_ROUTE_RETRY, 'GET /pos/v1/outbox/dead': { upstream_timeout: {} } })).toEqual(['GET /pos/v1/outbox/dead upstream_timeout']);
   });
 });
