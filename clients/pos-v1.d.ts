@@ -2081,7 +2081,7 @@ export interface operations {
             };
             /**
              * @description Not Found: `code` is one of these (what it means; what the till does):
-             *     - `answer_not_found`: No answer is kept under this request id for this terminal (unknown, another terminal's, or older than 24 hours). Read the resource itself, or send the same request again with the same Idempotency-Key.
+             *     - `answer_not_found`: No answer is kept under this request id for this terminal (unknown, another terminal's, or older than 24 hours). Read the resource itself (e.g. GET /payments/{paymentId}); do not send the write again: its key replays the first answer only for 24 hours after the write, and later the write could run a second time.
              */
             404: {
                 headers: {
@@ -2201,7 +2201,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable: `code` is one of these (what it means; what the till does):
-             *     - `answer_lost`: The request answered 202 never finished: the instance running it stopped before it had an outcome. Read the resource (e.g. GET /payments/{paymentId}), or send the same request again with the same Idempotency-Key.
+             *     - `answer_lost`: The request answered 202 never finished: the instance running it stopped before it had an outcome. Read the resource (e.g. GET /payments/{paymentId}) for what was done; do not send the write again: its key no longer holds it back, so it could run a second time.
              */
             503: {
                 headers: {

@@ -126,8 +126,8 @@ export const CODE_RETRY: Record<string, RetryRule> = {
   upstream_circuit_open: 'same',
   upstream_busy: 'same',
   till_deadline_reached: 'same',
-  answer_not_found: 'stop',
-  answer_lost: 'same',
+  answer_not_found: 'read',
+  answer_lost: 'read',
   upstream_call_aborted: 'same',
   upstream_rejected: 'stop',
   upstream_not_found: 'stop',
@@ -144,71 +144,53 @@ export const ROUTE_RETRY: Record<string, Record<string, RetryRule>> = {
   'POST /pos/v1/payments': {
     upstream_timeout: 'new',
     upstream_unavailable: 'new',
-    upstream_call_aborted: 'new',
   },
   'POST /pos/v1/payments/{paymentId}/void': {
     upstream_timeout: 'new',
     upstream_unavailable: 'new',
-    upstream_call_aborted: 'new',
   },
   'POST /pos/v1/refunds': {
     upstream_timeout: 'new',
     upstream_unavailable: 'new',
-    upstream_call_aborted: 'new',
   },
   'POST /pos/v1/redemptions': {
     upstream_timeout: 'stop',
     upstream_unavailable: 'stop',
-    upstream_call_aborted: 'stop',
   },
   'POST /pos/v1/coupon-locks': {
     upstream_timeout: 'stop',
     upstream_unavailable: 'stop',
-    upstream_call_aborted: 'stop',
   },
   'POST /pos/v1/redemptions/{id}/otp': {
     upstream_timeout: 'read',
     upstream_unavailable: 'read',
-    upstream_call_aborted: 'read',
   },
   'POST /pos/v1/redemptions/{id}/void': {
     upstream_timeout: 'read',
     upstream_unavailable: 'read',
-    upstream_call_aborted: 'read',
   },
   'POST /pos/v1/coupon-locks/{id}/release': {
     upstream_timeout: 'read',
     upstream_unavailable: 'read',
-    upstream_call_aborted: 'read',
-  },
-  'POST /pos/v1/outbox/dead/{id}/retry': {
-    upstream_timeout: 'read',
-    upstream_unavailable: 'read',
-    upstream_call_aborted: 'read',
   },
   'POST /pos/v1/events': {
     upstream_timeout: 'stop',
     upstream_unavailable: 'stop',
-    upstream_call_aborted: 'stop',
   },
   'POST /pos/v1/coupons/validate': {
     upstream_timeout: 'new',
     upstream_unavailable: 'new',
-    upstream_call_aborted: 'new',
   },
   'POST /pos/v1/earn-preview': {
     upstream_timeout: 'new',
     upstream_unavailable: 'new',
-    upstream_call_aborted: 'new',
   },
   'POST /pos/v1/orders/batch': {
     upstream_timeout: 'new',
     upstream_unavailable: 'new',
-    upstream_call_aborted: 'new',
   },
   'POST /pos/v1/customers/{id}/delete': {
     upstream_timeout: 'new',
     upstream_unavailable: 'new',
-    upstream_call_aborted: 'new',
   },
 };

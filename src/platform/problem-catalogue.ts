@@ -235,7 +235,12 @@ export const PROBLEM_CATALOGUE = {
     meaning: "The redemption's hold was used by a payment, so it cannot be voided",
     tillDoes: 'Void the sale instead',
   },
-  hold_state_unclear: { status: 503, retry: 'read', meaning: 'The loyalty service refused to release the hold but does not say it ended', tillDoes: RETRY },
+  hold_state_unclear: {
+    status: 503,
+    retry: 'read',
+    meaning: 'The loyalty service refused to release the hold but does not say it ended',
+    tillDoes: 'Read the redemption (GET /redemptions/{id}) for its state; do not send the void again: the hold lapses at its expiry if it was not released',
+  },
   otp_in_progress: {
     status: 409,
     retry: 'read',
@@ -427,7 +432,12 @@ export const PROBLEM_CATALOGUE = {
     meaning: "The sale's totalAmount is smaller than the basket the coupons were locked for, or changes what a coupon is worth",
     tillDoes: 'Release the lock and lock the coupons again for this basket',
   },
-  coupon_lock_unconfirmed: { status: 503, retry: 'stop', meaning: 'The loyalty service did not confirm the coupon lock', tillDoes: RETRY },
+  coupon_lock_unconfirmed: {
+    status: 503,
+    retry: 'stop',
+    meaning: 'The loyalty service did not confirm the coupon lock',
+    tillDoes: 'Do not lock the coupons again: a lock may stand upstream with no record here and lapses at its expiry; go on without them or ask a manager',
+  },
   batch_job_not_found: { status: 404, retry: 'stop', meaning: 'No such batch job', tillDoes: 'Check the job id' },
   outbox_entry_not_found: { status: 404, retry: 'stop', meaning: 'No such queued write for this store', tillDoes: 'Check the outbox id' },
   dead_letter_maybe_recorded: {
@@ -473,15 +483,17 @@ export const PROBLEM_CATALOGUE = {
   },
   answer_not_found: {
     status: 404,
-    retry: 'stop',
+    retry: 'read',
     meaning: "No answer is kept under this request id for this terminal (unknown, another terminal's, or older than 24 hours)",
-    tillDoes: 'Read the resource itself, or send the same request again with the same Idempotency-Key',
+    tillDoes:
+      'Read the resource itself (e.g. GET /payments/{paymentId}); do not send the write again: its key replays the first answer only for 24 hours after the write, and later the write could run a second time',
   },
   answer_lost: {
     status: 503,
-    retry: 'same',
+    retry: 'read',
     meaning: 'The request answered 202 never finished: the instance running it stopped before it had an outcome',
-    tillDoes: 'Read the resource (e.g. GET /payments/{paymentId}), or send the same request again with the same Idempotency-Key',
+    tillDoes:
+      'Read the resource (e.g. GET /payments/{paymentId}) for what was done; do not send the write again: its key no longer holds it back, so it could run a second time',
   },
   upstream_call_aborted: { status: 503, retry: 'same', meaning: 'The call to the loyalty service was cancelled (e.g. the till hung up)', tillDoes: RETRY },
   upstream_rejected: {

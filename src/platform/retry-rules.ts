@@ -25,8 +25,11 @@ interface RouteRule {
   why: string;
 }
 
-/** The outcome of the write is unknown and the answer is kept for its key: the same key only replays it. */
-const UNKNOWN_OUTCOME = ['upstream_timeout', 'upstream_unavailable', 'upstream_call_aborted'] as const;
+/**
+ * The outcome of the write is unknown and the answer is kept for its key: the same key only replays it.
+ * (Not upstream_call_aborted: no till route hands the loyalty call a cancel signal, so none answers it.)
+ */
+const UNKNOWN_OUTCOME = ['upstream_timeout', 'upstream_unavailable'] as const;
 
 const each = (rule: RetryRule, why: string): Partial<Record<ProblemCode, RouteRule>> =>
   Object.fromEntries(UNKNOWN_OUTCOME.map((code) => [code, { rule, why }]));
@@ -52,7 +55,6 @@ export const ROUTE_RETRY: Record<string, Partial<Record<ProblemCode, RouteRule>>
   'POST /pos/v1/redemptions/{id}/otp': READ('GET /pos/v1/redemptions/{id}'),
   'POST /pos/v1/redemptions/{id}/void': READ('GET /pos/v1/redemptions/{id}'),
   'POST /pos/v1/coupon-locks/{id}/release': READ('GET /pos/v1/coupon-locks/{id}'),
-  'POST /pos/v1/outbox/dead/{id}/retry': READ('GET /pos/v1/outbox/{id}'),
   'POST /pos/v1/events': each('stop', 'events carry no id, so a copy sent again could be counted twice; treat them as sent'),
   'POST /pos/v1/coupons/validate': each('new', 'nothing is written: ask again with a new key'),
   'POST /pos/v1/earn-preview': each('new', 'nothing is written: ask again with a new key'),

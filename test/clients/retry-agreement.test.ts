@@ -3,6 +3,11 @@ import { CODE_RETRY, PENDING_RULE, RETRY_RULES, ROUTE_RETRY } from '../../client
 import { PROBLEM_CATALOGUE, type ProblemCode } from '../../src/platform/problem-catalogue';
 import { RETRY_RULES as SOURCE_RULES, PENDING_RULE as SOURCE_PENDING } from '../../src/platform/retry-rules';
 import { retryRuleOf } from '../../src/platform/retry-table';
+import { openApiPath } from '../../src/platform/openapi';
+import { POS_API_PREFIX } from '../../src/pos/api-prefix';
+import { codesOf } from '../../src/pos/openapi/codes';
+import { POS_ROUTES } from '../../src/pos/routes';
+import { ROUTE_RETRY as SOURCE_ROUTE_RETRY } from '../../src/platform/retry-rules';
 
 /**
  * One retry rule per route and code, read from each place a till developer
@@ -117,5 +122,42 @@ describe('one retry rule per route and code, wherever it is written', () => {
   it('never lets an unknown outcome of POST /redemptions or /coupon-locks lead to a new key', () => {
     for (const route of ['POST /pos/v1/redemptions', 'POST /pos/v1/coupon-locks'])
       for (const code of CODES.filter((c) => PROBLEM_CATALOGUE[c].status >= 500)) expect([route, code, retryRuleOf(code, route)]).not.toContain('new');
+  });
+});
+
+describe("each catalogue row's words for the till agree with its rule", () => {
+  /** The words that send the till back with the same key: right for a `same` row only. */
+  const SENDS_AGAIN = /same Idempotency-Key|retry the same request|try again/i;
+  const wordsAgainstRule = (catalogue: Record<string, { retry: string; tillDoes: string }>) =>
+    Object.entries(catalogue)
+      .filter(([, row]) => SENDS_AGAIN.test(row.tillDoes) !== (row.retry === 'same'))
+      .map(([code, row]) => `${code} (${row.retry}): ${row.tillDoes}`);
+
+  it('tells the till to send the same request again with the same key exactly on the `same` rows', () => {
+    expect(wordsAgainstRule(PROBLEM_CATALOGUE)).toEqual([]);
+  });
+
+  it('finds a row that says otherwise (the check can fail)', () => {
+    const bent = { ...PROBLEM_CATALOGUE, answer_lost: { ...PROBLEM_CATALOGUE.answer_lost, tillDoes: 'Retry the same request with the same Idempotency-Key' } };
+    expect(wordsAgainstRule(bent)).toEqual([expect.stringMatching(/^answer_lost \(read\)/)]);
+  });
+});
+
+describe("a route's own retry rules are for codes it can answer", () => {
+  const answerable = new Map(POS_ROUTES.map((r) => [`${r.method.toUpperCase()} ${POS_API_PREFIX}${openApiPath(r.path)}`, codesOf(r)]));
+  /** Each override a till could never be given: its route does not exist, or never answers its code. */
+  const dead = (overrides: Record<string, Partial<Record<string, unknown>>>) =>
+    Object.entries(overrides).flatMap(([route, codes]) =>
+      Object.keys(codes)
+        .filter((code) => !answerable.get(route)?.has(code as ProblemCode))
+        .map((code) => `${route} ${code}`),
+    );
+
+  it('has no override row that cannot happen', () => {
+    expect(dead(SOURCE_ROUTE_RETRY)).toEqual([]);
+  });
+
+  it('finds one that cannot (the check can fail)', () => {
+    expect(dead({ ...SOURCE_ROUTE_RETRY, 'GET /pos/v1/outbox/dead': { upstream_timeout: {} } })).toEqual(['GET /pos/v1/outbox/dead upstream_timeout']);
   });
 });

@@ -27,8 +27,8 @@ interface RouteRule {
   /** Status and code of an allowed call. */
   ok: number;
   okCode?: string;
-  /** A valid call, with a fresh resource where the call would use it up. */
-  call(): Promise<Call>;
+  /** A valid call, with a fresh resource where the call would use it up (some are the caller's own: `credential`). */
+  call(credential: Credential): Promise<Call>;
 }
 
 const CREDENTIALS: Credential[] = ['none', 'wrong', 'revoked', 'cashier', 'manager', 'kiosk'];
@@ -138,6 +138,18 @@ beforeAll(async () => {
   await eventually('three dead letters', async () => (await s.pos('manager').get('/outbox/dead').expect(200)).body.deadLetters.length === 3);
   await faults([]);
   await eventually('three dead letters', async () => (await s.pos('manager').get('/outbox/dead').expect(200)).body.deadLetters.length === 3);
+  // An answer a terminal stopped waiting for (202 at Prefer: wait), for the cashier and the manager: each reads only its own.
+  await faults([{ operation: '*', latencyMs: 2000 }]);
+  for (const role of ['cashier', 'manager'] as const)
+    await s
+      .pos(role)
+      .post('/payments', { customerId: 'am-alice', paymentId: uniq('am-waited'), totalPaid: 5 })
+      .set('Prefer', 'wait=1')
+      .set('X-Request-Id', `am-answer-${role}`)
+      .expect(202);
+  await faults([]);
+  for (const role of ['cashier', 'manager'] as const)
+    await eventually(`the ${role}'s kept answer`, async () => (await s.pos(role).get(`/answers/am-answer-${role}`)).status === 201);
 }, 30_000);
 afterAll(async () => {
   await s?.close();
@@ -221,6 +233,21 @@ const ROUTES: RouteRule[] = [
     scoped: true,
     ok: 200,
     call: async () => ({ method: 'get', path: `/payments/${paidId}` }),
+  },
+  {
+    name: 'GET /payments/:paymentId/receipt',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 200,
+    call: async () => ({ method: 'get', path: `/payments/${paidId}/receipt` }),
+  },
+  // A kept answer is its terminal's own: another store's terminal (any other terminal) is told 404; the owner gets the sale's 201 again.
+  {
+    name: 'GET /answers/:requestId',
+    roles: ['cashier', 'manager'],
+    scoped: true,
+    ok: 201,
+    call: async (credential) => ({ method: 'get', path: `/answers/am-answer-${credential === 'manager' ? 'manager' : 'cashier'}` }),
   },
   {
     name: 'GET /refunds/:refundId',
@@ -351,7 +378,7 @@ describe('access matrix of /pos/v1', () => {
   it.each(TABLE)('%s, %s token, %s store', async (name, credential, side) => {
     const rule = ROUTES.find((r) => r.name === name)!;
     const want = expected(rule, credential, side);
-    const { method, path, body } = await rule.call();
+    const { method, path, body } = await rule.call(credential);
     let req = request(s.bff.url)[method](`/pos/v1${path}`);
     const token = tokenFor(credential, side);
     if (token) req = req.set('Authorization', `Bearer ${token}`);

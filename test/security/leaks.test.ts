@@ -1,6 +1,9 @@
+import { createPosClient } from '../../clients/pos-client';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { CASHIER_HEADER, SHIFT_HEADER } from '../../src/pos/audit/cashier';
+import { PREFERENCE_APPLIED } from '../../src/pos/http/till-deadline';
 import { REPLAYED_HEADER } from '../../src/pos/idempotency';
+import { ANSWER_REPLAYED } from '../../src/pos/stored-response';
 import { SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { rawClient, RawClient, RawResponse } from './support/raw-http';
 
@@ -205,6 +208,43 @@ describe('security headers and CORS', () => {
       headers: { Origin: 'https://evil.example', Authorization: `Bearer ${on.tokens.cashier}` },
     });
     expect(foreignGet.headers['access-control-allow-origin']).toBeUndefined();
+    c.close();
+  });
+
+  it('lets a browser send exactly what the till client sends, and read the headers it reads', async () => {
+    // The headers the client really puts on a write (a cashier-signed one: a store may require that), recorded on their way out.
+    const sent: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      const request = new Request(input, init);
+      request.headers.forEach((_v, name) => sent.push(name));
+      return fetch(request);
+    };
+    const pos = createPosClient({ baseUrl: on.bff.url, token: on.tokens.cashier, fetch: recording });
+    const { response } = await pos.POST('/pos/v1/payments', {
+      params: { header: { [CASHIER_HEADER]: 'c-1', [SHIFT_HEADER]: 's-1' } },
+      body: { customerId: 'hd-alice', paymentId: 'cors-sale', totalPaid: 10 },
+    });
+    expect(response.status).toBe(201);
+    const names = [...new Set(sent)].sort();
+    expect(names).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'prefer']));
+
+    const c = rawClient(on.bff.url);
+    const pre = await c.send({
+      method: 'OPTIONS',
+      path: '/pos/v1/payments',
+      headers: { Origin: TABLET, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': names.join(',') },
+    });
+    expect(pre.status).toBe(204);
+    const allowed = String(pre.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    expect(names.filter((n) => !allowed.includes(n))).toEqual([]);
+
+    const get = await c.send({ method: 'GET', path: '/pos/v1/customers/hd-alice', headers: { Origin: TABLET, Authorization: `Bearer ${on.tokens.cashier}` } });
+    const exposed = String(get.headers['access-control-expose-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    for (const h of ['Location', 'Retry-After', REPLAYED_HEADER, ANSWER_REPLAYED, PREFERENCE_APPLIED]) expect(exposed).toContain(h.toLowerCase());
     c.close();
   });
 

@@ -77,7 +77,11 @@ async function lockFor(deps: CouponLockDeps, ctx: CallContext, body: CouponCheck
     if (!(err instanceof AppError && isCouponRefusal(err.code))) throw err;
     throw await couponLockRefused(deps, ctx, body, err);
   }
-  if (!answer.lockReference) throw problem('coupon_lock_unconfirmed', 'The loyalty service did not confirm the coupon lock; try again');
+  if (!answer.lockReference)
+    throw problem(
+      'coupon_lock_unconfirmed',
+      'The loyalty service did not confirm the coupon lock; a lock may stand upstream until it lapses, so do not lock again',
+    );
   const now = deps.clock();
   // Read as UTC when it has no offset (by the client). No end, or one already past (bad data or a clock far off): the configured lock time.
   const stated = answer.dateToExpire;

@@ -2,6 +2,9 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { problem } from '../../platform/problem';
 import { CASHIER_HEADER, SHIFT_HEADER } from '../audit/cashier';
+import { PREFERENCE_APPLIED } from '../http/till-deadline';
+import { REPLAYED_HEADER } from '../idempotency/middleware';
+import { ANSWER_REPLAYED } from '../stored-response';
 
 /**
  * Refuses a request with more than `max` headers. The server parses them all
@@ -16,9 +19,23 @@ export function headerCountLimit(max: number): RequestHandler {
   };
 }
 
-/** Headers a tablet web app sends (the cashier and shift too: a store may require them) and may read (a replayed answer says so). */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', CASHIER_HEADER, SHIFT_HEADER];
-const EXPOSED_HEADERS = ['Location', 'Retry-After', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed'];
+/**
+ * Headers a tablet web app sends (the cashier and shift too: a store may
+ * require them; `Prefer: wait` on every call of the till client) and may read
+ * (a replayed or read-back answer says so, and which wait was honoured).
+ */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Prefer', 'X-Request-Id', CASHIER_HEADER, SHIFT_HEADER];
+const EXPOSED_HEADERS = [
+  'Location',
+  'Retry-After',
+  'X-Request-Id',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  REPLAYED_HEADER,
+  ANSWER_REPLAYED,
+  PREFERENCE_APPLIED,
+];
 
 /**
  * CORS for in-store tablet web apps: only the listed origins (none = CORS off).
