@@ -7,6 +7,9 @@ export interface StoredResponse {
   body: string;
 }
 
+/** Names an answer given again for its Idempotency-Key (../idempotency). */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
 /** Names an answer given again as it was first given (a read-back of one the till stopped waiting for). */
 export const ANSWER_REPLAYED = 'Answer-Replayed';
 

@@ -1,11 +1,12 @@
 import type { RequestHandler } from 'express';
-import { setTillOf } from '../till-wait';
+import { PREFERENCE_APPLIED, setTillOf } from '../till-wait';
+
+export { PREFERENCE_APPLIED } from '../till-wait';
 import { TillWait } from '../../upstream';
 import { identityOf } from '../auth';
 import type { PosSettings } from '../settings';
 import { storePolicy } from '../terminals/policy';
 
-export const PREFERENCE_APPLIED = 'Preference-Applied';
 /** The longest wait honoured; a longer one is ignored (RFC 7240: a preference the server does not apply). */
 export const MAX_TILL_WAIT_SECONDS = 120;
 /** Taken off the till's time: writing the answer and its trip back to the till. */

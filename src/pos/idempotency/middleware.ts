@@ -13,7 +13,8 @@ export type { IdempotencyOptions } from './options';
 import { sameKeyWhileRunning } from './same-key';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
+export { REPLAYED_HEADER } from '../stored-response';
+import { REPLAYED_HEADER } from '../stored-response';
 /** 1 to 255 visible ASCII characters: no spaces, no control characters, nothing outside 0x21-0x7E. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7E]{1,255}$/;
 /** A request that runs longer than this stops renewing its lease (a hung handler must not hold a key forever). */

@@ -2,9 +2,8 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import { problem } from '../../platform/problem';
 import { CASHIER_HEADER, SHIFT_HEADER } from '../audit/cashier';
-import { PREFERENCE_APPLIED } from '../http/till-deadline';
-import { REPLAYED_HEADER } from '../idempotency/middleware';
-import { ANSWER_REPLAYED } from '../stored-response';
+import { PREFERENCE_APPLIED } from '../till-wait';
+import { ANSWER_REPLAYED, REPLAYED_HEADER } from '../stored-response';
 
 /**
  * Refuses a request with more than `max` headers. The server parses them all
