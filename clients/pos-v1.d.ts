@@ -5658,7 +5658,6 @@ export interface operations {
             };
             /**
              * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
-             *     - `hash_invalid`: The customer's hash is wrong or out of date (it changes with every transaction). Scan the customer's current QR code again.
              *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
              */
             422: {
@@ -5672,7 +5671,7 @@ export interface operations {
                          * @description The 422 codes of this operation
                          * @enum {string}
                          */
-                        code: "hash_invalid" | "upstream_rejected";
+                        code: "upstream_rejected";
                     };
                 };
             };

@@ -40,6 +40,8 @@ const uniq = (p: string) => `${p}-${++n}`;
 let heldId: string;
 let queuedId: string;
 let deadIds: string[];
+/** Where each terminal reads back the answer it stopped waiting for (the 202's Location, below /pos/v1). */
+const answerAt: Record<'cashier' | 'manager', string> = { cashier: '', manager: '' };
 let jobId: number;
 let lockId: string;
 let paidId: string;
@@ -140,16 +142,17 @@ beforeAll(async () => {
   await eventually('three dead letters', async () => (await s.pos('manager').get('/outbox/dead').expect(200)).body.deadLetters.length === 3);
   // An answer a terminal stopped waiting for (202 at Prefer: wait), for the cashier and the manager: each reads only its own.
   await faults([{ operation: '*', latencyMs: 2000 }]);
-  for (const role of ['cashier', 'manager'] as const)
-    await s
+  for (const role of ['cashier', 'manager'] as const) {
+    const pending = await s
       .pos(role)
       .post('/payments', { customerId: 'am-alice', paymentId: uniq('am-waited'), totalPaid: 5 })
       .set('Prefer', 'wait=1')
-      .set('X-Request-Id', `am-answer-${role}`)
       .expect(202);
+    answerAt[role] = pending.headers.location.replace('/pos/v1', '');
+  }
   await faults([]);
   for (const role of ['cashier', 'manager'] as const)
-    await eventually(`the ${role}'s kept answer`, async () => (await s.pos(role).get(`/answers/am-answer-${role}`)).status === 201);
+    await eventually(`the ${role}'s kept answer`, async () => (await s.pos(role).get(answerAt[role])).status === 201);
 }, 30_000);
 afterAll(async () => {
   await s?.close();
@@ -247,7 +250,7 @@ const ROUTES: RouteRule[] = [
     roles: ['cashier', 'manager'],
     scoped: true,
     ok: 201,
-    call: async (credential) => ({ method: 'get', path: `/answers/am-answer-${credential === 'manager' ? 'manager' : 'cashier'}` }),
+    call: async (credential) => ({ method: 'get', path: answerAt[credential === 'manager' ? 'manager' : 'cashier'] }),
   },
   {
     name: 'GET /refunds/:refundId',

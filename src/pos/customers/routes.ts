@@ -86,7 +86,7 @@ export const CUSTOMER_ROUTES = [
     params: customerId('The loyalty customer id', 'alice'),
     success: { status: 200, description: 'The current hash and the QR payload', schema: cs.CustomerHashSchema, example: customerExamples.customerHash },
     callsLoyalty: true,
-    codes: ['kiosk_qr_off', 'customer_not_found', 'hash_invalid'],
+    codes: ['kiosk_qr_off', 'customer_not_found'],
     handle: (deps, ctx, { params }) => customerHash(deps, ctx, params.id),
   }),
   deleted('deleteCustomer', 'delete', '/customers/:id', 'Delete a customer and their data (manager)'),
