@@ -7,7 +7,8 @@
  *   keep it with the sale and send the same request again, also after a restart;
  * - the retry rules of README "Retrying safely" (./retry-rules.ts, written from
  *   the error catalogue): `same` is sent again with the same key after
- *   Retry-After, a 202 `pending` is read back from its Location, a lost answer
+ *   Retry-After, a 202 `pending` is read back from its Location after its
+ *   Retry-After (a growing pause at least), a lost answer
  *   is asked again with the same key; every other answer comes back as it is;
  * - one deadline per call (`deadlineMs`, per client or `pos.within(...)`):
  *   `Prefer: wait=<seconds left>` on every request, and no wait that would end
@@ -74,8 +75,19 @@ export interface PosClient extends Client<TillPaths> {
   factsOf(response: Response): AnswerFacts | undefined;
   /** The same client with another deadline per call. */
   within(options: { deadlineMs: number }): PosClient;
-  /** Reads a pending write back (GET its Location with `Prefer: wait`) until its outcome or the deadline. */
-  readBack(location: string, options?: { deadlineMs?: number }): Promise<Response>;
+  /**
+   * Reads a pending write back (GET its Location with `Prefer: wait`) until its outcome or the deadline.
+   * Given the write's `method` and `url` (e.g. 'POST', '/pos/v1/payments'), an answer's rule is the one for that write.
+   */
+  readBack(location: string, options?: ReadBackOptions): Promise<Response>;
+}
+
+export interface ReadBackOptions {
+  deadlineMs?: number;
+  /** The method of the write read back (with `url`: its answer's rule is that write's). */
+  method?: string;
+  /** The path (or URL) of the write read back. */
+  url?: string;
 }
 
 /** No answer came before the deadline; the write may have been done. Send the same request again with `idempotencyKey`. */
@@ -94,6 +106,10 @@ export class PosNoAnswerError extends Error {
 const DEFAULT_DEADLINE_MS = 6000;
 /** How long past the deadline an answer is still awaited: the BFF answers at `Prefer: wait` (a 202 pending), which takes a moment to arrive. */
 const ANSWER_GRACE_MS = 1000;
+/** The longest `Prefer: wait` the BFF honours (it ignores a longer one and would answer at its own default). */
+const MAX_PREFER_WAIT_SECONDS = 120;
+/** The answer headers that say it was given before: a same-key replay, or a read-back of a kept answer. */
+const REPLAYED_HEADERS = ['Idempotent-Replayed', 'Answer-Replayed'];
 
 export function createPosClient(options: PosClientOptions): PosClient {
   return build(options, new WeakMap());
@@ -106,11 +122,36 @@ function build(options: PosClientOptions, facts: WeakMap<Response, AnswerFacts>)
     keyOf: (response: Response) => facts.get(response)?.idempotencyKey,
     factsOf: (response: Response) => facts.get(response),
     within: (o: { deadlineMs: number }) => build({ ...options, ...o }, facts),
-    readBack: (location: string, o: { deadlineMs?: number } = {}) => {
-      const request = new Request(new URL(location, `${baseUrl}/`), { headers: { Authorization: `Bearer ${options.token}` } });
-      return following({ ...options, ...o }, baseUrl, facts)(request);
+    readBack: (location: string, o: ReadBackOptions = {}) => {
+      const request = new Request(under(baseUrl, location), { headers: { Authorization: `Bearer ${options.token}` } });
+      const write = o.method && o.url ? { method: o.method.toUpperCase(), url: under(baseUrl, o.url) } : undefined;
+      return following({ ...options, ...o }, baseUrl, facts, write)(request);
     },
   });
+}
+
+/** `location` against the BFF: a path (the BFF's Locations are `/pos/v1/...`) keeps the base URL's own path prefix (a BFF behind `/bff`). */
+function under(baseUrl: string, location: string): string {
+  return location.startsWith('/') && !location.startsWith('//') ? `${baseUrl}${location}` : new URL(location, `${baseUrl}/`).href;
+}
+
+/** The API path of `url` (the base URL's path prefix taken off), as routes are named. */
+function apiPath(baseUrl: string, url: string): string {
+  const prefix = new URL(`${baseUrl}/`).pathname.replace(/\/$/, '');
+  const path = new URL(url, 'http://till/').pathname;
+  return prefix && path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
+}
+
+/** A signal that aborts with `signal` or after `ms`; without AbortSignal.any (older browsers) it is wired by hand. */
+function abortSignal(signal: AbortSignal, ms: number): AbortSignal {
+  const timeout = AbortSignal.timeout(ms);
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([signal, timeout]);
+  const both = new AbortController();
+  for (const s of [signal, timeout]) {
+    if (s.aborted) both.abort(s.reason);
+    else s.addEventListener('abort', () => both.abort(s.reason), { once: true });
+  }
+  return both.signal;
 }
 
 /** 16 random bytes as hex; getRandomValues works where randomUUID does not (a browser page on plain HTTP). */
@@ -165,7 +206,13 @@ function pendingOf(response: Response, body: Awaited<ReturnType<typeof bodyOf>>)
   return location ? { pending: true, requestId: String(body.requestId ?? ''), location } : undefined;
 }
 
-function following(options: PosClientOptions, baseUrl: string, facts: WeakMap<Response, AnswerFacts>): (input: Request) => Promise<Response> {
+/** Sends `input` and follows the retry rules; `readOf` is the write a read-back is for (its rules apply), when known. */
+function following(
+  options: PosClientOptions,
+  baseUrl: string,
+  facts: WeakMap<Response, AnswerFacts>,
+  readOf?: { method: string; url: string },
+): (input: Request) => Promise<Response> {
   const send = options.fetch ?? globalThis.fetch;
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const noAnswerDelay = options.noAnswerDelayMs ?? 200;
@@ -175,15 +222,18 @@ function following(options: PosClientOptions, baseUrl: string, facts: WeakMap<Re
     const left = () => deadline - Date.now();
     const write = input.method === 'POST' && !input.headers.has(IDEMPOTENCY_KEY) ? withHeader(input, IDEMPOTENCY_KEY, newKey()) : input;
     const key = write.headers.get(IDEMPOTENCY_KEY) ?? undefined;
+    // Whose rules an answer follows: the write's (a read-back given the write it is for takes that write's).
+    const ruled = readOf ?? { method: write.method, url: write.url };
+    const route = { method: ruled.method, path: apiPath(baseUrl, ruled.url) };
     // The write, or the read-back of its pending answer.
     let request = write;
-    let sameAgain = 0;
+    let again = 0;
     for (let noAnswers = 0; ;) {
       // `Prefer: wait` asks the BFF to answer within what is left (a write still running then is answered 202 pending).
-      const attempt = withHeader(request, 'Prefer', `wait=${Math.max(1, Math.floor(left() / 1000))}`);
+      const attempt = withHeader(request, 'Prefer', `wait=${Math.min(MAX_PREFER_WAIT_SECONDS, Math.max(1, Math.floor(left() / 1000)))}`);
+      const signal = abortSignal(request.signal, Math.max(1, left() + ANSWER_GRACE_MS));
       let response: Response;
       try {
-        const signal = AbortSignal.any([request.signal, AbortSignal.timeout(Math.max(1, left() + ANSWER_GRACE_MS))]);
         response = await send(new Request(attempt, { signal }));
       } catch (err) {
         // No answer: the request may or may not have run; the same key makes asking again safe.
@@ -194,20 +244,20 @@ function following(options: PosClientOptions, baseUrl: string, facts: WeakMap<Re
       }
       const body = await bodyOf(response);
       const pending = pendingOf(response, body);
-      const replayed = response.headers.get('Idempotent-Replayed') === 'true';
-      const rule = pending ? PENDING_RULE : typeof body?.code === 'string' ? retryRuleOf(write.method, write.url, body.code) : undefined;
+      const replayed = REPLAYED_HEADERS.some((h) => response.headers.get(h) === 'true');
+      const rule = pending ? PENDING_RULE : typeof body?.code === 'string' ? retryRuleOf(route.method, route.path, body.code) : undefined;
       facts.set(response, { idempotencyKey: key, rule, pending: pending && { requestId: pending.requestId, location: pending.location }, replayed });
       let next: Request | undefined;
-      let wait = 0;
       if (pending) {
         // Read back, never sent again: the answer's Location gives the write's outcome once it has one.
-        next = new Request(new URL(pending.location, `${baseUrl}/`), { headers: { Authorization: request.headers.get('Authorization') ?? '' } });
+        next = new Request(under(baseUrl, pending.location), { headers: { Authorization: request.headers.get('Authorization') ?? '' } });
       } else if (rule === 'same' && !replayed) {
-        // A replayed answer is final for its key: sending it again would replay it again. Without a Retry-After, a growing pause (never a tight loop).
-        const asked = retryAfterSeconds(response.headers.get('Retry-After'));
-        wait = asked !== undefined ? asked * 1000 : noAnswerDelay * 2 ** sameAgain++;
+        // A replayed answer is final for its key: sending it again would replay it again.
         next = write;
       }
+      // At least what Retry-After asks and a growing pause: never a tight loop, also on `Retry-After: 0` or none.
+      const asked = retryAfterSeconds(response.headers.get('Retry-After'));
+      const wait = next ? Math.max((asked ?? 0) * 1000, noAnswerDelay * 2 ** again++) : 0;
       if (!next || wait >= left()) return response;
       await response.body?.cancel();
       await sleep(wait, request.signal);

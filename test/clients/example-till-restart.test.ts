@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, Stack } from '../support/e2e';
+import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 
 /**
  * clients/example-till.ts killed after it sent its sale and before the answer
@@ -22,7 +22,8 @@ describe('the example till restarted mid-sale', () => {
   let answered = 0;
 
   beforeAll(async () => {
-    s = await startStack({ store: 'redis' });
+    // A loyalty call may take longer than the till's 6 s deadline (the second test's slow sale).
+    s = await startStack({ store: 'redis', env: { LOYALTY_TIMEOUT_MS: '15000' } });
     await s.seed('restart-alice', 100);
     // Forwards to the BFF; the first sale's answer arrives while the till is being killed, so it never sees it.
     proxy = http.createServer((req, res) => {
@@ -49,8 +50,8 @@ describe('the example till restarted mid-sale', () => {
   });
 
   /** Runs the example till to its end (or its kill): exit code or signal, and what it printed. */
-  function runTill(): Promise<{ code: number | null; signal: string | null; out: string }> {
-    till = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'clients/example-till.ts', 'restart-alice'], {
+  function runTill(customerId = 'restart-alice'): Promise<{ code: number | null; signal: string | null; out: string }> {
+    till = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'clients/example-till.ts', customerId], {
       env: { ...process.env, BFF: proxyUrl, CASHIER_TOKEN: s.tokens.cashier, TILL_JOURNAL: journal },
     });
     let out = '';
@@ -74,5 +75,32 @@ describe('the example till restarted mid-sale', () => {
     expect(existsSync(journal)).toBe(false);
     expect(s.sentUpstream().filter((e) => e.method === 'POST' && e.path.endsWith('/payments'))).toHaveLength(1);
     expect((await s.balance('restart-alice')).availablePointsBalance).toBe(125);
+  }, 60_000);
+
+  it('after an answer to read (202 pending at its deadline), the next run reads the sale back and never sends it again', async () => {
+    await s.seed('restart-bob', 0);
+    rmSync(journal, { force: true });
+    // Slower than the client's 6 s deadline once: the sale is answered 202 pending, and lands upstream later.
+    await s.sandboxAdmin
+      .put('/_sandbox/faults')
+      .set(SANDBOX_KEYS)
+      .send({ rules: [{ operation: 'payment', latencyMs: 9000, times: 1 }] })
+      .expect(200);
+    const posts = sentKeys.length;
+    const first = await runTill('restart-bob');
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/sale-\d+ still running/);
+    const kept = JSON.parse(readFileSync(journal, 'utf8')) as { sale: { paymentId: string }; readBack?: { location?: string } };
+    expect(kept.readBack?.location).toMatch(/^\/pos\/v1\/answers\//);
+
+    const second = await runTill('restart-bob');
+    expect(second.out).toContain(`reading ${kept.sale.paymentId} back`);
+    expect(second.out).toContain(`${kept.sale.paymentId} read back: recorded`);
+    expect(existsSync(journal)).toBe(false);
+    expect(existsSync(`${journal}.tmp`)).toBe(false);
+    expect(sentKeys.length - posts).toBe(1);
+    expect(
+      s.sentUpstream().filter((e) => e.method === 'POST' && e.path.endsWith('/payments') && JSON.stringify(e.body).includes(kept.sale.paymentId)),
+    ).toHaveLength(1);
   }, 60_000);
 });

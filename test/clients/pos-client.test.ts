@@ -193,6 +193,77 @@ describe('the till client against a server that misbehaves', () => {
     await slow.close();
   });
 
+  it('pauses before each read-back of a 202 pending: its Retry-After, and a growing pause when it asks for 0', async () => {
+    const now = (id: string) => ({ ...pendingAnswer(id), headers: { ...pendingAnswer(id).headers, 'Retry-After': '0' } });
+    const server = await scripted([pendingAnswer('rq-p'), now('rq-p'), now('rq-p'), { status: 201, body: { paymentId: 's-p', status: 'recorded' } }]);
+    const pos = createPosClient({ baseUrl: server.url, token: 't', noAnswerDelayMs: 150 });
+    const { response } = await pos.POST('/pos/v1/payments', { body: sale('s-p') });
+    await server.close();
+    expect(response.status).toBe(201);
+    const gaps = server.seen.slice(1).map((r, i) => r.at - server.seen[i].at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(950);
+    expect(gaps[1]).toBeGreaterThanOrEqual(280);
+    expect(gaps[2]).toBeGreaterThanOrEqual(580);
+  });
+
+  it('asks the BFF to wait at most 120 s (the longest it honours), whatever the deadline', async () => {
+    const server = await scripted([{ status: 201, body: { paymentId: 's-long', status: 'recorded' } }]);
+    await createPosClient({ baseUrl: server.url, token: 't', deadlineMs: 600_000 }).POST('/pos/v1/payments', { body: sale('s-long') });
+    await server.close();
+    expect(server.seen.map((r) => r.headers.prefer)).toEqual(['wait=120']);
+  });
+
+  it('works where AbortSignal.any is missing (older browsers): answers come back, a silent server still runs out at the deadline', async () => {
+    const any = AbortSignal.any;
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const server = await scripted([{ status: 201, body: { paymentId: 's-old', status: 'recorded' } }]);
+    try {
+      (AbortSignal as { any?: unknown }).any = undefined;
+      const { response } = await createPosClient({ baseUrl: server.url, token: 't' }).POST('/pos/v1/payments', { body: sale('s-old') });
+      expect(response.status).toBe(201);
+      expect(server.seen).toHaveLength(1);
+      const started = Date.now();
+      const quiet = createPosClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, token: 't', deadlineMs: 500 });
+      await expect(quiet.POST('/pos/v1/payments', { body: sale('s-quiet') })).rejects.toBeInstanceOf(PosNoAnswerError);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      AbortSignal.any = any;
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+      await server.close();
+    }
+  });
+
+  it('reads back with the rules of the write it is for, and takes Answer-Replayed: true as final', async () => {
+    const replayedTimeout = { status: 503, headers: { 'Answer-Replayed': 'true' }, body: { code: 'upstream_timeout' } };
+    const server = await scripted([replayedTimeout]);
+    const pos = createPosClient({ baseUrl: server.url, token: 't', noAnswerDelayMs: 10 });
+    const forHold = await pos.readBack('/pos/v1/answers/rq-h', { method: 'POST', url: '/pos/v1/redemptions' });
+    // Without the write, the read's own rule (`same` for a GET): still one request, for a replayed answer is final.
+    const bare = await pos.readBack('/pos/v1/answers/rq-h');
+    await server.close();
+    expect(pos.factsOf(forHold)).toMatchObject({ rule: 'stop', replayed: true });
+    expect(pos.factsOf(bare)).toMatchObject({ rule: 'same', replayed: true });
+    expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /pos/v1/answers/rq-h', 'GET /pos/v1/answers/rq-h']);
+  });
+
+  it("keeps a base URL path prefix (a BFF behind /bff) for Locations and for finding the route's rules", async () => {
+    const server = await scripted([pendingAnswer('rq-b'), { status: 201, body: { paymentId: 's-b', status: 'recorded' } }]);
+    const pos = createPosClient({ baseUrl: `${server.url}/bff/`, token: 't', noAnswerDelayMs: 10 });
+    expect((await pos.POST('/pos/v1/payments', { body: sale('s-b') })).response.status).toBe(201);
+    await server.close();
+    expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /bff/pos/v1/payments', 'GET /bff/pos/v1/answers/rq-b']);
+
+    const timedOut = await scripted([{ status: 503, body: { code: 'upstream_timeout' } }]);
+    const hold = createPosClient({ baseUrl: `${timedOut.url}/bff`, token: 't', noAnswerDelayMs: 10 });
+    const { response } = await hold.POST('/pos/v1/redemptions', { body: { customerId: 'c', points: 5 } });
+    await timedOut.close();
+    // POST /redemptions' own rule (`stop`: a second hold could stand), not the code's (`same`).
+    expect(hold.factsOf(response)?.rule).toBe('stop');
+    expect(timedOut.seen).toHaveLength(1);
+  });
+
   it("reads Retry-After as seconds or as an HTTP date, and a route's own rule before the code's", () => {
     expect(retryAfterSeconds('3')).toBe(3);
     expect(retryAfterSeconds(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1))).toBe(10);
