@@ -70,7 +70,7 @@ export type paths = {
         };
         /**
          * The outcome of a write the till stopped waiting for (answered 202 at its Prefer: wait)
-         * @description While the write runs: 202, this body and Retry-After. Then its final answer exactly as its route gave it (status, e.g. 201, 202 `queued`, 409, 503, and body), with `Answer-Replayed: true`. A terminal reads only its own; 404 `answer_not_found` when unknown or older than 24 hours; 503 `answer_lost` when the instance running it stopped (read the resource, or send the same request again with the same Idempotency-Key). Reading it counts as coming back for it: a points hold placed after the 202 is then kept (otherwise it is released when it lands). With `Prefer: wait=<seconds>` it waits for the outcome up to then (a long poll).
+         * @description While the write runs: 202, this body and Retry-After. Then its final answer exactly as its route gave it (status, e.g. 201, 202 `queued`, 409, 503, and body), with `Answer-Replayed: true`. A terminal reads only its own; 404 `answer_not_found` when unknown or older than 24 hours; 503 `answer_lost` when the instance running it stopped (it may have been done: read the resource, e.g. GET /payments/{paymentId}; do not send the write again). Reading it counts as coming back for it: a points hold placed after the 202 is then kept (otherwise it is released when it lands). With `Prefer: wait=<seconds>` it waits for the outcome up to then (a long poll).
          *
          *     **Terminal roles:** cashier, manager.
          */

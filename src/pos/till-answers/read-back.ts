@@ -34,7 +34,7 @@ export async function readAnswer(deps: ReadBackDeps, ctx: CallContext, requestId
   if (deps.clock() - found.createdAt > ANSWER_ABANDONED_MS) {
     throw problem(
       'answer_lost',
-      'The request never finished (the instance running it stopped): read the resource, or send the same request again with the same Idempotency-Key',
+      'The request never finished (the instance running it stopped), so it may have been done: read the resource (e.g. GET /payments/{paymentId}); do not send the write again',
     );
   }
   const pending = pendingAnswer(requestId);
