@@ -9334,6 +9334,7 @@ export interface operations {
              *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
              *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
              */
             503: {
                 headers: {
@@ -9347,7 +9348,7 @@ export interface operations {
                          * @description The 503 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
                     };
                 };
             };
@@ -10180,12 +10181,14 @@ export interface operations {
             };
             /**
              * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `retry_same_request`: The loyalty service may have applied the write, but it could not be recorded here. Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over.
              *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
              *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
              *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
              */
             503: {
                 headers: {
@@ -10199,7 +10202,7 @@ export interface operations {
                          * @description The 503 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                        code: "retry_same_request" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
                     };
                 };
             };
@@ -12892,6 +12895,7 @@ export interface operations {
             /**
              * @description Service Unavailable: `code` is one of these (what it means; what the till does):
              *     - `sale_owner_unreadable`: This BFF has no record of the sale, and the loyalty service's record that shows which store rang it up could not be read just now; nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `retry_same_request`: The loyalty service may have applied the write, but it could not be recorded here. Send the SAME request again (same Idempotency-Key, same ids) after Retry-After; never start over.
              *     - `upstream_unavailable`: The loyalty service is unreachable or failing. Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
              *     - `upstream_timeout`: The loyalty service did not answer in time. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `upstream_circuit_open`: The loyalty service failed repeatedly; calls are paused. Retry the same request with the same Idempotency-Key after Retry-After.
@@ -12911,7 +12915,7 @@ export interface operations {
                          * @description The 503 codes of this operation
                          * @enum {string}
                          */
-                        code: "sale_owner_unreadable" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                        code: "sale_owner_unreadable" | "retry_same_request" | "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
                     };
                 };
             };
@@ -13214,6 +13218,7 @@ export interface operations {
              *     - `upstream_busy`: The loyalty service's published limit for this is used up for now (the BFF's budget, or its 429). Retry the same request with the same Idempotency-Key after Retry-After; writes without a redemption are queued (202) instead.
              *     - `till_deadline_reached`: The time the till waits (Prefer: wait, or its store default) ran out before anything was sent to the loyalty service: nothing was done. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `loyalty_key_refused`: The loyalty service refused every configured key of the middleware (codes 1000-1002): nothing was done. Ask a manager: the loyalty keys must be fixed; sales and refunds that can wait are queued (202) meanwhile.
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
              */
             503: {
                 headers: {
@@ -13227,7 +13232,7 @@ export interface operations {
                          * @description The 503 codes of this operation
                          * @enum {string}
                          */
-                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused";
+                        code: "upstream_unavailable" | "upstream_timeout" | "upstream_circuit_open" | "upstream_busy" | "till_deadline_reached" | "loyalty_key_refused" | "redis_unavailable";
                     };
                 };
             };

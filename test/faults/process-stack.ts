@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { childEnv } from '../support/child-env';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { addStore, addTerminal } from '../../src/pos/terminals';
@@ -135,7 +136,7 @@ export async function startProcessStack(opts: { redisUrl: string; account?: Para
 function launch(env: Record<string, string>, port: number): BffProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--bff-only'], {
     cwd: path.resolve(__dirname, '../..'),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
+    env: { ...childEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

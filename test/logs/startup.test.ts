@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { childEnv } from '../support/child-env';
 import { Config, configSummary, describeConfig, loadConfig } from '../../src/platform/config';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { logLines } from '../store/program';
@@ -72,8 +73,7 @@ async function runMain(env: Record<string, string>, args: string[]): Promise<{ o
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'src/main.ts', ...args], {
     cwd: path.join(__dirname, '../..'),
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
+      ...childEnv(),
       HOST: '127.0.0.1',
       PORT: '0',
       SANDBOX_PORT: '0',

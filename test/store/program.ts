@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { childEnv } from '../support/child-env';
 import { pathToFileURL } from 'node:url';
 
 /** The repository and `npm start`'s entry point, as the start-up tests run it. */
@@ -15,8 +16,7 @@ export function startProgram(env: Record<string, string>, args: string[] = [], c
   return spawn(process.execPath, ['--import', pathToFileURL(path.join(REPO, 'node_modules/tsx/dist/loader.mjs')).href, MAIN, ...args], {
     cwd,
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
+      ...childEnv(),
       HOST: '127.0.0.1',
       PORT: '0',
       SANDBOX_PORT: '0',

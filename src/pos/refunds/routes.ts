@@ -38,6 +38,7 @@ export const REFUND_ROUTES = [
       'channel_field_required',
       'refund_exceeds_remaining',
       'sale_owner_unreadable',
+      'retry_same_request',
     ],
     handle: (deps, ctx, { query, body }) => refundSale(deps, ctx, body, query.receipt),
   }),
@@ -51,7 +52,7 @@ export const REFUND_ROUTES = [
     params: z.object({ refundId: RefundIdParam.shape.refundId.meta({ description: 'The refundId', example: 'ref-2001' }) }),
     success: { status: 200, description: 'The refund', schema: RefundReadbackSchema, example: refundExamples.refundRead },
     callsLoyalty: true,
-    codes: ['refund_not_found'],
+    codes: ['refund_not_found', 'redis_unavailable'],
     handle: (deps, ctx, { params }) => readRefund(deps, ctx, params.refundId),
   }),
 ];

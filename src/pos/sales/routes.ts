@@ -95,6 +95,8 @@ export const SALE_ROUTES = [
       'sale_already_voided',
       'sale_owner_unknown',
       'sale_void_in_progress',
+      'retry_same_request',
+      'redis_unavailable',
     ],
     handle: (deps, ctx, { params, query, body }) => voidCompletedSale(deps, ctx, params.paymentId, body, query.receipt),
   }),
@@ -127,7 +129,7 @@ export const SALE_ROUTES = [
     query: sale.PaymentReadbackQuery,
     success: { status: 200, description: 'The sale', schema: sale.PaymentReadbackSchema, example: saleExamples.paymentRead },
     callsLoyalty: true,
-    codes: ['payment_not_found'],
+    codes: ['payment_not_found', 'redis_unavailable'],
     handle: (deps, ctx, { params, query }) => readPayment(deps, ctx, params.paymentId, query.customerId),
   }),
   route({
