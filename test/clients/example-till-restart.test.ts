@@ -44,6 +44,8 @@ describe('the example till restarted mid-sale', () => {
   });
   afterAll(async () => {
     till?.kill('SIGKILL');
+    // The connection whose answer was swallowed never ends by itself.
+    proxy?.closeAllConnections();
     await new Promise((r) => proxy?.close(r));
     await s?.close();
     rmSync(dir, { recursive: true, force: true });
