@@ -6,7 +6,7 @@ import { identityOf } from '../auth';
 import { admitted } from '../security/admission';
 import { requestFingerprint } from './fingerprint';
 import { keyOutcome } from '../money/till-outcome';
-import type { IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
+import type { BeginResult, IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
 import type { IdempotencyOptions } from './options';
 
 export type { IdempotencyOptions } from './options';
@@ -72,12 +72,7 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
     }
     if (claim.status === 'rejected') throw claim.reason;
     const found = claim.value;
-    if (found.kind !== 'claimed' && found.fingerprint !== fingerprint) {
-      throw problem(
-        'idempotency_key_reused',
-        'This Idempotency-Key was used for a different request (method, path, query or body); use a new key for a new request',
-      );
-    }
+    refuseReused(found, fingerprint);
     if (found.kind === 'running') {
       const after = await sameKeyWhileRunning({ res, slot, fingerprint, owner, opts, clock });
       if (after.kind === 'running') {
@@ -86,6 +81,8 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
         });
       }
       if (after.kind === 'pending') return;
+      // Waited on: the key may have been freed and used by another request meanwhile.
+      refuseReused(after, fingerprint);
       if (after.kind === 'done') return replay(res, after.response);
     }
     if (found.kind === 'done') return replay(res, found.response);
@@ -99,6 +96,16 @@ export function idempotency(opts: IdempotencyOptions): Idempotency {
   };
 
   return { store, handler, noteError };
+}
+
+/** A key found holding (or having held) another request: 422, whatever that request's state. */
+function refuseReused(found: BeginResult, fingerprint: string): void {
+  if (found.kind !== 'claimed' && found.fingerprint !== fingerprint) {
+    throw problem(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used for a different request (method, path, query or body); use a new key for a new request',
+    );
+  }
 }
 
 function replay(res: Response, stored: StoredResponse): void {

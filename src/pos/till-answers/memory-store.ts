@@ -10,7 +10,10 @@ export class MemoryTillAnswerStore implements TillAnswerStore {
   constructor(private readonly clock: () => number = Date.now) {}
 
   async open(a: { terminalId: string; requestId: string; key?: string; createdAt: number }, ttlMs: number): Promise<void> {
-    const until = this.clock() + ttlMs;
+    const now = this.clock();
+    const until = now + ttlMs;
+    // Expired records go as new ones come (as Redis's TTL drops them), so a long run does not keep every answer.
+    for (const map of [this.answers, this.keys] as Map<string, { until: number }>[]) for (const [k, v] of map) if (v.until <= now) map.delete(k);
     this.answers.set(this.id(a.terminalId, a.requestId), { a: { requestId: a.requestId, terminalId: a.terminalId, createdAt: a.createdAt }, until });
     if (a.key !== undefined) this.keys.set(this.id(a.terminalId, a.key), { requestId: a.requestId, until });
   }
