@@ -41,6 +41,9 @@ export const USED_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['get', '/orders/{orderId}/transactions'],
   ['get', '/transactions'],
   ['get', '/configurations/redemption'],
+  // Served by the sandbox ahead of the BFF (SANDBOX_ONLY_OPERATIONS).
+  ['post', '/orders'],
+  ['post', '/transactions/redeem'],
 ];
 
 const PROSE = new Set(['description', 'summary', 'externalDocs']);

@@ -14,3 +14,6 @@ export * from './order-transactions';
 export * from './transactions';
 export * from './redemption-config';
 export * from './rate-limits';
+export * from './track-order';
+export * from './redeem';
+export * from './sandbox-operations';

@@ -1,4 +1,5 @@
 import type { OPERATIONS } from './operations';
+import type { ServedOperationId } from './sandbox-operations';
 
 /**
  * The loyalty service's published limits (reference: overview/rate-limiting):
@@ -63,4 +64,15 @@ export const OPERATION_BUCKET: Readonly<Record<keyof typeof OPERATIONS, LimitBuc
   batchOrders: 'others',
   batchStatus: 'others',
   redemptionConfig: 'others',
+};
+
+/**
+ * The bucket of every operation the sandbox serves: the table above, and the
+ * sandbox-only operations by the same rows (a tracked order is "Orders
+ * (Tracking)", a redemption a transaction write).
+ */
+export const SERVED_OPERATION_BUCKET: Readonly<Record<ServedOperationId, LimitBucket>> = {
+  ...OPERATION_BUCKET,
+  trackOrder: 'orders',
+  redeem: 'transactionsWrite',
 };

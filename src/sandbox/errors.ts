@@ -41,7 +41,8 @@ export const loyaltyErrors = {
     new NotFoundError('CustomerNotFound', `Customer "${customerId}" was not found`, { loyaltyCode: C.customerNotFound }),
   alreadyCancelled: (message: string) => new UnprocessableError('AlreadyCancelled', message, { loyaltyCode: C.alreadyCancelled }),
   transactionNotFound: (message: string) => new NotFoundError('TransactionNotFound', message, { loyaltyCode: C.transactionNotFound }),
-  duplicateTransaction: (message: string) => new UnprocessableError('DuplicateTransaction', message, { loyaltyCode: C.duplicateTransaction }),
+  /** 422/9004; `type` says which rule failed (e.g. TransactionIdTaken: another request under the id). */
+  duplicateTransaction: (message: string, type = 'DuplicateTransaction') => new UnprocessableError(type, message, { loyaltyCode: C.duplicateTransaction }),
   reversedTransactionNotFound: (message: string) => new NotFoundError('ReversedTransactionNotFound', message, { loyaltyCode: C.reversedTransactionNotFound }),
   holdNotFound: (message: string) => new NotFoundError('HoldReferenceNotFound', message, { loyaltyCode: C.holdNotFound }),
   insufficientPoints: (message: string) => new UnprocessableError('InsufficientPoints', message, { loyaltyCode: C.insufficientPoints }),

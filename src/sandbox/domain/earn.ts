@@ -10,6 +10,33 @@ export interface Earning {
   points: number;
 }
 
+/** An order's line as published (track order, batch order, reward preview): a unit price, a quantity, a discount for the whole line. */
+export interface OrderLine {
+  productId?: string;
+  sku?: string;
+  price?: number;
+  quantity?: number;
+  discount?: number;
+  category?: string[];
+  tags?: string[];
+}
+
+/**
+ * Order lines as the payment lines the earn rules read: price x quantity,
+ * less the discount, under the product id (so a refund's `lineItems` name
+ * them by `productId`). One conversion for tracked orders, batch orders and
+ * previews, so a preview shows what the order then earns.
+ */
+export function orderLinesAsDetails(lines: OrderLine[] | undefined): PaymentDetail[] | undefined {
+  return lines?.map((l, i) => ({
+    serviceId: l.productId ?? l.sku ?? `line-${i + 1}`,
+    amount: (l.price ?? 0) * (l.quantity ?? 1),
+    discount: l.discount !== undefined && l.discount > 0 ? l.discount : undefined,
+    category: l.category,
+    tags: l.tags,
+  }));
+}
+
 function clean(n: number): number {
   return Number(n.toFixed(6));
 }

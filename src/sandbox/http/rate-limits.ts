@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { LimitBucket, OPERATION_BUCKET, Operation, PUBLISHED_LIMITS, QUOTA_WINDOW_SECONDS } from '../../contract';
+import { LimitBucket, Operation, PUBLISHED_LIMITS, QUOTA_WINDOW_SECONDS, SERVED_OPERATION_BUCKET, ServedOperationId } from '../../contract';
 import type { RateLimitSettings } from '../accounts';
 import type { SandboxContext } from '../context';
 import { loyaltyErrors } from '../errors';
@@ -26,7 +26,7 @@ export function enforceRateLimits(ctx: SandboxContext): RequestHandler {
     const account = accountFrom(res);
     const settings = account.settings.rateLimits;
     if (!settings.enforced) return next();
-    const bucket = OPERATION_BUCKET[op.id as keyof typeof OPERATION_BUCKET];
+    const bucket = SERVED_OPERATION_BUCKET[op.id as ServedOperationId];
     const limit = bucketLimit(settings, bucket);
     const verdict = ctx.requestLog.admit(`${account.settings.apiKey}\n${bucket}`, limit, ctx.clock.now());
     if (verdict.ok) return next();

@@ -1,4 +1,4 @@
-import { loyaltyErrorCategory, type OperationId } from '../../contract';
+import { loyaltyErrorCategory, type ServedOperationId } from '../../contract';
 import { ERROR_DOCUMENTATION_URL } from '../errors';
 
 /**
@@ -8,7 +8,7 @@ import { ERROR_DOCUMENTATION_URL } from '../errors';
 const HOLD_REF = 'hold_4kq9T2mXc8LpAZv3';
 const AT = '2025-05-01T10:00:00.000Z';
 
-export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown; response: unknown }>> = {
+export const OPERATION_EXAMPLES: Partial<Record<ServedOperationId, { request?: unknown; response: unknown }>> = {
   hold: {
     request: { customerId: 'alice', transactionTime: AT, pointsToHold: 200, hash: '482913' },
     response: { customerId: 'alice', holdAmount: 20, holdEquivalentPoints: 200, holdReference: HOLD_REF },
@@ -195,6 +195,36 @@ export const OPERATION_EXAMPLES: Partial<Record<OperationId, { request?: unknown
           },
         ],
       },
+    },
+  },
+  trackOrder: {
+    request: {
+      customerId: 'alice',
+      orderId: 'ord-2001',
+      orderDate: AT,
+      totalPaid: 80,
+      totalPrice: 100,
+      totalDiscount: 20,
+      channel: 'pos',
+      lineItems: [{ productId: 'sku-123', price: 100, quantity: 1, discount: 20, category: ['grocery'] }],
+      redemption: { pointsHoldReference: HOLD_REF },
+    },
+    response: {
+      customerId: 'alice',
+      redeemedPoints: 200,
+      rewardedPoints: 80,
+      lineItems: [{ productId: 'sku-123', quantity: 1, decimalPoints: 80, points: 80, score: 0 }],
+    },
+  },
+  redeem: {
+    request: { customerId: 'alice', transactionId: 'sale-1003', transactionTime: AT, points: 100, reason: 'Discount on sale-1003' },
+    response: {
+      customerId: 'alice',
+      gameballTransactionId: '11034760',
+      transactionId: 'sale-1003',
+      redeemAmount: 10,
+      redeemEquivalentPoints: 100,
+      reason: 'Discount on sale-1003',
     },
   },
   orderTransactions: {

@@ -4,11 +4,12 @@ import {
   API_PREFIX,
   CustomerId,
   LoyaltyErrorBody,
-  OPERATION_BUCKET,
-  OPERATIONS,
   Operation,
   PUBLISHED_LIMITS,
   QUOTA_WINDOW_SECONDS,
+  SERVED_OPERATION_BUCKET,
+  SERVED_OPERATIONS,
+  ServedOperationId,
   TierProgressQuery,
 } from '../../contract';
 import { openApiPath, pathParams } from '../../platform/openapi';
@@ -35,10 +36,10 @@ function errorsOf(op: Operation): LoyaltyErrorName[] {
 }
 
 function toRouteConfig(op: Operation): RouteConfig {
-  const ex = OPERATION_EXAMPLES[op.id as keyof typeof OPERATIONS];
+  const ex = OPERATION_EXAMPLES[op.id as ServedOperationId];
   const params = pathParams(op.path);
   const keysNote = op.keys === 'both' ? 'Keys: apikey and secretkey.' : 'Keys: apikey (and secretkey when the account is in High Security Mode).';
-  const limit = PUBLISHED_LIMITS[OPERATION_BUCKET[op.id as keyof typeof OPERATIONS]];
+  const limit = PUBLISHED_LIMITS[SERVED_OPERATION_BUCKET[op.id as ServedOperationId]];
   const limitNote = ` Rate limit (${limit.row}): ${limit.rate} per second and ${limit.quota} per ${QUOTA_WINDOW_SECONDS} s per account, unless its rateLimits setting says otherwise.`;
   return {
     method: op.method.toLowerCase() as 'get' | 'post' | 'delete',
@@ -80,12 +81,12 @@ function toRouteConfig(op: Operation): RouteConfig {
   };
 }
 
-/** The loyalty v4.0 interface the sandbox serves, from the contract's OPERATIONS table, plus its admin API. */
+/** The loyalty v4.0 interface the sandbox serves, from the contract's SERVED_OPERATIONS table, plus its admin API. */
 export function buildLoyaltyOpenApi() {
   nameContractSchemas();
   const registry = new OpenAPIRegistry();
   registerLoyaltyComponents(registry);
-  for (const op of Object.values(OPERATIONS) as Operation[]) registry.registerPath(toRouteConfig(op));
+  for (const op of Object.values(SERVED_OPERATIONS) as Operation[]) registry.registerPath(toRouteConfig(op));
   for (const r of adminRoutes()) registry.registerPath(r);
   const generator = new OpenApiGeneratorV31([...registry.definitions, { type: 'schema' as const, schema: LoyaltyErrorBody }], {
     sortComponents: 'alphabetically',
@@ -97,7 +98,8 @@ export function buildLoyaltyOpenApi() {
       version: LOYALTY_API_VERSION,
       description:
         'The loyalty v4.0 integration interface as the bundled sandbox serves it: the ten operations of the specification, the few the BFF needs that ' +
-        'the specification only mentions (hold lookup and release, OTP, balance, batch status) in the shapes of the published reference, and the sandbox admin API.\n\n' +
+        'the specification only mentions (hold lookup and release, OTP, balance, batch status) in the shapes of the published reference, published ' +
+        'operations the BFF does not call yet (track order, redeem), and the sandbox admin API.\n\n' +
         'Error bodies: `{ code, type, message, documentationUrl, requestId }` as published, `type` being the category of the code ' +
         '(AUTHENTICATION_ERROR 1xxx, PAYLOAD_ERROR 3xxx, GENERAL_ERROR 4xxx, SERVER_ERROR 5xxx, CUSTOMER_ERROR 7xxx, TRANSACTIONS_ERROR 9xxx), ' +
         "plus the sandbox's `reason` naming the rule. Codes: 1000 API key invalid (401), 1001 secret key required/invalid (401), 3000 missing field (400), " +

@@ -5,29 +5,18 @@ import { loyaltyErrors, toLoyaltyBody } from '../errors';
 import type { BatchJob } from '../state/batch-jobs';
 import type { AccountEntry } from '../state/store';
 import { recordPurchase } from './purchases';
+import { orderPurchase } from './track-order';
 
 /** Orders processed per turn of the event loop, so a big batch never stalls other requests. */
 const ORDERS_PER_STEP = 50;
 
 /**
- * One order, processed like a payment on its totals (hold, coupons, earn
- * rules, return window, hash); its other fields (lineItems, extra, ...) are
- * recorded in the activity. Returns the points rewarded.
+ * One order, processed as a tracked order is (hold, coupons, earn rules by its
+ * lines or totals, return window, hash); its other fields (extra, cartId, ...)
+ * are recorded in the activity. Returns the points rewarded.
  */
 export function processOrder(ctx: SandboxContext, account: AccountEntry, order: OrderItem): number {
-  return recordPurchase(ctx, account, {
-    id: order.orderId,
-    kind: 'order',
-    customerId: order.customerId,
-    email: order.email,
-    mobile: order.mobile,
-    totalPaid: order.totalPaid,
-    guest: order.guest,
-    redemption: order.redemption,
-    returnWindowDays: order.cashbackConfigurations?.returnWindow,
-    merchant: order.merchant,
-    activity: { type: 'Order Processed', properties: { ...order } },
-  }).earnedPoints;
+  return recordPurchase(ctx, account, orderPurchase(order)).earnedPoints;
 }
 
 /** Processes one order into the job's `results` or `errors`. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPERATIONS } from '../../contract';
+import { SERVED_OPERATIONS } from '../../contract';
 import { AppError, ConflictError, NotAllowedError, ServiceUnavailableError, UpstreamError, UpstreamTimeoutError } from '../../platform/errors';
 import { describeIssues, fieldErrors } from '../../platform/validation';
 import type { SandboxContext } from '../context';
@@ -9,7 +9,7 @@ import type { FaultRule, StoredFaultRule } from '../state/faults';
 /** Statuses a rule may inject: the ones a v4.0 caller must be ready for. */
 export const INJECTABLE_STATUSES = [400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504] as const;
 
-const operationIds = Object.keys(OPERATIONS);
+const operationIds = Object.keys(SERVED_OPERATIONS);
 
 const FaultRuleInput = z
   .strictObject({

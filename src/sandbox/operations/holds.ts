@@ -31,8 +31,8 @@ export function pointsAsked(
   return { points, amount: money(points * factor) };
 }
 
-/** A wrong hash refuses the hold (an absent one is allowed: it is an extra check). */
-function checkHash(c: CustomerRecord, hash: string | undefined): void {
+/** A wrong hash refuses the hold or redemption (an absent one is allowed: it is an extra check). */
+export function checkHash(c: CustomerRecord, hash: string | undefined): void {
   if (hash !== undefined && hash !== c.hash) {
     throw loyaltyErrors.invalidValue(`hash does not match customer "${c.id}"'s current hash (it changes with every hold, payment and refund)`, 'HashInvalid');
   }
@@ -103,7 +103,16 @@ export function cancelHold(ctx: SandboxContext, account: AccountEntry, reference
   return { success: true, message: `Hold "${reference}" released; ${hold.points} points are available again` };
 }
 
-/** The active hold a payment names, or 9006. */
+/**
+ * `held -> redeemed`: the hold is used by the sale or redemption `by`, and its
+ * points leave the customer's balance. The one place a hold is redeemed.
+ */
+export function useHold(account: AccountEntry, c: CustomerRecord, hold: HoldRecord, now: number, by: string): void {
+  account.ledger.endHold(hold, 'used', now, by);
+  c.settled -= hold.points;
+}
+
+/** The active hold a payment, order or redemption names, or 9006. */
 export function activeHoldFor(ctx: SandboxContext, account: AccountEntry, reference: string, customerId: string): HoldRecord {
   const hold = account.ledger.hold(reference, ctx.clock.now());
   if (!hold) throw loyaltyErrors.holdNotFound(`pointsHoldReference "${reference}" was not found`);

@@ -1,6 +1,6 @@
-import type { OrderTransaction, OrderTransactionsResponse, PaymentDetail, RewardPreviewRequest, RewardPreviewResponse } from '../../contract';
+import type { OrderTransaction, OrderTransactionsResponse, RewardPreviewRequest, RewardPreviewResponse } from '../../contract';
 import type { SandboxContext } from '../context';
-import { computeEarning } from '../domain/earn';
+import { computeEarning, orderLinesAsDetails } from '../domain/earn';
 import { money } from '../domain/money';
 import { currentTierOf, tierOf } from '../domain/tiers';
 import { loyaltyErrors } from '../errors';
@@ -13,28 +13,17 @@ export function numericId(text: string): number {
   return h >>> 1 || 1;
 }
 
-/** Preview lines as the payment lines the earn rules read: price x quantity, less the discount. */
-function asPaymentDetails(req: RewardPreviewRequest): PaymentDetail[] | undefined {
-  return req.lineItems?.map((l, i) => ({
-    serviceId: l.productId ?? l.sku ?? `line-${i + 1}`,
-    amount: (l.price ?? 0) * (l.quantity ?? 1),
-    discount: l.discount !== undefined && l.discount > 0 ? l.discount : undefined,
-    category: l.category,
-    tags: l.tags,
-  }));
-}
-
 /**
  * `POST /orders/reward-preview`: what the order would earn, by the very rules
- * (and rounding) a payment of the same lines and total earns by, changing
- * nothing. A customer without a profile previews at the entry tier.
+ * (and rounding) the tracked order, or a payment of the same lines and total,
+ * earns by, changing nothing. A customer without a profile previews at the entry tier.
  */
 export function previewRewards(_ctx: SandboxContext, account: AccountEntry, req: RewardPreviewRequest): RewardPreviewResponse {
   const { settings, ledger } = account;
   // As a payment finds its customer: with channel merging, a new channel id carrying a known email or mobile is that profile.
   const c = req.customerId !== undefined ? ledger.profileFor(req.customerId, req, settings.channelMerging) : undefined;
   const tier = c ? currentTierOf(settings, c) : tierOf(settings, 0);
-  const details = asPaymentDetails(req);
+  const details = orderLinesAsDetails(req.lineItems);
   const earning = computeEarning(settings, tier, req.totalPaid, details, false);
   const lineItems = earning.lines.map((l, i) => ({
     productId: l.serviceId,
@@ -60,8 +49,9 @@ export function previewRewards(_ctx: SandboxContext, account: AccountEntry, req:
 }
 
 /**
- * `GET /orders/{orderId}/transactions`: the payment's reward and redemption,
- * then each refund's points taken back (`Refund`, or `PartialRefund` while
+ * `GET /orders/{orderId}/transactions`: the reward and redemption of the
+ * payment or order (tracked or batch) of that id, or the redemption of a
+ * `POST /transactions/redeem` under it, then each refund's points taken back (`Refund`, or `PartialRefund` while
  * something is left) and redeemed points given back (`Cancel`), oldest first.
  */
 export function orderTransactions(ctx: SandboxContext, account: AccountEntry, orderId: string): OrderTransactionsResponse {
@@ -69,22 +59,25 @@ export function orderTransactions(ctx: SandboxContext, account: AccountEntry, or
   const tx = ledger.transactions.get(orderId);
   if (!tx) throw loyaltyErrors.transactionNotFound(`Order "${orderId}" has no loyalty transactions`);
   const at = ctx.clock.iso(tx.at);
-  const out: OrderTransaction[] = [
-    {
+  const out: OrderTransaction[] = [];
+  // A redemption (POST /transactions/redeem) rewarded nothing: its only row is the redemption.
+  if (tx.kind !== 'redeem') {
+    out.push({
       transactionDate: at,
       gameballTransactionId: numericId(`pay:${tx.id}`),
       transactionType: 'PaymentReward',
       amount: tx.totalPaid,
       transactionId: tx.id,
       equivalentPoints: tx.earnedPoints,
-    },
-  ];
+    });
+  }
   if (tx.redeemedPoints > 0) {
     out.push({
       transactionDate: at,
       gameballTransactionId: numericId(`rdm:${tx.id}`),
       transactionType: 'Redemption',
-      amount: money(tx.redeemedPoints * settings.redemptionFactor),
+      // A redemption shows the amount its answer gave (`redeemAmount`); a sale, its points' value.
+      amount: tx.kind === 'redeem' ? tx.totalPaid : money(tx.redeemedPoints * settings.redemptionFactor),
       transactionId: tx.id,
       equivalentPoints: tx.redeemedPoints,
     });

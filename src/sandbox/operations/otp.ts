@@ -25,12 +25,12 @@ export function sendOtp(ctx: SandboxContext, account: AccountEntry, req: OtpRequ
 }
 
 /**
- * Checks the code a hold carries. The code is consumed only when the hold
- * succeeds (`consume()`), so a hold refused for another reason can be retried.
+ * Checks the code a hold or redemption carries. The code is consumed only when
+ * it succeeds (`consume()`), so one refused for another reason can be retried.
  */
 export function verifyOtp(c: CustomerRecord, otp: string | undefined, now: number): { consume(): void } {
   if (otp === undefined) {
-    throw loyaltyErrors.invalidValue(`This account requires an OTP for holds: send otp (from POST /transactions/otp) or ignoreOTP: true`, 'OTPRequired');
+    throw loyaltyErrors.invalidValue(`This account requires an OTP to redeem points: send otp (from POST /transactions/otp) or ignoreOTP: true`, 'OTPRequired');
   }
   const issued = c.otp;
   if (!issued) throw loyaltyErrors.invalidValue(`No OTP was sent to customer "${c.id}"`, 'OTPInvalid');

@@ -9,11 +9,11 @@ import type { AccountEntry } from '../state/store';
 import { lockToBurn } from './coupon-locks';
 import { ensureProfile } from './customers';
 import { besideLock, checkCoupons } from './coupons';
-import { activeHoldFor } from './holds';
+import { activeHoldFor, useHold } from './holds';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** What a payment and a batch order have in common: a sale the ledger rewards. */
+/** What a payment and an order (tracked or batch) have in common: a sale the ledger rewards. */
 export interface Purchase {
   id: string;
   kind: 'payment' | 'order';
@@ -40,8 +40,14 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
   const { settings, ledger } = account;
   const now = ctx.clock.now();
   requireChannelField(settings, p);
-  if (ledger.transactions.has(p.id)) {
-    throw loyaltyErrors.duplicateTransaction(`${p.kind === 'payment' ? 'paymentId' : 'orderId'} "${p.id}" was already processed; no second reward is given`);
+  const earlier = ledger.transactions.get(p.id);
+  if (earlier) {
+    const field = p.kind === 'payment' ? 'paymentId' : 'orderId';
+    throw loyaltyErrors.duplicateTransaction(
+      earlier.kind === 'redeem'
+        ? `${field} "${p.id}" is already the transactionId of a redemption; a transaction id names one transaction`
+        : `${field} "${p.id}" was already processed; no second reward is given`,
+    );
   }
   // The profile the sale belongs to: with channel merging, another channel's id may name an existing one.
   const profileId = ledger.profileFor(p.customerId, p, settings.channelMerging)?.id ?? p.customerId;
@@ -73,10 +79,7 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
     merchantName: p.merchant?.name,
     branchName: p.merchant?.branch?.name,
   };
-  if (hold) {
-    ledger.endHold(hold, 'used', now, tx.id);
-    c.settled -= hold.points;
-  }
+  if (hold) useHold(account, c, hold, now, tx.id);
   coupons.apply(c);
   locked?.apply(c, tx.id);
   ledger.creditEarned(c, earning.points, now, tx.id, tx.pendingUntil);

@@ -92,9 +92,10 @@ function fullyRefunded(tx: TransactionRecord, remaining: number): boolean {
 }
 
 /**
- * `POST /transactions/refund`: takes back earned points at the rate they were
- * earned and gives back redeemed points in proportion, never more than the
- * transaction still holds.
+ * `POST /transactions/refund`: refunds a payment, an order (tracked or batch)
+ * or a redemption by its id (`reverseTransactionId`): takes back earned points
+ * at the rate they were earned and gives back redeemed points in proportion,
+ * never more than the transaction still holds.
  */
 export function processRefund(ctx: SandboxContext, account: AccountEntry, req: RefundRequest): RefundResponse {
   const { settings, ledger } = account;
@@ -131,7 +132,8 @@ export function processRefund(ctx: SandboxContext, account: AccountEntry, req: R
     change.line.refundedPoints += change.points;
   }
   tx.refundCount += 1;
-  c.amountSpent = (c.amountSpent ?? 0) - plan.amount;
+  // A redemption was no spend, so its refund takes none back.
+  if (tx.kind !== 'redeem') c.amountSpent = (c.amountSpent ?? 0) - plan.amount;
   ledger.rotateHash(c);
 
   const gameballTransactionId = newReference('rfd');
@@ -152,5 +154,7 @@ export function processRefund(ctx: SandboxContext, account: AccountEntry, req: R
     at: now,
     properties: { ...req, refundAmount: plan.amount, takenBackPoints: plan.takeBack, returnedPoints: plan.giveBack },
   });
-  return { gameballTransactionId, refundTransactionId: req.refundTransactionId, refundAmount: plan.amount, refundEquivalentPoints: plan.takeBack };
+  // The points the refunded money stands for: those a sale earned on it, or those a redemption spent on it.
+  const refundEquivalentPoints = tx.kind === 'redeem' ? plan.giveBack : plan.takeBack;
+  return { gameballTransactionId, refundTransactionId: req.refundTransactionId, refundAmount: plan.amount, refundEquivalentPoints };
 }

@@ -6,14 +6,16 @@ import { numericId } from './orders';
 
 const DEFAULT_LIMIT = 50;
 
+/** A payment or order as its reward (`+`), a redemption as the points it spent (`-`). */
 function payment(ctx: SandboxContext, tx: TransactionRecord): AccountTransaction {
+  const redeem = tx.kind === 'redeem';
   return {
     transactionId: tx.id,
-    gameballTransactionId: String(numericId(`pay:${tx.id}`)),
-    type: 'PaymentReward',
-    direction: '+',
+    gameballTransactionId: String(numericId(`${redeem ? 'rdm' : 'pay'}:${tx.id}`)),
+    type: redeem ? 'Redemption' : 'PaymentReward',
+    direction: redeem ? '-' : '+',
     customerId: tx.customerId,
-    points: tx.earnedPoints,
+    points: redeem ? tx.redeemedPoints : tx.earnedPoints,
     amount: tx.totalPaid,
     transactionTime: ctx.clock.iso(tx.at),
     status: tx.pendingUntil !== undefined && tx.pendingUntil > ctx.clock.now() ? 'Pending' : 'Active',
@@ -39,7 +41,7 @@ function refund(ctx: SandboxContext, r: RefundRecord): AccountTransaction {
 }
 
 /**
- * `GET /transactions`: the account's payments (and batch orders) and refunds,
+ * `GET /transactions`: the account's payments, orders, redemptions and refunds,
  * oldest first, with the merchant and branch names each carried. `customerId`
  * filters by profile (any of its channel ids); an unknown customer has none.
  * `startAfter` names the last page's last `gameballTransactionId`. The

@@ -5,7 +5,7 @@
  * probability and an optional number of times. Sandbox-wide; a reset clears them.
  */
 export interface FaultRule {
-  /** An OPERATIONS id (e.g. "payment") or "*" for every operation. */
+  /** A SERVED_OPERATIONS id (e.g. "payment") or "*" for every operation. */
   operation: string;
   latencyMs?: number;
   status?: number;

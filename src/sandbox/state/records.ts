@@ -100,12 +100,18 @@ export interface EarnLine {
   refundedPoints: number;
 }
 
-/** A payment (or a batch order): what was earned and redeemed, and what refunds took back. */
+/**
+ * A payment, an order (tracked or batch) or a redemption (`POST
+ * /transactions/redeem`): what was earned and redeemed, and what refunds took
+ * back. The three share one id space, as the published 9004 "Transaction ID
+ * Already Exists" has it.
+ */
 export interface TransactionRecord {
   id: string;
-  kind: 'payment' | 'order';
+  kind: 'payment' | 'order' | 'redeem';
   customerId: string;
   at: number;
+  /** What the customer paid; for a redemption, the money value of its points (what a refund of it is measured against). */
   totalPaid: number;
   earnedPoints: number;
   redeemedPoints: number;
@@ -122,6 +128,10 @@ export interface TransactionRecord {
   /** The merchant and branch names the payment carried (shown by the transactions list). */
   merchantName?: string;
   branchName?: string;
+  /** A redemption's request as received (keys sorted), so a repeat of it is told from another request under its id. */
+  request?: string;
+  /** A redemption's `reason`, echoed by its answer. */
+  reason?: string;
 }
 
 export interface RefundRecord {
