@@ -177,6 +177,34 @@ describe('sandbox 2xx answers validate against the published response schemas, e
     );
   });
 
+  it('track order (itemised and not, with a hold), redeem (by points and by hold), and the refund of an order by its id', async () => {
+    await seed('o-1', 1000);
+    const hold = await call('POST', '/transactions/hold', { customerId: 'o-1', transactionTime: T, pointsToHold: 100 });
+    const itemised = await call('POST', '/orders', {
+      customerId: 'o-1',
+      orderId: 'o-1-sale',
+      orderDate: T,
+      totalPaid: 90,
+      totalPrice: 100,
+      lineItems: [{ productId: 'sku-1', price: 100, quantity: 1, discount: 10, category: ['electronics'] }],
+      redemption: { pointsHoldReference: hold.body.holdReference },
+    });
+    expectPublished(itemised, 'post', '/orders');
+    expect(itemised.body).toMatchObject({ redeemedPoints: 100, rewardedPoints: 180, lineItems: [{ productId: 'sku-1', points: 180 }] });
+    expectPublished(await call('POST', '/orders', { customerId: 'o-1', orderId: 'o-1-plain', orderDate: T, totalPaid: 20 }), 'post', '/orders');
+    expectPublished(
+      await call('POST', '/transactions/refund', { customerId: 'o-1', refundTransactionId: 'o-1-ref', reverseTransactionId: 'o-1-sale', transactionTime: T, refundAmount: 45 }),
+      'post',
+      '/transactions/refund',
+    );
+    expectPublished(await call('POST', '/transactions/redeem', { customerId: 'o-1', transactionId: 'o-1-rdm', transactionTime: T, points: 50, reason: 'Discount' }), 'post', '/transactions/redeem');
+    const second = await call('POST', '/transactions/hold', { customerId: 'o-1', transactionTime: T, amountToHold: 5 });
+    const byHold = await call('POST', '/transactions/redeem', { customerId: 'o-1', transactionId: 'o-1-rdm2', transactionTime: T, holdReference: second.body.holdReference, reason: 'Hold' });
+    expectPublished(byHold, 'post', '/transactions/redeem');
+    expect(byHold.body).toMatchObject({ redeemAmount: 5, redeemEquivalentPoints: 50 });
+    expectPublished(await call('GET', '/orders/o-1-rdm/transactions'), 'get', '/orders/{orderId}/transactions');
+  });
+
   it("a customer's transactions list: a payment and its refund, with the merchant and branch each carried", async () => {
     await seed('t-1', 0);
     const merchant = { uniqueId: 'm-1', name: 'Demo Retail', branch: { uniqueId: 'b-1', name: 'Downtown' } };
@@ -326,6 +354,17 @@ describe('sandbox error answers carry the published body, status, code and categ
     expectPublishedError(await call('GET', '/batches/424242/status'), 4004);
   });
 
+  it('422 for a duplicate order id or redeem transaction id (9004) and a redemption past the balance (9008)', async () => {
+    await seed('t-2', 100);
+    expect((await call('POST', '/orders', { customerId: 't-2', orderId: 'dup-o', orderDate: T, totalPaid: 1 })).status).toBe(200);
+    expectPublishedError(await call('POST', '/orders', { customerId: 't-2', orderId: 'dup-o', orderDate: T, totalPaid: 1 }), 9004);
+    const redeem = { customerId: 't-2', transactionId: 'dup-r', transactionTime: T, points: 60 };
+    expect((await call('POST', '/transactions/redeem', redeem)).status).toBe(200);
+    expectPublishedError(await call('POST', '/transactions/redeem', redeem), 9004);
+    expectPublishedError(await call('POST', '/transactions/redeem', { ...redeem, transactionId: 'short' }), 9008);
+    expectPublishedError(await call('POST', '/transactions/redeem', { ...redeem, transactionId: 'no-hold', points: undefined, holdReference: 'nope' }), 9006);
+  });
+
   it('422 for insufficient points (9008), a duplicate transaction id (9004), a hold already released (9001)', async () => {
     await seed('t-1', 100);
     expectPublishedError(await call('POST', '/transactions/hold', { customerId: 't-1', transactionTime: T, pointsToHold: 500 }), 9008);
@@ -380,5 +419,27 @@ describe('every published request example is accepted, nulls included', () => {
 
   it('events', async () => {
     expectPublished(await call('POST', '/events', publishedRequest('post', '/events')), 'post', '/events');
+  });
+
+  it('track order (its hold and lock references are state: a live hold and a live lock of the example customer replace them)', async () => {
+    const example = publishedRequest('post', '/orders') as any;
+    expect(example.redemption).toMatchObject({ pointsHoldReference: expect.any(String), couponsLockReference: expect.any(String) });
+    await seed(example.customerId, 1000);
+    const hold = await call('POST', '/transactions/hold', { customerId: example.customerId, transactionTime: T, pointsToHold: 100 });
+    const lock = await call('POST', '/coupons/validate', { customerId: example.customerId, coupons: example.redemption.couponCodes, lock: true });
+    expect(lock.status).toBe(200);
+    const redemption = { ...example.redemption, pointsHoldReference: hold.body.holdReference, couponsLockReference: lock.body.lockReference };
+    const answer = await call('POST', '/orders', { ...example, redemption });
+    expectPublished(answer, 'post', '/orders');
+    expect(answer.body).toMatchObject({ customerId: example.customerId, redeemedPoints: 100 });
+  });
+
+  it('redeem (with the live hash of the example customer; the example leaves points out with 0 and holdReference with null)', async () => {
+    const example = publishedRequest('post', '/transactions/redeem') as any;
+    expect(example).toMatchObject({ points: 0, holdReference: null });
+    await seed(example.customerId, 1000);
+    const answer = await call('POST', '/transactions/redeem', { ...example, hash: await hashOf(example.customerId) });
+    expectPublished(answer, 'post', '/transactions/redeem');
+    expect(answer.body).toMatchObject({ transactionId: example.transactionId, redeemAmount: example.amount, reason: example.reason });
   });
 });

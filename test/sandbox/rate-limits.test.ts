@@ -124,6 +124,47 @@ describe('sandbox rate limits', () => {
     await pass(29, () => hold());
   });
 
+  it('Track Order, order previews and order-transaction reads share the orders bucket (Orders (Tracking), 30/s); the refused order is not recorded', async () => {
+    expect(PUBLISHED_LIMITS.orders).toMatchObject({ rate: 30, quota: 360 });
+    const track = (orderId: string) => http.post(`${API}/orders`).set(KEYS).send({ customerId: 'c1', orderId, orderDate: T, totalPaid: 10 });
+    const preview = () => http.post(`${API}/orders/reward-preview`).set({ apikey: KEYS.apikey }).send({ customerId: 'c1', totalPaid: 10 });
+    let n = 0;
+    await pass(10, () => track(`o-${n++}`));
+    await pass(10, () => preview());
+    await pass(10, () => http.get(`${API}/orders/o-0/transactions`).set(KEYS));
+    const err = refused(await track('o-late'), 1);
+    expect(err.message).toContain('Orders (tracking) allows 30 per second and 360 per 30 s');
+    refused(await preview(), 1);
+    refused(await http.get(`${API}/orders/o-0/transactions`).set(KEYS), 1);
+    // Transaction writes and customer reads have their own buckets.
+    await hold().expect(200);
+    await balance().expect(200);
+    await advance(1000);
+    await track('o-late').expect(200);
+    expect((await balance().expect(200)).body.totalEarnedPoints).toBe(11 * 10);
+  });
+
+  it('refuses the 361st order request in 30 s, with Retry-After until the oldest leaves the window', async () => {
+    const preview = () => http.post(`${API}/orders/reward-preview`).set({ apikey: KEYS.apikey }).send({ totalPaid: 10 });
+    for (let second = 0; second < 12; second++) {
+      await pass(30, preview);
+      await advance(1000);
+    }
+    await advance(500);
+    refused(await http.post(`${API}/orders`).set(KEYS).send({ customerId: 'c1', orderId: 'o-1', orderDate: T, totalPaid: 10 }), 18);
+    await advance(17_500);
+    await pass(30, preview);
+  });
+
+  it('a redemption is a transaction write (Transactions POST), counted with holds, not with orders', async () => {
+    await pass(30, () => hold());
+    const err = refused(await http.post(`${API}/transactions/redeem`).set(KEYS).send({ customerId: 'c1', transactionId: 'r1', transactionTime: T, points: 1 }), 1);
+    expect(err.message).toContain('Transactions POST');
+    await http.post(`${API}/orders`).set(KEYS).send({ customerId: 'c1', orderId: 'o-1', orderDate: T, totalPaid: 10 }).expect(200);
+    await advance(1000);
+    await http.post(`${API}/transactions/redeem`).set(KEYS).send({ customerId: 'c1', transactionId: 'r1', transactionTime: T, points: 1 }).expect(200);
+  });
+
   it('an account can switch them off, scale them or set figures per bucket (admin API, merged one level)', async () => {
     const off = await setLimits({ enforced: false }).expect(200);
     expect(off.body.rateLimits).toEqual({ enforced: false, multiplier: 1, buckets: {} });

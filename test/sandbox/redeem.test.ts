@@ -112,6 +112,8 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
     expect(rest.body).toMatchObject({ refundAmount: 15, refundEquivalentPoints: 150 });
     expect(await h.balance('c1')).toMatchObject({ totalPointsBalance: 500, totalEarnedPoints: 0 });
     expectLoyaltyError(await refund({ refundTransactionId: 'rf3' }), 422, 3003);
+    // A redemption was no spend: refunding it takes none off the tier progress (by amount spent here).
+    expect((await h.http.get(`${API}/customers/c1/tier-progress`).set(h.keys).expect(200)).body.progress).toBe(0);
   });
 
   it('validates: exactly one of amount, points, holdReference (3003, or 3000 for none); an unknown customer is 7000; both keys are needed', async () => {
