@@ -98,8 +98,10 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
     await redeem({ transactionId: 'r1', points: 50 }).expect(200);
   });
 
-  it('gives the points back on a refund naming it, in full or in part', async () => {
+  it('gives the points back on a refund naming it, in full or in part, and takes no spend off the tier progress', async () => {
+    await h.http.post(`${API}/orders`).set(h.keys).send({ customerId: 'c1', orderId: 'o1', orderDate: T, totalPaid: 50 }).expect(200);
     await redeem({ transactionId: 'r1', points: 200 }).expect(200);
+    expect((await h.balance('c1')).totalPointsBalance).toBe(350);
     const refund = (body: object) =>
       h.http
         .post(`${API}/transactions/refund`)
@@ -107,13 +109,13 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
         .send({ customerId: 'c1', reverseTransactionId: 'r1', transactionTime: T, ...body });
     const part = await refund({ refundTransactionId: 'rf1', refundAmount: 5 }).expect(200);
     expect(part.body).toMatchObject({ refundAmount: 5, refundEquivalentPoints: 50 });
-    expect((await h.balance('c1')).totalPointsBalance).toBe(350);
+    expect((await h.balance('c1')).totalPointsBalance).toBe(400);
     const rest = await refund({ refundTransactionId: 'rf2' }).expect(200);
     expect(rest.body).toMatchObject({ refundAmount: 15, refundEquivalentPoints: 150 });
-    expect(await h.balance('c1')).toMatchObject({ totalPointsBalance: 500, totalEarnedPoints: 0 });
+    expect(await h.balance('c1')).toMatchObject({ totalPointsBalance: 550, totalEarnedPoints: 50 });
     expectLoyaltyError(await refund({ refundTransactionId: 'rf3' }), 422, 3003);
-    // A redemption was no spend: refunding it takes none off the tier progress (by amount spent here).
-    expect((await h.http.get(`${API}/customers/c1/tier-progress`).set(h.keys).expect(200)).body.progress).toBe(0);
+    // A redemption was no spend: refunding it leaves the order's 50 spent (the tier progress method here).
+    expect((await h.http.get(`${API}/customers/c1/tier-progress`).set(h.keys).expect(200)).body.progress).toBe(50);
   });
 
   it('validates: exactly one of amount, points, holdReference (3003, or 3000 for none); an unknown customer is 7000; both keys are needed', async () => {
