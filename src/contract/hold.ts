@@ -12,7 +12,11 @@ const RuleId = z.string().min(1).max(200);
 const OtpRuleId = z.union([z.number().int().positive(), RuleId]);
 
 /** Exactly one of the ways to say how much (spec, Hold request); `isGiven` says what counts as given. */
-export function exactlyOne<T extends Record<string, unknown>>(keys: (keyof T & string)[], label: string, isGiven: (v: unknown) => boolean = (v) => v !== undefined) {
+export function exactlyOne<T extends Record<string, unknown>>(
+  keys: (keyof T & string)[],
+  label: string,
+  isGiven: (v: unknown) => boolean = (v) => v !== undefined,
+) {
   return (value: T, ctx: z.RefinementCtx) => {
     const given = keys.filter((k) => isGiven(value[k]));
     if (given.length !== 1) {

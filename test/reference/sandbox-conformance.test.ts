@@ -193,13 +193,29 @@ describe('sandbox 2xx answers validate against the published response schemas, e
     expect(itemised.body).toMatchObject({ redeemedPoints: 100, rewardedPoints: 180, lineItems: [{ productId: 'sku-1', points: 180 }] });
     expectPublished(await call('POST', '/orders', { customerId: 'o-1', orderId: 'o-1-plain', orderDate: T, totalPaid: 20 }), 'post', '/orders');
     expectPublished(
-      await call('POST', '/transactions/refund', { customerId: 'o-1', refundTransactionId: 'o-1-ref', reverseTransactionId: 'o-1-sale', transactionTime: T, refundAmount: 45 }),
+      await call('POST', '/transactions/refund', {
+        customerId: 'o-1',
+        refundTransactionId: 'o-1-ref',
+        reverseTransactionId: 'o-1-sale',
+        transactionTime: T,
+        refundAmount: 45,
+      }),
       'post',
       '/transactions/refund',
     );
-    expectPublished(await call('POST', '/transactions/redeem', { customerId: 'o-1', transactionId: 'o-1-rdm', transactionTime: T, points: 50, reason: 'Discount' }), 'post', '/transactions/redeem');
+    expectPublished(
+      await call('POST', '/transactions/redeem', { customerId: 'o-1', transactionId: 'o-1-rdm', transactionTime: T, points: 50, reason: 'Discount' }),
+      'post',
+      '/transactions/redeem',
+    );
     const second = await call('POST', '/transactions/hold', { customerId: 'o-1', transactionTime: T, amountToHold: 5 });
-    const byHold = await call('POST', '/transactions/redeem', { customerId: 'o-1', transactionId: 'o-1-rdm2', transactionTime: T, holdReference: second.body.holdReference, reason: 'Hold' });
+    const byHold = await call('POST', '/transactions/redeem', {
+      customerId: 'o-1',
+      transactionId: 'o-1-rdm2',
+      transactionTime: T,
+      holdReference: second.body.holdReference,
+      reason: 'Hold',
+    });
     expectPublished(byHold, 'post', '/transactions/redeem');
     expect(byHold.body).toMatchObject({ redeemAmount: 5, redeemEquivalentPoints: 50 });
     expectPublished(await call('GET', '/orders/o-1-rdm/transactions'), 'get', '/orders/{orderId}/transactions');

@@ -1,4 +1,6 @@
-import { LoyaltyErrorBody, OPERATIONS, OperationId } from '../../src/contract';
+import { API_PREFIX, LoyaltyErrorBody, OPERATIONS, OperationId, SANDBOX_ONLY_OPERATIONS } from '../../src/contract';
+import { buildLoyaltyOpenApi } from '../../src/sandbox/openapi';
+import { OPERATION_EXAMPLES } from '../../src/sandbox/openapi/examples';
 import { API, harness } from './helpers';
 
 const T = '2025-03-01T10:00:00Z';
@@ -55,5 +57,27 @@ describe('sandbox responses follow the contract', () => {
     check('deleteCustomer', (await h.http.delete(`${API}/customers/c1`).set(h.keys)).body);
     const err = await h.http.get(`${API}/customers/c1/hash`).set(h.keys);
     expect(LoyaltyErrorBody.strict().safeParse(err.body).success).toBe(true);
+  });
+
+  it('for the sandbox-only operations too, which the v4.0 document lists with their keys and examples', async () => {
+    await h.seed('c2', 1000);
+    const order = await h.http
+      .post(`${API}/orders`)
+      .set(h.keys)
+      .send({ customerId: 'c2', orderId: 'o1', orderDate: T, totalPaid: 10, lineItems: [{ productId: 'a', price: 10 }] });
+    expect(SANDBOX_ONLY_OPERATIONS.trackOrder.response.parse(order.body).lineItems).toHaveLength(1);
+    const redeemed = await h.http
+      .post(`${API}/transactions/redeem`)
+      .set(h.keys)
+      .send({ customerId: 'c2', transactionId: 'r1', transactionTime: T, points: 10 });
+    expect(SANDBOX_ONLY_OPERATIONS.redeem.response.parse(redeemed.body).redeemEquivalentPoints).toBe(10);
+
+    const doc = buildLoyaltyOpenApi() as unknown as { paths: Record<string, Record<string, { operationId: string; security: unknown }>> };
+    for (const op of Object.values(SANDBOX_ONLY_OPERATIONS)) {
+      expect(doc.paths[API_PREFIX + op.path].post).toMatchObject({ operationId: op.id, security: [{ apiKey: [], secretKey: [] }] });
+      const ex = OPERATION_EXAMPLES[op.id]!;
+      expect({ op: op.id, request: op.request.safeParse(ex.request).error?.issues ?? [] }).toEqual({ op: op.id, request: [] });
+      expect({ op: op.id, response: op.response.safeParse(ex.response).error?.issues ?? [] }).toEqual({ op: op.id, response: [] });
+    }
   });
 });

@@ -18,7 +18,12 @@ describe('sandbox refunds of tracked orders', () => {
       .send({ customerId: 'c1', transactionTime: T, ...body });
   const rowsOf = async (orderId: string) =>
     (await h.http.get(`${API}/orders/${orderId}/transactions`).set(h.keys).expect(200)).body.transactions.map(
-      (t: { transactionType: string; transactionId: string; equivalentPoints: number; amount: number }) => [t.transactionType, t.transactionId, t.equivalentPoints, t.amount],
+      (t: { transactionType: string; transactionId: string; equivalentPoints: number; amount: number }) => [
+        t.transactionType,
+        t.transactionId,
+        t.equivalentPoints,
+        t.amount,
+      ],
     );
 
   beforeEach(async () => {
@@ -27,7 +32,8 @@ describe('sandbox refunds of tracked orders', () => {
   });
 
   it('a full refund by order id takes back the earned points and gives back the redeemed ones', async () => {
-    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 100 }).expect(200)).body.holdReference;
+    const ref = (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold: 100 }).expect(200)).body
+      .holdReference;
     await track({ orderId: 'o1', totalPaid: 90, totalPrice: 100, redemption: { pointsHoldReference: ref } }).expect(200);
     expect((await h.balance('c1')).totalPointsBalance).toBe(500 - 100 + 90);
     // As the POS guide's example: the order id, and the whole totalPaid.

@@ -158,7 +158,10 @@ describe('sandbox rate limits', () => {
 
   it('a redemption is a transaction write (Transactions POST), counted with holds, not with orders', async () => {
     await pass(30, () => hold());
-    const err = refused(await http.post(`${API}/transactions/redeem`).set(KEYS).send({ customerId: 'c1', transactionId: 'r1', transactionTime: T, points: 1 }), 1);
+    const err = refused(
+      await http.post(`${API}/transactions/redeem`).set(KEYS).send({ customerId: 'c1', transactionId: 'r1', transactionTime: T, points: 1 }),
+      1,
+    );
     expect(err.message).toContain('Transactions POST');
     await http.post(`${API}/orders`).set(KEYS).send({ customerId: 'c1', orderId: 'o-1', orderDate: T, totalPaid: 10 }).expect(200);
     await advance(1000);

@@ -11,7 +11,8 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
       .set(h.keys)
       .send({ customerId: 'c1', transactionTime: T, ...body });
   const hold = async (pointsToHold: number) =>
-    (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold }).expect(200)).body.holdReference as string;
+    (await h.http.post(`${API}/transactions/hold`).set(h.keys).send({ customerId: 'c1', transactionTime: T, pointsToHold }).expect(200)).body
+      .holdReference as string;
 
   beforeEach(async () => {
     await h.http.post('/_sandbox/reset').set(h.keys).expect(200);
@@ -37,13 +38,26 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
     expect(String(rows.transactions[0].gameballTransactionId)).toBe(res.body.gameballTransactionId);
     const list = (await h.http.get(`${API}/transactions?customerId=c1`).set(h.keys).expect(200)).body;
     expect(list.transactions).toEqual([
-      expect.objectContaining({ transactionId: 'r1', type: 'Redemption', direction: '-', points: 120, amount: 12, gameballTransactionId: res.body.gameballTransactionId }),
+      expect.objectContaining({
+        transactionId: 'r1',
+        type: 'Redemption',
+        direction: '-',
+        points: 120,
+        amount: 12,
+        gameballTransactionId: res.body.gameballTransactionId,
+      }),
     ]);
   });
 
   it('by amount: the points that cover it at the redemption factor; a reason is echoed only when sent', async () => {
     const res = await redeem({ transactionId: 'r1', amount: 10.05 }).expect(200);
-    expect(res.body).toEqual({ customerId: 'c1', gameballTransactionId: expect.any(String), transactionId: 'r1', redeemAmount: 10.05, redeemEquivalentPoints: 101 });
+    expect(res.body).toEqual({
+      customerId: 'c1',
+      gameballTransactionId: expect.any(String),
+      transactionId: 'r1',
+      redeemAmount: 10.05,
+      redeemEquivalentPoints: 101,
+    });
     expect((await h.balance('c1')).totalPointsBalance).toBe(399);
     // The published example leaves the others out with 0 and null.
     await redeem({ transactionId: 'r2', amount: 1, points: 0, holdReference: null }).expect(200);
@@ -58,7 +72,10 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
     expect(await h.balance('c1')).toMatchObject({ totalPointsBalance: 300, availablePointsBalance: 300, heldPoints: 0 });
     expectLoyaltyError(await redeem({ transactionId: 'r2', holdReference: ref }), 404, 9006);
     expectLoyaltyError(
-      await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 5, redemption: { pointsHoldReference: ref } }),
+      await h.http
+        .post(`${API}/payments`)
+        .set(h.keys)
+        .send({ customerId: 'c1', paymentId: 'p1', paymentDate: T, totalPaid: 5, redemption: { pointsHoldReference: ref } }),
       404,
       9006,
     );
@@ -82,9 +99,10 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
     // One id space with orders and payments.
     await h.http.post(`${API}/orders`).set(h.keys).send({ customerId: 'c1', orderId: 'o1', orderDate: T, totalPaid: 10 }).expect(200);
     expect(expectLoyaltyError(await redeem({ transactionId: 'o1', points: 1 }), 422, 9004).message).toContain('order');
-    expect(expectLoyaltyError(await h.http.post(`${API}/orders`).set(h.keys).send({ customerId: 'c1', orderId: 'r1', orderDate: T, totalPaid: 10 }), 422, 9004).message).toContain(
-      'redemption',
-    );
+    expect(
+      expectLoyaltyError(await h.http.post(`${API}/orders`).set(h.keys).send({ customerId: 'c1', orderId: 'r1', orderDate: T, totalPaid: 10 }), 422, 9004)
+        .message,
+    ).toContain('redemption');
     expect((await h.balance('c1')).totalPointsBalance).toBe(410);
   });
 
@@ -119,14 +137,23 @@ describe('sandbox redeem (POST /transactions/redeem)', () => {
   });
 
   it('validates: exactly one of amount, points, holdReference (3003, or 3000 for none); an unknown customer is 7000; both keys are needed', async () => {
-    expect(expectLoyaltyError(await redeem({ transactionId: 'r1', points: 10, amount: 1 }), 422, 3003).message).toContain('exactly one of amount, points, holdReference');
+    expect(expectLoyaltyError(await redeem({ transactionId: 'r1', points: 10, amount: 1 }), 422, 3003).message).toContain(
+      'exactly one of amount, points, holdReference',
+    );
     expectLoyaltyError(await redeem({ transactionId: 'r1' }), 400, 3000);
     expectLoyaltyError(await redeem({ transactionId: 'r1', points: 0 }), 400, 3000);
     expect(expectLoyaltyError(await redeem({ transactionId: 'r1', points: 1.5 }), 422, 3003).message).toContain('points');
     expect(expectLoyaltyError(await redeem({ transactionId: 'r1', points: 1, reason: 'x'.repeat(256) }), 422, 3003).message).toContain('reason');
     expect(expectLoyaltyError(await redeem({ points: 1 }), 400, 3000).message).toContain('transactionId');
     expectLoyaltyError(await redeem({ customerId: 'nobody', transactionId: 'r1', points: 1 }), 404, 7000);
-    expectLoyaltyError(await h.http.post(`${API}/transactions/redeem`).set({ apikey: h.keys.apikey }).send({ customerId: 'c1', transactionId: 'r1', transactionTime: T, points: 1 }), 401, 1001);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/transactions/redeem`)
+        .set({ apikey: h.keys.apikey })
+        .send({ customerId: 'c1', transactionId: 'r1', transactionTime: T, points: 1 }),
+      401,
+      1001,
+    );
     expect((await h.balance('c1')).totalPointsBalance).toBe(500);
   });
 

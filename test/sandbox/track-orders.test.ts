@@ -2,7 +2,9 @@ import { API, expectLoyaltyError, harness, testAccount } from './helpers';
 import { expectReferenceShape } from './reference-schema';
 
 const T = '2025-03-01T10:00:00Z';
-const coupons = [{ code: 'ONCE', name: 'Ten off, once', value: 10, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', limitPerCustomer: 1 }];
+const coupons = [
+  { code: 'ONCE', name: 'Ten off, once', value: 10, startDate: '2025-01-01T00:00:00Z', expiryDate: '2026-01-01T00:00:00Z', limitPerCustomer: 1 },
+];
 
 describe('sandbox Track Order (POST /orders)', () => {
   const h = harness([testAccount({ coupons })]);
@@ -33,7 +35,11 @@ describe('sandbox Track Order (POST /orders)', () => {
   });
 
   it('earns by its lines exactly what the preview quoted and a payment of the same lines earns', async () => {
-    const quote = await h.http.post(`${API}/orders/reward-preview`).set({ apikey: h.keys.apikey }).send({ customerId: 'c1', totalPaid: 100, lineItems: lines }).expect(200);
+    const quote = await h.http
+      .post(`${API}/orders/reward-preview`)
+      .set({ apikey: h.keys.apikey })
+      .send({ customerId: 'c1', totalPaid: 100, lineItems: lines })
+      .expect(200);
     const res = await track({ customerId: 'c1', orderId: 'o1', totalPaid: 100, totalPrice: 135, lineItems: lines }).expect(200);
     expectReferenceShape('post', '/orders', res.body);
     const pay = await h.http
@@ -83,7 +89,14 @@ describe('sandbox Track Order (POST /orders)', () => {
 
     const again = expectLoyaltyError(await track({ customerId: 'c1', orderId: 'o2', totalPaid: 90, redemption: { pointsHoldReference: ref } }), 404, 9006);
     expect(again.message).toContain('no longer active');
-    expectLoyaltyError(await h.http.post(`${API}/payments`).set(h.keys).send({ customerId: 'c1', paymentId: 'p2', paymentDate: T, totalPaid: 9, redemption: { pointsHoldReference: ref } }), 404, 9006);
+    expectLoyaltyError(
+      await h.http
+        .post(`${API}/payments`)
+        .set(h.keys)
+        .send({ customerId: 'c1', paymentId: 'p2', paymentDate: T, totalPaid: 9, redemption: { pointsHoldReference: ref } }),
+      404,
+      9006,
+    );
     expect(await h.balance('c1')).toMatchObject({ totalPointsBalance: 490 });
     // The refused order was not recorded: its id is still free.
     await track({ customerId: 'c1', orderId: 'o2', totalPaid: 1 }).expect(200);
@@ -101,7 +114,11 @@ describe('sandbox Track Order (POST /orders)', () => {
 
   it('burns the coupons it names, as a payment does', async () => {
     await h.seed('c1', 0);
-    const lock = await h.http.post(`${API}/coupons/validate`).set(h.keys).send({ customerId: 'c1', coupons: ['ONCE'], lock: true, totalPurchaseAmount: 60 }).expect(200);
+    const lock = await h.http
+      .post(`${API}/coupons/validate`)
+      .set(h.keys)
+      .send({ customerId: 'c1', coupons: ['ONCE'], lock: true, totalPurchaseAmount: 60 })
+      .expect(200);
     await track({ customerId: 'c1', orderId: 'o1', totalPaid: 50, redemption: { couponsLockReference: lock.body.lockReference } }).expect(200);
     const coupon = (await h.http.get(`${API}/customers/c1/coupons`).set(h.keys).expect(200)).body.coupons.find((c: { code: string }) => c.code === 'ONCE');
     expect(coupon).toMatchObject({ usedCount: 1, customerUsedCount: 1, isAvailableToUse: false });
@@ -128,10 +145,37 @@ describe('sandbox Track Order (POST /orders)', () => {
     await track({ customerId: 'c1', orderId: 'o1', totalPaid: 80, redemption: { pointsHoldReference: ref } }).expect(200);
     const res = await h.http.get(`${API}/orders/o1/transactions`).set(h.keys).expect(200);
     expectReferenceShape('get', '/orders/{orderId}/transactions', res.body);
-    expect(res.body.transactions.map((t: { transactionType: string; transactionId: string; equivalentPoints: number; amount: number }) => [t.transactionType, t.transactionId, t.equivalentPoints, t.amount])).toEqual([
+    expect(
+      res.body.transactions.map((t: { transactionType: string; transactionId: string; equivalentPoints: number; amount: number }) => [
+        t.transactionType,
+        t.transactionId,
+        t.equivalentPoints,
+        t.amount,
+      ]),
+    ).toEqual([
       ['PaymentReward', 'o1', 80, 80],
       ['Redemption', 'o1', 200, 20],
     ]);
+  });
+
+  it('fault rules name it (and redeem) by its operation id', async () => {
+    await h.http
+      .put('/_sandbox/faults')
+      .set(h.keys)
+      .send({
+        rules: [
+          { operation: 'trackOrder', status: 503, times: 1 },
+          { operation: 'redeem', status: 500, times: 1 },
+        ],
+      })
+      .expect(200);
+    const res = await track({ customerId: 'c1', orderId: 'o1', totalPaid: 10 });
+    expect(res.status).toBe(503);
+    expect(res.headers['x-sandbox-fault']).toBe('trackOrder');
+    const redeemed = await h.http.post(`${API}/transactions/redeem`).set(h.keys).send({ customerId: 'c1', transactionId: 'r1', transactionTime: T, points: 1 });
+    expect(redeemed.headers['x-sandbox-fault']).toBe('redeem');
+    // Before the operation, so nothing was recorded.
+    await track({ customerId: 'c1', orderId: 'o1', totalPaid: 10 }).expect(200);
   });
 
   it('validates the order with the contract (3000, 3001, 3003) and needs both keys (1001)', async () => {
@@ -139,7 +183,18 @@ describe('sandbox Track Order (POST /orders)', () => {
     expectLoyaltyError(await track({ customerId: null, orderId: 'o1', totalPaid: 1 }), 422, 3001);
     expect(expectLoyaltyError(await track({ customerId: 'c1', orderId: 'o1', totalPaid: -1 }), 422, 3003).message).toContain('totalPaid');
     expect(expectLoyaltyError(await track({ customerId: 'c1', orderId: 'o1', totalPaid: 1, channel: 'fax' }), 422, 3003).message).toContain('channel');
-    expectLoyaltyError(await h.http.post(`${API}/orders`).set({ apikey: h.keys.apikey }).send({ customerId: 'c1', orderId: 'o1', orderDate: T, totalPaid: 1 }), 401, 1001);
+    // A line needs the product id a refund names it by and the price it earns on (the published schema requires neither).
+    expect(expectLoyaltyError(await track({ customerId: 'c1', orderId: 'o1', totalPaid: 1, lineItems: [{ productId: 'a' }] }), 400, 3000).message).toContain(
+      'lineItems.0.price',
+    );
+    expect(expectLoyaltyError(await track({ customerId: 'c1', orderId: 'o1', totalPaid: 1, lineItems: [{ price: 1 }] }), 400, 3000).message).toContain(
+      'lineItems.0.productId',
+    );
+    expectLoyaltyError(
+      await h.http.post(`${API}/orders`).set({ apikey: h.keys.apikey }).send({ customerId: 'c1', orderId: 'o1', orderDate: T, totalPaid: 1 }),
+      401,
+      1001,
+    );
     // Nothing was recorded by the refused requests.
     await track({ customerId: 'c1', orderId: 'o1', totalPaid: 1 }).expect(200);
   });

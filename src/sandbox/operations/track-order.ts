@@ -40,7 +40,13 @@ export function trackOrder(ctx: SandboxContext, account: AccountEntry, req: Trac
     redeemedPoints: tx.redeemedPoints,
     rewardedPoints: tx.earnedPoints,
     lineItems: tx.itemised
-      ? tx.lines.map((l, i) => ({ productId: l.serviceId, quantity: req.lineItems?.[i]?.quantity ?? 1, decimalPoints: l.decimalPoints, points: l.points, score: 0 }))
+      ? tx.lines.map((l, i) => ({
+          productId: l.serviceId,
+          quantity: req.lineItems?.[i]?.quantity ?? 1,
+          decimalPoints: l.decimalPoints,
+          points: l.points,
+          score: 0,
+        }))
       : [],
   };
 }
