@@ -11,12 +11,14 @@ import { orderPurchase } from './track-order';
 const ORDERS_PER_STEP = 50;
 
 /**
- * One order, processed as a tracked order is (hold, coupons, earn rules by its
- * lines or totals, return window, hash); its other fields (extra, cartId, ...)
- * are recorded in the activity. Returns the points rewarded.
+ * One order, processed as a tracked order is (hold, coupons, earn rules,
+ * return window, hash) but on its totals, as docs/DESIGN.md has it for batch
+ * orders (the published batch item shows only its four fields); its other
+ * fields (lineItems, extra, ...) are recorded in the activity. Returns the
+ * points rewarded.
  */
 export function processOrder(ctx: SandboxContext, account: AccountEntry, order: OrderItem): number {
-  return recordPurchase(ctx, account, orderPurchase(order)).earnedPoints;
+  return recordPurchase(ctx, account, { ...orderPurchase(order), details: undefined }).earnedPoints;
 }
 
 /** Processes one order into the job's `results` or `errors`. */

@@ -7,8 +7,8 @@ import { Purchase, recordPurchase } from './purchases';
 /**
  * An order as the sale the ledger records: its lines (price x quantity, less
  * the discount) earn as a payment's `paymentDetails` do, else its totals do.
- * Tracked and batch orders both go through here, so one order earns the same
- * either way.
+ * Tracked and batch orders both go through here (a batch order without its
+ * lines: it earns on its totals).
  */
 export function orderPurchase(order: OrderItem): Purchase {
   return {
