@@ -131,8 +131,9 @@ export const PROBLEM_CATALOGUE = {
     status: 409,
     retry: 'new',
     meaning:
-      "The customer cannot be deleted yet: points or money of theirs are in flight here (an open hold or coupon lock, a sale or refund being recorded, a write in the outbox, a dead letter); `open` names each, and nothing was deleted",
-    tillDoes: 'Finish what is named (pay with or void the hold, release the lock, wait for the outbox; a manager retries or discards a dead letter), then delete again',
+      'The customer cannot be deleted yet: points or money of theirs are in flight here (an open hold or coupon lock, a sale or refund being recorded, a write in the outbox, a dead letter); `open` names each, and nothing was deleted',
+    tillDoes:
+      'Finish what is named (pay with or void the hold, release the lock, wait for the outbox; a manager retries or discards a dead letter), then delete again',
   },
   qr_invalid: {
     status: 422,

@@ -29,8 +29,14 @@ describe.each(['redis', 'memory'] as const)('customer erasure (%s store)', (stor
 
   /** A redemption held with the customer's OTP; leaves their ticket settled. */
   async function held(customerId: string, points: number): Promise<string> {
-    const start = await s.pos('cashier').post('/redemptions', { customerId, hash: await s.hash(customerId), points }).expect(201);
-    await s.pos('cashier').post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp(customerId) }).expect(200);
+    const start = await s
+      .pos('cashier')
+      .post('/redemptions', { customerId, hash: await s.hash(customerId), points })
+      .expect(201);
+    await s
+      .pos('cashier')
+      .post(`/redemptions/${start.body.id}/otp`, { otp: await s.otp(customerId) })
+      .expect(200);
     return start.body.id as string;
   }
 
@@ -39,13 +45,22 @@ describe.each(['redis', 'memory'] as const)('customer erasure (%s store)', (stor
     await s.seed(customerId, 1000);
     await s.pos('cashier').put(`/customers/${customerId}`, PROFILE).set('Idempotency-Key', randomUUID()).expect(200);
     const hold = await held(customerId, 100);
-    await s.pos('cashier').post('/payments', { customerId, paymentId: `${tag}-sale-1`, totalPaid: 50, redemptionId: hold, lines: LINES }).expect(201);
-    const lock = await s.pos('cashier').post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId, paymentId: `${tag}-sale-1`, totalPaid: 50, redemptionId: hold, lines: LINES })
+      .expect(201);
+    const lock = await s
+      .pos('cashier')
+      .post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 })
+      .expect(201);
     await s
       .pos('cashier')
       .post('/payments', { customerId, paymentId: `${tag}-sale-2`, totalPaid: 40, totalAmount: 50, couponLockId: lock.body.id, lines: LINES })
       .expect(201);
-    await s.pos('manager').post('/refunds', { customerId, refundId: `${tag}-refund-1`, paymentId: `${tag}-sale-1`, amount: 20 }).expect(201);
+    await s
+      .pos('manager')
+      .post('/refunds', { customerId, refundId: `${tag}-refund-1`, paymentId: `${tag}-sale-1`, amount: 20 })
+      .expect(201);
     return { hold };
   }
 
@@ -61,13 +76,19 @@ describe.each(['redis', 'memory'] as const)('customer erasure (%s store)', (stor
         for (const key of keys) {
           const type = await r.type(key);
           const value =
-            type === 'string' ? await r.get(key)
-            : type === 'hash' ? await r.hgetall(key)
-            : type === 'set' ? await r.smembers(key)
-            : type === 'zset' ? await r.zrange(key, 0, -1, 'WITHSCORES')
-            : type === 'list' ? await r.lrange(key, 0, -1)
-            : type === 'stream' ? await r.xrange(key, '-', '+')
-            : `unread type ${type}`;
+            type === 'string'
+              ? await r.get(key)
+              : type === 'hash'
+                ? await r.hgetall(key)
+                : type === 'set'
+                  ? await r.smembers(key)
+                  : type === 'zset'
+                    ? await r.zrange(key, 0, -1, 'WITHSCORES')
+                    : type === 'list'
+                      ? await r.lrange(key, 0, -1)
+                      : type === 'stream'
+                        ? await r.xrange(key, '-', '+')
+                        : `unread type ${type}`;
           out.push(`${key} ${JSON.stringify(value)}`);
         }
       } while (cursor !== '0');
@@ -113,7 +134,10 @@ describe.each(['redis', 'memory'] as const)('customer erasure (%s store)', (stor
     expect((await s.balance(GONE)).availablePointsBalance).toBeGreaterThan(0);
     await s.pos('cashier').post(`/redemptions/${open}/void`).expect(200);
     // A code left out: the OTP ticket stands until the erasure.
-    await s.pos('cashier').post('/redemptions', { customerId: GONE, hash: await s.hash(GONE), points: 10 }).expect(201);
+    await s
+      .pos('cashier')
+      .post('/redemptions', { customerId: GONE, hash: await s.hash(GONE), points: 10 })
+      .expect(201);
 
     expect(tracesIn(await kept()).length).toBeGreaterThan(5);
     const before = await reconciliation();
@@ -145,11 +169,18 @@ describe.each(['redis', 'memory'] as const)('customer erasure (%s store)', (stor
     const pseudonym = s.bff.deps.customerPseudonym(GONE);
     expect(pseudonym).toMatch(/^erased-[0-9a-f]{24}$/);
     const hers = await audit(`?customerId=${pseudonym}`);
-    expect(hers.entries.map((e) => e.action)).toEqual(expect.arrayContaining(['customer_registration', 'payment', 'refund', 'coupon_lock', 'customer_deletion']));
+    expect(hers.entries.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['customer_registration', 'payment', 'refund', 'coupon_lock', 'customer_deletion']),
+    );
     expect(hers.entries.some((e) => e.redemptionId === hold)).toBe(true);
     expect((await audit(`?customerId=${KEPT}`)).entries).toEqual(keptTrail);
     expect(keptTrail.length).toBeGreaterThanOrEqual(6);
     expect(await ownOf()).toEqual(keptBefore);
+
+    // Metrics never carry a customer id (neither hers nor the other's).
+    const exposition = await s.bff.metrics.registry.metrics();
+    expect(exposition.length).toBeGreaterThan(1000);
+    expect([GONE, KEPT].filter((id) => exposition.includes(id))).toEqual([]);
 
     // The money still reconciles: the same rows and totals, nothing flagged.
     expect(await reconciliation()).toEqual(before);

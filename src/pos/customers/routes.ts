@@ -24,7 +24,7 @@ const deleted = (operationId: string, method: 'delete' | 'post', path: string, s
     description:
       'Deletes the customer in the loyalty service, then erases what this BFF keeps about them: OTP tickets and kept answers naming them ' +
       'are dropped; their redemptions, coupon locks, sale and refund records, finished outbox entries and audit entries are kept for ' +
-      'the money\'s reconciliation under a stable pseudonym instead of their id, without contact details. Refused with 409 ' +
+      "the money's reconciliation under a stable pseudonym instead of their id, without contact details. Refused with 409 " +
       '`customer_has_open_work` (`open` names each item; nothing is deleted) while a hold or coupon lock is open, a sale or refund is being ' +
       'recorded, or a write of theirs waits in the outbox or as a dead letter. A 404 `customer_not_found` from the loyalty service erases here too.',
     params: customerId('The loyalty customer id', 'alice'),

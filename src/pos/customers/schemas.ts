@@ -136,7 +136,7 @@ export const CustomerDeletedSchema = z.strictObject({
       outboxEntries: count('Delivered or discarded outbox entries kept under the pseudonym'),
       keptAnswers: count('Answers kept for an Idempotency-Key that named the customer, dropped'),
       tillAnswers: count('Read-back answers (of a 202) that named the customer, dropped'),
-      auditEntries: count("Audit entries whose customer id is now the pseudonym"),
+      auditEntries: count('Audit entries whose customer id is now the pseudonym'),
     })
     .describe('What this BFF erased at once (docs/operator/privacy.md); a second pass follows after ERASURE_SECOND_PASS_SECONDS'),
 });

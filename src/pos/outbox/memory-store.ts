@@ -1,4 +1,12 @@
-import { FINISHED_STATES, type DeliveryOutcome, type NewOutboxEntry, type OutboxCounts, type OutboxEntry, type OutboxStore, type OutboxStoreOptions } from './types';
+import {
+  FINISHED_STATES,
+  type DeliveryOutcome,
+  type NewOutboxEntry,
+  type OutboxCounts,
+  type OutboxEntry,
+  type OutboxStore,
+  type OutboxStoreOptions,
+} from './types';
 
 interface Lease {
   consumer: string;

@@ -1,7 +1,15 @@
 import { redisUnavailable, type RedisClient } from '../../platform/redis';
 import { compareStreamIds, decodeRecord, newRecordFields, outcomeFields } from './redis-codec';
 import { OutboxScripts, withOutboxScripts } from './redis-scripts';
-import { FINISHED_STATES, type DeliveryOutcome, type NewOutboxEntry, type OutboxCounts, type OutboxEntry, type OutboxStore, type OutboxStoreOptions } from './types';
+import {
+  FINISHED_STATES,
+  type DeliveryOutcome,
+  type NewOutboxEntry,
+  type OutboxCounts,
+  type OutboxEntry,
+  type OutboxStore,
+  type OutboxStoreOptions,
+} from './types';
 import { defineScripts } from '../../platform/redis';
 import { scanKeys } from '../../platform/redis-scan';
 

@@ -97,14 +97,18 @@ export async function eraseCustomerData(deps: ErasureDeps, customerId: string): 
   const erased: Erased = { redemptions: 0, couponLocks: 0, sales: 0, otpTickets: 0, outboxEntries: 0, keptAnswers: 0, tillAnswers: 0, auditEntries: 0 };
 
   const theirs: string[] = [];
-  await deps.redemptions.list(async (rs) => void theirs.push(...rs.filter((r) => r.customerId === customerId && !HOLD_IN_FLIGHT.has(r.state)).map((r) => r.id)));
+  await deps.redemptions.list(
+    async (rs) => void theirs.push(...rs.filter((r) => r.customerId === customerId && !HOLD_IN_FLIGHT.has(r.state)).map((r) => r.id)),
+  );
   for (const id of theirs) {
     const done = await deps.redemptions.change(id, now, (r) => (r.customerId === customerId && !HOLD_IN_FLIGHT.has(r.state) ? scrub(r) : 'open'));
     if (done.ok) erased.redemptions += 1;
   }
 
   const locks: string[] = [];
-  await deps.couponLocks.list(async (ls) => void locks.push(...ls.filter((l) => l.customerId === customerId && !OPEN_LOCK_STATES.includes(l.state)).map((l) => l.id)));
+  await deps.couponLocks.list(
+    async (ls) => void locks.push(...ls.filter((l) => l.customerId === customerId && !OPEN_LOCK_STATES.includes(l.state)).map((l) => l.id)),
+  );
   for (const id of locks) {
     const done = await deps.couponLocks.change(id, now, (l) => (l.customerId === customerId && !OPEN_LOCK_STATES.includes(l.state) ? scrub(l) : 'open'));
     if (done.ok) erased.couponLocks += 1;

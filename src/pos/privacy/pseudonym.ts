@@ -42,7 +42,12 @@ export function scrubbed<T>(value: T, customerId: string, pseudonym: string): T 
       return key === 'orderKey' && v === `customer:${customerId}` ? `customer:${pseudonym}` : v;
     }
     if (Array.isArray(v)) return v.map((x) => walk(x, key));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => !PERSONAL.has(k)).map(([k, x]) => [k, walk(x, k)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => !PERSONAL.has(k))
+          .map(([k, x]) => [k, walk(x, k)]),
+      );
     return v;
   };
   return walk(value) as T;
