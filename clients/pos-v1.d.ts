@@ -215,7 +215,9 @@ export type paths = {
         post?: never;
         /**
          * Delete a customer and their data (manager)
-         * @description **Terminal roles:** manager.
+         * @description Deletes the customer in the loyalty service, then erases what this BFF keeps about them: OTP tickets and kept answers naming them are dropped; their redemptions, coupon locks, sale and refund records, finished outbox entries and audit entries are kept for the money's reconciliation under a stable pseudonym instead of their id, without contact details. Refused with 409 `customer_has_open_work` (`open` names each item; nothing is deleted) while a hold or coupon lock is open, a sale or refund is being recorded, or a write of theirs waits in the outbox or as a dead letter. A 404 `customer_not_found` from the loyalty service erases here too.
+         *
+         *     **Terminal roles:** manager.
          */
         delete: operations["deleteCustomer"];
         options?: never;
@@ -234,7 +236,9 @@ export type paths = {
         put?: never;
         /**
          * Delete a customer (POST form, for tills that cannot send DELETE)
-         * @description **Terminal roles:** manager.
+         * @description Deletes the customer in the loyalty service, then erases what this BFF keeps about them: OTP tickets and kept answers naming them are dropped; their redemptions, coupon locks, sale and refund records, finished outbox entries and audit entries are kept for the money's reconciliation under a stable pseudonym instead of their id, without contact details. Refused with 409 `customer_has_open_work` (`open` names each item; nothing is deleted) while a hold or coupon lock is open, a sale or refund is being recorded, or a write of theirs waits in the outbox or as a dead letter. A 404 `customer_not_found` from the loyalty service erases here too.
+         *
+         *     **Terminal roles:** manager.
          */
         post: operations["deleteCustomerPost"];
         delete?: never;
@@ -806,6 +810,25 @@ export type components = {
             customerId: string;
             /** @description Always true */
             deleted: boolean;
+            /** @description What this BFF erased at once (docs/operator/privacy.md); a second pass follows after ERASURE_SECOND_PASS_SECONDS */
+            erased: {
+                /** @description Audit entries whose customer id is now the pseudonym */
+                auditEntries: number;
+                /** @description Coupon locks kept under the pseudonym */
+                couponLocks: number;
+                /** @description Answers kept for an Idempotency-Key that named the customer, dropped */
+                keptAnswers: number;
+                /** @description OTP tickets dropped */
+                otpTickets: number;
+                /** @description Delivered or discarded outbox entries kept under the pseudonym */
+                outboxEntries: number;
+                /** @description Redemptions kept under the pseudonym, contact details and hash dropped */
+                redemptions: number;
+                /** @description Sale and refund records kept under the pseudonym */
+                sales: number;
+                /** @description Read-back answers (of a 202) that named the customer, dropped */
+                tillAnswers: number;
+            };
         };
         CustomerHash: {
             /** @description The loyalty customer id */
@@ -4824,7 +4847,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
+            /** @description Deleted and erased */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4837,7 +4860,17 @@ export interface operations {
                     /**
                      * @example {
                      *       "customerId": "alice",
-                     *       "deleted": true
+                     *       "deleted": true,
+                     *       "erased": {
+                     *         "redemptions": 3,
+                     *         "couponLocks": 1,
+                     *         "sales": 4,
+                     *         "otpTickets": 0,
+                     *         "outboxEntries": 0,
+                     *         "keptAnswers": 5,
+                     *         "tillAnswers": 0,
+                     *         "auditEntries": 12
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerDeleted"];
@@ -4954,6 +4987,26 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "customer_not_found" | "upstream_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `customer_has_open_work`: The customer cannot be deleted yet: points or money of theirs are in flight here (an open hold or coupon lock, a sale or refund being recorded, a write in the outbox, a dead letter); `open` names each, and nothing was deleted. Finish what is named (pay with or void the hold, release the lock, wait for the outbox; a manager retries or discards a dead letter), then delete again.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "customer_has_open_work";
                     };
                 };
             };
@@ -5162,7 +5215,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
+            /** @description Deleted and erased */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5176,7 +5229,17 @@ export interface operations {
                     /**
                      * @example {
                      *       "customerId": "alice",
-                     *       "deleted": true
+                     *       "deleted": true,
+                     *       "erased": {
+                     *         "redemptions": 3,
+                     *         "couponLocks": 1,
+                     *         "sales": 4,
+                     *         "otpTickets": 0,
+                     *         "outboxEntries": 0,
+                     *         "keptAnswers": 5,
+                     *         "tillAnswers": 0,
+                     *         "auditEntries": 12
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerDeleted"];
@@ -5301,6 +5364,7 @@ export interface operations {
             /**
              * @description Conflict: `code` is one of these (what it means; what the till does):
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `customer_has_open_work`: The customer cannot be deleted yet: points or money of theirs are in flight here (an open hold or coupon lock, a sale or refund being recorded, a write in the outbox, a dead letter); `open` names each, and nothing was deleted. Finish what is named (pay with or void the hold, release the lock, wait for the outbox; a manager retries or discards a dead letter), then delete again.
              */
             409: {
                 headers: {
@@ -5314,7 +5378,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress";
+                        code: "idempotency_request_in_progress" | "customer_has_open_work";
                     };
                 };
             };

@@ -49,6 +49,7 @@ export const CODE_RETRY: Record<string, RetryRule> = {
   idempotency_key_reused: 'new',
   idempotency_request_in_progress: 'same',
   customer_not_found: 'new',
+  customer_has_open_work: 'new',
   qr_invalid: 'new',
   proof_required: 'new',
   channel_field_required: 'new',

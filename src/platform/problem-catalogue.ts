@@ -127,6 +127,14 @@ export const PROBLEM_CATALOGUE = {
     meaning: 'The loyalty programme has no such customer',
     tillDoes: 'Check the id or scan the QR code again; nothing was created',
   },
+  customer_has_open_work: {
+    status: 409,
+    retry: 'new',
+    meaning:
+      'The customer cannot be deleted yet: points or money of theirs are in flight here (an open hold or coupon lock, a sale or refund being recorded, a write in the outbox, a dead letter); `open` names each, and nothing was deleted',
+    tillDoes:
+      'Finish what is named (pay with or void the hold, release the lock, wait for the outbox; a manager retries or discards a dead letter), then delete again',
+  },
   qr_invalid: {
     status: 422,
     retry: 'new',

@@ -11,6 +11,8 @@ import type { SharedDeps } from './context';
 import type { Store } from './terminals/types';
 import type { RedisLosses } from './reconciliation/engine';
 import type { TillAnswerStore } from './till-answers/types';
+import type { IdempotencyStore } from './idempotency/types';
+import type { ErasureFollowUp } from './privacy/follow-up';
 
 /**
  * Everything the cashier operations are given, built once when the BFF is
@@ -41,6 +43,12 @@ export interface PosDeps extends SharedDeps {
   audit?: AuditTrail;
   /** Answers a till stopped waiting for (answered 202 at its deadline), for their read-back. */
   tillAnswers: TillAnswerStore;
+  /** Idempotency records (the middleware's store), for a customer's erasure. */
+  idempotency: IdempotencyStore;
+  /** An erased customer's stable pseudonym (src/pos/privacy/pseudonym.ts); the key stays inside. */
+  customerPseudonym(customerId: string): string;
+  /** The second erasure pass after each deletion (src/pos/privacy); absent: none. */
+  erasureFollowUp?: ErasureFollowUp;
   /** The Redis data set losses recorded in a span (epoch ms); absent without Redis. */
   redisLosses?: RedisLosses;
 }

@@ -44,6 +44,8 @@ import { readTerminalsFile } from './terminals/file';
 import { bffSecurity, openRedemptionCapFor } from './security';
 import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
+import { customerPseudonym, pseudonymKey } from './privacy/pseudonym';
+import { ErasureFollowUp } from './privacy/follow-up';
 
 export interface UpstreamTarget {
   baseUrl: string;
@@ -153,6 +155,7 @@ export async function startBff(
   metrics.sample('outboxDepth', async () => (await outbox.counts()).pending);
   if (!redis) logger.warn('REDIS_URL is not set: queued writes (outbox) are kept in this process only and are lost if it stops');
   const batchJobs = createBatchJobStore({ redis, prefix: config.redis.keyPrefix });
+  const pseudonyms = pseudonymKey(config.audit.pseudonymKey, upstream.secretKey);
   const deps: PosDeps = {
     settings: posSettings(config),
     loyalty,
@@ -185,7 +188,13 @@ export async function startBff(
       clock,
       onFailure: (what) => metrics.auditFailures.inc({ what }),
     }),
+    idempotency: idempotencyStore,
+    customerPseudonym: (customerId) => customerPseudonym(pseudonyms, customerId),
   };
+  // The follow-up erases through these very deps, so it joins them once they exist.
+  const erasureFollowUp = new ErasureFollowUp(deps, config.audit.erasureSecondPassSeconds * 1000);
+  deps.erasureFollowUp = erasureFollowUp;
+  closeHooks.push(() => erasureFollowUp.stop());
   const repairs = new RepairQueue({ intervalMs: 1000, logger, onAdd: auditedRepair });
   deps.repairs = repairs;
   repairs.start();

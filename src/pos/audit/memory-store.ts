@@ -30,6 +30,18 @@ export class MemoryAuditStore implements AuditStore {
     return { entries, lastId: entries.at(-1)?.id, done: entries.length < range.count };
   }
 
+  async pseudonymise(customerId: string, pseudonym: string): Promise<number> {
+    let changed = 0;
+    for (const kept of this.stores.values()) {
+      for (const k of kept) {
+        if (k.entry.customerId !== customerId) continue;
+        k.entry = { ...k.entry, customerId: pseudonym };
+        changed += 1;
+      }
+    }
+    return changed;
+  }
+
   async close(): Promise<void> {}
 }
 

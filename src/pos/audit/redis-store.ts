@@ -1,4 +1,55 @@
-import { redisUnavailable, type RedisClient } from '../../platform/redis';
+import { defineScripts, redisUnavailable, type RedisClient } from '../../platform/redis';
+import { scanKeys } from '../../platform/redis-scan';
+
+/**
+ * KEYS: one store's stream. ARGV: the text to find in an entry, its
+ * replacement. A stream entry cannot be edited, and one added again goes to
+ * the end (out of its day's place, where reads by time would miss it), so a
+ * stream that has the text is rebuilt in one step: every entry added back
+ * under its own id, in order, with the text replaced, and the stream's last
+ * id put back so new entries still come after. Nothing else runs meanwhile
+ * (a script is atomic): no entry is lost or read half-rewritten. Returns how
+ * many entries changed.
+ */
+const PSEUDONYMISE = `
+local rows = redis.call('XRANGE', KEYS[1], '-', '+')
+local function replaced(v)
+  local out, from, n = {}, 1, 0
+  while true do
+    local s, e = string.find(v, ARGV[1], from, true)
+    if not s then break end
+    out[#out + 1] = string.sub(v, from, s - 1)
+    out[#out + 1] = ARGV[2]
+    from, n = e + 1, n + 1
+  end
+  out[#out + 1] = string.sub(v, from)
+  return table.concat(out), n
+end
+local hit = false
+for _, r in ipairs(rows) do
+  for i = 2, #r[2], 2 do if string.find(r[2][i], ARGV[1], 1, true) then hit = true end end
+  if hit then break end
+end
+if not hit then return 0 end
+local info = redis.call('XINFO', 'STREAM', KEYS[1])
+local last
+for i = 1, #info, 2 do if info[i] == 'last-generated-id' then last = info[i + 1] end end
+redis.call('DEL', KEYS[1])
+local changed = 0
+for _, r in ipairs(rows) do
+  local fields, touched = {}, false
+  for i = 1, #r[2], 2 do
+    local v, n = replaced(r[2][i + 1])
+    if n > 0 then touched = true end
+    fields[#fields + 1] = r[2][i]
+    fields[#fields + 1] = v
+  end
+  if touched then changed = changed + 1 end
+  redis.call('XADD', KEYS[1], r[1], unpack(fields))
+end
+redis.call('XSETID', KEYS[1], last)
+return changed
+`;
 import type { AuditScan, AuditScanned, AuditStore, NewAuditEntry } from './types';
 
 /**
@@ -13,10 +64,16 @@ import type { AuditScan, AuditScanned, AuditStore, NewAuditEntry } from './types
 export class RedisAuditStore implements AuditStore {
   readonly kind = 'redis' as const;
 
+  private readonly scripts: { auditPseudonymise(stream: string, find: string, replacement: string): Promise<number> };
+
   constructor(
     private readonly redis: RedisClient,
     private readonly opts: { prefix: string; retentionMs: number },
-  ) {}
+  ) {
+    this.scripts = defineScripts<{ auditPseudonymise(stream: string, find: string, replacement: string): Promise<number> }>(redis, {
+      auditPseudonymise: { keys: 1, lua: PSEUDONYMISE },
+    });
+  }
 
   private key(storeId: string): string {
     return `${this.opts.prefix}audit:${storeId}`;
@@ -48,6 +105,20 @@ export class RedisAuditStore implements AuditStore {
       }
     });
     return { entries, lastId: rows.at(-1)?.[0], done: rows.length < range.count };
+  }
+
+  /** Entries are written by JSON.stringify (append): the id's field reads exactly so, whatever characters the id has. */
+  async pseudonymise(customerId: string, pseudonym: string): Promise<number> {
+    const field = (id: string) => `"customerId":${JSON.stringify(id)}`;
+    let changed = 0;
+    try {
+      await scanKeys(this.redis, `${this.opts.prefix}audit:*`, async (keys) => {
+        for (const key of keys) changed += await this.scripts.auditPseudonymise(key, field(customerId), field(pseudonym));
+      });
+    } catch (err) {
+      throw redisUnavailable(err, 'audit trail');
+    }
+    return changed;
   }
 
   async close(): Promise<void> {}

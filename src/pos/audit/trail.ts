@@ -70,6 +70,23 @@ export class AuditTrail {
     await this.drain();
   }
 
+  /**
+   * The customer's id replaced with its pseudonym in every entry: those still
+   * waiting to be written (Redis away) and those in the store. Appends under
+   * way finish first, so none lands with the id after the store was rewritten.
+   */
+  async pseudonymise(customerId: string, pseudonym: string): Promise<number> {
+    await Promise.all(this.inFlight);
+    await this.draining;
+    let changed = 0;
+    for (const [i, e] of this.pending.entries()) {
+      if (e.customerId !== customerId) continue;
+      this.pending[i] = { ...e, customerId: pseudonym };
+      changed += 1;
+    }
+    return changed + (await this.opts.store.pseudonymise(customerId, pseudonym));
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;

@@ -107,5 +107,11 @@ export interface AuditStore {
   append(entry: NewAuditEntry, now: number): Promise<void>;
   /** Up to `count` entries in append order. */
   scan(storeId: string, range: AuditScan): Promise<AuditScanned>;
+  /**
+   * Replaces the customer id in every entry of every store with its
+   * pseudonym, each entry keeping its id and place in the trail (a customer's
+   * erasure); how many entries changed.
+   */
+  pseudonymise(customerId: string, pseudonym: string): Promise<number>;
   close(): Promise<void>;
 }

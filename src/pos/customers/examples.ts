@@ -11,5 +11,9 @@ export const customerExamples = {
     unavailable: [],
   },
   customerHash: { customerId: 'alice', hash: '482913', qr: 'alice:482913' },
-  customerDeleted: { customerId: 'alice', deleted: true },
+  customerDeleted: {
+    customerId: 'alice',
+    deleted: true,
+    erased: { redemptions: 3, couponLocks: 1, sales: 4, otpTickets: 0, outboxEntries: 0, keptAnswers: 5, tillAnswers: 0, auditEntries: 12 },
+  },
 } as const;

@@ -4,9 +4,13 @@ import type { CallContext, SharedDeps } from '../context';
 import type { PosSettings } from '../settings';
 import { countRegistration } from './metrics';
 import { audited, type AuditDeps } from '../audit/record';
+import { eraseCustomerData, openWorkOf, type ErasureDeps } from '../privacy/erasure';
+import type { ErasureFollowUp } from '../privacy/follow-up';
 
 /** What the customer use cases are given. */
 export type CustomerDeps = Pick<SharedDeps, 'loyalty' | 'logger' | 'metrics'> & AuditDeps & { settings: Pick<PosSettings, 'kioskQr'> };
+/** Deleting a customer also erases what every store keeps about them. */
+export type CustomerDeletionDeps = CustomerDeps & ErasureDeps & { erasureFollowUp?: ErasureFollowUp };
 
 /**
  * One summary for the till: balance, tier progress and coupons, fetched in
@@ -66,11 +70,39 @@ export async function customerSummary(deps: CustomerDeps, ctx: CallContext, cust
   };
 }
 
-export function deleteCustomer(deps: CustomerDeps, ctx: CallContext, customerId: string) {
-  return audited(deps, ctx, 'customer_deletion', { customerId }, async (c) => {
-    await deps.loyalty.deleteCustomer(customerId, { requestId: c.requestId });
-    return { customerId, deleted: true };
+/**
+ * Deletes the customer upstream, then erases what this BFF keeps about them
+ * (src/pos/privacy; docs/operator/privacy.md). Refused with 409
+ * customer_has_open_work, before anything is deleted, while their points or
+ * money are in flight here. The upstream's refusal or an unknown outcome
+ * erases nothing; its "no such customer" erases too (a retry after an erasure
+ * that failed half-way) and is still answered 404. The trail's entry names
+ * the pseudonym, never the id.
+ */
+export async function deleteCustomer(deps: CustomerDeletionDeps, ctx: CallContext, customerId: string) {
+  const open = await openWorkOf(deps, customerId);
+  if (open.length) {
+    throw problem('customer_has_open_work', `The customer has points or money in flight here: ${open.join(', ')}; finish these, then delete again`, {
+      extra: { open },
+    });
+  }
+  return audited(deps, ctx, 'customer_deletion', { customerId: deps.customerPseudonym(customerId) }, async (c) => {
+    try {
+      await deps.loyalty.deleteCustomer(customerId, { requestId: c.requestId });
+    } catch (err) {
+      if (isProblem(err, 'customer_not_found')) await erase(deps, customerId);
+      throw err;
+    }
+    const erased = await erase(deps, customerId);
+    return { customerId, deleted: true, erased };
   });
+}
+
+async function erase(deps: CustomerDeletionDeps, customerId: string) {
+  const erased = await eraseCustomerData(deps, customerId);
+  deps.erasureFollowUp?.schedule(customerId);
+  deps.logger.info({ pseudonym: deps.customerPseudonym(customerId), erased }, 'customer erasure: first pass done');
+  return erased;
 }
 
 /**

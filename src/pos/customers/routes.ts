@@ -4,26 +4,33 @@ import { customerHash, customerSummary, deleteCustomer, registerCustomer } from 
 import { customerExamples } from './examples';
 import * as cs from './schemas';
 
-import type { CustomerDeps } from './operations';
+import type { CustomerDeletionDeps, CustomerDeps } from './operations';
 
 const route = routesGiven<CustomerDeps>();
+const deletion = routesGiven<CustomerDeletionDeps>();
 
 const customerId = (description: string, example: string) => z.object({ id: cs.CustomerIdParam.shape.id.meta({ description, example }) });
 /** Customer `nour-1001` signs up at the till, then her mobile is added on a later visit. */
 const signUp = { displayName: 'Nour Hassan', firstName: 'Nour', lastName: 'Hassan', email: 'nour.hassan@example.com', preferredLanguage: 'ar' };
 
 const deleted = (operationId: string, method: 'delete' | 'post', path: string, summary: string) =>
-  route({
+  deletion({
     method,
     path,
     operationId,
     tag: 'Customers',
     roles: ['manager'],
     summary,
+    description:
+      'Deletes the customer in the loyalty service, then erases what this BFF keeps about them: OTP tickets and kept answers naming them ' +
+      'are dropped; their redemptions, coupon locks, sale and refund records, finished outbox entries and audit entries are kept for ' +
+      "the money's reconciliation under a stable pseudonym instead of their id, without contact details. Refused with 409 " +
+      '`customer_has_open_work` (`open` names each item; nothing is deleted) while a hold or coupon lock is open, a sale or refund is being ' +
+      'recorded, or a write of theirs waits in the outbox or as a dead letter. A 404 `customer_not_found` from the loyalty service erases here too.',
     params: customerId('The loyalty customer id', 'alice'),
-    success: { status: 200, description: 'Deleted', schema: cs.CustomerDeletedSchema, example: customerExamples.customerDeleted },
+    success: { status: 200, description: 'Deleted and erased', schema: cs.CustomerDeletedSchema, example: customerExamples.customerDeleted },
     callsLoyalty: true,
-    codes: ['customer_not_found'],
+    codes: ['customer_not_found', 'customer_has_open_work'],
     handle: (deps, ctx, { params }) => deleteCustomer(deps, ctx, params.id),
   });
 

@@ -122,7 +122,21 @@ export const CustomerHashSchema = z.strictObject({
   qr: z.string().describe('What to render as the QR code: customer id, ":", hash'),
 });
 
+const count = (what: string) => z.number().int().nonnegative().describe(what);
+
 export const CustomerDeletedSchema = z.strictObject({
   customerId: z.string().describe('The loyalty customer id deleted'),
   deleted: z.boolean().describe('Always true'),
+  erased: z
+    .strictObject({
+      redemptions: count('Redemptions kept under the pseudonym, contact details and hash dropped'),
+      couponLocks: count('Coupon locks kept under the pseudonym'),
+      sales: count('Sale and refund records kept under the pseudonym'),
+      otpTickets: count('OTP tickets dropped'),
+      outboxEntries: count('Delivered or discarded outbox entries kept under the pseudonym'),
+      keptAnswers: count('Answers kept for an Idempotency-Key that named the customer, dropped'),
+      tillAnswers: count('Read-back answers (of a 202) that named the customer, dropped'),
+      auditEntries: count('Audit entries whose customer id is now the pseudonym'),
+    })
+    .describe('What this BFF erased at once (docs/operator/privacy.md); a second pass follows after ERASURE_SECOND_PASS_SECONDS'),
 });

@@ -45,6 +45,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return this.entries.delete(slotKey(slot));
   }
 
+  async forgetAnswers(names: (answer: StoredResponse) => boolean): Promise<number> {
+    let forgotten = 0;
+    for (const [k, e] of this.entries) if (e.state === 'done' && names(e.response) && this.entries.delete(k)) forgotten += 1;
+    return forgotten;
+  }
+
   async close(): Promise<void> {
     this.entries.clear();
   }

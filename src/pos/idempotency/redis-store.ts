@@ -1,3 +1,4 @@
+import { readStrings, scanKeys } from '../../platform/redis-scan';
 import { defineScripts, redisUnavailable, type RedisClient } from '../../platform/redis';
 import type { BeginResult, Claim, IdempotencySlot, IdempotencyStore, StoredResponse } from './types';
 
@@ -36,16 +37,23 @@ end
 return 1
 `;
 
+/** KEYS: record. ARGV: the value read. Deletes it only if nothing wrote it since. */
+const FORGET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`;
+
 /** The Redis TTL outlives the logical expiry by this much, so a lagging clock never loses a live record. */
 const GC_SLACK_MS = 5_000;
 
 interface IdempotencyScripts {
   idemBegin(key: string, record: string, now: string, px: string): Promise<string | null>;
   idemOwned(key: string, owner: string, op: 'set' | 'del', record: string, px: string): Promise<number>;
+  idemForget(key: string, read: string): Promise<number>;
 }
 
 const withScripts = (redis: RedisClient) =>
-  defineScripts<IdempotencyScripts>(redis, { idemBegin: { keys: 1, lua: BEGIN }, idemOwned: { keys: 1, lua: OWNED } });
+  defineScripts<IdempotencyScripts>(redis, { idemBegin: { keys: 1, lua: BEGIN }, idemOwned: { keys: 1, lua: OWNED }, idemForget: { keys: 1, lua: FORGET } });
 
 function unavailable(err: unknown): unknown {
   return redisUnavailable(err, 'idempotency store');
@@ -113,6 +121,20 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(slot: IdempotencySlot, owner: string): Promise<boolean> {
     return (await this.call(() => this.redis.idemOwned(this.key(slot), owner, 'del', '', '0'))) === 1;
+  }
+
+  async forgetAnswers(names: (answer: StoredResponse) => boolean): Promise<number> {
+    let forgotten = 0;
+    await this.call(() =>
+      scanKeys(this.redis, `${this.prefix}idem:*`, async (keys, node) => {
+        const stored = await readStrings(this.redis, node, keys);
+        for (const [i, raw] of stored.entries()) {
+          const rec = raw ? (JSON.parse(raw) as RunningRecord | DoneRecord) : undefined;
+          if (rec?.s === 'd' && names(rec.r)) forgotten += await this.redis.idemForget(keys[i], raw as string);
+        }
+      }),
+    );
+    return forgotten;
   }
 
   async close(): Promise<void> {

@@ -39,5 +39,11 @@ export interface IdempotencyStore {
   complete(slot: IdempotencySlot, owner: string, fingerprint: string, response: StoredResponse, now: number, ttlMs: number): Promise<boolean>;
   /** Drops this owner's running record so the key can be used again; false when it holds none. */
   release(slot: IdempotencySlot, owner: string): Promise<boolean>;
+  /**
+   * Drops every done record whose kept answer `names` picks (a customer's
+   * erasure); how many. A whole-store pass, never for a request's path: a
+   * retry with a dropped key then runs again as a new request.
+   */
+  forgetAnswers(names: (answer: StoredResponse) => boolean): Promise<number>;
   close(): Promise<void>;
 }

@@ -25,6 +25,8 @@ export interface OtpTicketStore {
   current(customerId: string, now: number): Promise<OtpTicket | null>;
   /** Gives the ticket up if it is still this redemption's: its code was used, or never sent. */
   settle(customerId: string, redemptionId: string): Promise<void>;
+  /** Drops the customer's ticket, whatever it names (their erasure); whether there was one. */
+  forget(customerId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,10 @@ export class MemoryOtpTickets implements OtpTicketStore {
 
   async settle(customerId: string, redemptionId: string) {
     if (this.tickets.get(customerId)?.redemptionId === redemptionId) this.tickets.delete(customerId);
+  }
+
+  async forget(customerId: string) {
+    return this.tickets.delete(customerId);
   }
 
   async close() {
@@ -104,6 +110,10 @@ export class RedisOtpTickets implements OtpTicketStore {
 
   async settle(customerId: string, redemptionId: string) {
     await this.redis.otpTicketSettle(this.key(customerId), redemptionId).catch(unavailable);
+  }
+
+  async forget(customerId: string) {
+    return (await this.redis.del(this.key(customerId)).catch(unavailable)) > 0;
   }
 
   async close() {}

@@ -1,4 +1,12 @@
-import type { DeliveryOutcome, NewOutboxEntry, OutboxCounts, OutboxEntry, OutboxStore, OutboxStoreOptions } from './types';
+import {
+  FINISHED_STATES,
+  type DeliveryOutcome,
+  type NewOutboxEntry,
+  type OutboxCounts,
+  type OutboxEntry,
+  type OutboxStore,
+  type OutboxStoreOptions,
+} from './types';
 
 interface Lease {
   consumer: string;
@@ -138,6 +146,20 @@ export class MemoryOutboxStore implements OutboxStore {
     let pending = 0;
     for (const ids of this.queues.values()) pending += ids.length;
     return { pending, dead: this.dead.length };
+  }
+
+  async list(each: (entries: OutboxEntry[]) => Promise<void>): Promise<void> {
+    this.purge();
+    const kept = [...this.entries.values()].map((e) => structuredClone(e));
+    if (kept.length) await each(kept);
+  }
+
+  async rewriteFinished(entry: OutboxEntry, scrub: (entry: OutboxEntry) => OutboxEntry): Promise<boolean> {
+    const cur = this.live(entry.id);
+    if (!cur || !FINISHED_STATES.includes(cur.state) || cur.updatedAt !== entry.updatedAt) return false;
+    const next = scrub(structuredClone(cur));
+    this.entries.set(entry.id, { ...cur, work: next.work, orderKey: next.orderKey, result: next.result, lastError: next.lastError });
+    return true;
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,31 @@
 import { redisUnavailable, type RedisClient } from '../../platform/redis';
 import { compareStreamIds, decodeRecord, newRecordFields, outcomeFields } from './redis-codec';
 import { OutboxScripts, withOutboxScripts } from './redis-scripts';
-import type { DeliveryOutcome, NewOutboxEntry, OutboxCounts, OutboxEntry, OutboxStore, OutboxStoreOptions } from './types';
+import {
+  FINISHED_STATES,
+  type DeliveryOutcome,
+  type NewOutboxEntry,
+  type OutboxCounts,
+  type OutboxEntry,
+  type OutboxStore,
+  type OutboxStoreOptions,
+} from './types';
+import { defineScripts } from '../../platform/redis';
+import { scanKeys } from '../../platform/redis-scan';
+
+/**
+ * KEYS: record. ARGV: updatedAt as read, then field, value, ... Rewrites a
+ * delivered or discarded record that nothing changed since it was read; an
+ * empty value deletes its field.
+ */
+const REWRITE_FINISHED = `
+local f = redis.call('HMGET', KEYS[1], 'state', 'updatedAt')
+if (f[1] ~= 'delivered' and f[1] ~= 'discarded') or f[2] ~= ARGV[1] then return 0 end
+for i = 2, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1
+`;
 
 export interface RedisOutboxStoreOptions extends OutboxStoreOptions {
   /** Key prefix, e.g. "posbff:". Keys are `<prefix>{obx}:...` (see redis-scripts). */
@@ -56,12 +80,16 @@ export class RedisOutboxStore implements OutboxStore {
   private readonly deadStream: string;
   private readonly consumers = new Map<string, Consumer>();
   private groupReady = false;
+  private readonly rewrites: { obxRewriteFinished(key: string, updatedAt: string, ...fields: string[]): Promise<number> };
 
   constructor(
     redis: RedisClient,
     private readonly opts: RedisOutboxStoreOptions,
   ) {
     this.redis = withOutboxScripts(redis);
+    this.rewrites = defineScripts<{ obxRewriteFinished(key: string, updatedAt: string, ...fields: string[]): Promise<number> }>(redis, {
+      obxRewriteFinished: { keys: 1, lua: REWRITE_FINISHED },
+    });
     this.base = `${opts.prefix}{obx}:`;
     this.stream = `${this.base}stream`;
     this.deadStream = `${this.base}dead`;
@@ -289,6 +317,25 @@ export class RedisOutboxStore implements OutboxStore {
       c.held.set(sid, { id: field(fields, 'id')!, orderKey: field(fields, 'key')!, notBefore: previous?.get(sid)?.notBefore ?? 0 });
     }
     if (gone.length) void this.redis.xack(this.stream, GROUP, ...gone).catch(() => undefined);
+  }
+
+  async list(each: (entries: OutboxEntry[]) => Promise<void>): Promise<void> {
+    const start = `${this.base}e:`.length;
+    await this.call(() =>
+      scanKeys(this.redis, `${this.base}e:*`, async (keys) => {
+        const records = await Promise.all(keys.map(async (k) => decodeRecord(k.slice(start), await this.redis.hgetall(k))));
+        const entries = records.filter((e): e is OutboxEntry => e !== null);
+        if (entries.length) await each(entries);
+      }),
+    );
+  }
+
+  async rewriteFinished(entry: OutboxEntry, scrub: (entry: OutboxEntry) => OutboxEntry): Promise<boolean> {
+    if (!FINISHED_STATES.includes(entry.state)) return false;
+    const next = scrub(structuredClone(entry));
+    const json = (v: unknown) => (v === undefined ? '' : JSON.stringify(v));
+    const fields = ['request', json(next.work.request), 'orderKey', next.orderKey, 'result', json(next.result), 'lastError', json(next.lastError)];
+    return (await this.call(() => this.rewrites.obxRewriteFinished(this.record(entry.id), String(entry.updatedAt), ...fields))) === 1;
   }
 
   private record(id: string): string {

@@ -102,8 +102,19 @@ export interface OutboxStore {
   /** A consumer stopping cleanly: its undelivered entries become available to others at once. */
   release(consumer: string): Promise<void>;
   counts(): Promise<OutboxCounts>;
+  /** Every entry kept (any state), in batches: a customer's erasure looks for theirs. A whole-store pass. */
+  list(each: (entries: OutboxEntry[]) => Promise<void>): Promise<void>;
+  /**
+   * Rewrites a delivered or discarded entry as `scrub` makes it (its work,
+   * order key, result and last error; a customer's erasure): false when the
+   * entry is gone, in another state, or changed since `entry` was read.
+   */
+  rewriteFinished(entry: OutboxEntry, scrub: (entry: OutboxEntry) => OutboxEntry): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** States whose entry is settled for good: nothing will deliver it again. */
+export const FINISHED_STATES: readonly OutboxState[] = ['delivered', 'discarded'];
 
 export interface OutboxStoreOptions {
   /** How long a consumer holds a key (renewed while delivering); also the idle time after which another consumer claims its entries. */

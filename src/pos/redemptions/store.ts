@@ -33,6 +33,10 @@ export class RedemptionRecords implements RedemptionStore {
     return this.records.countOpen();
   }
 
+  list(each: (records: Redemption[]) => Promise<void>): Promise<void> {
+    return this.records.list(each);
+  }
+
   adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number> {
     return this.records.adoptLeaselessClaims(now, stopped);
   }

@@ -77,6 +77,8 @@ export interface RedemptionStore {
   sweepDue(now: number, limit: number): Promise<Redemption[]>;
   /** Number of records in the expiry index (open holds). */
   countOpen(): Promise<number>;
+  /** Every record kept, in batches (a customer's erasure looks for theirs); a whole-store pass. */
+  list(each: (redemptions: Redemption[]) => Promise<void>): Promise<void>;
   /** Claims a release before leases wrote: given a lease from their last write (see ../money/records). Returns how many. */
   adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
   close(): Promise<void>;

@@ -40,6 +40,12 @@ export class MemoryTillAnswerStore implements TillAnswerStore {
     return found.fate;
   }
 
+  async forgetAnswers(names: (response: StoredResponse) => boolean): Promise<number> {
+    let forgotten = 0;
+    for (const [k, { a }] of this.answers) if (a.response && names(a.response) && this.answers.delete(k)) forgotten += 1;
+    return forgotten;
+  }
+
   private live(terminalId: string, requestId: string): TillAnswer | undefined {
     const e = this.answers.get(this.id(terminalId, requestId));
     return e && e.until > this.clock() ? e.a : undefined;

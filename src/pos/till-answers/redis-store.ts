@@ -1,3 +1,4 @@
+import { scanKeys } from '../../platform/redis-scan';
 import { defineScripts, redisUnavailable, type RedisClient } from '../../platform/redis';
 import type { StoredResponse } from '../stored-response';
 import type { AnswerFate, TillAnswer, TillAnswerStore } from './types';
@@ -16,9 +17,16 @@ redis.call('HSET', KEYS[1], 'r', ARGV[1])
 return 1
 `;
 
+/** KEYS: answer hash. ARGV: the response read. Deletes the answer only if its response is still that one. */
+const FORGET = `
+if redis.call('HGET', KEYS[1], 'r') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`;
+
 interface AnswerScripts {
   tillAnswerDecide(key: string, fate: string): Promise<string | null>;
   tillAnswerSettle(key: string, response: string): Promise<number>;
+  tillAnswerForget(key: string, response: string): Promise<number>;
 }
 
 /**
@@ -37,7 +45,11 @@ export class RedisTillAnswerStore implements TillAnswerStore {
     redis: RedisClient,
     private readonly prefix: string,
   ) {
-    this.redis = defineScripts<AnswerScripts>(redis, { tillAnswerDecide: { keys: 1, lua: DECIDE }, tillAnswerSettle: { keys: 1, lua: SETTLE } });
+    this.redis = defineScripts<AnswerScripts>(redis, {
+      tillAnswerDecide: { keys: 1, lua: DECIDE },
+      tillAnswerSettle: { keys: 1, lua: SETTLE },
+      tillAnswerForget: { keys: 1, lua: FORGET },
+    });
   }
 
   async open(a: { terminalId: string; requestId: string; key?: string; createdAt: number }, ttlMs: number): Promise<void> {
@@ -71,6 +83,19 @@ export class RedisTillAnswerStore implements TillAnswerStore {
   async decide(terminalId: string, requestId: string, fate: AnswerFate): Promise<AnswerFate | undefined> {
     const got = await this.call(() => this.redis.tillAnswerDecide(this.answerKey(terminalId, requestId), fate));
     return got === 'till' || got === 'released' ? got : undefined;
+  }
+
+  async forgetAnswers(names: (response: StoredResponse) => boolean): Promise<number> {
+    let forgotten = 0;
+    await this.call(() =>
+      scanKeys(this.redis, `${this.prefix}answer:*`, async (keys) => {
+        for (const key of keys) {
+          const r = await this.redis.hget(key, 'r');
+          if (r && names(JSON.parse(r) as StoredResponse)) forgotten += await this.redis.tillAnswerForget(key, r);
+        }
+      }),
+    );
+    return forgotten;
   }
 
   private answerKey(terminalId: string, requestId: string): string {

@@ -33,4 +33,6 @@ export interface TillAnswerStore {
   settle(terminalId: string, requestId: string, response: StoredResponse): Promise<void>;
   /** Sets the fate unless one is set; the fate that holds after (undefined when there is no record). */
   decide(terminalId: string, requestId: string, fate: AnswerFate): Promise<AnswerFate | undefined>;
+  /** Drops every settled answer whose response `names` picks (a customer's erasure); how many. A whole-store pass. */
+  forgetAnswers(names: (response: StoredResponse) => boolean): Promise<number>;
 }

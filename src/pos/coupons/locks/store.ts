@@ -33,6 +33,10 @@ export class CouponLockRecords implements CouponLockStore {
     return this.records.countOpen();
   }
 
+  list(each: (records: CouponLock[]) => Promise<void>): Promise<void> {
+    return this.records.list(each);
+  }
+
   adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number> {
     return this.records.adoptLeaselessClaims(now, stopped);
   }

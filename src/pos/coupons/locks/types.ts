@@ -71,6 +71,8 @@ export interface CouponLockStore {
   sweepDue(now: number, limit: number): Promise<CouponLock[]>;
   countOpen(): Promise<number>;
   /** Claims a release before leases wrote: given a lease from their last write (see ../../money/records). Returns how many. */
+  /** Every lock kept, in batches (a customer's erasure looks for theirs); a whole-store pass. */
+  list(each: (locks: CouponLock[]) => Promise<void>): Promise<void>;
   adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
   /**
    * The codes a payment burned through a lock (as the lock names them), or

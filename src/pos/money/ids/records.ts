@@ -1,3 +1,4 @@
+import { readStrings, scanKeys } from '../../../platform/redis-scan';
 import { defineScripts, type Redis, type RedisClient } from '../../../platform/redis';
 import { problem } from '../../../platform/problem';
 import { redisUnavailable } from '../../../platform/redis';
@@ -43,6 +44,8 @@ export interface IdRecords<E extends IdEntry> {
   free(kind: E['kind'], id: string, storeId: string): Promise<void>;
   /** The entry, or null for an id this BFF never took (or one past its retention). */
   get(kind: E['kind'], id: string): Promise<E | null>;
+  /** Every entry kept, in batches (a customer's erasure looks for theirs); a whole-store pass, never for a request's path. */
+  list(each: (entries: E[]) => Promise<void>): Promise<void>;
   /** The claims by lease end (./lease-index.ts), kept in step by claim, change and free. */
   readonly leases: IdLeaseIndex;
   /**
@@ -148,6 +151,15 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
     return json ? (JSON.parse(json) as E) : null;
   }
 
+  async list(each: (entries: E[]) => Promise<void>): Promise<void> {
+    await this.call(() =>
+      scanKeys(this.redis, `${this.prefix}sale:*`, async (keys, node) => {
+        const entries = (await readStrings(this.redis, node, keys)).flatMap((raw) => (raw ? [JSON.parse(raw) as E] : []));
+        if (entries.length) await each(entries);
+      }),
+    );
+  }
+
   async adoptLeaselessClaims(now: number, stopped: () => boolean = () => false): Promise<number> {
     let adopted = 0;
     // A Cluster's SCAN reads one node: each master is scanned.
@@ -233,6 +245,11 @@ export class MemoryIdRecords<E extends IdEntry> implements IdRecords<E> {
 
   async get(kind: E['kind'], id: string): Promise<E | null> {
     return this.read(kind, id);
+  }
+
+  async list(each: (entries: E[]) => Promise<void>): Promise<void> {
+    const kept = [...this.entries.values()].filter((e) => e.until > this.clock()).map((e) => structuredClone(e.entry));
+    if (kept.length) await each(kept);
   }
 
   /** Memory keeps nothing across a restart, so nothing here was written by another release. */

@@ -84,6 +84,12 @@ export class MemoryRecordStore<R extends VersionedRecord> implements RecordStore
     return adopted;
   }
 
+  async list(each: (records: R[]) => Promise<void>): Promise<void> {
+    // Past-retention ones too: the store forgets them on the caller's clock, which a list does not take.
+    const kept = [...this.records.values()].map((e) => structuredClone(e.record));
+    if (kept.length) await each(kept);
+  }
+
   onEndOnRead(listener: (record: R) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -1,3 +1,4 @@
+import { readStrings, scanKeys } from '../../../platform/redis-scan';
 import { problem } from '../../../platform/problem';
 import { redisUnavailable, type RedisClient } from '../../../platform/redis';
 import { dueOf, leaselessAdopted, proposeChange, tell, type RecordChange, type RecordRules, type RecordStore, type VersionedRecord } from './types';
@@ -157,6 +158,17 @@ export class RedisRecordStore<R extends VersionedRecord> implements RecordStore<
       }
     } while (cursor !== '0');
     return adopted;
+  }
+
+  async list(each: (records: R[]) => Promise<void>): Promise<void> {
+    const start = this.recordPrefix.length;
+    await this.call(() =>
+      scanKeys(this.redis, `${this.recordPrefix}*`, async (keys, node) => {
+        const stored = await readStrings(this.redis, node, keys);
+        const records = stored.flatMap((raw, i) => (raw ? [this.layout.decode(keys[i].slice(start), raw)] : []));
+        if (records.length) await each(records);
+      }),
+    );
   }
 
   onEndOnRead(listener: (record: R) => void): () => void {

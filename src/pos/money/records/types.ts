@@ -77,6 +77,11 @@ export interface RecordStore<R extends VersionedRecord> {
    * `stopped` (the process closing) ends the scan early.
    */
   adoptLeaselessClaims(now: number, stopped?: () => boolean): Promise<number>;
+  /**
+   * Every record kept, in batches, in no particular order (a customer's
+   * erasure looks for theirs): a whole-store pass, never for a request's path.
+   */
+  list(each: (records: R[]) => Promise<void>): Promise<void>;
   /** Hears each record this instance ends on read. Returns the unsubscribe function. */
   onEndOnRead(listener: (record: R) => void): () => void;
   close(): Promise<void>;
