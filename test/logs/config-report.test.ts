@@ -67,4 +67,21 @@ describe('start-up with several wrong settings at once', () => {
     expect(output).not.toContain('sbx_demo_secret');
     expect(output).not.toContain('listening');
   }, 30_000);
+
+  it('is a readable list on stderr with LOG_PRETTY=true', async () => {
+    const child = startProgram({ NODE_ENV: 'development', LOG_PRETTY: 'true', SWEEPER_INTERVAL_MS: 'soon', OTP_MODE: 'maybe' }, ['--bff-only']);
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    const { code } = await exited(child, 20_000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^Invalid configuration:\n {2}- SWEEPER_INTERVAL_MS: .*\n {2}- OTP_MODE: /);
+  }, 30_000);
+
+  it('any other start-up failure: one line, exit 1', async () => {
+    const { code, output } = await exited(startProgram({ SANDBOX_ACCOUNTS_FILE: path.join(dir, 'no-such-accounts.json') }), 20_000);
+    expect(code).toBe(1);
+    const fatal = logLines(output).filter((l) => l.level === 60);
+    expect(fatal).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^Start-up failed: Cannot read sandbox accounts file /) })]);
+    expect(output.split('\n').filter((l) => l.trim() && !l.startsWith('{'))).toEqual([]);
+  }, 30_000);
 });
