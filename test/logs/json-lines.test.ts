@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { childEnv } from '../support/child-env';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { REPO, startProgram } from '../store/program';
@@ -71,7 +72,7 @@ describe('every line the program writes is JSON', () => {
         REDIS_KEY_PREFIX: `json-lines:${process.pid}:`,
         TERMINALS_FILE: file,
         SHUTDOWN_GRACE_SECONDS: '0',
-        NODE_OPTIONS: `--require ${path.join(__dirname, 'fixtures/warning-library.cjs')}`,
+        NODE_OPTIONS: `--import ${pathToFileURL(path.join(__dirname, 'fixtures/warning-library.mjs')).href}`,
       },
       ['--bff-only'],
     );
