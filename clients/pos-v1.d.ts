@@ -1228,7 +1228,7 @@ export type components = {
                  */
                 loyaltyKey?: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";
                 /**
-                 * @description `ok`, or `shutting_down` once the instance is draining
+                 * @description `ok`, or `shutting_down` from SIGTERM on: the grace (still serving, so a balancer stops sending) and the drain
                  * @enum {string}
                  */
                 process: "ok" | "down" | "not_configured" | "stopped" | "shutting_down" | "none" | "stale" | "refused";

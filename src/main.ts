@@ -3,6 +3,10 @@
  * before the program loads: on an older Node it refuses, saying which is needed.
  */
 import { nodeVersionProblem, requiredNodeRange } from './platform/node-version';
+import { holdProcessWarnings } from './platform/stray-output';
+
+// Before any library loads (one may warn as it does): Node's plain-text warnings are held for the JSON log.
+holdProcessWarnings();
 
 const tooOld = nodeVersionProblem(requiredNodeRange(), process.version);
 if (tooOld) {

@@ -1,14 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { changedSettings, ConfigError, describeConfig, loadConfig, loadDotEnv, settingsOfMode, type Config } from './platform/config';
+import type { Logger } from 'pino';
+import { changedSettings, ConfigError, describeConfig, loadDotEnv, readConfig, settingsOfMode, type Config } from './platform/config';
 import { createLogger } from './platform/logger';
 import { addTerminalCommands, revokeTerminalCommand, terminalCommand } from './platform/operator-commands';
-import { productionProblems, redisDurability } from './platform/production';
+import { onShutdownSignals } from './platform/shutdown';
+import { routeStrayOutput } from './platform/stray-output';
 import { startBff, UpstreamTarget, type RunningBff } from './pos/server';
 import { ensureDemoSetup } from './pos/terminals';
 import { AccountSettings, loadSandboxAccounts, startSandbox, StartedSandbox } from './sandbox';
+import { problemEntries, startupProblems, type Mode } from './startup-problems';
 
-type Mode = 'sandbox' | 'bff' | 'both';
+/** The logger start-up failures are reported through, once there is one. */
+let reporter: { logger: Logger; pretty: boolean } | undefined;
 
 /**
  * The program main.ts starts once the Node check passed. By default: the BFF
@@ -17,12 +21,13 @@ type Mode = 'sandbox' | 'bff' | 'both';
  */
 async function main(argv: string[]): Promise<void> {
   const mode: Mode = argv.includes('--sandbox-only') ? 'sandbox' : argv.includes('--bff-only') ? 'bff' : 'both';
-  // `.env` first (values already in the environment win), then every setting is validated once.
+  // `.env` first (values already in the environment win), then every setting is read once, every problem kept.
   const envFile = loadDotEnv();
-  const config = loadConfig();
-  const refused = mode === 'sandbox' ? [] : [...productionProblems(config), ...portClash(config, mode)];
+  const { config, problems: settingProblems } = readConfig();
+  const logger = loggerFor(config, settingProblems);
+  routeStrayOutput(logger);
+  const refused = await startupProblems(config, settingProblems, mode, logger);
   if (refused.length) throw new ConfigError(refused);
-  const logger = createLogger({ level: config.log.level, pretty: config.log.pretty });
   // The settings this mode uses, secrets masked: the whole block for a person at a terminal; for a log
   // pipeline one line of what differs from the defaults, so every restart says what was chosen, briefly.
   const shown = settingsOfMode(config, mode);
@@ -46,9 +51,8 @@ async function main(argv: string[]): Promise<void> {
     logger.info({ url: started.url, accounts: accounts.length }, 'loyalty sandbox listening');
   }
 
+  let bff: RunningBff | undefined;
   if (mode !== 'sandbox') {
-    const undurable = await redisDurability(config, logger);
-    if (undurable.length) throw new ConfigError(undurable);
     let upstream: UpstreamTarget;
     if (config.loyalty.baseUrl) {
       upstream = { baseUrl: config.loyalty.baseUrl, apiKey: config.loyalty.apiKey!, secretKey: config.loyalty.secretKey! };
@@ -81,17 +85,18 @@ async function main(argv: string[]): Promise<void> {
         'ALLOW_IN_MEMORY_STORE=true: production without Redis, a single-instance trial. A restart loses open redemptions, Idempotency-Keys and queued writes; never run a second instance',
       );
     }
-    const bff = await startBff(config, upstream, logger).catch((err: unknown) => {
+    const running = await startBff(config, upstream, logger).catch((err: unknown) => {
       const ops = (err as { setting?: string }).setting === 'OPS_PORT';
       return Promise.reject(
         ops ? portProblem(err, 'OPS_PORT', config.ops.host, config.ops.port ?? 0) : portProblem(err, 'PORT', config.http.host, config.http.port),
       );
     });
-    closers.unshift(() => bff.close());
-    logger.info(listening(config, bff), 'POS BFF listening');
+    bff = running;
+    closers.unshift(() => running.close());
+    logger.info(listening(config, running), 'POS BFF listening');
     // A fresh install (the image, the pruned build) starts before its first terminal: it stays up, not
     // ready (/readyz names `terminals`), and says how to add one; once added it is served without a restart.
-    if (bff.registry.activeTerminals() === 0) {
+    if (running.registry.activeTerminals() === 0) {
       const commands = addTerminalCommands(terminalCommand(config.pos.terminalCommand), config.pos.terminalsFile);
       logger.warn(
         { setting: 'TERMINALS_FILE', file: config.pos.terminalsFile, commands },
@@ -100,26 +105,31 @@ async function main(argv: string[]): Promise<void> {
     }
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    const startedAt = Date.now();
-    logger.info({ signal, timeoutMs: config.http.shutdownTimeoutMs }, 'shutting down: no new connections; finishing requests in flight');
-    // The bound: requests still running after it are cut off, and the exit code says so.
-    const timer = setTimeout(() => {
-      logger.error({ timeoutMs: config.http.shutdownTimeoutMs }, 'shutdown took too long; exiting');
-      logger.flush?.();
-      process.exit(1);
-    }, config.http.shutdownTimeoutMs);
-    timer.unref();
-    for (const close of closers) await close().catch((err) => logger.error({ err }, 'error while closing'));
-    logger.info({ durationMs: Date.now() - startedAt }, 'shutdown complete');
-    logger.flush?.();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  const serving = bff;
+  onShutdownSignals({
+    logger,
+    // The grace is for a balancer in front of the BFF; the sandbox alone has none.
+    graceMs: serving ? config.http.shutdownGraceSeconds * 1000 : 0,
+    drainTimeoutMs: config.http.shutdownTimeoutMs,
+    leave: () => serving?.beginShutdown(),
+    closers,
+    exit: (code) => process.exit(code),
+  });
+}
+
+/**
+ * The logger the settings ask for; while LOG_LEVEL or LOG_PRETTY is itself wrong (or pretty cannot
+ * load), JSON at info, so the report of what is wrong still reaches the log pipeline.
+ */
+function loggerFor(config: Config, problems: string[]): Logger {
+  const logSettingsBad = problems.some((p) => /^LOG_(LEVEL|PRETTY)\b/.test(p));
+  const wanted = logSettingsBad ? { level: 'info', pretty: false } : { level: config.log.level, pretty: config.log.pretty };
+  try {
+    reporter = { logger: createLogger(wanted), pretty: wanted.pretty };
+  } catch {
+    reporter = { logger: createLogger({ level: 'info', pretty: false }), pretty: false };
+  }
+  return reporter.logger;
 }
 
 /** Where the BFF listens and what it serves where: the address it binds, and one a person can use. */
@@ -150,13 +160,6 @@ function otpModeShown(config: Config): string {
   return `auto (learnt from hold answers, re-checked after ${config.pos.otpModeRecheckMinutes} min)`;
 }
 
-/** The bundled sandbox and the cashier API on one port: the second to bind would be blamed on the wrong setting. */
-function portClash(config: Config, mode: Mode): string[] {
-  const bundled = mode === 'both' && !config.loyalty.baseUrl;
-  if (!bundled || config.http.port === 0 || config.http.port !== config.sandbox.port) return [];
-  return [`SANDBOX_PORT: ${config.sandbox.port} is PORT too; the bundled sandbox and the cashier API need a port each: set SANDBOX_PORT (or PORT) to another`];
-}
-
 /** A port already taken is named by its setting, so the fix is obvious. */
 function portProblem(err: unknown, setting: string, host: string, port: number): unknown {
   const code = (err as NodeJS.ErrnoException)?.code;
@@ -184,14 +187,27 @@ function printDemoTokens(config: Config, baseUrl: string) {
   );
 }
 
-/** Runs the program; a configuration problem exits 2 with the message, anything else 1. */
+/**
+ * Runs the program; a configuration problem exits 2, anything else 1. Either is reported once: as one JSON
+ * line listing every problem with its setting (JSON logs), or as a readable list on stderr (LOG_PRETTY).
+ */
 export function start(argv: string[]): Promise<void> {
-  return main(argv).catch((err) => {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
+  return main(argv).catch((err: unknown) => {
+    const code = err instanceof ConfigError ? 2 : 1;
+    // A failure before the settings were read (.env unreadable) has no logger yet: JSON unless the environment asks otherwise.
+    reporter ??= { logger: createLogger({ level: 'info', pretty: false }), pretty: process.env.LOG_PRETTY === 'true' };
+    if (reporter.pretty) {
+      process.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `Start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    } else if (err instanceof ConfigError) {
+      const count = err.problems.length;
+      reporter.logger.fatal(
+        { problems: problemEntries(err.problems) },
+        `Invalid configuration: ${count} problem${count === 1 ? '' : 's'}, each naming its setting and what to do; nothing started`,
+      );
+    } else {
+      reporter.logger.fatal({ err }, `Start-up failed: ${err instanceof Error ? err.message : String(err)}`);
     }
-    process.stderr.write(`Start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
+    reporter.logger.flush?.();
+    process.exit(code);
   });
 }

@@ -51,7 +51,7 @@ async function startMain(
   const portEnv = mode === '--bff-only' ? { HOST: '127.0.0.1', PORT: String(port) } : { SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: String(port) };
   const fd = openSync(logFile, 'a');
   const options = {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', LOG_PRETTY: 'false', ...portEnv, ...env },
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', LOG_PRETTY: 'false', SHUTDOWN_GRACE_SECONDS: '0', ...portEnv, ...env },
     stdio: ['ignore', fd, fd] as ['ignore', number, number],
   };
   // A checkout to compare always runs from its TypeScript source.

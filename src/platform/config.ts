@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { z } from 'zod';
 import { addTerminalCommands, terminalCommand } from './operator-commands';
 import { FEATURES, loyalty, environment, type Deployment, type Settings } from './settings';
 import { claimLeaseProblem } from './settings/money';
@@ -16,8 +15,7 @@ export type Config = Settings;
 
 const SETTINGS = Object.values(FEATURES).flatMap((f: Feature) => settingsIn(f.settings));
 
-const envSchema = z.object(Object.fromEntries(SETTINGS.map((s) => [s.variable, s.schema])));
-if (Object.keys(envSchema.shape).length !== SETTINGS.length) {
+if (new Set(SETTINGS.map((s) => s.variable)).size !== SETTINGS.length) {
   throw new Error(
     `a variable is declared by two features: ${SETTINGS.map((s) => s.variable)
       .filter((v, i, all) => all.indexOf(v) !== i)
@@ -189,20 +187,49 @@ function crossFeatureProblems(config: Config, source: NodeJS.ProcessEnv): string
   return problems;
 }
 
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+/** A problem's leading variable (`REDIS_URL: ...`, `LOG_LEVEL (from .env): ...`), the setting an operator fixes. */
+export function settingOf(problem: string): string | undefined {
+  return /^([A-Z][A-Z0-9_]*)\b/.exec(problem)?.[1];
+}
+
+/**
+ * Every setting read, and every problem found, at once: a variable that does not
+ * parse is named and its default stands in, so the features' own rules and the
+ * rules between them are still checked and one start-up lists everything to fix.
+ * A rule that names a variable already reported bad is left out: its verdict
+ * would be about the stand-in, not the value given.
+ */
+export function readConfig(source: NodeJS.ProcessEnv = process.env): { config: Config; problems: string[] } {
   // Empty strings mean "unset", as they do in most .env files.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => withOrigin(`${i.path.join('.')}: ${i.message}`, source)));
+  const env: Record<string, unknown> = {};
+  const invalid: string[] = [];
+  const bad = new Set<string>();
+  for (const s of SETTINGS) {
+    const parsed = s.schema.safeParse(cleaned[s.variable]);
+    if (parsed.success) {
+      env[s.variable] = parsed.data;
+      continue;
+    }
+    bad.add(s.variable);
+    invalid.push(...parsed.error.issues.map((i) => `${[s.variable, ...i.path].join('.')}: ${i.message}`));
+    const fallback = s.schema.safeParse(undefined);
+    env[s.variable] = fallback.success ? fallback.data : undefined;
   }
-  const env = parsed.data;
   const deployment: Deployment = { env: valuesOf(environment.settings, env).nodeEnv, bundledSandbox: !valuesOf(loyalty.settings, env).baseUrl };
-  const problems: string[] = [];
+  const derived: string[] = [];
   const config = Object.fromEntries(
-    Object.entries(FEATURES).map(([name, f]: [string, Feature]) => [name, f.read(valuesOf(f.settings, env), deployment, problems)]),
+    Object.entries(FEATURES).map(([name, f]: [string, Feature]) => [name, f.read(valuesOf(f.settings, env), deployment, derived)]),
   ) as Config;
-  problems.push(...crossFeatureProblems(config, source));
-  if (problems.length) throw new ConfigError(problems.map((p) => withOrigin(p, source)));
+  derived.push(...crossFeatureProblems(config, source));
+  const aboutBad = (p: string) => [...bad].some((v) => new RegExp(`\\b${v}\\b`).test(p));
+  const problems = [...invalid, ...derived.filter((p) => !aboutBad(p))].map((p) => withOrigin(p, source));
+  return { config, problems };
+}
+
+/** The configuration, or a ConfigError listing every problem readConfig found. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const { config, problems } = readConfig(source);
+  if (problems.length) throw new ConfigError(problems);
   return config;
 }

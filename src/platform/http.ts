@@ -12,9 +12,13 @@ export function requestIdOf(req: Request): string {
   return String((req as { id?: unknown }).id ?? '');
 }
 
+/** Probes a balancer or an orchestrator sends every few seconds: readiness logs its changes itself (src/pos/http/health.ts). */
+const PROBES = new Set(['/healthz', '/readyz']);
+
 export function requestLogger(logger: Logger, extraProps?: (req: Request) => Record<string, unknown>): RequestHandler {
   return pinoHttp({
     logger,
+    autoLogging: { ignore: (req) => (req.method === 'GET' || req.method === 'HEAD') && PROBES.has((req.url ?? '').split('?')[0]) },
     genReqId(req, res) {
       const sent = req.headers['x-request-id'];
       const id = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();

@@ -47,7 +47,7 @@ export const ReadinessSchema = z.strictObject({
         '`none`: no terminal can call yet (add one with the terminal CLI); `stale`: the terminals file changed but could not be loaded, so the terminals loaded before are served and revocations since are not applied (still ready: one bad edit of the file every instance reads must not take the fleet out; alert on `pos_terminals_file_current`)',
       ),
       loyaltyKey: CheckState.optional().describe('`refused`: the loyalty service refuses the key pair in use (codes 1000-1002)'),
-      process: CheckState.describe('`ok`, or `shutting_down` once the instance is draining'),
+      process: CheckState.describe('`ok`, or `shutting_down` from SIGTERM on: the grace (still serving, so a balancer stops sending) and the drain'),
     })
     .describe('Each check by name; what is not ok says what is wrong'),
   redisDataset: z

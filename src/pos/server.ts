@@ -80,6 +80,11 @@ export interface RunningBff {
    * requests finished and before the stores and Redis close, in order added.
    */
   onClose(hook: () => Promise<void> | void): void;
+  /**
+   * The grace before close(): /readyz answers 503 (`shutting_down`) on both listeners and every answer closes its
+   * connection, so a balancer stops sending and keep-alive tills reconnect elsewhere; the port keeps serving meanwhile.
+   */
+  beginShutdown(): void;
   /** Stops taking requests, finishes in-flight ones, stops the sweeper and the onClose hooks, closes Redis. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -226,6 +231,7 @@ export async function startBff(
     shuttingDown: () => shuttingDown,
     redisDatasetLoss: () => dataset?.watch.lastLoss,
     loyaltyKeyRefused: () => loyalty.keys.refused(),
+    logger,
   });
   const app = createBffApp({
     deps,
@@ -359,6 +365,9 @@ export async function startBff(
     breaker,
     onClose(hook) {
       closeHooks.push(hook);
+    },
+    beginShutdown() {
+      shuttingDown = true;
     },
     close() {
       closing ??= (async () => {

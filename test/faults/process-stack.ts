@@ -88,6 +88,8 @@ export async function startProcessStack(opts: { redisUrl: string; account?: Para
           TERMINALS_FILE: terminalsFile,
           DEMO_SETUP: 'false',
           SWEEPER_INTERVAL_MS: '200',
+          // No balancer here: a test that wants the grace sets it.
+          SHUTDOWN_GRACE_SECONDS: '0',
           ...env,
         },
         port,

@@ -78,6 +78,7 @@ async function runMain(env: Record<string, string>, args: string[]): Promise<{ o
       PORT: '0',
       SANDBOX_PORT: '0',
       TERMINALS_FILE: path.join(dir, 'terminals.json'),
+      SHUTDOWN_GRACE_SECONDS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

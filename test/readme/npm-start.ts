@@ -31,7 +31,15 @@ export async function startNpmStart(): Promise<NpmStart> {
   const env = { ...process.env, PORT: String(port), SANDBOX_PORT: String(sandboxPort) };
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: REPO,
-    env: { ...env, TERMINALS_FILE: path.join(dir, 'config/terminals.json'), LOG_LEVEL: 'info', REDIS_URL: '', NODE_ENV: 'development', LOG_PRETTY: 'false' },
+    env: {
+      ...env,
+      TERMINALS_FILE: path.join(dir, 'config/terminals.json'),
+      LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      NODE_ENV: 'development',
+      LOG_PRETTY: 'false',
+      SHUTDOWN_GRACE_SECONDS: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const started = await waitForOutput(child, /POS BFF listening/, 30_000);

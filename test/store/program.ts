@@ -35,3 +35,10 @@ export function logLines(output: string): any[] {
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l));
 }
+
+/** The settings named by the one configuration report start-up writes before it exits 2 (a JSON line, level fatal). */
+export function reportedSettings(output: string): string[] {
+  const reports = logLines(output).filter((l) => l.level === 60 && Array.isArray(l.problems));
+  if (reports.length !== 1) throw new Error(`expected one configuration report, found ${reports.length}:\n${output}`);
+  return (reports[0].problems as { setting: string }[]).map((p) => p.setting);
+}

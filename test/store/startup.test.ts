@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/platform/config';
 import { addStore, addTerminal } from '../../src/pos/terminals';
 import { freePort } from '../support/ports';
-import { logLines, REPO, startProgram } from './program';
+import { logLines, reportedSettings, REPO, startProgram } from './program';
 import { exited, runBash, waitForOutput } from './readme-blocks';
 
 /** Production defaults, .env, and what start-up says when it cannot run. */
@@ -138,7 +138,8 @@ describe('start-up', () => {
     // The same bad value from the environment says nothing of .env.
     const fromEnvironment = await exited(start({ ...REAL, LOG_LEVEL: 'shouty', TERMINALS_FILE: path.join(dir, 'none.json') }, ['--bff-only']), 20_000);
     expect(fromEnvironment.code).toBe(2);
-    expect(fromEnvironment.output).toMatch(/ - LOG_LEVEL: /);
+    expect(reportedSettings(fromEnvironment.output)).toEqual(['LOG_LEVEL']);
+    expect(fromEnvironment.output).toMatch(/"problem":"LOG_LEVEL: /);
     // LOG_LEVEL from the environment wins over the file's bad value; REDEMPTION_PROOF still comes from the file.
     const child = start({ ...REAL, LOG_LEVEL: 'info', TERMINALS_FILE: withTerminal('env.json') }, ['--bff-only'], cwd);
     try {
@@ -155,7 +156,7 @@ describe('start-up', () => {
     const { code, output } = await exited(start({ PORT: String(port), SANDBOX_PORT: String(port), TERMINALS_FILE: path.join(dir, 'clash.json') }), 20_000);
     expect(code).toBe(2);
     expect(output).toContain(`SANDBOX_PORT: ${port} is PORT too`);
-    expect(output).not.toMatch(/- PORT:/);
+    expect(reportedSettings(output)).toEqual(['SANDBOX_PORT']);
     expect(output).not.toContain('listening');
   }, 30_000);
 
@@ -166,7 +167,7 @@ describe('start-up', () => {
       const { code, output } = await exited(start({ SANDBOX_PORT: String(port), TERMINALS_FILE: path.join(dir, 'sbx-taken.json') }), 20_000);
       expect(code).toBe(2);
       expect(output).toMatch(new RegExp(`SANDBOX_PORT: port ${port} on 127\\.0\\.0\\.1 is already in use`));
-      expect(output).not.toMatch(/- PORT:/);
+      expect(reportedSettings(output)).toEqual(['SANDBOX_PORT']);
     } finally {
       holder.close();
     }

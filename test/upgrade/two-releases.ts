@@ -65,7 +65,15 @@ export function run(tree: string, args: string[], env: Record<string, string>): 
     ['--import', pathToFileURL(path.join(tree, 'node_modules/tsx/dist/loader.mjs')).href, path.join(tree, 'src/main.ts'), ...args],
     {
       cwd: tree,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), NODE_ENV: 'test', LOG_LEVEL: 'info', LOG_PRETTY: 'false', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? os.tmpdir(),
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        LOG_PRETTY: 'false',
+        SHUTDOWN_GRACE_SECONDS: '0',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

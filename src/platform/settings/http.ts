@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bool, port, positiveInt } from './values';
+import { bool, nonNegativeInt, port, positiveInt } from './values';
 import { feature, setting, type SliceOf } from './define';
 
 /** HTTPS for the cashier API: PEM files, and whether terminals must present client certificates. */
@@ -32,8 +32,16 @@ export const http = feature({
       description: 'Largest accepted request body, in bytes.',
       default: '262144 (256 KiB)',
     }),
+    shutdownGraceSeconds: setting('SHUTDOWN_GRACE_SECONDS', nonNegativeInt.max(600).default(10), {
+      description:
+        'On SIGTERM/SIGINT: /readyz answers 503 at once and the cashier API keeps serving this long (every answer closing its ' +
+        'connection), so a balancer polling /readyz every 2-5 s, ejecting after 2 failures, stops sending before the port closes; ' +
+        'then the drain (SHUTDOWN_TIMEOUT_MS). A second signal ends the grace early. 0: drain at once (tests, development), in seconds.',
+      readme: 'how long the cashier API keeps serving after SIGTERM, readiness already 503',
+    }),
     shutdownTimeoutMs: setting('SHUTDOWN_TIMEOUT_MS', positiveInt.min(100).max(600_000).default(10_000), {
-      description: 'On SIGTERM/SIGINT: in-flight requests get this long to finish before the process gives up and exits 1, in milliseconds.',
+      description:
+        'On SIGTERM/SIGINT, after SHUTDOWN_GRACE_SECONDS: in-flight requests get this long to finish (the drain) before the process gives up and exits 1, in milliseconds.',
     }),
     maxHeaderCount: setting('MAX_HEADER_COUNT', positiveInt.max(2000).default(100), {
       description: 'Most request headers accepted; more is refused with 431.',

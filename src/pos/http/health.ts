@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { redisReady, type RedisClient } from '../../platform/redis';
 import type { ReadinessSchema } from '../answers';
@@ -31,6 +32,8 @@ export interface HealthOptions {
   /** The upstream result is reused this long, so probes do not hit the loyalty service each time. Default 5000 ms. */
   upstreamCacheMs?: number;
   clock?: () => number;
+  /** Where a change of readiness is logged (once per change; probes themselves are not logged). Unset: not logged. */
+  logger?: Logger;
 }
 
 export type CheckState = 'ok' | 'down' | 'not_configured' | 'stopped' | 'shutting_down' | 'none' | 'stale' | 'refused';
@@ -77,6 +80,32 @@ function upstreamProbe(baseUrl: string, timeoutMs: number, cacheMs: number, cloc
   };
 }
 
+/** A check that leaves the instance ready: a stale terminals file still serves the terminals it loaded (see terminalsStale). */
+const passes = (name: string, c: CheckState) => c === 'ok' || c === 'not_configured' || (name === 'terminals' && c === 'stale');
+
+/**
+ * Logs readiness when it changes, not per probe: a balancer polling every few seconds would otherwise fill the log.
+ * Ready is info; not ready is a warning naming the checks that fail (a state, not an error: no stack). A change of
+ * which checks fail while not ready is a change too.
+ */
+function readinessChanges(logger: Logger | undefined): (ready: boolean, checks: Readiness['checks']) => void {
+  let last: string | undefined;
+  return (ready, checks) => {
+    const failing = Object.fromEntries(Object.entries(checks).filter(([name, c]) => !passes(name, c)));
+    const state = JSON.stringify([ready, failing]);
+    if (!logger || state === last) return;
+    last = state;
+    if (ready) logger.info({ component: 'readiness', readiness: 'ready', checks }, 'ready: /readyz answers 200');
+    else
+      logger.warn(
+        { component: 'readiness', readiness: 'not_ready', failing },
+        `not ready: /readyz answers 503 (${Object.entries(failing)
+          .map(([n, c]) => `${n}: ${c}`)
+          .join(', ')})`,
+      );
+  };
+}
+
 /** A file that failed to reload is named before an empty one: its fix is to repair the file, not to add a terminal. */
 function terminalsCheck(active: number, stale: boolean): CheckState {
   if (stale) return 'stale';
@@ -92,6 +121,7 @@ export function healthRoutes(opts: HealthOptions): Router {
   const router = Router();
   const clock = opts.clock ?? Date.now;
   const upstreamUp = upstreamProbe(opts.upstreamBaseUrl, opts.upstreamTimeoutMs ?? 1000, opts.upstreamCacheMs ?? 5000, clock);
+  const logChange = readinessChanges(opts.logger);
 
   router.get('/healthz', (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
@@ -112,7 +142,8 @@ export function healthRoutes(opts: HealthOptions): Router {
       ...(opts.loyaltyKeyRefused ? { loyaltyKey: opts.loyaltyKeyRefused() ? ('refused' as const) : ('ok' as const) } : {}),
       process: opts.shuttingDown?.() ? 'shutting_down' : 'ok',
     };
-    const ready = Object.entries(checks).every(([name, c]) => c === 'ok' || c === 'not_configured' || (name === 'terminals' && c === 'stale'));
+    const ready = Object.entries(checks).every(([name, c]) => passes(name, c));
+    logChange(ready, checks);
     res.setHeader('Cache-Control', 'no-store');
     const loss = opts.redisDatasetLoss?.();
     const redisDataset = loss && { lostAt: new Date(loss.to).toISOString(), lastSeenGoodAt: new Date(loss.from).toISOString() };
