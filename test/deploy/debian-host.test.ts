@@ -102,6 +102,10 @@ describe(`${PAGE}: a Debian host whose Node is older than 24`, () => {
     host.redis = startRedis();
     await waitForPort(host.redisPort, 15_000, 'redis-server');
     await runBash(commands(step(1)).map(fill).join('\n'), { env: hostEnv });
+    // Turning AOF on writes the first AOF file in the background; Redis refuses a SIGTERM until it is written.
+    const persistence = () => execFileSync('redis-cli', ['-p', String(host.redisPort), 'INFO', 'persistence'], { encoding: 'utf8' });
+    const until = Date.now() + 30_000;
+    while (/aof_rewrite_(in_progress|scheduled):1/.test(persistence()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     host.redis.kill('SIGTERM');
     await exited(host.redis, 15_000);
     host.redis = startRedis();
@@ -171,6 +175,9 @@ describe(`${PAGE}: a Debian host whose Node is older than 24`, () => {
       OPS_PORT: String(await freePort()),
     };
     expect(unit.ExecStart).toHaveLength(1);
+    // Step 4 puts the settings file where the unit reads it, from the example this test starts with.
+    expect(step(3)).toContain(`/opt/pos-loyalty-bff/${UNIT_ENV} ${unit.EnvironmentFile[0]}\n`);
+    expect(step(3)).toContain(`/opt/pos-loyalty-bff/${UNIT} /etc/systemd/system/\n`);
     host.bff = spawn(fill(unit.ExecStart[0]), [], { cwd: fill(unit.WorkingDirectory[0]), env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = await waitForOutput(host.bff, /No terminal can call yet.*\n/, 60_000);
     expect(out).toContain('POS BFF listening');
@@ -182,7 +189,7 @@ describe(`${PAGE}: a Debian host whose Node is older than 24`, () => {
   }, 70_000);
 
   it('step 5 adds a store and a terminal with the commands the BFF printed, and the running BFF serves it', async () => {
-    const lines = commands(step(3));
+    const lines = commands(step(4));
     expect(lines).toHaveLength(2);
     const run = lines.map((line, i) => {
       const filled = filledCommand(host.printed![i], line);
@@ -192,10 +199,9 @@ describe(`${PAGE}: a Debian host whose Node is older than 24`, () => {
     const added = await runBash(asServiceUser + run.join('\n'), { env: hostEnv, timeoutMs: 60_000 });
     host.token = /^pos_[A-Za-z0-9_-]{43}$/m.exec(added.stdout)?.[0];
     expect(host.token).toBeDefined();
-    // The revoke command printed with the token is step 6's.
-    expect(/^To revoke it: (.*)$/m.exec(added.stdout)?.[1].replaceAll(app, '/opt/pos-loyalty-bff').replaceAll(state, '/var/lib/pos-loyalty-bff')).toBe(
-      commands(step(4))[0],
-    );
+    // The revoke command printed with the token is step 6's, which the page runs as the service user.
+    const revoke = /^To revoke it: (.*)$/m.exec(added.stdout)?.[1].replaceAll(app, '/opt/pos-loyalty-bff').replaceAll(state, '/var/lib/pos-loyalty-bff');
+    expect(`sudo -u pos-loyalty ${revoke}`).toBe(commands(step(5))[0]);
     const readiness = async () => (await fetch(`http://127.0.0.1:${host.port}/readyz`)).status;
     const until = Date.now() + 20_000;
     while ((await readiness()) !== 200 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
@@ -216,12 +222,12 @@ describe(`${PAGE}: a Debian host whose Node is older than 24`, () => {
       }),
     });
     const body = (await res.json()) as { paymentId?: string; status?: string; pointsEarned?: number };
-    expect({ status: res.status, body }).toMatchObject({ status: 200, body: { paymentId, status: 'recorded' } });
+    expect({ status: res.status, body }).toMatchObject({ status: 201, body: { paymentId, status: 'recorded' } });
     expect(body.pointsEarned).toBeGreaterThan(0);
   }, 30_000);
 
   it("step 6 revokes the terminal, and the running BFF refuses the till's token", async () => {
-    await runBash(asServiceUser + commands(step(4)).map(fill).join('\n'), { env: hostEnv, timeoutMs: 60_000 });
+    await runBash(asServiceUser + commands(step(5)).map(fill).join('\n'), { env: hostEnv, timeoutMs: 60_000 });
     const call = async () =>
       (await fetch(`http://127.0.0.1:${host.port}/pos/v1/customers/demo-customer`, { headers: { Authorization: `Bearer ${host.token}` } })).status;
     const until = Date.now() + 20_000;
