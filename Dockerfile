@@ -18,7 +18,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the `node` package (a runtime dependency, so a stock host keeps the Node 24 it brings)
-# would fetch a second Node 24 here; the image has one. test/deploy/image-install.test.ts checks that no
+# would fetch a second Node 24 here; the image has one. test/store/run-stage.test.ts checks that no
 # other production dependency needs its install script.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
