@@ -49,10 +49,7 @@ const account = { apiKey: 'debian_host_api_key', secretKey: 'debian_host_secret_
 
 /** A page line with this host's places and ports. */
 const fill = (line: string) =>
-  line
-    .replaceAll('/opt/pos-loyalty-bff', app)
-    .replaceAll('/var/lib/pos-loyalty-bff', state)
-    .replaceAll('redis-cli ', `redis-cli -p ${host.redisPort} `);
+  line.replaceAll('/opt/pos-loyalty-bff', app).replaceAll('/var/lib/pos-loyalty-bff', state).replaceAll('redis-cli ', `redis-cli -p ${host.redisPort} `);
 const step = (nth: number) => docBlock(PAGE, SECTION, nth);
 const commands = (block: string) =>
   block
@@ -90,7 +87,7 @@ describe(`${PAGE}: a Debian host whose Node is older than 24`, () => {
     expect(block).toContain(`/var/lib/${unit.StateDirectory[0]}/terminals`);
   });
 
-  it("step 2 makes Redis persistent and never evicting, in its configuration file: a restart keeps it", async () => {
+  it('step 2 makes Redis persistent and never evicting, in its configuration file: a restart keeps it', async () => {
     host.redisPort = await freePort();
     host.redisConf = path.join(tmp, 'redis.conf');
     mkdirSync(path.join(tmp, 'redis'));

@@ -40,7 +40,9 @@ const runStage = dockerfile.slice(dockerfile.indexOf(' AS runtime'));
 
 it('the run stage installs with --ignore-scripts, which skips no install script a production dependency needs', () => {
   expect(runStage).toMatch(/^RUN npm ci --omit=dev --ignore-scripts /m);
-  const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }> };
+  const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }>;
+  };
   const skipped = Object.entries(lock.packages)
     .filter(([name, p]) => name && !p.dev && p.hasInstallScript)
     .map(([name]) => name);
@@ -59,7 +61,7 @@ describe("deploy.md's Compose commands, on the run stage reproduced without Dock
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('starts before any terminal, adds one with the image\'s `terminal`, serves it, and refuses it within two seconds of a revoke', async () => {
+  it("starts before any terminal, adds one with the image's `terminal`, serves it, and refuses it within two seconds of a revoke", async () => {
     const steps = docBlock(PAGE, '## The image and Docker Compose')
       .split('\n')
       .filter((l) => l.trim() && !l.startsWith('#'))
