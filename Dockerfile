@@ -17,7 +17,10 @@ ENV NODE_ENV=production \
     TERMINAL_COMMAND=terminal
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts: the `node` package (a runtime dependency, so a stock host keeps the Node 24 it brings)
+# would fetch a second Node 24 here; the image has one. test/store/run-stage.test.ts checks that no
+# other production dependency needs its install script.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY config/sandbox-accounts.json config/terminals.example.json ./config/
 # The terminals CLI inside the image: `docker compose run --rm bff terminal add ...`; TERMINAL_COMMAND

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -18,6 +18,9 @@ export function requiredNodeRange(packageJson = path.join(__dirname, '..', '..',
   }
 }
 
+/** Where `npm ci` puts the Node of the `node` package (a runtime dependency), which bin/pos-loyalty-bff runs. */
+export const broughtNode = path.join(__dirname, '..', '..', 'node_modules', 'node', 'bin', 'node');
+
 const parts = (version: string) => version.split('.').map((p) => Number.parseInt(p, 10) || 0);
 
 /**
@@ -25,7 +28,7 @@ const parts = (version: string) => version.split('.').map((p) => Number.parseInt
  * in words an operator can act on; undefined when it is fine. Another form of
  * range is not ours to judge: package.json has `>=`.
  */
-export function nodeVersionProblem(range: string | undefined, version: string): string | undefined {
+export function nodeVersionProblem(range: string | undefined, version: string, brought = existsSync(broughtNode)): string | undefined {
   const min = /^\s*>=\s*v?(\d+(?:\.\d+){0,2})\s*$/.exec(range ?? '');
   if (!min) return undefined;
   const want = parts(min[1]);
@@ -35,7 +38,10 @@ export function nodeVersionProblem(range: string | undefined, version: string): 
     if ((have[i] ?? 0) < (want[i] ?? 0)) {
       return (
         `Node ${min[1]} or newer is required (package.json engines.node "${range}"); this is Node ${version.replace(/^v/, '')} (${process.execPath}). ` +
-        `Run it with Node ${want[0]}: the image has it; in a checkout, npm scripts use the one \`npm install\` brings (node_modules/.bin/node).`
+        `Run it with bin/pos-loyalty-bff: it runs the Node ${want[0]} that \`npm ci\` brings (node_modules/node/bin/node, ` +
+        `a runtime dependency that \`npm prune --omit=dev\` keeps), whatever node the PATH finds; the image has Node ${want[0]} itself.` +
+        // Installed with --ignore-scripts, or the fetch failed: the launcher fell back to the PATH's node.
+        (brought ? '' : ' This install has none: run `npm ci` again without --ignore-scripts (the package fetches it as it installs).')
       );
     }
   }

@@ -128,6 +128,9 @@ describe('dist/main.js on a Node older than package.json engines.node', () => {
       expect(code).toBe(2);
       expect(output).toMatch(/^Node 24\.0\.0 or newer is required \(package\.json engines\.node ">=24\.0\.0"\); this is Node 20?\d*\./);
       expect(output.trim().split('\n')).toHaveLength(1);
+      // What works: the launcher on the Node that npm ci brings; this copy has no node_modules, so none was brought.
+      expect(output).toContain('Run it with bin/pos-loyalty-bff: it runs the Node 24 that `npm ci` brings');
+      expect(output).toContain('This install has none: run `npm ci` again without --ignore-scripts');
     },
     30_000,
   );

@@ -1,12 +1,17 @@
 import { ChildProcess, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** The first ```bash block under `heading` in README.md. */
-export function readmeBlock(heading: string, nth = 0): string {
-  const section = readFileSync('README.md', 'utf8').split(heading)[1] ?? '';
+/** The `nth` ```bash block after `heading` in the Markdown `file` (docs/operator/deploy.md, ...). */
+export function docBlock(file: string, heading: string, nth = 0): string {
+  const section = readFileSync(file, 'utf8').split(heading)[1] ?? '';
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)];
-  if (!blocks[nth]) throw new Error(`README has no bash block #${nth} under "${heading}"`);
+  if (!blocks[nth]) throw new Error(`${file} has no bash block #${nth} under "${heading}"`);
   return blocks[nth][1];
+}
+
+/** The `nth` ```bash block under `heading` in README.md. */
+export function readmeBlock(heading: string, nth = 0): string {
+  return docBlock('README.md', heading, nth);
 }
 
 export function runBash(script: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string }> {
@@ -53,4 +58,23 @@ export function exited(child: ChildProcess, timeoutMs: number): Promise<{ code: 
       resolve({ code, output });
     });
   });
+}
+
+/**
+ * A doc's `line` read as the `printed` command (a hint the program logs) with its `<placeholders>`
+ * filled and maybe options added after: the printed command so filled, or undefined when the line
+ * is not that command.
+ */
+export function filledCommand(printed: string, line: string): string | undefined {
+  const placeholder = /"?<([a-z-]+)>"?/g;
+  const pattern = new RegExp(
+    `^${printed
+      .split(placeholder)
+      .map((part, j) => (j % 2 ? '("[^"]*"|\\S+)' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('')}( .*)?$`,
+  );
+  const m = pattern.exec(line);
+  if (!m) return undefined;
+  let k = 1;
+  return printed.replace(placeholder, () => m[k++]) + (m[k] ?? '');
 }
