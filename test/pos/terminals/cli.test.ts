@@ -79,8 +79,14 @@ describe('scripts/terminal.ts', () => {
       [['add', '--role', 'cashier'], /missing --store/],
       [['add', '--store', 'store-x', '--role', 'boss'], /--role must be one of cashier, manager, kiosk/],
       [['add', '--store', 'store-x', '--role', 'cashier', '--colour', 'red'], /Unknown option '--colour'/],
-      [['list', '--role', 'cashier'], /list does not take --role/],
-      [['revoke'], /revoke takes exactly one terminal id/],
+      [['list', '--grace', '1m'], /list does not take --grace/],
+      [['list', '--active', '--revoked'], /--active and --revoked exclude each other/],
+      [['revoke'], /revoke needs one argument/],
+      [['revoke', 'a', 'b'], /unexpected argument "b"/],
+      [['rotate', 'till-9', '--grace', '10 minutes'], /--grace must be a number with s, m, h or d/],
+      [['export', '--what', 'hashes'], /--what must be terminals or stores/],
+      [['edit-store', 'store-x'], /edit-store needs something to change/],
+      [['import'], /import needs at least one argument/],
       [['add-store', '--id', 'bad id!', '--merchant-id', 'm', '--merchant-name', 'M', '--branch-id', 'b', '--branch-name', 'B'], /id: must be 1-64/],
     ];
     // In parallel: each run is a tsx start-up, and they share nothing.
