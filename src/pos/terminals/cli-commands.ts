@@ -98,7 +98,9 @@ export async function runCommand(command: string, args: string[], values: Values
     if (fleet && command !== 'publish') await fleet.checkBefore(file);
     const said = run(command, args, values, file, role, graceMs);
     if (said) out(said);
-    if (fleet && command !== 'publish' && readTerminalsFile(file)) out(`${await fleet.publish(file)}\n`);
+    // Standard output carries only the JSON or the tokens when a script reads them: the publish line goes apart.
+    const note = values.json || values.tokens === '-' ? (t: string) => process.stderr.write(t) : out;
+    if (fleet && command !== 'publish' && readTerminalsFile(file)) note(`${await fleet.publish(file)}\n`);
     if (command === 'publish') {
       if (!fleet) throw bad('publish is for TERMINALS_SHARED=redis: without it every instance reads the file itself');
       out(`${await fleet.publish(file, { force: values.force })}\n`);
