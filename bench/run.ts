@@ -462,7 +462,19 @@ async function main() {
   writeFileSync(
     out,
     JSON.stringify(
-      { machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, actions, peak, terminals: fleet, targets: rows, markdown: tables },
+      {
+        machine,
+        command,
+        settings: s,
+        http: byId,
+        redisCommandsPerRequest: redisBreakdown,
+        holds,
+        actions,
+        peak,
+        terminals: fleet,
+        targets: rows,
+        markdown: tables,
+      },
       null,
       2,
     ),

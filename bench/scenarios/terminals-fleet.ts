@@ -54,13 +54,17 @@ export async function terminalsFleet(o: {
   const csv = path.join(o.work, 'fleet-terminals.csv');
   writeFileSync(csv, ['id,store_id,role,label', ...Array.from({ length: 1000 }, (_, i) => `fleet-${i},store-fleet,cashier,`)].join('\n'));
   const imported = run([cliJs, 'import', csv, '--tokens', '-']);
-  const tokens = imported.stdout.trim().split('\n').slice(1).map((l) => l.split(',')[3]);
+  const tokens = imported.stdout
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(',')[3]);
 
   const commands: Record<string, string[]> = {
     'node -e 0 (floor)': ['-e', '0'],
     'list (1,000 terminals)': [cliJs, 'list'],
     'list --store --active --json': [cliJs, 'list', '--store', 'store-fleet', '--active', '--json'],
-    'export': [cliJs, 'export'],
+    export: [cliJs, 'export'],
     'publish (Redis already in step)': [cliJs, 'publish'],
   };
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));

@@ -26,7 +26,13 @@ describe('terminals shared by a fleet through Redis (real HTTP, real CLI)', () =
   const cliOutput: string[] = [];
 
   function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env = { ...process.env, TERMINALS_SHARED: 'redis', REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: s.redisPrefix, TERMINALS_FILE: s.terminalsFile };
+    const env = {
+      ...process.env,
+      TERMINALS_SHARED: 'redis',
+      REDIS_URL: process.env.TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: s.redisPrefix,
+      TERMINALS_FILE: s.terminalsFile,
+    };
     return new Promise((resolve) => {
       execFile(TSX, ['scripts/terminal.ts', ...args], { cwd: ROOT, env, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
         cliOutput.push(stderr);
@@ -40,7 +46,8 @@ describe('terminals shared by a fleet through Redis (real HTTP, real CLI)', () =
       .post('/pos/v1/payments')
       .set({ Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID() })
       .send({ customerId, paymentId: `pay-${randomUUID()}`, totalPaid: 10 });
-  const statusOf = async (i: number, token: string) => (await request(s.bffs[i].url).get('/pos/v1/redemption-options').set('Authorization', `Bearer ${token}`)).status;
+  const statusOf = async (i: number, token: string) =>
+    (await request(s.bffs[i].url).get('/pos/v1/redemption-options').set('Authorization', `Bearer ${token}`)).status;
   /** The property: what both instances serve is the file, after each command (once their next look is done). */
   const servedIsTheFile = async () => {
     const file = loadTerminalsFile(s.terminalsFile);
@@ -90,7 +97,10 @@ describe('terminals shared by a fleet through Redis (real HTTP, real CLI)', () =
     const token = tokens[777].split(',')[3];
     for (const i of [0, 1]) await sale(i, token, 'fleet-customer').expect(201);
     // Run again: a no-op per row, and the tokens file is never overwritten.
-    expect(await cli(['import', csv, '--tokens', tokensFile])).toMatchObject({ code: 2, stderr: expect.stringContaining('exists; tokens are written to a new file only') });
+    expect(await cli(['import', csv, '--tokens', tokensFile])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('exists; tokens are written to a new file only'),
+    });
     expect((await cli(['import', csv])).stdout).toContain('0 terminal(s) added, 1000 already there');
     // Never a token in the BFF's logs or the CLI's diagnostics.
     const logged = [...s.logs, ...cliOutput].join('\n');
@@ -102,7 +112,11 @@ describe('terminals shared by a fleet through Redis (real HTTP, real CLI)', () =
     for (const i of [0, 1]) expect(await statusOf(i, token)).toBe(200);
     expect((await cli(['revoke', s.terminalIds.otherCashier])).code).toBe(0);
     const started = Date.now();
-    await waitFor('both instances to refuse the revoked token', async () => (await Promise.all([0, 1].map((i) => statusOf(i, token)))).every((c) => c === 401), 20_000);
+    await waitFor(
+      'both instances to refuse the revoked token',
+      async () => (await Promise.all([0, 1].map((i) => statusOf(i, token)))).every((c) => c === 401),
+      20_000,
+    );
     // The rule is 2 s (bench/scenarios/terminals-fleet.ts measures it); the ceiling here is for a busy machine.
     expect(Date.now() - started).toBeLessThan(20_000);
     await servedIsTheFile();

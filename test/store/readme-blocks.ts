@@ -9,6 +9,16 @@ export function readmeBlock(heading: string, nth = 0): string {
   return blocks[nth][1];
 }
 
+/** The `nth` ```bash block under `heading` in a Markdown file, before the next heading of the same level. */
+export function docBlock(file: string, heading: string, nth = 0): string {
+  const after = readFileSync(file, 'utf8').split(`\n${heading}\n`)[1] ?? '';
+  const level = /^#+/.exec(heading)?.[0] ?? '#';
+  const section = after.split(new RegExp(`\n${level} `))[0];
+  const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)];
+  if (!blocks[nth]) throw new Error(`${file} has no bash block #${nth} under "${heading}"`);
+  return blocks[nth][1];
+}
+
 export function runBash(script: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) =>
     execFile('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: opts.cwd, env: opts.env, timeout: opts.timeoutMs ?? 30_000 }, (err, stdout, stderr) =>

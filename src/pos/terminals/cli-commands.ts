@@ -4,9 +4,19 @@ import { BadRequestError } from '../../platform/errors';
 import { revokeTerminalCommand, terminalCommand } from '../../platform/operator-commands';
 import { exportCsv, importCsv, tokensCsv, type NewToken } from './csv';
 import { readTerminalsFile } from './file';
-import { addStore, addTerminal, editStore, listTerminals, removeStore, revokeTerminal, rotateTerminal, type StoreChange, type TerminalStatus } from './operations';
+import {
+  addStore,
+  addTerminal,
+  editStore,
+  listTerminals,
+  removeStore,
+  revokeTerminal,
+  rotateTerminal,
+  type StoreChange,
+  type TerminalStatus,
+} from './operations';
 import { TERMINAL_ROLES, type TerminalRole } from './types';
-import type { Values } from './cli';
+import type { Values } from './cli-args';
 import type { Fleet } from './cli-fleet';
 
 const bad = (message: string) => new BadRequestError('validation_failed', message);
@@ -34,7 +44,14 @@ export function durationMs(text: string): number {
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const out = (text: string) => process.stdout.write(text);
@@ -113,7 +130,12 @@ export async function runCommand(command: string, args: string[], values: Values
 function run(command: string, args: string[], values: Values, file: string, role: TerminalRole | undefined, graceMs: number): string | undefined {
   switch (command) {
     case 'add': {
-      const { terminal, token } = addTerminal(file, { storeId: required(values, 'store'), role: roleOf(required(values, 'role'))!, label: values.label, id: values.id });
+      const { terminal, token } = addTerminal(file, {
+        storeId: required(values, 'store'),
+        role: roleOf(required(values, 'role'))!,
+        label: values.label,
+        id: values.id,
+      });
       if (values.json) return `${JSON.stringify({ terminalId: terminal.id, storeId: terminal.storeId, role: terminal.role, token })}\n`;
       return (
         `Terminal ${terminal.id} created (${terminal.role}, store ${terminal.storeId}) in ${file}.\n` +
@@ -187,7 +209,9 @@ function run(command: string, args: string[], values: Values, file: string, role
         say(
           `Imported into ${file}: ${r.storesAdded.length} store(s) added, ${r.storesUnchanged.length} already there; ` +
             `${r.terminalsAdded.length} terminal(s) added, ${r.terminalsUnchanged.length} already there.\n` +
-            (r.terminalsAdded.length ? `The new terminals' tokens are in ${sink.where}, this once; hand them to the tills and keep the file nowhere else.\n` : ''),
+            (r.terminalsAdded.length
+              ? `The new terminals' tokens are in ${sink.where}, this once; hand them to the tills and keep the file nowhere else.\n`
+              : ''),
         );
         return undefined;
       } finally {

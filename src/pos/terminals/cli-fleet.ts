@@ -1,8 +1,11 @@
 import { ConflictError, ServiceUnavailableError } from '../../platform/errors';
 import type { Config } from '../../platform/config';
 import type { RedisClient } from '../../platform/redis';
-import { readTerminalsFile, updateTerminalsFile, type TerminalsFile } from './file';
-import { publishRegistry, sharedGeneration } from './shared';
+import { raiseGeneration, readTerminalsFile, type TerminalsFile } from './file';
+import { publishRegistry, sharedContent, sharedGeneration } from './shared';
+
+const sameContent = (raw: string | undefined, data: TerminalsFile) =>
+  raw !== undefined && raw === JSON.stringify({ ...data, generation: data.generation ?? 0 });
 
 /**
  * The CLI's side of TERMINALS_SHARED=redis: the file is written first (it is the copy that is backed up), then
@@ -37,7 +40,7 @@ export async function openFleet(config: Config): Promise<Fleet> {
       'registry_newer_in_redis',
       `Redis holds generation ${standing} of the terminals, newer than ${file} (generation ${generationOf(file)}): ` +
         'this is not the file the fleet was last published from. Use that file (or its backup); ' +
-        'publish --force makes this file the newest instead (its revocations and tokens replace the fleet\'s)',
+        "publish --force makes this file the newest instead (its revocations and tokens replace the fleet's)",
     );
   return {
     async checkBefore(file) {
@@ -48,21 +51,23 @@ export async function openFleet(config: Config): Promise<Fleet> {
       let data: TerminalsFile | null = readTerminalsFile(file);
       if (!data) throw new ConflictError('terminals_file_missing', `${file} does not exist: nothing to publish`);
       const standing = await sharedGeneration(redis, prefix);
-      if (standing !== undefined && standing > (data.generation ?? 0)) {
+      const mine = data.generation ?? 0;
+      if (standing !== undefined && standing > mine) {
         if (!opts.force) throw newer(file, standing);
-        // Forced: the file becomes the newest, one past what Redis holds, and is written so first.
-        data = updateTerminalsFile(file, (d) => {
-          d.generation = standing; // raised by one as the change is written
-        }).data;
+        data = raiseGeneration(file, standing); // forced: the file becomes the newest, written so first
+      } else if (standing === mine && !sameContent(await sharedContent(redis, prefix), data)) {
+        // The same generation with other content: the file was edited by hand. Raised, so every instance takes it.
+        data = raiseGeneration(file, standing);
       }
       const outcome = await publishRegistry(redis, prefix, data);
       if (outcome.published) return `Published generation ${outcome.generation} to Redis; every instance serves it within about a second.`;
       if (outcome.generation === (data.generation ?? 0)) return `Redis already holds generation ${outcome.generation}; nothing to publish.`;
       throw newer(file, outcome.generation);
     },
-    close: () => redis.quit().then(
-      () => undefined,
-      () => redis.disconnect(),
-    ),
+    close: () =>
+      redis.quit().then(
+        () => undefined,
+        () => redis.disconnect(),
+      ),
   };
 }

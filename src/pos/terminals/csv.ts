@@ -70,7 +70,10 @@ function readSheet(source: CsvSource, problems: string[]): Sheet | undefined {
   const required = kind === 'stores' ? STORE_COLUMNS.slice(0, 5) : TERMINAL_COLUMNS.slice(0, 3);
   const missing = required.filter((c) => !header.includes(c));
   if (unknown.length || missing.length) {
-    const parts = [...(unknown.length ? [`unknown column(s) ${unknown.join(', ')}`] : []), ...(missing.length ? [`missing column(s) ${missing.join(', ')}`] : [])];
+    const parts = [
+      ...(unknown.length ? [`unknown column(s) ${unknown.join(', ')}`] : []),
+      ...(missing.length ? [`missing column(s) ${missing.join(', ')}`] : []),
+    ];
     problems.push(`${source.name} line 1: ${parts.join('; ')} (a ${kind} CSV has ${known.join(',')})`);
     return undefined;
   }
@@ -161,7 +164,15 @@ export function importCsv(file: string, sources: CsvSource[], deliverTokens: (to
 /** The stores or the terminals as CSV: what the registry holds, never a token or a hash. */
 export function exportCsv(data: TerminalsFile, what: 'stores' | 'terminals'): string {
   if (what === 'stores') {
-    const rows = data.stores.map((s) => [s.id, s.merchant.uniqueId, s.merchant.name, s.branch.uniqueId, s.branch.name, s.requireCashier ?? '', s.tillWaitSeconds ?? '']);
+    const rows = data.stores.map((s) => [
+      s.id,
+      s.merchant.uniqueId,
+      s.merchant.name,
+      s.branch.uniqueId,
+      s.branch.name,
+      s.requireCashier ?? '',
+      s.tillWaitSeconds ?? '',
+    ]);
     return stringify(rows, { header: true, columns: [...STORE_COLUMNS], cast: { boolean: (b) => String(b) } });
   }
   const rows = listingsOf(data).map((t) => [t.id, t.storeId, t.role, t.label ?? '', t.status, t.createdAt, t.revokedAt ?? '', t.previousValidUntil ?? '']);

@@ -70,21 +70,21 @@ function noDuplicates<T>(items: T[], key: (item: T) => string, where: string, wh
 export const TerminalsFileSchema = z
   .strictObject({ generation: z.number().int().min(0).optional(), stores: z.array(StoreSchema), terminals: z.array(TerminalSchema) })
   .superRefine((f, ctx) => {
-  noDuplicates(f.stores, (s) => s.id, 'stores', 'store id', ctx);
-  // A sale the BFF lost is given back to its store by the merchant and branch names the payment carried (sales/owner.ts).
-  noDuplicates(f.stores, (s) => JSON.stringify([s.merchant.name, s.branch.name]), 'stores', 'merchant and branch name (a lost sale is found by them)', ctx);
-  noDuplicates(f.terminals, (t) => t.id, 'terminals', 'terminal id', ctx);
-  // A rotated-out token is still accepted in its grace period, so it must not be anyone else's either.
-  const hashes = new Set<string>();
-  f.terminals.forEach((t, i) => {
-    for (const h of t.previousTokenSha256 ? [t.tokenSha256, t.previousTokenSha256] : [t.tokenSha256]) {
-      if (hashes.has(h)) ctx.addIssue({ code: 'custom', path: ['terminals', i], message: 'duplicate tokenSha256 (two terminals share a token)' });
-      hashes.add(h);
-    }
-    if ((t.previousTokenSha256 === undefined) !== (t.previousValidUntil === undefined))
-      ctx.addIssue({ code: 'custom', path: ['terminals', i], message: 'previousTokenSha256 and previousValidUntil go together' });
+    noDuplicates(f.stores, (s) => s.id, 'stores', 'store id', ctx);
+    // A sale the BFF lost is given back to its store by the merchant and branch names the payment carried (sales/owner.ts).
+    noDuplicates(f.stores, (s) => JSON.stringify([s.merchant.name, s.branch.name]), 'stores', 'merchant and branch name (a lost sale is found by them)', ctx);
+    noDuplicates(f.terminals, (t) => t.id, 'terminals', 'terminal id', ctx);
+    // A rotated-out token is still accepted in its grace period, so it must not be anyone else's either.
+    const hashes = new Set<string>();
+    f.terminals.forEach((t, i) => {
+      for (const h of t.previousTokenSha256 ? [t.tokenSha256, t.previousTokenSha256] : [t.tokenSha256]) {
+        if (hashes.has(h)) ctx.addIssue({ code: 'custom', path: ['terminals', i], message: 'duplicate tokenSha256 (two terminals share a token)' });
+        hashes.add(h);
+      }
+      if ((t.previousTokenSha256 === undefined) !== (t.previousValidUntil === undefined))
+        ctx.addIssue({ code: 'custom', path: ['terminals', i], message: 'previousTokenSha256 and previousValidUntil go together' });
+    });
   });
-});
 
 // Keep the schema and the shared types in step: this fails to compile if they drift.
 const _shapeCheck: z.output<typeof TerminalsFileSchema> extends TerminalsFile ? true : never = true;
@@ -210,5 +210,15 @@ export function updateTerminalsFile<T>(file: string, change: (data: TerminalsFil
     const changed: TerminalsFile = { generation: (data.generation ?? 0) + 1, stores: data.stores, terminals: data.terminals };
     writeTerminalsFile(file, changed);
     return { result, data: changed };
+  });
+}
+
+/** Writes the file again with its generation raised past `above` (and past its own): a hand edit or a forced publish becomes the newest. */
+export function raiseGeneration(file: string, above: number): TerminalsFile {
+  return withFileLock(file, () => {
+    const data = readTerminalsFile(file) ?? { stores: [], terminals: [] };
+    const raised: TerminalsFile = { generation: Math.max(above, data.generation ?? 0) + 1, stores: data.stores, terminals: data.terminals };
+    writeTerminalsFile(file, raised);
+    return raised;
   });
 }

@@ -101,7 +101,8 @@ export class RegistrySync {
     if (state === 'in_step') logger.info(served, 'terminals registry in Redis is in step again');
     else if (state === 'unreachable')
       logger.error({ ...served, problem: (err as Error).message }, 'terminals registry: Redis cannot be read; serving the terminals this instance holds');
-    else if (registry.generation < 0) logger.error(served, 'terminals registry: none in Redis and none here; no terminal can call until one is published (terminal publish)');
+    else if (registry.generation < 0)
+      logger.error(served, 'terminals registry: none in Redis and none here; no terminal can call until one is published (terminal publish)');
     else logger.warn({ ...served, redis: state }, `terminals registry ${state} in Redis; serving the terminals this instance holds and writing them back`);
     this.said = state;
   }

@@ -38,9 +38,14 @@ export async function sharedGeneration(redis: RedisClient, prefix: string): Prom
   return raw === null ? undefined : Number(raw);
 }
 
+/** The registry Redis holds as published (JSON); undefined when it holds none. */
+export async function sharedContent(redis: RedisClient, prefix: string): Promise<string | undefined> {
+  return (await redis.hget(registryKey(prefix), 'content')) ?? undefined;
+}
+
 /** The registry Redis holds, validated as a terminals file is; undefined when it holds none. */
 export async function readSharedRegistry(redis: RedisClient, prefix: string): Promise<TerminalsFile | undefined> {
-  const content = await redis.hget(registryKey(prefix), 'content');
-  if (content === null) return undefined;
+  const content = await sharedContent(redis, prefix);
+  if (content === undefined) return undefined;
   return parseTerminalsFile(`Redis ${registryKey(prefix)}`, JSON.parse(content));
 }

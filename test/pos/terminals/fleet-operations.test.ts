@@ -134,7 +134,15 @@ describe('import', () => {
   it('reports every bad row with its line and writes nothing', () => {
     addTerminal(file, { storeId: 'store-a', role: 'manager', id: 'taken' });
     const before = readFileSync(file, 'utf8');
-    const text = [header, 'ok-1,store-a,cashier,', 'bad id,store-a,cashier,', 'ok-2,store-z,cashier,', 'ok-3,store-a,boss,', 'ok-1,store-a,cashier,', 'taken,store-a,cashier,'].join('\n');
+    const text = [
+      header,
+      'ok-1,store-a,cashier,',
+      'bad id,store-a,cashier,',
+      'ok-2,store-z,cashier,',
+      'ok-3,store-a,boss,',
+      'ok-1,store-a,cashier,',
+      'taken,store-a,cashier,',
+    ].join('\n');
     let refused: ImportRefused | undefined;
     try {
       importCsv(file, [{ name: 'in.csv', text }], deliver);
@@ -155,7 +163,9 @@ describe('import', () => {
 
   it('names an unknown or missing column, and a token delivery that fails writes nothing', () => {
     expect(() => importCsv(file, [{ name: 'x.csv', text: 'id,store_id,role,token\n' }], deliver)).toThrow(/x\.csv line 1: unknown column\(s\) token/);
-    expect(() => importCsv(file, [{ name: 'y.csv', text: 'id,merchant_id\n' }], deliver)).toThrow(/y\.csv line 1: missing column\(s\) merchant_name, branch_id, branch_name/);
+    expect(() => importCsv(file, [{ name: 'y.csv', text: 'id,merchant_id\n' }], deliver)).toThrow(
+      /y\.csv line 1: missing column\(s\) merchant_name, branch_id, branch_name/,
+    );
     const before = readFileSync(file, 'utf8');
     const failing = () => {
       throw new Error('disk full');
@@ -170,7 +180,9 @@ describe('import', () => {
     const terminals = exportCsv(data, 'terminals');
     expect(terminals).toMatch(/^id,store_id,role,label,status,created_at,revoked_at,previous_valid_until\nk1,store-a,kiosk,"door, left",active,/);
     expect(terminals).not.toContain(terminal.tokenSha256.slice(0, 16));
-    expect(exportCsv(data, 'stores')).toBe('id,merchant_id,merchant_name,branch_id,branch_name,require_cashier,till_wait_seconds\nstore-a,m-1,Acme,b-1,Harbour,,\n');
+    expect(exportCsv(data, 'stores')).toBe(
+      'id,merchant_id,merchant_name,branch_id,branch_name,require_cashier,till_wait_seconds\nstore-a,m-1,Acme,b-1,Harbour,,\n',
+    );
     expect(existsSync(file)).toBe(true);
   });
 });

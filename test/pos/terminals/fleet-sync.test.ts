@@ -45,7 +45,12 @@ async function instance(name: string) {
   const lines: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk, _enc, cb) {
-      lines.push(...String(chunk).split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+      lines.push(
+        ...String(chunk)
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      );
       cb();
     },
   });
@@ -99,7 +104,9 @@ describe('the shared terminals registry', () => {
     await a.sync.check();
     await a.sync.check();
     expect(a.reseeds).toEqual(['missing']);
-    expect(a.lines.filter((l) => l.msg === 'terminals registry missing in Redis; serving the terminals this instance holds and writing them back')).toHaveLength(1);
+    expect(
+      a.lines.filter((l) => l.msg === 'terminals registry missing in Redis; serving the terminals this instance holds and writing them back'),
+    ).toHaveLength(1);
     expect(a.registry.verify(token)).toMatchObject({ ok: true });
     expect(await sharedGeneration(redis, prefix)).toBe(loadTerminalsFile(file).generation);
     await b.sync.check();
