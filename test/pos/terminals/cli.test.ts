@@ -118,4 +118,16 @@ describe('scripts/terminal.ts', () => {
     expect(unknownTerminal.code).toBe(1);
     expect(unknownTerminal.stderr).toContain('Terminal "ghost" does not exist');
   });
+
+  it('loads only what the command needs: a list never loads the Redis client, the loyalty client or the report commands', async () => {
+    const probe = [
+      `require(${JSON.stringify(path.join(ROOT, 'src/pos/terminals/cli.ts'))}).runCli(['list', '--file', ${JSON.stringify(file)}])`,
+      `.then(() => console.log(JSON.stringify(Object.keys(require.cache))))`,
+    ].join('');
+    const loaded = await new Promise<string[]>((resolve, reject) =>
+      execFile(TSX, ['-e', probe], { cwd: ROOT }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!)))),
+    );
+    expect(loaded.some((m) => m.includes('/src/pos/terminals/operations'))).toBe(true); // it did run the command
+    expect(loaded.filter((m) => /node_modules\/(ioredis|axios|pino)\/|src\/(upstream|pos\/reconciliation)\//.test(m))).toEqual([]);
+  });
 });

@@ -10,6 +10,7 @@ import { RegistrySync } from '../../../src/pos/terminals/fleet-sync';
 import { publishRegistry, registryKey, sharedGeneration } from '../../../src/pos/terminals/shared';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
 import { freePort } from '../../support/ports';
+import { waitFor } from '../../e2e/helpers';
 
 /**
  * TERMINALS_SHARED=redis over a real Redis: instances whose hosts have no terminals file take the registry the
@@ -92,6 +93,23 @@ describe('the shared terminals registry', () => {
     await Promise.all([a.sync.check(), b.sync.check()]);
     for (const i of [a, b]) expect(i.registry.verify(token)).toEqual({ ok: false, reason: 'revoked', terminalId: 't1' });
     expect(a.registry.snapshot()).toEqual(loadTerminalsFile(file));
+  });
+
+  it('on its own timer, takes a revocation within 2 s of its publish (it looks every 500 ms)', async () => {
+    const { token } = addTerminal(file, { storeId: 'store-a', role: 'cashier', id: 't1' });
+    await publish();
+    const a = await instance('a');
+    await a.sync.check();
+    a.sync.start();
+    try {
+      revokeTerminal(file, 't1');
+      const published = Date.now();
+      await publish();
+      await waitFor('the revocation taken', () => a.registry.verify(token).ok === false, 20_000);
+      expect(Date.now() - published).toBeLessThan(2000);
+    } finally {
+      await a.sync.stop();
+    }
   });
 
   it('keeps serving when Redis loses the registry, says so once, and one instance writes it back', async () => {
