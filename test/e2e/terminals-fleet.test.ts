@@ -160,8 +160,12 @@ describe('terminals shared by a fleet through Redis (real HTTP, real CLI)', () =
     await deleteKeys(redis, s.redisPrefix); // the data set emptied (a restart without persistence, a FLUSHALL)
     for (const i of [0, 1]) await sale(i, s.tokens.manager, 'fleet-customer').expect(201);
     await waitFor('the registry back in Redis', async () => (await sharedGeneration(redis, s.redisPrefix)) === generation, 20_000);
-    const scrapes = await Promise.all(s.bffs.map(async (b) => (await request(b.url).get('/metrics').expect(200)).text));
+    const scrape = () => Promise.all(s.bffs.map(async (b) => (await request(b.url).get('/metrics').expect(200)).text));
+    // Each instance finds Redis in step again at its next look.
+    await waitFor('both instances in step', async () => (await scrape()).every((t) => total(t, 'pos_terminals_registry_in_step') === 1), 20_000);
+    const scrapes = await scrape();
     expect(scrapes.map((t) => total(t, 'pos_terminals_registry_reseeds_total', { reason: 'missing' }) ?? 0).reduce((a, b) => a + b)).toBeGreaterThanOrEqual(1);
+    for (const t of scrapes) expect(total(t, 'pos_terminals_registry_generation')).toBe(generation);
     for (const b of s.bffs) expect((await request(b.url).get('/readyz')).body.checks.terminals).toBe('ok');
     // What came back is the revocation included: the revoked token stays refused.
     for (const i of [0, 1]) expect(await statusOf(i, s.tokens.otherCashier)).toBe(401);

@@ -86,6 +86,8 @@ export class RegistrySync {
           `terminals registry re-seeded into Redis from this instance's copy (Redis held ${standing === undefined ? 'none' : `generation ${standing}`})`,
         );
         this.settle('in_step');
+      } else if (outcome.generation === served.generation) {
+        this.settle('in_step'); // another instance wrote the same generation back first
       }
     } catch (err) {
       this.settle('unreachable', err);
