@@ -18,6 +18,7 @@ import { HoldScaleResult, holdTrackerScale } from './scenarios/holds';
 import { peakDay, PeakResult } from './scenarios/peak-setup';
 import { checkoutFigures, checkoutRequests, failures, paymentRequests, sandboxPaymentRequests } from './scenarios/requests';
 import { targets } from './targets';
+import { terminalsFleet, type TerminalsFleetResult } from './scenarios/terminals-fleet';
 
 /**
  * `npm run bench`: what the BFF costs over the cheapest possible proxy, and
@@ -38,7 +39,7 @@ function settingsFrom(argv: string[]) {
     runs: num('runs', 3),
     warmupS: num('warmup', quick ? 1 : 2),
     connections: num('connections', 16),
-    only: [...new Set((arg('only') ?? '1,2,3,4,5,6,7,8').split(',').map((x) => x.trim()))],
+    only: [...new Set((arg('only') ?? '1,2,3,4,5,6,7,8,9').split(',').map((x) => x.trim()))],
     profile: argv.includes('--profile'),
     /** Run the BFF and the sandbox compiled to JavaScript, as the Dockerfile does (default: from source with tsx, as npm start). */
     compiled: argv.includes('--compiled'),
@@ -73,6 +74,8 @@ function settingsFrom(argv: string[]) {
       baseline: !argv.includes('--no-baseline'),
     },
     holds: { open: quick ? 100_000 : 1_000_000, due: 10_000, small: 1000, checks: 5000 },
+    /** Scenario 9: runs of each terminal CLI command, and revocations timed across the fleet. */
+    terminals: { runs: num('cli-runs', quick ? 5 : 15), revocations: num('revocations', quick ? 3 : 10) },
     customers: { small: 1000, large: quick ? 100_000 : 1_000_000 },
   };
 }
@@ -169,6 +172,7 @@ async function main() {
   let holds: HoldScaleResult | undefined;
   let actions: ActionsResult | undefined;
   let peak: PeakResult | undefined;
+  let fleet: TerminalsFleetResult | undefined;
 
   try {
     // One store with TILLS cashier terminals, in a terminals file of the bench's own.
@@ -422,6 +426,22 @@ async function main() {
       });
       await procs.stopAll();
     }
+
+    // Scenario 9: the terminal CLI as an install runs it, and a revocation across two instances.
+    if (has('9')) {
+      say(`Scenario 9: terminal CLI (built, ${s.terminals.runs} runs a command) and fleet revocation (${s.terminals.revocations} times)`);
+      const stub = procs.keep(await startServer('stub', 'bench/servers/stub.ts'));
+      fleet = await terminalsFleet({
+        work,
+        upstream: { url: stub.url, apiKey: 'bench-api-key', secretKey: 'bench-secret-key-never-logged' },
+        keep: (c) => procs.keep(c),
+        logs,
+        runs: s.terminals.runs,
+        rounds: s.terminals.revocations,
+        say,
+      });
+      await procs.stopAll();
+    }
   } finally {
     await procs.stopAll();
     if (!s.keepLogs) rmSync(work, { recursive: true, force: true });
@@ -433,7 +453,8 @@ async function main() {
   const ran = `Node ${machine.node} on ${machine.cpus} x ${machine.cpuModel}, ${machine.date.slice(0, 10)}, load average at start ${machine.loadAverage.join(' ')}`;
   const actionTable = actions ? `\n\n${actionsTable(actions, ['stub', 'sandbox'])}` : '';
   const peakTable = peak ? `\n\n${peak.markdown}` : '';
-  const tables = `${ran}\n\n${http.length ? httpTable(http, s.connections) : ''}${rows.length ? `\n\n${targetTable(rows)}` : ''}${actionTable}${peakTable}\n`;
+  const fleetTable = fleet ? `\n\n${fleet.markdown}` : '';
+  const tables = `${ran}\n\n${http.length ? httpTable(http, s.connections) : ''}${rows.length ? `\n\n${targetTable(rows)}` : ''}${actionTable}${peakTable}${fleetTable}\n`;
   process.stdout.write(`\n${tables}\n`);
   const out = path.join(ROOT, 'bench', 'results', 'latest.json');
   const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -441,7 +462,19 @@ async function main() {
   writeFileSync(
     out,
     JSON.stringify(
-      { machine, command, settings: s, http: byId, redisCommandsPerRequest: redisBreakdown, holds, actions, peak, targets: rows, markdown: tables },
+      {
+        machine,
+        command,
+        settings: s,
+        http: byId,
+        redisCommandsPerRequest: redisBreakdown,
+        holds,
+        actions,
+        peak,
+        terminals: fleet,
+        targets: rows,
+        markdown: tables,
+      },
       null,
       2,
     ),

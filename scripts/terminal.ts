@@ -4,4 +4,4 @@
  */
 import { runCli } from '../src/pos/terminals/cli';
 
-runCli(process.argv.slice(2));
+void runCli(process.argv.slice(2));

@@ -97,10 +97,13 @@ async function main(argv: string[]): Promise<void> {
     // A fresh install (the image, the pruned build) starts before its first terminal: it stays up, not
     // ready (/readyz names `terminals`), and says how to add one; once added it is served without a restart.
     if (running.registry.activeTerminals() === 0) {
-      const commands = addTerminalCommands(terminalCommand(config.pos.terminalCommand), config.pos.terminalsFile);
+      const command = terminalCommand(config.pos.terminalCommand);
+      const commands = addTerminalCommands(command, config.pos.terminalsFile);
+      // Shared through Redis: the registry may be in the operator's file elsewhere, not yet published.
+      const shared = config.pos.terminalsShared === 'redis' ? ` With TERMINALS_SHARED=redis, where the file is kept: ${command} publish.` : '';
       logger.warn(
         { setting: 'TERMINALS_FILE', file: config.pos.terminalsFile, commands },
-        `No terminal can call yet: ${config.pos.terminalsFile} has no active terminal. Not ready until one is added; add a store and a terminal: ${commands.join(' ; ')}`,
+        `No terminal can call yet: ${config.pos.terminalsFile} has no active terminal. Not ready until one is added; add a store and a terminal: ${commands.join(' ; ')}.${shared}`,
       );
     }
   }

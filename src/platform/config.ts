@@ -184,6 +184,8 @@ function crossFeatureProblems(config: Config, source: NodeJS.ProcessEnv): string
   if (config.ops.port !== undefined && config.ops.port !== 0 && config.ops.port === config.http.port) {
     problems.push(`OPS_PORT: ${config.ops.port} is PORT too; the ops listener needs a port of its own, away from the tills`);
   }
+  if (config.pos.terminalsShared === 'redis' && !config.redis.target)
+    problems.push('TERMINALS_SHARED: redis needs a Redis (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES) to publish the terminals to');
   return problems;
 }
 

@@ -13,7 +13,7 @@ export const CIRCUIT_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const
 export type CircuitState = keyof typeof CIRCUIT_STATE_VALUE;
 
 /** Values read at scrape time (they live in Redis or another component). */
-export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'redisUp' | 'terminalsFileCurrent';
+export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'redisUp' | 'terminalsFileCurrent' | 'terminalsRegistryGeneration' | 'terminalsRegistryInStep';
 export type Sampler = () => number | Promise<number>;
 
 export interface MetricsOptions {
@@ -65,6 +65,12 @@ export interface Metrics {
   readonly terminalsFileCurrent: Gauge;
   /** Each failed reload of the terminals file (counted once per change that failed, not per look). */
   readonly terminalsFileReloadFailures: Counter;
+  /** The generation of the terminals registry this instance serves (-1: none). */
+  readonly terminalsRegistryGeneration: Gauge;
+  /** TERMINALS_SHARED=redis: 1 while Redis holds the generation this instance serves, 0 while it is missing, older or unreachable. */
+  readonly terminalsRegistryInStep: Gauge;
+  /** Times this instance wrote its own copy of the registry back into Redis (label reason: missing, behind). */
+  readonly terminalsRegistryReseeds: Counter<'reason'>;
   /** 0 closed, 1 half-open, 2 open (CIRCUIT_STATE_VALUE). */
   readonly circuitState: Gauge;
   /** Sets where a gauge reads its value at scrape time; a failing sampler makes it NaN (unknown). */
@@ -213,6 +219,22 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     terminalsFileReloadFailures: new Counter({
       name: 'pos_terminals_file_reload_failures_total',
       help: 'Reloads of the terminals file that failed (bad JSON, unreadable, deleted); the terminals loaded before were kept',
+      registers,
+    }),
+    terminalsRegistryGeneration: sampled(
+      'terminalsRegistryGeneration',
+      'pos_terminals_registry_generation',
+      'The generation of the terminals registry this instance serves (-1 while it has none)',
+    ),
+    terminalsRegistryInStep: sampled(
+      'terminalsRegistryInStep',
+      'pos_terminals_registry_in_step',
+      'TERMINALS_SHARED=redis: 1 while Redis holds the generation this instance serves, 0 while it is missing, older or cannot be read',
+    ),
+    terminalsRegistryReseeds: new Counter({
+      name: 'pos_terminals_registry_reseeds_total',
+      help: 'Times this instance wrote its copy of the terminals registry back into Redis, which held none (missing) or an older one (behind)',
+      labelNames: ['reason'],
       registers,
     }),
     circuitState,

@@ -40,12 +40,12 @@ import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
 import { reconciliationDepsOf } from './reconciliation';
 import { startDailyReconciliation } from './reconciliation/daily';
-import { readTerminalsFile } from './terminals/file';
 import { bffSecurity, openRedemptionCapFor } from './security';
 import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
 import { customerPseudonym, pseudonymKey } from './privacy/pseudonym';
 import { ErasureFollowUp } from './privacy/follow-up';
+import { RegistrySync } from './terminals/fleet-sync';
 
 export interface UpstreamTarget {
   baseUrl: string;
@@ -206,7 +206,8 @@ export async function startBff(
   closeHooks.push(() => repairs.stop());
   const daily = config.reconciliation.dailyAt;
   if (daily) {
-    const stores = () => readTerminalsFile(config.pos.terminalsFile)?.stores.map((st) => st.id) ?? [];
+    // The stores served (the fleet's registry with TERMINALS_SHARED=redis); asked at the day's run, after start-up.
+    const stores = () => registry.stores().map((st) => st.id);
     const opts = {
       deps: reconciliationDepsOf(deps),
       at: daily,
@@ -219,8 +220,28 @@ export async function startBff(
     };
     closeHooks.push(startDailyReconciliation(opts));
   }
-  const registry = new TerminalRegistry(config.pos.terminalsFile, { logger, onReloadFailure: () => metrics.terminalsFileReloadFailures.inc() });
+  const shared = config.pos.terminalsShared === 'redis' && redis;
+  const registry = new TerminalRegistry(config.pos.terminalsFile, {
+    logger,
+    shared: Boolean(shared),
+    onReloadFailure: () => metrics.terminalsFileReloadFailures.inc(),
+  });
   metrics.sample('terminalsFileCurrent', () => (registry.fileState().current ? 1 : 0));
+  metrics.sample('terminalsRegistryGeneration', () => registry.generation);
+  if (shared) {
+    const sync = new RegistrySync({
+      registry,
+      redis: shared,
+      prefix: config.redis.keyPrefix,
+      logger,
+      onReseed: (reason) => metrics.terminalsRegistryReseeds.inc({ reason }),
+    });
+    // Before listening: an instance starts serving the fleet's registry, not only its own file's.
+    await sync.check();
+    sync.start();
+    closeHooks.push(() => sync.stop());
+    metrics.sample('terminalsRegistryInStep', () => (sync.state === 'in_step' ? 1 : 0));
+  }
   const health = healthRoutes({
     redis,
     upstreamBaseUrl: upstream.baseUrl,

@@ -74,6 +74,8 @@ export interface StackOptions {
   instances?: number;
   account?: Partial<AccountSettingsInput>;
   env?: Record<string, string>;
+  /** Settings of one instance over `env` (e.g. a TERMINALS_FILE of its own, as on a host of its own). */
+  instanceEnv?: (i: number) => Record<string, string>;
   /** Point the BFF at this loyalty service instead of the sandbox (which still starts, for the helpers). */
   upstreamUrl?: string;
   /** The BFF learns whether the account checks OTPs from the sandbox's answers, as against a real service (no live account setting). */
@@ -180,7 +182,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const redisPrefix = `e2e${process.pid}x${++counter}:`;
   const redisUrl = process.env.TEST_REDIS_URL;
   if (opts.store === 'redis' && !redisUrl) throw new Error('TEST_REDIS_URL is not set: run through jest (global setup starts redis-server)');
-  const config = loadConfig({
+  const baseEnv = {
     NODE_ENV: 'test',
     HOST: '127.0.0.1',
     PORT: '0',
@@ -197,7 +199,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // Most suites test other rules with typed customer ids; test/e2e/proof-*.test.ts test REDEMPTION_PROOF itself.
     REDEMPTION_PROOF: 'none',
     ...opts.env,
-  });
+  };
+  const config = loadConfig(baseEnv);
+  const configOf = (i: number) => (opts.instanceEnv ? loadConfig({ ...baseEnv, ...opts.instanceEnv(i) }) : config);
   let offset = 0;
   const clock = () => Date.now() + offset;
   // As main does with the bundled sandbox: the BFF reads the account's OTP setting, live (another upstream: followed from its answers).
@@ -208,7 +212,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     otpRequired: opts.upstreamUrl || opts.otpFromAnswers ? undefined : () => sandbox.context.store.account(SANDBOX_KEYS.apikey)?.settings.otpEnabled ?? false,
   };
   const bffs: RunningBff[] = [];
-  const startInstance = (i: number) => startBff(config, upstream, logger.child({ instance: i }), { clock });
+  const startInstance = (i: number) => startBff(configOf(i), upstream, logger.child({ instance: i }), { clock });
   for (let i = 0; i < (opts.instances ?? 1); i++) bffs.push(await startInstance(i));
 
   const sandboxAdmin = request(sandbox.url);

@@ -9,6 +9,14 @@ export const pos = feature({
       description: 'Stores and terminals (token hashes).',
       readme: 'stores and terminals',
     }),
+    terminalsShared: setting('TERMINALS_SHARED', z.enum(['file', 'redis']).default('file'), {
+      description:
+        'How the instances share the terminals: `file`, each reads TERMINALS_FILE (one instance, or a file every host mounts); ' +
+        '`redis`, the terminal CLI writes TERMINALS_FILE (still the copy to back up) and publishes it to Redis, and every ' +
+        'instance takes a newer generation from there within a second (REDIS_URL or another Redis target needed). ' +
+        'See docs/operator/terminals.md.',
+      readme: 'how instances share the terminals: each reads the file, or the CLI publishes it to Redis',
+    }),
     terminalCommand: setting('TERMINAL_COMMAND', z.string().min(1).max(200).optional(), {
       description:
         'How an operator runs the terminal CLI where this program runs, as the hints it prints show it (adding a ' +

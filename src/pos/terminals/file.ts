@@ -12,6 +12,11 @@ import type { Store, Terminal } from './types';
  * hashes only, yet is still written 0600: a hash list is nobody else's business.
  */
 export interface TerminalsFile {
+  /**
+   * Raised by one on every change the CLI writes (absent in older files: 0). A fleet instance takes
+   * the registry with the highest generation it sees, so an older copy never replaces a newer one.
+   */
+  generation?: number;
   stores: Store[];
   terminals: Terminal[];
 }
@@ -43,6 +48,12 @@ export const TerminalSchema = z.strictObject({
   label: z.string().trim().min(1).max(100).optional(),
   createdAt: z.iso.datetime({ offset: true }),
   revokedAt: z.iso.datetime({ offset: true }).optional(),
+  /** The token before the last rotation: still accepted until previousValidUntil. */
+  previousTokenSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters (a SHA-256)')
+    .optional(),
+  previousValidUntil: z.iso.datetime({ offset: true }).optional(),
 });
 
 function noDuplicates<T>(items: T[], key: (item: T) => string, where: string, what: string, ctx: z.RefinementCtx): void {
@@ -56,13 +67,24 @@ function noDuplicates<T>(items: T[], key: (item: T) => string, where: string, wh
 
 // A terminal naming a missing store is allowed here (a store may be removed by
 // hand); the registry refuses such a terminal rather than refusing the whole file.
-export const TerminalsFileSchema = z.strictObject({ stores: z.array(StoreSchema), terminals: z.array(TerminalSchema) }).superRefine((f, ctx) => {
-  noDuplicates(f.stores, (s) => s.id, 'stores', 'store id', ctx);
-  // A sale the BFF lost is given back to its store by the merchant and branch names the payment carried (sales/owner.ts).
-  noDuplicates(f.stores, (s) => JSON.stringify([s.merchant.name, s.branch.name]), 'stores', 'merchant and branch name (a lost sale is found by them)', ctx);
-  noDuplicates(f.terminals, (t) => t.id, 'terminals', 'terminal id', ctx);
-  noDuplicates(f.terminals, (t) => t.tokenSha256, 'terminals', 'tokenSha256 (two terminals share a token)', ctx);
-});
+export const TerminalsFileSchema = z
+  .strictObject({ generation: z.number().int().min(0).optional(), stores: z.array(StoreSchema), terminals: z.array(TerminalSchema) })
+  .superRefine((f, ctx) => {
+    noDuplicates(f.stores, (s) => s.id, 'stores', 'store id', ctx);
+    // A sale the BFF lost is given back to its store by the merchant and branch names the payment carried (sales/owner.ts).
+    noDuplicates(f.stores, (s) => JSON.stringify([s.merchant.name, s.branch.name]), 'stores', 'merchant and branch name (a lost sale is found by them)', ctx);
+    noDuplicates(f.terminals, (t) => t.id, 'terminals', 'terminal id', ctx);
+    // A rotated-out token is still accepted in its grace period, so it must not be anyone else's either.
+    const hashes = new Set<string>();
+    f.terminals.forEach((t, i) => {
+      for (const h of t.previousTokenSha256 ? [t.tokenSha256, t.previousTokenSha256] : [t.tokenSha256]) {
+        if (hashes.has(h)) ctx.addIssue({ code: 'custom', path: ['terminals', i], message: 'duplicate tokenSha256 (two terminals share a token)' });
+        hashes.add(h);
+      }
+      if ((t.previousTokenSha256 === undefined) !== (t.previousValidUntil === undefined))
+        ctx.addIssue({ code: 'custom', path: ['terminals', i], message: 'previousTokenSha256 and previousValidUntil go together' });
+    });
+  });
 
 // Keep the schema and the shared types in step: this fails to compile if they drift.
 const _shapeCheck: z.output<typeof TerminalsFileSchema> extends TerminalsFile ? true : never = true;
@@ -172,4 +194,31 @@ export function withFileLock<T>(file: string, change: () => T): T {
   } finally {
     rmSync(lock, { force: true });
   }
+}
+
+/**
+ * A change the CLI makes: under the lock, read (a missing file is empty), change, raise the generation by
+ * one and write (when the change changed anything). What `change` returns is handed back; when it throws, nothing is written.
+ */
+export function updateTerminalsFile<T>(file: string, change: (data: TerminalsFile) => T): { result: T; data: TerminalsFile } {
+  return withFileLock(file, () => {
+    const data = readTerminalsFile(file) ?? { stores: [], terminals: [] };
+    const before = JSON.stringify(data);
+    const result = change(data);
+    // Nothing changed (a second revoke, an import already done): no new generation, nothing written.
+    if (JSON.stringify(data) === before) return { result, data };
+    const changed: TerminalsFile = { generation: (data.generation ?? 0) + 1, stores: data.stores, terminals: data.terminals };
+    writeTerminalsFile(file, changed);
+    return { result, data: changed };
+  });
+}
+
+/** Writes the file again with its generation raised past `above` (and past its own): a hand edit or a forced publish becomes the newest. */
+export function raiseGeneration(file: string, above: number): TerminalsFile {
+  return withFileLock(file, () => {
+    const data = readTerminalsFile(file) ?? { stores: [], terminals: [] };
+    const raised: TerminalsFile = { generation: Math.max(above, data.generation ?? 0) + 1, stores: data.stores, terminals: data.terminals };
+    writeTerminalsFile(file, raised);
+    return raised;
+  });
 }

@@ -2,11 +2,11 @@ import { statSync, type Stats } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { silentLogger } from '../../platform/logger';
-import { loadTerminalsFile, readTerminalsFile } from './file';
+import { loadTerminalsFile, readTerminalsFile, type TerminalsFile } from './file';
 import { tokenDigest } from './tokens';
 import type { Store, Terminal, TerminalIdentity } from './types';
 
-export type AuthenticationFailure = 'unknown_token' | 'revoked' | 'store_missing';
+export type AuthenticationFailure = 'unknown_token' | 'revoked' | 'store_missing' | 'token_rotated_out';
 
 /** The outcome of checking a token, with the reason kept for the log (never for the caller). */
 export type Verification = { ok: true; identity: TerminalIdentity } | { ok: false; reason: AuthenticationFailure; terminalId?: string };
@@ -19,6 +19,11 @@ export interface TerminalRegistryOptions {
   logger?: Logger;
   /** Called once per failed reload (the same failure seen again on the next look is not counted again). */
   onReloadFailure?: () => void;
+  /**
+   * Fleet mode (TERMINALS_SHARED=redis): the registry also arrives from Redis (adopt()), and the file, when this
+   * host has one, is taken only with a higher generation than the registry served; a missing file is no problem.
+   */
+  shared?: boolean;
 }
 
 /** Whether the terminals served are the file's: false while its newest change could not be loaded. */
@@ -32,6 +37,8 @@ interface Entry {
   digest: Buffer;
   terminal: Terminal;
   store?: Store;
+  /** A rotated-out token's entry: accepted until then (epoch ms). */
+  validUntil?: number;
 }
 
 // Compared against when no hash matches, so a miss does the same work as a hit.
@@ -54,6 +61,8 @@ export class TerminalRegistry {
   private byHash = new Map<string, Entry>();
   private byId = new Map<string, Entry>();
   private storeList: readonly Store[] = [];
+  private served: TerminalsFile | undefined;
+  private readonly shared: boolean;
   private stamp = '';
   private lastCheck = Number.NEGATIVE_INFINITY;
   private failedStamp = '';
@@ -76,6 +85,7 @@ export class TerminalRegistry {
     this.checkIntervalMs = options.checkIntervalMs ?? 1000;
     this.logger = options.logger ?? silentLogger;
     this.onReloadFailure = options.onReloadFailure ?? (() => undefined);
+    this.shared = options.shared ?? false;
     if (readTerminalsFile(file)) this.reload();
     else {
       this.lastCheck = this.now();
@@ -84,14 +94,24 @@ export class TerminalRegistry {
   }
 
   get terminalCount(): number {
-    return this.byHash.size;
+    return this.byId.size;
+  }
+
+  /** The generation served (0 for a file older than generations, -1 while nothing was loaded). */
+  get generation(): number {
+    return this.served ? (this.served.generation ?? 0) : -1;
+  }
+
+  /** What is served (stores and terminals as loaded, with their generation): the copy an instance re-seeds Redis from. */
+  snapshot(): Readonly<TerminalsFile> | undefined {
+    return this.served;
   }
 
   /** Terminals that can call now (not revoked, their store known), after a look at the file if it is due. */
   activeTerminals(): number {
     this.refresh();
     let active = 0;
-    for (const { terminal, store } of this.byHash.values()) if (!terminal.revokedAt && store) active++;
+    for (const { terminal, store } of this.byId.values()) if (!terminal.revokedAt && store) active++;
     return active;
   }
 
@@ -117,20 +137,41 @@ export class TerminalRegistry {
       // loadTerminalsFile below says what is wrong with the file
     }
     const data = loadTerminalsFile(this.file);
-    const stores = new Map(data.stores.map((s) => [s.id, deepFreeze(s)]));
+    // Shared: this host's copy of the file may be behind what the fleet serves (Redis); never step back to it.
+    if (!this.shared || (data.generation ?? 0) > this.generation) this.install(data);
+    this.stamp = stamp;
+    this.lastCheck = this.now();
+    this.problem = undefined;
+  }
+
+  /**
+   * Serves a registry that came from Redis (fleet mode) when its generation is higher than the one served;
+   * true when it was taken. The data is validated already (parseTerminalsFile).
+   */
+  adopt(data: TerminalsFile): boolean {
+    if ((data.generation ?? 0) <= this.generation) return false;
+    this.install(data);
+    return true;
+  }
+
+  private install(data: TerminalsFile): void {
+    const frozen = deepFreeze(structuredClone(data));
+    const stores = new Map(frozen.stores.map((s) => [s.id, s]));
     const byHash = new Map<string, Entry>();
     const byId = new Map<string, Entry>();
-    for (const t of data.terminals) {
-      const entry = { digest: Buffer.from(t.tokenSha256, 'hex'), terminal: deepFreeze(t), store: stores.get(t.storeId) };
+    for (const t of frozen.terminals) {
+      const entry: Entry = { digest: Buffer.from(t.tokenSha256, 'hex'), terminal: t, store: stores.get(t.storeId) };
       byHash.set(t.tokenSha256, entry);
       byId.set(t.id, entry);
+      if (t.previousTokenSha256 && t.previousValidUntil) {
+        const validUntil = Date.parse(t.previousValidUntil);
+        byHash.set(t.previousTokenSha256, { ...entry, digest: Buffer.from(t.previousTokenSha256, 'hex'), validUntil });
+      }
     }
     this.byHash = byHash;
     this.byId = byId;
     this.storeList = [...stores.values()];
-    this.stamp = stamp;
-    this.lastCheck = this.now();
-    this.problem = undefined;
+    this.served = frozen;
   }
 
   /** Reloads if the file changed since the last look; never throws, a bad file is logged and the last good set kept. */
@@ -142,14 +183,15 @@ export class TerminalRegistry {
     try {
       stamp = stampOf(statSync(this.file));
     } catch (err) {
-      this.reportFailure('missing', err);
+      // Shared: a host without the file is normal, the registry comes from Redis.
+      if (!this.shared) this.reportFailure('missing', err);
       return;
     }
     if (stamp === this.stamp || stamp === this.failedStamp) return;
     try {
       this.reload();
       this.failedStamp = '';
-      this.logger.info({ file: this.file, terminals: this.byHash.size }, 'terminals file reloaded');
+      this.logger.info({ file: this.file, terminals: this.byId.size, generation: this.generation }, 'terminals file reloaded');
     } catch (err) {
       this.failedStamp = stamp;
       this.reportFailure(stamp, err);
@@ -194,8 +236,9 @@ export class TerminalRegistry {
     return this.outcome(entry);
   }
 
-  private outcome({ terminal, store }: Entry): Verification {
+  private outcome({ terminal, store, validUntil }: Entry): Verification {
     if (terminal.revokedAt) return { ok: false, reason: 'revoked', terminalId: terminal.id };
+    if (validUntil !== undefined && !(this.now() < validUntil)) return { ok: false, reason: 'token_rotated_out', terminalId: terminal.id };
     if (!store) return { ok: false, reason: 'store_missing', terminalId: terminal.id };
     return { ok: true, identity: { terminal, store } };
   }

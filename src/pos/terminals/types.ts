@@ -23,6 +23,9 @@ export interface Terminal {
   label?: string;
   createdAt: string;
   revokedAt?: string;
+  /** Hex SHA-256 of the token this one replaced (terminal rotate): accepted until previousValidUntil, then refused. */
+  previousTokenSha256?: string;
+  previousValidUntil?: string;
 }
 
 /** Who is calling: set on every authenticated `/pos/v1` request. */

@@ -79,8 +79,14 @@ describe('scripts/terminal.ts', () => {
       [['add', '--role', 'cashier'], /missing --store/],
       [['add', '--store', 'store-x', '--role', 'boss'], /--role must be one of cashier, manager, kiosk/],
       [['add', '--store', 'store-x', '--role', 'cashier', '--colour', 'red'], /Unknown option '--colour'/],
-      [['list', '--role', 'cashier'], /list does not take --role/],
-      [['revoke'], /revoke takes exactly one terminal id/],
+      [['list', '--grace', '1m'], /list does not take --grace/],
+      [['list', '--active', '--revoked'], /--active and --revoked exclude each other/],
+      [['revoke'], /revoke needs one argument/],
+      [['revoke', 'a', 'b'], /unexpected argument "b"/],
+      [['rotate', 'till-9', '--grace', '10 minutes'], /--grace must be a number with s, m, h or d/],
+      [['export', '--what', 'hashes'], /--what must be terminals or stores/],
+      [['edit-store', 'store-x'], /edit-store needs something to change/],
+      [['import'], /import needs at least one argument/],
       [['add-store', '--id', 'bad id!', '--merchant-id', 'm', '--merchant-name', 'M', '--branch-id', 'b', '--branch-name', 'B'], /id: must be 1-64/],
     ];
     // In parallel: each run is a tsx start-up, and they share nothing.
@@ -111,5 +117,17 @@ describe('scripts/terminal.ts', () => {
     const unknownTerminal = await cli(['revoke', 'ghost', '--file', file]);
     expect(unknownTerminal.code).toBe(1);
     expect(unknownTerminal.stderr).toContain('Terminal "ghost" does not exist');
+  });
+
+  it('loads only what the command needs: a list never loads the Redis client, the loyalty client or the report commands', async () => {
+    const probe = [
+      `require(${JSON.stringify(path.join(ROOT, 'src/pos/terminals/cli.ts'))}).runCli(['list', '--file', ${JSON.stringify(file)}])`,
+      `.then(() => console.log(JSON.stringify(Object.keys(require.cache))))`,
+    ].join('');
+    const loaded = await new Promise<string[]>((resolve, reject) =>
+      execFile(TSX, ['-e', probe], { cwd: ROOT }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!)))),
+    );
+    expect(loaded.some((m) => m.includes('/src/pos/terminals/operations'))).toBe(true); // it did run the command
+    expect(loaded.filter((m) => /node_modules\/(ioredis|axios|pino)\/|src\/(upstream|pos\/reconciliation)\//.test(m))).toEqual([]);
   });
 });
