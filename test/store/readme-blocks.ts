@@ -1,9 +1,9 @@
 import { ChildProcess, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** The `nth` ```bash block after the heading line `heading` (matched whole) in the Markdown `file`. */
+/** The `nth` ```bash block after the heading line that starts with `heading` in the Markdown `file`. */
 export function docBlock(file: string, heading: string, nth = 0): string {
-  const section = readFileSync(file, 'utf8').split(`\n${heading}\n`)[1] ?? '';
+  const section = readFileSync(file, 'utf8').split(`\n${heading}`)[1] ?? '';
   const blocks = [...section.matchAll(/```bash\n([\s\S]*?)```/g)];
   if (!blocks[nth]) throw new Error(`${file} has no bash block #${nth} under "${heading}"`);
   return blocks[nth][1];
