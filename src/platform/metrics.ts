@@ -13,7 +13,7 @@ export const CIRCUIT_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const
 export type CircuitState = keyof typeof CIRCUIT_STATE_VALUE;
 
 /** Values read at scrape time (they live in Redis or another component). */
-export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'redisUp' | 'terminalsFileCurrent' | 'terminalsRegistryGeneration' | 'terminalsRegistryInStep';
+export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'ready' | 'repairsPending' | 'redisUp' | 'terminalsFileCurrent' | 'terminalsRegistryGeneration' | 'terminalsRegistryInStep';
 export type Sampler = () => number | Promise<number>;
 
 export interface MetricsOptions {
@@ -73,6 +73,14 @@ export interface Metrics {
   readonly terminalsRegistryReseeds: Counter<'reason'>;
   /** 0 closed, 1 half-open, 2 open (CIRCUIT_STATE_VALUE). */
   readonly circuitState: Gauge;
+  /** 1 when /readyz would answer 200, read at scrape time. */
+  readonly ready: Gauge;
+  /** Outcomes not recorded yet, being settled from the loyalty service's record (the repair queue). */
+  readonly repairsPending: Gauge;
+  /** Calls the fleet's budget refused before sending (label operation): the till was answered upstream_busy. */
+  readonly upstreamBudgetRefusals: Counter<'operation'>;
+  /** Anomalies in the day's reconciliation reports this instance wrote (label kind). */
+  readonly reconciliationAnomalies: Counter<'kind'>;
   /** Sets where a gauge reads its value at scrape time; a failing sampler makes it NaN (unknown). */
   sample(gauge: SampledGauge, sampler: Sampler): void;
   setCircuitState(state: CircuitState): void;
@@ -238,6 +246,24 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       registers,
     }),
     circuitState,
+    ready: sampled('ready', 'pos_ready', '1 when this instance is ready (/readyz answers 200), 0 when not; read at scrape time'),
+    repairsPending: sampled(
+      'repairsPending',
+      'pos_repairs_pending',
+      'Outcomes not recorded yet that this instance is settling from the loyalty service\'s record (its repair queue)',
+    ),
+    upstreamBudgetRefusals: new Counter({
+      name: 'pos_upstream_budget_refusals_total',
+      help: "Calls the fleet's budget for the published rate limits refused before sending (the till was answered upstream_busy), by operation",
+      labelNames: ['operation'],
+      registers,
+    }),
+    reconciliationAnomalies: new Counter({
+      name: 'pos_reconciliation_anomalies_total',
+      help: "Anomalies in the day's reconciliation reports this instance wrote, by kind",
+      labelNames: ['kind'],
+      registers,
+    }),
     sample(gauge, sampler) {
       samplers.set(gauge, sampler);
     },

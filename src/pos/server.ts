@@ -138,6 +138,7 @@ export async function startBff(
     retries: config.loyalty.retries,
     logger,
     onCall: countUpstreamCall(metrics),
+    onBudgetRefusal: (operation) => metrics.upstreamBudgetRefusals.inc({ operation }),
     policies,
   });
   trackKeyVerdicts(loyalty.keys, metrics);
@@ -202,6 +203,7 @@ export async function startBff(
   closeHooks.push(() => erasureFollowUp.stop());
   const repairs = new RepairQueue({ intervalMs: 1000, logger, onAdd: auditedRepair });
   deps.repairs = repairs;
+  metrics.sample('repairsPending', () => repairs.size);
   repairs.start();
   closeHooks.push(() => repairs.stop());
   const daily = config.reconciliation.dailyAt;
@@ -217,6 +219,7 @@ export async function startBff(
       prefix: config.redis.keyPrefix,
       logger,
       clock,
+      onAnomaly: (kind: string) => metrics.reconciliationAnomalies.inc({ kind }),
     };
     closeHooks.push(startDailyReconciliation(opts));
   }
@@ -252,6 +255,7 @@ export async function startBff(
     shuttingDown: () => shuttingDown,
     redisDatasetLoss: () => dataset?.watch.lastLoss,
     loyaltyKeyRefused: () => loyalty.keys.refused(),
+    sampleReady: (ready) => metrics.sample('ready', ready),
     logger,
   });
   const app = createBffApp({

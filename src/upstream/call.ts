@@ -6,7 +6,7 @@ import { AppError } from '../platform/errors';
 import { isProblem, problem } from '../platform/problem';
 import { parseOrThrow } from '../platform/validation';
 import { AnswerOf, ANSWERS } from './answers';
-import { fromUpstreamStatus, invalidResponse, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
+import { fromUpstreamStatus, invalidResponse, isBudgetRefusal, parseRetryAfter, upstreamFailureKind, UpstreamFailureKind } from './errors';
 import { CallInfo, CallPolicy, CallPriority, composePolicies } from './policy';
 import { DEFAULT_RETRY_TUNING, realSleep, RetryTuning, Sleep, withRetries } from './retry';
 import { REQUESTS } from './requests';
@@ -77,6 +77,8 @@ export interface LoyaltyClientOptions {
   logger: Logger;
   /** Called after every attempt that was sent; for metrics. */
   onCall?: (e: UpstreamCallEvent) => void;
+  /** Called when the fleet's budget refuses an attempt before it is sent; for metrics. */
+  onBudgetRefusal?: (operation: OperationId) => void;
   /** Wrap every attempt, first outermost: circuit breaker, the fleet's budget (see ./policy). */
   policies?: readonly CallPolicy[];
   /** The account's High Security Mode: send the secret key on every call, events too. */
@@ -213,6 +215,9 @@ export class LoyaltyCaller {
             if (timeoutMs >= this.options.timeoutMs) return sent;
             return sent.catch((err: unknown) => Promise.reject(upstreamFailureKind(err) === 'timeout' ? tillDeadlineReached() : err));
           });
+        }).catch((err: unknown) => {
+          if (isBudgetRefusal(err)) this.options.onBudgetRefusal?.(operation);
+          throw err;
         });
       },
     );

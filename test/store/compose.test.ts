@@ -47,8 +47,11 @@ function started(doc: Resolved, profile?: string): string[] {
     .map(([n]) => n)
     .sort();
 }
-/** `published` is a number in v1's output, a string in v2's. */
-const published = (svc: Record<string, any>) => (svc.ports as { published: unknown; target: unknown }[]).map((p) => `${p.published}:${p.target}`);
+/** `published` is a number in v1's output, a string in v2's; v1 writes a port with a host address as `ip:published:target/tcp`. */
+const published = (svc: Record<string, any>) =>
+  (svc.ports as (string | { host_ip?: string; published: unknown; target: unknown })[]).map((p) =>
+    typeof p === 'string' ? p.replace(/\/tcp$/, '') : `${p.host_ip ? `${p.host_ip}:` : ''}${p.published}:${p.target}`,
+  );
 /** v1 writes `source:target:rw`, v2 `{ type, source, target }`. */
 const mounts = (svc: Record<string, any>) =>
   (svc.volumes as unknown[]).map((v) =>
@@ -67,7 +70,8 @@ describe('compose.yaml and Dockerfile', () => {
     const plain = resolved(REQUIRED);
     expect(started(plain)).toEqual(['bff', 'redis']);
     const bff = plain.services.bff;
-    expect(published(bff)).toEqual(['8080:8080']);
+    // The ops listener (metrics, docs, probes) only on the host's loopback.
+    expect(published(bff)).toEqual(['8080:8080', '127.0.0.1:9090:9090']);
     expect(mounts(bff)).toEqual(['terminals:/app/terminals']);
     expect(bff.environment).toMatchObject({
       ...REQUIRED,
@@ -75,6 +79,10 @@ describe('compose.yaml and Dockerfile', () => {
       TERMINALS_FILE: '/app/terminals/terminals.json',
       REDEMPTION_PROOF: 'hash_or_otp',
       TERMINAL_COMMAND: 'docker compose run --rm bff terminal',
+      OPS_PORT: '9090',
+      OPS_HOST: '0.0.0.0',
+      METRICS_ON: 'ops_port',
+      DOCS_ON: 'ops_port',
     });
     expect(bff.depends_on).toEqual({ redis: expect.objectContaining({ condition: 'service_healthy' }) });
     expect(plain.services.redis.healthcheck.test).toEqual(['CMD', 'redis-cli', 'ping']);
@@ -86,7 +94,39 @@ describe('compose.yaml and Dockerfile', () => {
     expect(withSandbox.services.sandbox.environment).toMatchObject({ SANDBOX_HOST: '0.0.0.0', SANDBOX_PORT: '8081' });
 
     // Settings from the environment reach the resolved file.
-    expect(published(resolved({ ...REQUIRED, PORT: '9090' }).services.bff)).toEqual(['9090:8080']);
+    const fromEnv = resolved({ ...REQUIRED, PORT: '8090', OPS_PORT: '9190', METRICS_ON: 'off' }).services.bff;
+    expect(published(fromEnv)).toEqual(['8090:8080', '127.0.0.1:9190:9090']);
+    expect(fromEnv.environment.METRICS_ON).toBe('off');
+  });
+
+  it('runs Prometheus, scraping the BFF ops port with the alert rules, and Grafana with the dashboard, under the monitoring profile', () => {
+    if (!compose$) throw new Error('no Docker Compose to run (see the first test)');
+    expect(started(resolved(REQUIRED))).not.toContain('prometheus');
+    const doc = resolved(REQUIRED, 'monitoring');
+    expect(started(doc, 'monitoring')).toEqual(['bff', 'grafana', 'prometheus', 'redis']);
+    const prom = doc.services.prometheus;
+    const promMounts = mounts(prom).map((m) => m.replace(process.cwd(), '.'));
+    expect(promMounts).toEqual(
+      expect.arrayContaining([
+        './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml',
+        './deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml',
+      ]),
+    );
+    const config = parse(readFileSync('deploy/prometheus/prometheus.yml', 'utf8'));
+    const scrape = config.scrape_configs.find((c: { job_name: string }) => c.job_name === 'pos-loyalty-bff');
+    // The target is the bff service on the port its ops listener is given.
+    expect(scrape.static_configs[0].targets).toEqual([`bff:${doc.services.bff.environment.OPS_PORT}`]);
+    expect(scrape.metrics_path).toBe('/metrics');
+    expect(config.rule_files).toEqual(['alerts.yml']);
+    expect(published(prom).every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
+    const grafana = doc.services.grafana;
+    expect(mounts(grafana).map((m) => m.replace(process.cwd(), '.'))).toEqual(
+      expect.arrayContaining(['./deploy/grafana/provisioning:/etc/grafana/provisioning', './deploy/grafana/dashboards:/var/lib/grafana/dashboards']),
+    );
+    expect(existsSync('deploy/grafana/dashboards/pos-loyalty-bff.json')).toBe(true);
+    const datasource = parse(readFileSync('deploy/grafana/provisioning/datasources/prometheus.yml', 'utf8')).datasources[0];
+    expect(datasource.url).toBe('http://prometheus:9090');
+    expect(published(grafana).every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
   });
 
   it('refuses to resolve without the loyalty settings, naming the missing one', () => {

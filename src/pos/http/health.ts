@@ -32,6 +32,8 @@ export interface HealthOptions {
   /** The upstream result is reused this long, so probes do not hit the loyalty service each time. Default 5000 ms. */
   upstreamCacheMs?: number;
   clock?: () => number;
+  /** Hands over readiness for `pos_ready`, read at scrape time: an instance no balancer probes still shows it. */
+  sampleReady?: (ready: () => Promise<number>) => void;
   /** Where a change of readiness is logged (once per change; probes themselves are not logged). Unset: not logged. */
   logger?: Logger;
 }
@@ -128,7 +130,7 @@ export function healthRoutes(opts: HealthOptions): Router {
     res.json({ status: 'ok' });
   });
 
-  router.get('/readyz', async (_req, res) => {
+  const evaluate = async () => {
     const [redis, upstream] = await Promise.all([
       opts.redis ? redisReady(opts.redis, 500).then((ok) => (ok ? 'ok' : 'down') as CheckState) : Promise.resolve<CheckState>('not_configured'),
       upstreamUp().then((ok) => (ok ? 'ok' : 'down') as CheckState),
@@ -144,6 +146,12 @@ export function healthRoutes(opts: HealthOptions): Router {
     };
     const ready = Object.entries(checks).every(([name, c]) => passes(name, c));
     logChange(ready, checks);
+    return { ready, checks };
+  };
+  opts.sampleReady?.(async () => ((await evaluate()).ready ? 1 : 0));
+
+  router.get('/readyz', async (_req, res) => {
+    const { ready, checks } = await evaluate();
     res.setHeader('Cache-Control', 'no-store');
     const loss = opts.redisDatasetLoss?.();
     const redisDataset = loss && { lostAt: new Date(loss.to).toISOString(), lastSeenGoodAt: new Date(loss.from).toISOString() };

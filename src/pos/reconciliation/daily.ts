@@ -18,6 +18,8 @@ export interface DailyOptions {
   logger: Logger;
   clock: () => number;
   checkMs?: number;
+  /** Counts each anomaly of a report written (for pos_reconciliation_anomalies_total). */
+  onAnomaly?: (kind: string) => void;
 }
 
 export interface DailyClaim {
@@ -94,6 +96,7 @@ export class DailyReconciliation {
         signal.throwIfAborted();
         const files = writeReport(this.opts.dir, report);
         const line = { storeId, date, anomalies: report.anomalies.length, files };
+        for (const a of report.anomalies) this.opts.onAnomaly?.(a.kind);
         if (report.anomalies.length) logger.warn(line, 'daily reconciliation written: anomalies to look into');
         else logger.info(line, 'daily reconciliation written');
       }
