@@ -13,7 +13,8 @@ export const CIRCUIT_STATE_VALUE = { closed: 0, half_open: 1, open: 2 } as const
 export type CircuitState = keyof typeof CIRCUIT_STATE_VALUE;
 
 /** Values read at scrape time (they live in Redis or another component). */
-export type SampledGauge = 'holdsOpen' | 'outboxDepth' | 'ready' | 'repairsPending' | 'redisUp' | 'terminalsFileCurrent' | 'terminalsRegistryGeneration' | 'terminalsRegistryInStep';
+export type SampledGauge =
+  'holdsOpen' | 'outboxDepth' | 'ready' | 'repairsPending' | 'redisUp' | 'terminalsFileCurrent' | 'terminalsRegistryGeneration' | 'terminalsRegistryInStep';
 export type Sampler = () => number | Promise<number>;
 
 export interface MetricsOptions {
@@ -250,7 +251,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     repairsPending: sampled(
       'repairsPending',
       'pos_repairs_pending',
-      'Outcomes not recorded yet that this instance is settling from the loyalty service\'s record (its repair queue)',
+      "Outcomes not recorded yet that this instance is settling from the loyalty service's record (its repair queue)",
     ),
     upstreamBudgetRefusals: new Counter({
       name: 'pos_upstream_budget_refusals_total',
