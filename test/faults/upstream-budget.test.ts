@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Exchange, Transport } from '../../src/upstream/transport';
 import { startStack, Stack } from '../support/e2e';
 import { eventually, paymentsOf, pending, setFaults } from '../pos/outbox/stack-helpers';
+import { total } from '../metrics/prometheus';
 
 /** When each request left a BFF (wrapping the e2e helper's recording transport). */
 const sentAt: { method: string; path: string; at: number }[] = [];
@@ -55,6 +56,9 @@ describe('the 30-s quota, fleet-wide: past it a till hears 503 upstream_busy at 
     expect(again.status).toBe(503);
     expect(ms).toBeLessThan(500);
     expect(hashes()).toBe(4);
+    // Each refusal is counted once, by the instance that refused it (pos_upstream_budget_refusals_total, what PosBudgetRefusals pages on).
+    const refusals = await Promise.all(s.bffs.map(async (b) => total(await b.metrics.render(), 'pos_upstream_budget_refusals_total') ?? 0));
+    expect(refusals[0] + refusals[1]).toBe(17);
     console.log(`quota: 4 of 20 sent, 16 refused; a refusal alone answered in ${ms.toFixed(1)} ms`);
   });
 });

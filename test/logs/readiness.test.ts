@@ -5,6 +5,8 @@ import request from 'supertest';
 import { createLogger } from '../../src/platform/logger';
 import { requestLogger } from '../../src/platform/http';
 import { healthRoutes } from '../../src/pos/http/health';
+import { createMetrics } from '../../src/platform/metrics';
+import { total } from '../metrics/prometheus';
 
 /**
  * A balancer polls /readyz every few seconds: readiness is logged when it changes
@@ -70,5 +72,27 @@ describe('readiness logs', () => {
     await request(app).get('/readyz').expect(503);
     await request(app).get('/readyz').expect(503);
     expect(lines.map((l) => l.failing)).toEqual([{ terminals: 'none' }, { terminals: 'none', process: 'shutting_down' }]);
+  });
+});
+
+describe('pos_ready', () => {
+  it('is read at scrape time, with no probe in between: 0 while not ready, 1 once ready', async () => {
+    const upstream = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    try {
+      const metrics = createMetrics({ defaultMetrics: false });
+      let terminals = 0;
+      healthRoutes({
+        upstreamBaseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        sweeperRunning: () => true,
+        activeTerminals: () => terminals,
+        sampleReady: (ready) => metrics.sample('ready', ready),
+      });
+      expect(total(await metrics.render(), 'pos_ready')).toBe(0);
+      terminals = 1;
+      expect(total(await metrics.render(), 'pos_ready')).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 });
