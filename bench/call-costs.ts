@@ -19,7 +19,7 @@ async function main() {
   try {
     const table = callCostTable(await measureCallCosts(stackHarness(stack), { prefix: 'cost' }));
     process.stdout.write(`${table}\n`);
-    const file = path.join(__dirname, '..', 'README.md');
+    const file = path.join(__dirname, '..', 'docs', 'operator', 'performance.md');
     const readme = readFileSync(file, 'utf8');
     if (process.argv.includes('--check')) {
       if (readmeCallCostTable(readme) !== table) {

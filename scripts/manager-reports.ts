@@ -1,10 +1,10 @@
 /**
- * Writes the README's store-manager examples (the audit trail and the
+ * Writes the store manager guide's store-manager examples (the audit trail and the
  * reconciliation) from a real run: the bundled sandbox and a BFF in this
  * process, two stores, a short day with a lost answer and a void at the other
  * branch, then the manager's requests. Nothing in the block is typed by hand.
- * Run: npm run docs:manager-reports              (write README.md)
- *      npm run docs:manager-reports -- --check   (exit 1 when the README's block is not what a run makes, times and ids aside)
+ * Run: npm run docs:manager-reports              (write docs/store-manager.md)
+ *      npm run docs:manager-reports -- --check   (exit 1 when the store manager guide's block is not what a run makes, times and ids aside)
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -160,11 +160,11 @@ export async function generateManagerReports(): Promise<string> {
   }
 }
 
-/** The README with its example block replaced. */
+/** The guide with its example block replaced. */
 export function withManagerReports(readme: string, block: string): string {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${BEGIN} ... ${END} block`);
+  if (start < 0 || end < start) throw new Error(`docs/store-manager.md has no ${BEGIN} ... ${END} block`);
   return readme.slice(0, start) + block + readme.slice(end + END.length);
 }
 
@@ -186,19 +186,19 @@ export function normalised(text: string): string {
 
 if (require.main === module) {
   void (async () => {
-    const file = path.join(ROOT, 'README.md');
+    const file = path.join(ROOT, 'docs', 'store-manager.md');
     const readme = readFileSync(file, 'utf8');
     const block = await generateManagerReports();
     if (process.argv.includes('--check')) {
       const current = readme.slice(readme.indexOf(BEGIN), readme.indexOf(END) + END.length);
       if (normalised(current) !== normalised(block)) {
-        console.error('README.md: the store-manager examples are not what a run makes; run npm run docs:manager-reports');
+        console.error('docs/store-manager.md: the store-manager examples are not what a run makes; run npm run docs:manager-reports');
         process.exit(1);
       }
-      console.log('README.md store-manager examples are up to date');
+      console.log('docs/store-manager.md store-manager examples are up to date');
     } else {
       writeFileSync(file, withManagerReports(readme, block));
-      console.log('Wrote the store-manager examples in README.md');
+      console.log('Wrote the store-manager examples in docs/store-manager.md');
     }
   })();
 }

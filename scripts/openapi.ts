@@ -55,12 +55,12 @@ export async function generateClientTypes(posDocument: string): Promise<string> 
 /** Every generated file, by path relative to the repository root, with its exact content. */
 export async function generateArtifacts(): Promise<Record<string, string>> {
   const docs = generateDocuments();
-  const readme = withRetryRules(withErrorTable(readFileSync(path.join(ROOT, 'README.md'), 'utf8')));
+  const readme = withRetryRules(withErrorTable(readFileSync(path.join(ROOT, 'docs/till-developer.md'), 'utf8')));
   return {
     ...docs,
     [POS_CLIENT_TYPES]: await generateClientTypes(docs[POS_DOCUMENT]),
     [CLIENT_RETRY_RULES]: clientRetryModule(),
-    'README.md': readme,
+    'docs/till-developer.md': readme,
   };
 }
 

@@ -13,7 +13,10 @@ const ROOT = path.resolve(__dirname, '..');
 
 /** Each file, by path relative to the repository root, with the content the settings make. */
 export function generateSettingsDocs(): Record<string, string> {
-  return { '.env.example': envExample(), 'README.md': withReadmeTable(readFileSync(path.join(ROOT, 'README.md'), 'utf8')) };
+  return {
+    '.env.example': envExample(),
+    'docs/operator/configuration.md': withReadmeTable(readFileSync(path.join(ROOT, 'docs/operator/configuration.md'), 'utf8')),
+  };
 }
 
 if (require.main === module) {

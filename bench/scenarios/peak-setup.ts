@@ -120,7 +120,7 @@ export async function peakDay(
     await costBff.stop();
   }
   const table = callCostTable(costs);
-  const costsAsInReadme = readmeCallCostTable(readFileSync(path.join(ROOT, 'README.md'), 'utf8')) === table;
+  const costsAsInReadme = readmeCallCostTable(readFileSync(path.join(ROOT, 'docs', 'operator', 'performance.md'), 'utf8')) === table;
   if (!costsAsInReadme) say('   WARNING: the calls measured here are not the README table (npx tsx bench/call-costs.ts)');
   const capacity = capacityOf(costs);
   say(`   ${capacityLine(capacity)}`);

@@ -51,7 +51,7 @@ const cells = (row: string) =>
     .map((c) => c.trim());
 const unquote = (s: string) => s.replace(/^`|`$/g, '');
 
-function fromReadme(readme = readFileSync('README.md', 'utf8')): Rules {
+function fromReadme(readme = readFileSync('docs/till-developer.md', 'utf8')): Rules {
   const lines = readme.split('\n');
   const codes: Record<string, string> = {};
   const header = lines.findIndex((l) => l.startsWith('| Code | Status | Retry |'));
@@ -115,7 +115,7 @@ describe('one retry rule per route and code, wherever it is written', () => {
   });
 
   it('finds a README that says otherwise (the check can fail)', () => {
-    const readme = readFileSync('README.md', 'utf8').replace(/(\| POST \/pos\/v1\/redemptions \| [^|]+ \| )`stop`/, '$1`new`');
+    const readme = readFileSync('docs/till-developer.md', 'utf8').replace(/(\| POST \/pos\/v1\/redemptions \| [^|]+ \| )`stop`/, '$1`new`');
     expect(disagreements(copies.catalogue, fromReadme(readme))).toContain('POST /pos/v1/redemptions upstream_timeout: stop vs new');
   });
 

@@ -21,7 +21,7 @@ describe('calls per cashier action', () => {
 
   it('are what the README says', async () => {
     const costs = await measureCallCosts(stackHarness(s), { prefix: 'cost' });
-    const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const readme = readFileSync(path.join(__dirname, '..', '..', 'docs', 'operator', 'performance.md'), 'utf8');
     expect(callCostTable(costs)).toBe(readmeCallCostTable(readme));
   }, 60_000);
 });

@@ -1,23 +1,24 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { OPERATIONS } from '../../src/contract';
+import { allDocs } from '../support/docs';
 
-/** Claims in README.md that a reader acts on; each is checked here, so a stale one fails. */
-const readme = readFileSync('README.md', 'utf8');
+/** Claims in the documents that a reader acts on; each is checked here, so a stale one fails. */
+const till = readFileSync('docs/till-developer.md', 'utf8');
 
-it('every test file the README names as evidence exists', () => {
-  const named = [...new Set([...readme.matchAll(/`(test\/[\w./-]+\.test\.ts)`/g)].map((m) => m[1]))];
+it('every test file the documents name as evidence exists', () => {
+  const named = [...new Set([...allDocs().matchAll(/`(test\/[\w./-]+\.test\.ts)`/g)].map((m) => m[1]))];
   expect(named.length).toBeGreaterThan(10);
   expect(named.filter((f) => !existsSync(f))).toEqual([]);
 });
 
 it('the fault-rule operation ids it lists are exactly the operations the sandbox serves', () => {
-  const para = readme.slice(readme.indexOf('Operation ids for fault rules'), readme.indexOf('## The sandbox and the published reference'));
+  const para = till.slice(till.indexOf('Operation ids for fault rules'), till.indexOf('## The sandbox and the published reference'));
   const listed = [...para.matchAll(/`(\w+|\*)`/g)].map((m) => m[1]).filter((id) => id !== 'OPERATIONS');
   expect(new Set(listed)).toEqual(new Set([...Object.keys(OPERATIONS), '*']));
 });
 
 it('every setting in its Configuration table is documented in .env.example', () => {
-  const section = readme.slice(readme.indexOf('\n## Configuration'), readme.indexOf('\n## Operating it'));
+  const section = readFileSync('docs/operator/configuration.md', 'utf8');
   const rows = section.split('\n').filter((l) => l.startsWith('| `'));
   const settings = rows.flatMap((r) => [...r.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]));
   expect(settings.length).toBeGreaterThan(10);
@@ -26,7 +27,7 @@ it('every setting in its Configuration table is documented in .env.example', () 
 });
 
 it('the Guarantees table covers every money action in every window, each cell naming a test that exists', () => {
-  const section = readme.slice(readme.indexOf('### Guarantees'), readme.indexOf('### Store scoping'));
+  const section = till.slice(till.indexOf('### Guarantees'), till.indexOf('### Store scoping'));
   const rows = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Action') && !l.startsWith('|---'));
   const actions = rows.map((r) => r.split('|')[1].trim());
   const MONEY_ACTIONS = [

@@ -8,7 +8,7 @@ import { BEGIN, END, generateManagerReports, normalised } from '../../scripts/ma
  */
 describe('README: the store-manager examples', () => {
   it('are what a run prints', async () => {
-    const readme = readFileSync('README.md', 'utf8');
+    const readme = readFileSync('docs/store-manager.md', 'utf8');
     const block = readme.slice(readme.indexOf(BEGIN), readme.indexOf(END) + END.length);
     expect(block.length).toBeGreaterThan(1000);
     const made = await generateManagerReports();

@@ -1,9 +1,10 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/ports';
 import { waitForOutput } from '../store/readme-blocks';
+import { docWithHeading } from '../support/docs';
 
 /**
  * `npm start`'s stack (the BFF with the bundled sandbox and demo terminals) on
@@ -62,7 +63,7 @@ export async function startNpmStart(): Promise<NpmStart> {
 
 /** The `nth` fenced block of `lang` ('bash', 'ts', or '' for a plain one) under `heading` in README.md. */
 export function readmeFence(heading: string, lang: string, nth = 0): string {
-  const section = readFileSync(path.join(REPO, 'README.md'), 'utf8').split(heading)[1]?.split(/\n## /)[0] ?? '';
+  const section = docWithHeading(heading).text.split(heading)[1]?.split(/\n## /)[0] ?? '';
   const blocks = [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))];
   if (!blocks[nth]) throw new Error(`README has no ${lang || 'plain'} block #${nth} under "${heading}"`);
   return blocks[nth][1];
@@ -70,7 +71,7 @@ export function readmeFence(heading: string, lang: string, nth = 0): string {
 
 /** What README says a block under `heading` prints: the plain block after "It prints". */
 export function readmePrints(heading: string): string[] {
-  const section = readFileSync(path.join(REPO, 'README.md'), 'utf8').split(heading)[1] ?? '';
+  const section = docWithHeading(heading).text.split(heading)[1] ?? '';
   const block = /It prints[^\n]*:\n\n```\n([\s\S]*?)```/.exec(section);
   if (!block) throw new Error(`README shows no "It prints" block under "${heading}"`);
   return block[1].trim().split('\n');

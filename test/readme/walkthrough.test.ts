@@ -49,4 +49,20 @@ describe('README walkthroughs', () => {
     const heading = '## The sandbox alone';
     for (let run = 0; run < 2; run++) expectPrinted(await stack.run(readmeFence(heading, 'bash')), readmePrints(heading));
   }, 60_000);
+
+  it('sets the sandbox faults the guide shows, as its comment says', async () => {
+    const faults = `http://127.0.0.1:${stack.sandboxPort}/_sandbox/faults`;
+    const keys = { apikey: 'sbx_demo_api_key', secretkey: 'sbx_demo_secret' };
+    try {
+      await stack.run(readmeFence('## The sandbox alone', 'bash', 1));
+      const { rules } = (await (await fetch(faults, { headers: keys })).json()) as { rules: Record<string, unknown>[] };
+      expect(rules).toEqual([
+        expect.objectContaining({ operation: 'payment', status: 503, times: 2 }),
+        expect.objectContaining({ operation: 'hold', latencyMs: 800 }),
+        expect.objectContaining({ operation: 'events', drop: true, probability: 0.1 }),
+      ]);
+    } finally {
+      await fetch(faults, { method: 'DELETE', headers: keys });
+    }
+  });
 });

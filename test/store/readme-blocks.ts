@@ -1,5 +1,6 @@
 import { ChildProcess, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { docWithHeading } from '../support/docs';
 
 /** The `nth` ```bash block after the heading line that starts with `heading` in the Markdown `file`. */
 export function docBlock(file: string, heading: string, nth = 0): string {
@@ -9,9 +10,9 @@ export function docBlock(file: string, heading: string, nth = 0): string {
   return blocks[nth][1];
 }
 
-/** The `nth` ```bash block under `heading` in README.md. */
+/** The `nth` ```bash block under `heading` in whichever document has that heading (README.md or a page of docs/). */
 export function readmeBlock(heading: string, nth = 0): string {
-  return docBlock('README.md', heading, nth);
+  return docBlock(docWithHeading(heading).file, heading, nth);
 }
 
 export function runBash(script: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string }> {

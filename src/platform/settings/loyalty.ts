@@ -33,13 +33,13 @@ export const loyalty = feature({
     }),
     apiKeyNext: setting('LOYALTY_API_KEY_NEXT', z.string().min(1).optional(), {
       description:
-        'The API key to rotate to, if it changes too (see "Rotating the loyalty keys" in the README). Unset: the next key pair uses LOYALTY_API_KEY.',
+        'The API key to rotate to, if it changes too (see "Rotating the loyalty keys" in docs/operator/keys.md). Unset: the next key pair uses LOYALTY_API_KEY.',
       readme: 'the API key to rotate to, if it changes; unset: `LOYALTY_API_KEY`',
     }),
     secretKeyNext: setting('LOYALTY_SECRET_KEY_NEXT', z.string().min(1).optional(), {
       description:
         'The secret key to rotate to: when the loyalty service refuses the key in use, a call is sent once more with this one, ' +
-        'and if it is accepted the fleet uses it from then on (see "Rotating the loyalty keys" in the README).',
+        'and if it is accepted the fleet uses it from then on (see "Rotating the loyalty keys" in docs/operator/keys.md).',
       readme: 'the secret key to rotate to, tried when the key in use is refused',
     }),
     keyCheckSeconds: setting('LOYALTY_KEY_CHECK_SECONDS', positiveInt.max(3600).default(60), {

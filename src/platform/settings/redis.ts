@@ -33,7 +33,7 @@ const settings = {
       default: 'unset',
       readme:
         'unset (and no `REDIS_CLUSTER_NODES` or `REDIS_SENTINELS`): an in-process store (one instance, nothing survives a ' +
-        'restart; start-up says so); see [Running several instances](#running-several-instances)',
+        'restart; start-up says so); see [Running several instances](scaling.md)',
     },
   ),
   keyPrefix: setting(
