@@ -52,7 +52,9 @@ export async function openFleet(config: Config): Promise<Fleet> {
       if (!data) throw new ConflictError('terminals_file_missing', `${file} does not exist: nothing to publish`);
       const standing = await sharedGeneration(redis, prefix);
       const mine = data.generation ?? 0;
-      if (standing !== undefined && standing > mine) {
+      if (data.generation === undefined && !(standing !== undefined && standing > mine)) {
+        data = raiseGeneration(file, standing ?? 0); // its first publish: from now on every change counts
+      } else if (standing !== undefined && standing > mine) {
         if (!opts.force) throw newer(file, standing);
         data = raiseGeneration(file, standing); // forced: the file becomes the newest, written so first
       } else if (standing === mine && !sameContent(await sharedContent(redis, prefix), data)) {

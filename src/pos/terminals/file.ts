@@ -13,8 +13,9 @@ import type { Store, Terminal } from './types';
  */
 export interface TerminalsFile {
   /**
-   * Raised by one on every change the CLI writes (absent in older files: 0). A fleet instance takes
-   * the registry with the highest generation it sees, so an older copy never replaces a newer one.
+   * Raised by one on every change the CLI writes, once the file has one (TERMINALS_SHARED=redis: from its first
+   * publish; absent: 0). A fleet instance takes the registry with the highest generation it sees, so an older
+   * copy never replaces a newer one.
    */
   generation?: number;
   stores: Store[];
@@ -197,8 +198,8 @@ export function withFileLock<T>(file: string, change: () => T): T {
 }
 
 /**
- * A change the CLI makes: under the lock, read (a missing file is empty), change, raise the generation by
- * one and write (when the change changed anything). What `change` returns is handed back; when it throws, nothing is written.
+ * A change the CLI makes: under the lock, read (a missing file is empty), change, raise the generation (when the
+ * file has one) by one and write, when the change changed anything. What `change` returns is handed back; when it throws, nothing is written.
  */
 export function updateTerminalsFile<T>(file: string, change: (data: TerminalsFile) => T): { result: T; data: TerminalsFile } {
   return withFileLock(file, () => {
@@ -207,7 +208,9 @@ export function updateTerminalsFile<T>(file: string, change: (data: TerminalsFil
     const result = change(data);
     // Nothing changed (a second revoke, an import already done): no new generation, nothing written.
     if (JSON.stringify(data) === before) return { result, data };
-    const changed: TerminalsFile = { generation: (data.generation ?? 0) + 1, stores: data.stores, terminals: data.terminals };
+    // Counted only in a file that has a generation (a fleet's, given one by its first publish): a file of the
+    // single-instance default keeps the shape a previous release reads, so a rolling upgrade can share it.
+    const changed: TerminalsFile = data.generation === undefined ? data : { generation: data.generation + 1, stores: data.stores, terminals: data.terminals };
     writeTerminalsFile(file, changed);
     return { result, data: changed };
   });

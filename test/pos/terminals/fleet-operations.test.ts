@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConflictError, NotFoundError } from '../../../src/platform/errors';
 import { addStore, addTerminal, loadTerminalsFile, revokeTerminal, TerminalRegistry, writeTerminalsFile } from '../../../src/pos/terminals';
+import { raiseGeneration } from '../../../src/pos/terminals/file';
 import { exportCsv, importCsv, ImportRefused, type NewToken } from '../../../src/pos/terminals/csv';
 import { editStore, listTerminals, removeStore, rotateTerminal } from '../../../src/pos/terminals/operations';
 
@@ -16,6 +17,7 @@ beforeEach(() => {
   file = path.join(dir, 'terminals.json');
   clock = Date.parse('2026-03-01T10:00:00Z');
   addStore(file, STORE);
+  raiseGeneration(file, 0); // as a fleet's first publish does
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -32,14 +34,17 @@ describe('generation', () => {
     expect(generation()).toBe(3);
   });
 
-  it('is absent from a file written before generations (read as 0), which still loads and serves', () => {
+  it('stays absent from a file without one (the single-instance default, files written before): read as 0, never added', () => {
     const old = loadTerminalsFile(file);
     delete old.generation;
     writeFileSync(file, JSON.stringify(old));
     const registry = new TerminalRegistry(file);
     expect(registry.generation).toBe(0);
-    addTerminal(file, { storeId: 'store-a', role: 'cashier', id: 't1' });
-    expect(generation()).toBe(1);
+    const { token } = addTerminal(file, { storeId: 'store-a', role: 'cashier', id: 't1' });
+    revokeTerminal(file, 't1');
+    // The shape a previous release reads: a rolling upgrade shares this file with it.
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')))).toEqual(['stores', 'terminals']);
+    expect(new TerminalRegistry(file).verify(token)).toMatchObject({ reason: 'revoked' });
   });
 });
 

@@ -6,6 +6,7 @@ import { createLogger } from '../../../src/platform/logger';
 import { connectRedis, type Redis } from '../../../src/platform/redis';
 import { silentLogger } from '../../../src/platform/logger';
 import { addStore, addTerminal, loadTerminalsFile, revokeTerminal, TerminalRegistry } from '../../../src/pos/terminals';
+import { raiseGeneration } from '../../../src/pos/terminals/file';
 import { RegistrySync } from '../../../src/pos/terminals/fleet-sync';
 import { publishRegistry, registryKey, sharedGeneration } from '../../../src/pos/terminals/shared';
 import { deleteKeys, testRedis, uniquePrefix } from '../../support/redis';
@@ -35,6 +36,7 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'terminals-fleet-'));
   file = path.join(dir, 'operator', 'terminals.json');
   addStore(file, STORE);
+  raiseGeneration(file, 0); // as the CLI's first publish does
 });
 afterEach(async () => {
   await deleteKeys(redis, prefix);
@@ -160,6 +162,7 @@ describe('the shared terminals registry', () => {
     // A host whose file copy is older than what the fleet serves.
     const hostFile = path.join(dir, 'h', 'terminals.json');
     addStore(hostFile, STORE);
+    raiseGeneration(hostFile, 0);
     const registry = new TerminalRegistry(hostFile, { shared: true, checkIntervalMs: 0 });
     const sync = new RegistrySync({ registry, redis, prefix, logger: silentLogger });
     await sync.check();

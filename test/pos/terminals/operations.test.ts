@@ -33,7 +33,7 @@ describe('terminals file', () => {
     addStore(file, STORE);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['terminals.json']);
-    expect(loadTerminalsFile(file)).toEqual({ generation: 1, stores: [STORE], terminals: [] });
+    expect(loadTerminalsFile(file)).toEqual({ stores: [STORE], terminals: [] });
   });
 
   it('names the bad field of an invalid file', () => {
