@@ -1784,10 +1784,7 @@ export type components = {
          * @example wait=3
          */
         Prefer: string;
-        /**
-         * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-         * @example till-7-000123
-         */
+        /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
         RequestId: string;
         /**
          * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -1999,10 +1996,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2274,10 +2268,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2518,10 +2509,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -2950,10 +2938,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3271,10 +3256,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -3698,10 +3680,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -4078,10 +4057,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -4409,10 +4385,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -4828,10 +4801,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -5196,10 +5166,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -5559,10 +5526,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -5867,10 +5831,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -6226,10 +6187,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -6591,10 +6549,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -6910,10 +6865,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7211,10 +7163,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -7442,10 +7391,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7676,10 +7622,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -7940,10 +7883,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -8245,10 +8185,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -8554,10 +8491,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -9054,10 +8988,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9427,10 +9358,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9795,10 +9723,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -10290,10 +10215,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10751,10 +10673,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11088,10 +11007,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -11469,10 +11385,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11742,10 +11655,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -12130,10 +12040,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -12513,10 +12420,7 @@ export interface operations {
                  * @example cashier-017
                  */
                 "X-Cashier-Id"?: components["parameters"]["CashierId"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /**
                  * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
@@ -12994,10 +12898,7 @@ export interface operations {
                  * @example wait=3
                  */
                 Prefer?: components["parameters"]["Prefer"];
-                /**
-                 * @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.
-                 * @example till-7-000123
-                 */
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {

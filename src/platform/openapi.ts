@@ -1,5 +1,5 @@
 import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { z } from 'zod';
 
@@ -59,6 +59,11 @@ export interface ApiDocsOptions {
    * typed, so a replay can be tried on purpose.
    */
   freshIdempotencyKeys?: boolean;
+  /**
+   * Where "Try it out" sends its calls, per request, when the API is on another origin than this page (the
+   * cashier port, when /docs is on the ops port): the document's server and the page's connect-src name it.
+   */
+  apiOrigin?: (req: Request) => string | undefined;
 }
 
 const KEY_HEADER = 'Idempotency-Key';
@@ -105,12 +110,24 @@ export function mountApiDocs(app: Express, document: () => object, opts: ApiDocs
   // The page needs the document's key examples now, so the document is built now too.
   const built = opts.freshIdempotencyKeys ? document() : undefined;
   const interceptor = built ? freshKeyInterceptor(keyExamples(built)) : undefined;
-  app.get('/openapi.json', (_req, res) => {
-    json ??= JSON.stringify(built ?? document());
-    res.type('application/json').send(json);
+  const byOrigin = new Map<string, string>();
+  app.get('/openapi.json', (req, res) => {
+    const origin = opts.apiOrigin?.(req);
+    if (!origin) {
+      json ??= JSON.stringify(built ?? document());
+      return void res.type('application/json').send(json);
+    }
+    // One entry per host name a browser used (a few); each names the API's origin as the document's server.
+    let text = byOrigin.get(origin);
+    if (!text) {
+      text = JSON.stringify({ ...(built ?? document()), servers: [{ url: origin, description: 'The cashier API' }] });
+      if (byOrigin.size < 32) byOrigin.set(origin, text);
+    }
+    res.type('application/json').send(text);
   });
-  const docsCsp: RequestHandler = (_req, res, next) => {
-    res.setHeader('Content-Security-Policy', DOCS_CSP);
+  const docsCsp: RequestHandler = (req, res, next) => {
+    const origin = opts.apiOrigin?.(req);
+    res.setHeader('Content-Security-Policy', origin ? DOCS_CSP.replace("connect-src 'self'", `connect-src 'self' ${origin}`) : DOCS_CSP);
     next();
   };
   const swaggerOptions = { validatorUrl: null, displayRequestDuration: true, ...(interceptor ? { requestInterceptor: interceptor } : {}) };

@@ -30,6 +30,8 @@ export interface BffAppOptions {
   serveMetrics?: boolean;
   /** `/docs` and `/openapi.json` on this app (default true; DOCS_ON, as METRICS_ON). */
   serveDocs?: boolean;
+  /** The origin of the /docs page on the ops port, allowed to call the cashier API from a browser ("Try it out"). */
+  docsOrigin?: (req: Request) => string | undefined;
   /** Rate limits, auth-failure limit, CORS, header bound, mTLS (src/pos/security); each off when absent. */
   security?: BffSecurity;
   /** Idempotency-Key handling for every POST; default: in-process records (24 h, 30 s lease). */
@@ -71,7 +73,7 @@ export function createBffApp(opts: BffAppOptions): Express {
 
   const pos = express.Router();
   pos.use(markRouteBase);
-  pos.use(corsFor(opts.security?.corsOrigins ?? []));
+  pos.use(corsFor(opts.security?.corsOrigins ?? [], opts.docsOrigin));
   pos.use(
     terminalAuth(opts.registry, {
       failures: opts.security?.authFailures,

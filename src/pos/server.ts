@@ -40,7 +40,7 @@ import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
 import { reconciliationDepsOf } from './reconciliation';
 import { startDailyReconciliation } from './reconciliation/daily';
-import { bffSecurity, openRedemptionCapFor } from './security';
+import { bffSecurity, hostNameOf, openRedemptionCapFor, opsDocsOrigin } from './security';
 import { localAddressOf } from '../platform/local-address';
 import { TerminalRegistry } from './terminals';
 import { customerPseudonym, pseudonymKey } from './privacy/pseudonym';
@@ -258,6 +258,8 @@ export async function startBff(
     sampleReady: (ready) => metrics.sample('ready', ready),
     logger,
   });
+  // The ops listener's port once it listens: the /docs page there is an origin the cashier API lets call it.
+  let opsListening: number | undefined;
   const app = createBffApp({
     deps,
     registry,
@@ -278,6 +280,7 @@ export async function startBff(
     mountOps: (ops) => ops.use(health),
     serveMetrics: config.ops.metrics === 'cashier_port',
     serveDocs: config.ops.docs === 'cashier_port',
+    docsOrigin: config.ops.docs === 'ops_port' ? (req) => (opsListening === undefined ? undefined : opsDocsOrigin(opsListening)(req)) : undefined,
   });
   const sweeper = new HoldSweeper({
     store: redemptions,
@@ -346,6 +349,10 @@ export async function startBff(
       health,
       metrics: config.ops.metrics === 'ops_port' ? metrics : undefined,
       docs: config.ops.docs === 'ops_port',
+      tillOrigin: (req) => {
+        const host = hostNameOf(req);
+        return host && `${config.http.tls ? 'https' : 'http'}://${host}:${(server.address() as AddressInfo).port}`;
+      },
     });
     opsServer = await new Promise<Server>((resolve, reject) => {
       const s = createServer(opsApp);
@@ -356,6 +363,7 @@ export async function startBff(
       });
       s.once('listening', () => resolve(s));
     });
+    opsListening = (opsServer.address() as AddressInfo).port;
   }
   // Tills keep connections open; let them, but not forever.
   server.keepAliveTimeout = 65_000;

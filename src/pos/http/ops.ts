@@ -1,4 +1,4 @@
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type Request, type Router } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { errorHandler, requestLogger, unknownRoute } from '../../platform/http';
@@ -10,8 +10,8 @@ import { methodNotAllowed } from './method-not-allowed';
 import { renderProblem } from './problem';
 
 /** `/docs` and `/openapi.json` of the cashier API, where "Try it out" sends each write with a new Idempotency-Key. */
-export function mountPosDocs(app: Express): void {
-  mountApiDocs(app, buildPosOpenApi, { title: 'POS loyalty checkout: cashier API', freshIdempotencyKeys: true });
+export function mountPosDocs(app: Express, apiOrigin?: (req: Request) => string | undefined): void {
+  mountApiDocs(app, buildPosOpenApi, { title: 'POS loyalty checkout: cashier API', freshIdempotencyKeys: true, apiOrigin });
 }
 
 export interface OpsAppOptions {
@@ -22,6 +22,8 @@ export interface OpsAppOptions {
   metrics?: Metrics;
   /** Serve /docs and /openapi.json. */
   docs?: boolean;
+  /** The cashier API's origin as the browser on this page reaches it: "Try it out" calls it there. */
+  tillOrigin?: (req: Request) => string | undefined;
 }
 
 /** The ops listener (OPS_PORT): what operators and scrapers read, on a port the tills never see. */
@@ -33,7 +35,7 @@ export function createOpsApp(opts: OpsAppOptions): Express {
   app.use(requestLogger(opts.logger.child({ listener: 'ops' })));
   if (opts.health) app.use(opts.health);
   if (opts.metrics) app.get('/metrics', metricsRoute(opts.metrics));
-  if (opts.docs) mountPosDocs(app);
+  if (opts.docs) mountPosDocs(app, opts.tillOrigin);
   app.use(methodNotAllowed(app));
   app.use(unknownRoute);
   app.use(errorHandler(opts.logger, renderProblem));

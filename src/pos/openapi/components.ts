@@ -151,8 +151,8 @@ export function registerComponents(registry: OpenAPIRegistry): void {
     in: 'header',
     required: false,
     description: 'Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent.',
+    // No example: Swagger UI would send it with every "Try it out" call, one id for many requests.
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
-    example: 'till-7-000123',
   });
   registry.registerComponent('parameters', 'Prefer', {
     name: 'Prefer',

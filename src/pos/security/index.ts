@@ -7,7 +7,7 @@ import { MemoryTerminalSets, openRedemptionCap, OpenRedemptionCap, RedisTerminal
 import type { AuthFailureGuard } from '../auth/failure-guard';
 import { authFailureGuard, perMinuteLimiter } from './rate-limits';
 
-export { corsFor, headerCountLimit } from './http-limits';
+export { corsFor, headerCountLimit, hostNameOf, opsDocsOrigin } from './http-limits';
 export { terminalRateLimit } from './rate-limits';
 
 /**
