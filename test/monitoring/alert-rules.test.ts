@@ -22,7 +22,22 @@ function promtool(...args: string[]) {
 }
 
 // PromQL functions, keywords and the labels Prometheus itself adds to every scraped series.
-const NOT_METRICS = new Set(['sum', 'by', 'rate', 'increase', 'histogram_quantile', 'max', 'min', 'without', 'and', 'or', 'unless', 'on', 'ignoring', 'offset']);
+const NOT_METRICS = new Set([
+  'sum',
+  'by',
+  'rate',
+  'increase',
+  'histogram_quantile',
+  'max',
+  'min',
+  'without',
+  'and',
+  'or',
+  'unless',
+  'on',
+  'ignoring',
+  'offset',
+]);
 const SCRAPE_LABELS = new Set(['instance', 'job']);
 
 /** Metric names and label names in a PromQL expression (selectors, `by (...)` and matchers). */
