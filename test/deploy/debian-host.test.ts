@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, waitForPort } from '../support/ports';
@@ -44,6 +44,7 @@ const host: {
   port?: number;
   printed?: string[];
   token?: string;
+  tokens?: Record<string, string>;
 } = {};
 const account = { apiKey: 'debian_host_api_key', secretKey: 'debian_host_secret_key' };
 
@@ -235,6 +236,62 @@ describe(`${PAGE}: a Debian host whose Node is older than 24`, () => {
     }
     expect(status).toBe(401);
   }, 40_000);
+
+  /** A sale through the cashier API with `token`: its status. */
+  const sale = async (token: string, paymentId: string) =>
+    (
+      await fetch(`http://127.0.0.1:${host.port}/pos/v1/payments`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': paymentId },
+        body: JSON.stringify({ customerId: 'demo-customer', paymentId, totalPaid: 5 }),
+      })
+    ).status;
+
+  it('step 7 imports 1,000 terminals from a CSV in one command, their tokens written once to a file of the service user', async () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => `till-${String(i + 1).padStart(4, '0')},store-001,cashier,lane ${i + 1}`);
+    writeFileSync(path.join(state, 'terminals.csv'), ['id,store_id,role,label', ...rows].join('\n') + '\n');
+    await runBash(asServiceUser + commands(step(6)).map(fill).join('\n'), { env: hostEnv, timeoutMs: 60_000 });
+    const tokensFile = path.join(state, 'new-tokens.csv');
+    expect(statSync(tokensFile).mode & 0o777).toBe(0o600);
+    const [header, ...lines] = readFileSync(tokensFile, 'utf8').trim().split('\n');
+    expect(header).toBe('terminal_id,store_id,role,token');
+    expect(lines).toHaveLength(1000);
+    host.tokens = Object.fromEntries(lines.map((l) => [l.split(',')[0], l.split(',')[3]]));
+    // Served without a restart (the running BFF re-reads the file): a sale with one of them.
+    const until = Date.now() + 20_000;
+    let status = await sale(host.tokens['till-0001'], `debian-import-${process.pid}`);
+    while (status === 401 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await sale(host.tokens['till-0001'], `debian-import-${process.pid}`);
+    }
+    expect(status).toBe(201);
+  }, 90_000);
+
+  it('step 8 rotates a token while its till keeps selling: no failed sale, then the new token sells', async () => {
+    const oldToken = host.tokens!['till-0002'];
+    const statuses: number[] = [];
+    let selling = true;
+    let n = 0;
+    const till = (async () => {
+      while (selling) statuses.push(await sale(oldToken, `debian-rotate-${process.pid}-${n++}`));
+    })();
+    while (statuses.length < 3) await new Promise((r) => setTimeout(r, 20));
+    const { stdout } = await runBash(asServiceUser + commands(step(7)).map(fill).join('\n'), { env: hostEnv, timeoutMs: 60_000 });
+    const newToken = /^pos_[A-Za-z0-9_-]{43}$/m.exec(stdout)?.[0];
+    expect(newToken).toBeDefined();
+    expect(stdout).toMatch(/old token is accepted until/);
+    // Once the running BFF has taken the rotation (the new token sells), the till goes on with its old one, then switches.
+    const until = Date.now() + 20_000;
+    let m = 0;
+    while ((await sale(newToken!, `debian-rotate-${process.pid}-new-${m++}`)) !== 201 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    expect(await sale(newToken!, `debian-rotate-${process.pid}-new-${m}`)).toBe(201);
+    const seen = statuses.length;
+    while (statuses.length < seen + 3) await new Promise((r) => setTimeout(r, 20));
+    selling = false;
+    await till;
+    expect(statuses.filter((st) => st !== 201)).toEqual([]);
+    expect(statuses.length).toBeGreaterThanOrEqual(8);
+  }, 90_000);
 
   it('stops on SIGTERM (the unit\'s KillSignal) and exits 0, as "on-failure" expects of a clean stop', async () => {
     const stopping = exited(host.bff!, 40_000);

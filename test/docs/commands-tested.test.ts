@@ -18,7 +18,7 @@ const COMMANDS: Entry[] = [
   { file: 'docs/till-developer.md', heading: '#### OTP mode', nth: 0, runner: 'test/pos/otp/otp-mode.test.ts', names: 'otp-mode' },
   { file: 'docs/store-manager.md', heading: "## For store managers: the audit trail and the day's reconciliation", nth: 0, runner: 'scripts/manager-reports.ts', names: '/audit?date=' },
   { file: 'docs/operator/deploy.md', heading: '## The image and Docker Compose', nth: 0, runner: 'test/store/run-stage.test.ts', names: '## The image and Docker Compose' },
-  ...[0, 1, 2, 3, 4, 5].map((nth) => ({
+  ...[0, 1, 2, 3, 4, 5, 6, 7].map((nth) => ({
     file: 'docs/operator/deploy.md',
     heading: '## A Debian host whose Node is older than 24, with systemd',
     nth,
