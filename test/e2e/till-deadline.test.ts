@@ -128,7 +128,8 @@ describe('the till deadline (Prefer: wait) against a slow loyalty service', () =
     await slow(3000);
     let started = Date.now();
     const bounded = await s.pos('cashier').get('/customers/dl-store');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Answered at the store's 2 s, not after the loyalty service's 3 s (the 503 says the same); a busy machine adds a little to the 2 s.
+    expect(Date.now() - started).toBeLessThan(2900);
     expect(bounded.status).toBe(503);
     expect(bounded.body.code).toBe('till_deadline_reached');
     expect(bounded.headers['preference-applied']).toBeUndefined();
