@@ -131,6 +131,9 @@ describe.each(['redis', 'memory'] as const)('customer erasure (%s store)', (stor
     const open = await held(GONE, 50);
     const refused = await s.pos('manager').delete(`/customers/${GONE}`);
     expect([refused.status, refused.body.code, refused.body.open]).toEqual([409, 'customer_has_open_work', [`redemption ${open} (held)`]]);
+    // The POST form (tills that cannot send DELETE) goes through the same refusal.
+    const refusedPost = await s.pos('manager').post(`/customers/${GONE}/delete`);
+    expect([refusedPost.status, refusedPost.body.code, refusedPost.body.open]).toEqual([409, 'customer_has_open_work', [`redemption ${open} (held)`]]);
     expect((await s.balance(GONE)).availablePointsBalance).toBeGreaterThan(0);
     await s.pos('cashier').post(`/redemptions/${open}/void`).expect(200);
     // A code left out: the OTP ticket stands until the erasure.
