@@ -7,11 +7,18 @@ import type { Redis, RedisClient } from './redis';
  * the whole scan is missed. For rare whole-data-set passes (a customer's
  * erasure, the adoption of old claims), never for a request's path.
  */
-export async function scanKeys(redis: RedisClient, match: string, each: (keys: string[], node: Redis) => Promise<void>): Promise<void> {
+export async function scanKeys(
+  redis: RedisClient,
+  match: string,
+  each: (keys: string[], node: Redis) => Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<void> {
   const nodes: Redis[] = 'nodes' in redis ? redis.nodes('master') : [redis];
   for (const node of nodes) {
     let cursor = '0';
     do {
+      // Asked before each batch, so a pass stopped (e.g. at shutdown) sends no further SCAN.
+      if (stopped()) return;
       const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
       cursor = next;
       if (keys.length) await each(keys, node);

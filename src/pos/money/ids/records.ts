@@ -1,5 +1,5 @@
 import { readStrings, scanKeys } from '../../../platform/redis-scan';
-import { defineScripts, type Redis, type RedisClient } from '../../../platform/redis';
+import { defineScripts, type RedisClient } from '../../../platform/redis';
 import { problem } from '../../../platform/problem';
 import { redisUnavailable } from '../../../platform/redis';
 import { applyTransition, SALE_MACHINE, SALE_TRANSITIONS, transitionRefusal, type Applied, type SaleState, type SaleTransition } from '../machines';
@@ -151,39 +151,30 @@ export class RedisIdRecords<E extends IdEntry> implements IdRecords<E> {
     return json ? (JSON.parse(json) as E) : null;
   }
 
-  async list(each: (entries: E[]) => Promise<void>): Promise<void> {
+  /** Every sale and refund record, in batches; `stopped` ends the pass before its next batch. */
+  async list(each: (entries: E[]) => Promise<void>, stopped?: () => boolean): Promise<void> {
     await this.call(() =>
-      scanKeys(this.redis, `${this.prefix}sale:*`, async (keys, node) => {
-        const entries = (await readStrings(this.redis, node, keys)).flatMap((raw) => (raw ? [JSON.parse(raw) as E] : []));
-        if (entries.length) await each(entries);
-      }),
+      scanKeys(
+        this.redis,
+        `${this.prefix}sale:*`,
+        async (keys, node) => {
+          const entries = (await readStrings(this.redis, node, keys)).flatMap((raw) => (raw ? [JSON.parse(raw) as E] : []));
+          if (entries.length) await each(entries);
+        },
+        stopped,
+      ),
     );
   }
 
   async adoptLeaselessClaims(now: number, stopped: () => boolean = () => false): Promise<number> {
     let adopted = 0;
-    // A Cluster's SCAN reads one node: each master is scanned.
-    const nodes: Redis[] = 'nodes' in this.redis ? this.redis.nodes('master') : [this.redis];
-    for (const node of nodes) {
-      let cursor = '0';
-      do {
-        if (stopped()) return adopted;
-        const [next, keys] = await this.call(() => node.scan(cursor, 'MATCH', `${this.prefix}sale:*`, 'COUNT', 1000));
-        cursor = next;
-        if (!keys.length) continue;
-        // One round trip per batch: MGET where one node holds every key; on a Cluster the keys span slots, so GETs in a pipeline.
-        const stored: (string | null)[] =
-          node === this.redis
-            ? await this.call(() => node.mget(...keys))
-            : ((await this.call(() => node.pipeline(keys.map((k) => ['get', k])).exec())) ?? []).map(([err, v]) => (err ? null : (v as string | null)));
-        for (const raw of stored) {
-          const e = raw ? (JSON.parse(raw) as E) : null;
-          if (!e || e.lease || !isIdClaimed(e)) continue;
-          await this.leases.list(leaseMember(e.kind, e.id), now + claimLeaseMs(), true);
-          adopted += 1;
-        }
-      } while (cursor !== '0');
-    }
+    await this.list(async (entries) => {
+      for (const e of entries) {
+        if (e.lease || !isIdClaimed(e)) continue;
+        await this.leases.list(leaseMember(e.kind, e.id), now + claimLeaseMs(), true);
+        adopted += 1;
+      }
+    }, stopped);
     return adopted;
   }
 
