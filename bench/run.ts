@@ -5,6 +5,7 @@ import { upstream as upstreamSettings } from '../src/platform/settings';
 import { settingsIn } from '../src/platform/settings/define';
 import { addStore, addTerminal } from '../src/pos/terminals';
 import { loadSandboxAccounts } from '../src/sandbox';
+import { SALE_MODES, SaleMode } from './lib/call-costs';
 import { LoadSpec, measureInterleaved } from './lib/load';
 import { Child, ROOT, startServer } from './lib/processes';
 import { redisCommandsProbe } from './lib/probes';
@@ -72,6 +73,8 @@ function settingsFrom(argv: string[]) {
       latencyMs: Number(arg('peak-latency-ms') ?? 20),
       drainLimitS: num('drain-limit', quick ? 120 : 300),
       baseline: !argv.includes('--no-baseline'),
+      /** How the BFFs record sales (SALES_RECORDED_AS), each load run once per mode, interleaved. */
+      modes: [...new Set((arg('peak-modes') ?? 'payment,order').split(',').map((m) => m.trim()))] as SaleMode[],
     },
     holds: { open: quick ? 100_000 : 1_000_000, due: 10_000, small: 1000, checks: 5000 },
     /** Scenario 9: runs of each terminal CLI command, and revocations timed across the fleet. */
@@ -84,6 +87,8 @@ type Settings = ReturnType<typeof settingsFrom>;
 function checkPeak(s: Settings): void {
   if (s.peak.loads.some((l) => !(l > 0))) throw new Error('--peak-loads must be positive numbers, e.g. 0.5,1,2,4');
   if (!(s.peak.latencyMs >= 0)) throw new Error('--peak-latency-ms must be 0 or more');
+  if (!s.peak.modes.length || s.peak.modes.some((m) => !SALE_MODES.includes(m)))
+    throw new Error('--peak-modes must name payment, order or both, e.g. payment,order');
 }
 
 /** Cashier terminals the load comes from, in turn. */

@@ -1,4 +1,4 @@
-import { LimitBucket, OPERATION_BUCKET, PUBLISHED_LIMITS, QUOTA_WINDOW_SECONDS } from '../../src/contract';
+import { LimitBucket, PUBLISHED_LIMITS, QUOTA_WINDOW_SECONDS, SERVED_OPERATION_BUCKET } from '../../src/contract';
 import type { UpstreamCall } from './upstream-calls';
 
 /**
@@ -7,8 +7,16 @@ import type { UpstreamCall } from './upstream-calls';
  * sandbox (its own record of every v4.0 call it served). The README's table
  * is made from this measurement (`npx tsx bench/call-costs.ts`), and
  * test/e2e/call-costs.test.ts fails when the two differ; the peak-day
- * scenario computes the account's capacity from it.
+ * scenario computes the account's capacity from it. Measured in both ways a
+ * sale can be recorded upstream (SALES_RECORDED_AS): as a payment
+ * (Transactions POST, beside the holds) and as a tracked order (Orders).
  */
+
+/** SALES_RECORDED_AS: how the BFF sends a sale upstream. */
+export type SaleMode = 'payment' | 'order';
+export const SALE_MODES: readonly SaleMode[] = ['payment', 'order'];
+/** The BFF's setting for `mode`. */
+export const saleModeEnv = (mode: SaleMode): Record<string, string> => ({ SALES_RECORDED_AS: mode });
 
 /** How the measurement reaches the product: a till in front of one BFF, and the sandbox behind it. */
 export interface CostHarness {
@@ -146,7 +154,7 @@ export async function measureCallCosts(h: CostHarness, o: { prefix: string; quie
     const calls = (await settled(h, quietMs)).slice(before);
     const buckets: BucketCounts = {};
     for (const c of calls) {
-      const b = OPERATION_BUCKET[c.operation as keyof typeof OPERATION_BUCKET];
+      const b = SERVED_OPERATION_BUCKET[c.operation as keyof typeof SERVED_OPERATION_BUCKET];
       buckets[b] = (buckets[b] ?? 0) + 1;
     }
     costs.push({ action: a.name, buckets, operations: calls.map((c) => c.operation) });
@@ -157,15 +165,36 @@ export async function measureCallCosts(h: CostHarness, o: { prefix: string; quie
 /** Columns: transaction writes first (what a checkout runs short of), then the other buckets. */
 const BUCKETS: LimitBucket[] = ['transactionsWrite', 'transactionsRead', 'customersRead', 'customersWrite', 'coupons', 'events', 'orders', 'others'];
 
-/** The README's table: one row per action, one column per bucket any action uses. */
-export function callCostTable(costs: CallCost[]): string {
-  const used = BUCKETS.filter((b) => costs.some((c) => c.buckets[b]));
+/** Two measurements of one action are the same: the same calls per bucket and the same operations. */
+const sameCost = (a: CallCost, b: CallCost) =>
+  BUCKETS.every((k) => (a.buckets[k] ?? 0) === (b.buckets[k] ?? 0)) && [...a.operations].sort().join() === [...b.operations].sort().join();
+
+/**
+ * The README's table: one row per action and way of recording sales, one
+ * column per bucket any action uses. An action that costs the same either way
+ * is one row ("either"); one that differs is a row per way ("payment",
+ * "order"), in the order of `byMode`.
+ */
+export function callCostTable(byMode: Partial<Record<SaleMode, CallCost[]>>): string {
+  const modes = SALE_MODES.filter((m) => byMode[m]);
+  if (!modes.length) throw new Error('no call costs measured');
+  const all = modes.flatMap((m) => byMode[m] as CallCost[]);
+  const used = BUCKETS.filter((b) => all.some((c) => c.buckets[b]));
   const head = used.map((b) => `${PUBLISHED_LIMITS[b].row} (${PUBLISHED_LIMITS[b].quota} / ${QUOTA_WINDOW_SECONDS} s)`);
-  const lines = [`| Cashier action | ${head.join(' | ')} | All | Calls |`, `|---|${used.map(() => '--:').join('|')}|--:|---|`];
-  for (const c of costs) {
+  const lines = [`| Cashier action | Sales recorded as | ${head.join(' | ')} | All | Calls |`, `|---|---|${used.map(() => '--:').join('|')}|--:|---|`];
+  const row = (c: CallCost, as: string) => {
     const total = Object.values(c.buckets).reduce((n, x) => n + (x ?? 0), 0);
     const cells = used.map((b) => (c.buckets[b] ? String(c.buckets[b]) : '·'));
-    lines.push(`| ${c.action} | ${cells.join(' | ')} | ${total} | ${c.operations.length ? [...c.operations].sort().join(', ') : 'none'} |`);
+    return `| ${c.action} | ${as} | ${cells.join(' | ')} | ${total} | ${c.operations.length ? [...c.operations].sort().join(', ') : 'none'} |`;
+  };
+  for (const c of byMode[modes[0]] as CallCost[]) {
+    const each = modes.map((m) => {
+      const found = (byMode[m] as CallCost[]).find((x) => x.action === c.action);
+      if (!found) throw new Error(`no call cost measured for "${c.action}" with sales recorded as ${m}`);
+      return found;
+    });
+    if (modes.length > 1 && each.every((x) => sameCost(x, c))) lines.push(row(c, 'either'));
+    else each.forEach((x, i) => lines.push(row(x, modes[i])));
   }
   return lines.join('\n');
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { API_PREFIX, OPERATIONS } from '../../src/contract';
+import { API_PREFIX, SERVED_OPERATIONS } from '../../src/contract';
 
 /**
  * The upstream calls one cashier action made, as the upstream saw them
@@ -15,7 +15,8 @@ export interface UpstreamCall {
   status?: number;
 }
 
-const ROUTES = Object.values(OPERATIONS).map((op) => ({
+// Every operation the sandbox serves (a sale recorded as a tracked order is `trackOrder`, POST /orders).
+const ROUTES = Object.values(SERVED_OPERATIONS).map((op) => ({
   id: op.id,
   method: op.method,
   pattern: new RegExp(`^${API_PREFIX}${op.path.replace(/:[A-Za-z]+/g, '[^/?]+')}(?:\\?.*)?$`),

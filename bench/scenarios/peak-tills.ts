@@ -86,6 +86,8 @@ export interface Checkout {
 
 /** Latency samples per cashier action (ms), by the action's name. */
 export type Samples = Record<string, number[]>;
+/** The statuses each cashier action was answered (a first answer only, not the retries), by the action's name: status -> count. */
+export type Statuses = Record<string, Record<string, number>>;
 export const ACTIONS = {
   start: 'Start redemption, QR code',
   startRefused: 'Start redemption, refused (503)',
@@ -102,12 +104,19 @@ export interface TillSetup {
   /** The QR code a points customer shows (read before the run). */
   qr(customerId: string): string;
   samples: Samples;
+  statuses: Statuses;
   /** Retries of one refused request (the cashier API's advice: the same request, after Retry-After). */
   retries: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const note = (s: Samples, action: string, ms: number) => (s[action] ??= []).push(ms);
+/** One answer to a till's first request of an action: its time, and its status (with the problem code of a refusal). */
+function note(t: TillSetup, action: string, a: Answer): void {
+  (t.samples[action] ??= []).push(a.ms);
+  const status = a.code && a.status >= 300 ? `${a.status} ${a.code}` : String(a.status);
+  const row = (t.statuses[action] ??= {});
+  row[status] = (row[status] ?? 0) + 1;
+}
 let serial = 0;
 
 /** The refusals the cashier API says to retry as they are (its error table): out of reach, busy, or in progress. */
@@ -117,7 +126,7 @@ const worthRetrying = (a: Answer) =>
 /** Sends a write again (same body, same Idempotency-Key) after each refusal's Retry-After, up to `retries` times. */
 async function withRetries(t: TillSetup, path: string, body: unknown, key: string, action: string): Promise<{ answer: Answer; first: Answer }> {
   let answer = await tillRequest(t.base, 'POST', path, t.token, body, key);
-  note(t.samples, action, answer.ms);
+  note(t, action, answer);
   const first = answer;
   for (let i = 0; i < t.retries && worthRetrying(answer); i++) {
     await sleep(Math.min(5000, Math.max(200, (answer.retryAfterS ?? 1) * 1000)));
@@ -146,7 +155,7 @@ export async function checkout(t: TillSetup, kind: Checkout['kind'], customerId:
   const c: Checkout = { till: t.till, kind, customerId, startedAt: Date.now(), endedAt: 0, completed: false, withPoints: false, payments: [] };
   if (kind === 'points') {
     const start = await tillRequest(t.base, 'POST', '/redemptions', t.token, { qr: t.qr(customerId), points: 100 }, `${t.run}-s-${t.till}-${++serial}`);
-    note(t.samples, start.status === 503 ? ACTIONS.startRefused : ACTIONS.start, start.ms);
+    note(t, start.status === 503 ? ACTIONS.startRefused : ACTIONS.start, start);
     if (start.status === 201 && start.body.state === 'held') {
       const id = String(start.body.id);
       const paymentId = `${t.run}-${t.till}-${++serial}`;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { LimitBucket, OPERATION_BUCKET, PUBLISHED_LIMITS, QUOTA_WINDOW_SECONDS } from '../../src/contract';
-import { BucketCounts, CallCost, checkoutCost } from '../lib/call-costs';
+import { LimitBucket, PUBLISHED_LIMITS, QUOTA_WINDOW_SECONDS, SERVED_OPERATION_BUCKET } from '../../src/contract';
+import { BucketCounts, CallCost, checkoutCost, SaleMode } from '../lib/call-costs';
 import { percentile } from '../lib/load';
 import type { Program } from '../lib/programs';
 import { fixed, integer } from '../lib/report';
 import { adminGet, adminPut, adminSend, SandboxKeys, seedCustomers } from '../lib/sandbox-admin';
 import { sandboxCallsFromLog, UpstreamCall } from '../lib/upstream-calls';
-import { ACTIONS, Checkout, PaymentTold, runTill, Samples, tillRequest } from './peak-tills';
+import { ACTIONS, Checkout, PaymentTold, runTill, Samples, Statuses, tillRequest } from './peak-tills';
 
 /**
  * Scenario 8, the peak day: N tills of one chain on one loyalty account,
@@ -14,7 +14,9 @@ import { ACTIONS, Checkout, PaymentTold, runTill, Samples, tillRequest } from '.
  * multiples of the account's capacity, which is computed from the quota and
  * the measured calls per checkout. Half the checkouts want points (QR code ->
  * hold -> payment with its receipt); the rest are plain sales with their
- * receipt. After each load: the backlog of queued sales drains, and the
+ * receipt (no earn previews). Each load runs once per way of recording a
+ * sale (SALES_RECORDED_AS=payment, =order), one after the other, on the same
+ * offered load. After each load: the backlog of queued sales drains, and the
  * sandbox's ledger is checked against what the tills were told.
  */
 
@@ -65,13 +67,16 @@ export interface PeakTarget {
   sandboxLog: string;
   /** Cashier tokens, one per till (all of one store). */
   tokens: string[];
-  /** Starts the BFF instances for one load (`limits`: the published budget, else the published rates alone, as before the quota), on a fresh Redis prefix. */
-  startBffs(prefix: string): Promise<Program[]>;
+  /** Starts the BFF instances for one load (`limits`: the published budget, else the published rates alone, as before the quota), on a fresh Redis prefix, recording sales as `mode`. */
+  startBffs(prefix: string, mode: SaleMode): Promise<Program[]>;
   stopBffs(): Promise<void>;
 }
 
 export interface PeakOptions {
+  /** The capacity the loads are multiples of (payment mode's, whatever the mode: the same offered load for both). */
   capacity: Capacity;
+  /** Each mode's own capacity, from its own call costs: its bucket is the one whose useful calls are reported. */
+  capacities: Partial<Record<SaleMode, Capacity>>;
   durationS: number;
   tills: number;
   latencyMs: number;
@@ -84,6 +89,8 @@ export interface LoadResult {
   label: string;
   factor: number;
   limits: boolean;
+  /** How the BFFs recorded sales (SALES_RECORDED_AS). */
+  mode: SaleMode;
   offeredPerMin: number;
   checkouts: number;
   completedPerMin: number;
@@ -100,11 +107,19 @@ export interface LoadResult {
   undrained: number;
   upstream429: number;
   upstream429During: number;
-  /** 2xx calls in the binding bucket during the load, over its quota for that long. */
+  /** 2xx calls in the bucket that sets this mode's capacity during the load, over its quota for that long. */
   usefulShare: number;
   useful: number;
+  usefulBucket: LimitBucket;
+  /** The sandbox's answers per bucket, from the start of the load to the end of the drain. */
   callsByBucket: Record<string, { ok: number; limited: number; other: number }>;
+  /** The same during the load only. */
+  callsDuring: Record<string, { ok: number; limited: number; other: number }>;
   latency: Record<string, { n: number; p50: number; p99: number }>;
+  /** Each action's first answers: status (and problem code) -> count. */
+  statuses: Statuses;
+  /** Calls the BFFs' budget refused before sending (pos_upstream_budget_refusals_total, both instances), by operation. */
+  budgetRefusals: Record<string, number>;
   ledger: { lost: number; doubled: number; appliedWhenRefused: number; notTold: number; pointsMismatch: number; holdsNotTold: number };
 }
 
@@ -183,11 +198,12 @@ async function checkLedger(t: PeakTarget, checkouts: Checkout[], holdsTold: numb
   const customers = [...new Set(checkouts.map((c) => c.customerId))];
   await inParallel(customers, 16, async (id) => {
     const { activity } = (await adminGet(t.sandbox, t.keys, `/_sandbox/customers/${encodeURIComponent(id)}/activity`)) as { activity: ActivityEntry[] };
-    const sales = activity.filter((a) => a.type === 'Payment Processed');
+    // A sale recorded as a payment or as a tracked order (its order id is the payment id).
+    const sales = activity.filter((a) => a.type === 'Payment Processed' || a.type === 'Order Processed');
     holds += activity.filter((a) => a.type === 'Points Held').length;
     if (sales.length > 1) customersChargedTwice += 1;
     for (const a of sales) {
-      const pid = String(a.properties.paymentId);
+      const pid = String(a.properties.paymentId ?? a.properties.orderId);
       applied.set(pid, [...(applied.get(pid) ?? []), a]);
     }
   });
@@ -219,7 +235,7 @@ function callsIn(calls: UpstreamCall[], from: number, to: number) {
   const byBucket: LoadResult['callsByBucket'] = {};
   for (const c of calls) {
     if (c.start < from || c.start > to) continue;
-    const b = OPERATION_BUCKET[c.operation as keyof typeof OPERATION_BUCKET];
+    const b = SERVED_OPERATION_BUCKET[c.operation as keyof typeof SERVED_OPERATION_BUCKET];
     const row = (byBucket[b] ??= { ok: 0, limited: 0, other: 0 });
     if (c.status === 429) row.limited += 1;
     else if (c.status !== undefined && c.status < 300) row.ok += 1;
@@ -238,11 +254,24 @@ export function mostAllowed(bucket: LimitBucket, seconds: number): number {
   return Math.min(rate * seconds, quota * Math.ceil(seconds / QUOTA_WINDOW_SECONDS));
 }
 
+/** pos_upstream_budget_refusals_total of every instance (its /metrics, on the cashier port outside production), summed by operation. */
+async function refusalsOf(bffs: Program[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const b of bffs) {
+    const text = await fetch(`${b.url}/metrics`)
+      .then((r) => (r.ok ? r.text() : ''))
+      .catch(() => '');
+    for (const m of text.matchAll(/^pos_upstream_budget_refusals_total\{[^}]*operation="([^"]+)"[^}]*\} (\d+(?:\.\d+)?)$/gm))
+      out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
+  }
+  return out;
+}
+
 /** One load: fresh customers and BFFs, the tills for `durationS`, the drain, the ledger check, the sandbox's record of every call. */
 export async function runLoad(
   t: PeakTarget,
   o: PeakOptions,
-  load: { label: string; factor: number; limits: boolean; index: number },
+  load: { label: string; factor: number; limits: boolean; index: number; mode: SaleMode },
   /** When the tills start (epoch ms), once this load is set up; another load run beside it shares the moment. */
   begin: () => Promise<number> = async () => Date.now() + 500,
 ): Promise<LoadResult> {
@@ -253,10 +282,11 @@ export async function runLoad(
   const poolSize = Math.ceil(expected * 0.6) + o.tills;
   const qr = await freshCustomers(t, prefix, poolSize, poolSize);
   await prepareSandbox(t, load.limits, o.latencyMs);
-  const bffs = await t.startBffs(`peak-${prefix}:`);
+  const bffs = await t.startBffs(`peak-${prefix}:`, load.mode);
   const pools = { points: 0, plain: 0 };
   const nextCustomer = (kind: Checkout['kind']) => (pools[kind] < poolSize ? `${prefix}${kind === 'points' ? 'p' : 'n'}${pools[kind]++}` : undefined);
   const samples: Samples = {};
+  const statuses: Statuses = {};
   const intervalMs = (o.tills / offered) * 1000;
   const run = `pk-${prefix}`;
   o.progress(
@@ -266,7 +296,7 @@ export async function runLoad(
   const perTill = await Promise.all(
     Array.from({ length: o.tills }, (_, i) =>
       runTill(
-        { base: bffs[i % bffs.length].url, token: t.tokens[i], till: i, run, qr: (id) => qr.get(id) as string, samples, retries: o.retries },
+        { base: bffs[i % bffs.length].url, token: t.tokens[i], till: i, run, qr: (id) => qr.get(id) as string, samples, statuses, retries: o.retries },
         {
           startAt,
           durationMs: o.durationS * 1000,
@@ -289,12 +319,13 @@ export async function runLoad(
   await sleep(500);
   const holdsTold = checkouts.filter((c) => c.kind === 'points' && !c.startRefused).length;
   const ledger = await checkLedger(t, checkouts, holdsTold);
+  const budgetRefusals = await refusalsOf(bffs);
   await t.stopBffs();
 
   const calls = sandboxCallsFromLog(t.sandboxLog, '');
   const during = callsIn(calls, startAt, loadEnd);
   const all = callsIn(calls, startAt, drainEnd);
-  const bucket = o.capacity.bucket;
+  const bucket = (o.capacities[load.mode] ?? o.capacity).bucket;
   const useful = during[bucket]?.ok ?? 0;
   const minutes = o.durationS / 60;
   const completed = checkouts.filter((c) => c.completed);
@@ -305,6 +336,7 @@ export async function runLoad(
     label: load.label,
     factor: load.factor,
     limits: load.limits,
+    mode: load.mode,
     offeredPerMin: offered * 60,
     checkouts: checkouts.length,
     completedPerMin: completed.length / minutes,
@@ -326,52 +358,194 @@ export async function runLoad(
     upstream429During: Object.values(during).reduce((n, r) => n + r.limited, 0),
     usefulShare: useful / mostAllowed(bucket, o.durationS),
     useful,
+    usefulBucket: bucket,
     callsByBucket: all,
+    callsDuring: during,
     latency: latencies(samples),
+    statuses,
+    budgetRefusals,
     ledger,
   };
 }
 
 const ms = (x: number) => (Number.isFinite(x) ? fixed(x, x < 10 ? 1 : 0) : '–');
+const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) && Number.isFinite(b) ? fixed(a / b, 2) : '–');
 
-/** Two tables: what the tills got per load, and how long each cashier action took. */
+/** What the tills got per load and mode, how long each cashier action took, the calls per bucket, and order mode against payment mode. */
 export function peakTables(rows: LoadResult[], c: Capacity, durationS: number): string {
-  const row = PUBLISHED_LIMITS[c.bucket].row;
   const outcomes = [
-    `| Load (× capacity) | Checkouts/min offered | Completed/min (201 or 202) | Recorded/min at once (capacity ${integer(c.perSecond * 60)}) | With points/min | Upstream 429s | Payments refused after hold | Starts refused | Plain sales 201 / 202 / other | Backlog drained after | Lost / doubled | Useful ${row} calls / most the limits allow |`,
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| Load (× capacity) | Sales recorded as | Checkouts/min offered | Completed at once/min, 201 (× capacity ${integer(c.perSecond * 60)}) | Queued, 202 | With points/min | Upstream 429s | Payments refused after hold | Starts refused | Plain sales 201 / 202 / other | Backlog drained after | Lost / doubled | Useful calls in the bucket that sets the mode's capacity / most the limits allow |`,
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...rows.map((r) => {
       const drain =
         r.drainS === null ? `not in time (${r.undrained} left)` : r.undrained ? `${fixed(r.drainS, 1)} s (${r.undrained} left)` : `${fixed(r.drainS, 1)} s`;
       const ledgerBad = r.ledger.appliedWhenRefused + r.ledger.notTold + r.ledger.pointsMismatch + r.ledger.holdsNotTold;
+      const queued = r.plain.queued;
       return (
-        `| ${r.label} | ${integer(r.offeredPerMin)} | ${integer(r.completedPerMin)} | ${integer(r.recordedPerMin)} (${fixed(r.recordedPerMin / (c.perSecond * 60), 2)}×) | ${integer(r.withPointsPerMin)} | ${r.upstream429} | ${r.refusedAfterHold} | ${r.startsRefused} of ${r.pointsWanted} | ` +
-        `${r.plain.created} / ${r.plain.queued} / ${r.plain.other} | ${drain} | ${r.ledger.lost} / ${r.ledger.doubled}${ledgerBad ? ` (+${ledgerBad} other mismatches)` : ''} | ${fixed(r.usefulShare * 100, 0)} % (${r.useful} of ${mostAllowed(c.bucket, durationS)} in ${durationS} s) |`
+        `| ${r.label} | ${r.mode} | ${integer(r.offeredPerMin)} | ${integer(r.recordedPerMin)} (${fixed(r.recordedPerMin / (c.perSecond * 60), 2)}×) | ${queued} | ${integer(r.withPointsPerMin)} | ${r.upstream429} | ${r.refusedAfterHold} | ${r.startsRefused} of ${r.pointsWanted} | ` +
+        `${r.plain.created} / ${r.plain.queued} / ${r.plain.other} | ${drain} | ${r.ledger.lost} / ${r.ledger.doubled}${ledgerBad ? ` (+${ledgerBad} other mismatches)` : ''} | ` +
+        `${PUBLISHED_LIMITS[r.usefulBucket].row}: ${fixed(r.usefulShare * 100, 0)} % (${r.useful} of ${mostAllowed(r.usefulBucket, durationS)} in ${durationS} s) |`
       );
     }),
   ];
   const names = Object.values(ACTIONS);
   const times = [
-    `| Load | ${names.map((n) => `${n}: p50 / p99 ms (n)`).join(' | ')} |`,
-    `|---|${names.map(() => '--:').join('|')}|`,
+    `| Load | Sales recorded as | ${names.map((n) => `${n}: p50 / p99 ms (n)`).join(' | ')} |`,
+    `|---|---|${names.map(() => '--:').join('|')}|`,
     ...rows.map(
       (r) =>
-        `| ${r.label} | ${names.map((n) => (r.latency[n].n ? `${ms(r.latency[n].p50)} / ${ms(r.latency[n].p99)} (${r.latency[n].n})` : '–')).join(' | ')} |`,
+        `| ${r.label} | ${r.mode} | ${names.map((n) => (r.latency[n].n ? `${ms(r.latency[n].p50)} / ${ms(r.latency[n].p99)} (${r.latency[n].n})` : '–')).join(' | ')} |`,
     ),
   ];
-  return `${outcomes.join('\n')}\n\n${times.join('\n')}\n\n${secondLegRatios(rows)}`;
+  return [outcomes.join('\n'), times.join('\n'), bucketTable(rows, durationS), modeComparison(rows), secondLegRatios(rows)].filter(Boolean).join('\n\n');
+}
+
+const BUCKET_ORDER: LimitBucket[] = ['transactionsWrite', 'orders', 'transactionsRead', 'customersRead'];
+
+/**
+ * Where each mode's calls went during the load: the sandbox's 2xx answers per
+ * bucket over the most its limits allow in that time (a full bucket is near
+ * 100 %, the cashier priority stops at 100 % less the second legs' reserve),
+ * and the calls the BFFs' budget refused before sending, by operation.
+ */
+export function bucketTable(rows: LoadResult[], durationS: number): string {
+  const buckets = BUCKET_ORDER.filter((b) => rows.some((r) => r.callsDuring[b]));
+  return [
+    `| Load | Sales recorded as | ${buckets.map((b) => `${PUBLISHED_LIMITS[b].row}: 2xx during the load (of ${mostAllowed(b, durationS)})`).join(' | ')} | Refused by the BFFs' budget before sending, by operation |`,
+    `|---|---|${buckets.map(() => '--:').join('|')}|---|`,
+    ...rows.map((r) => {
+      const cells = buckets.map((b) => {
+        const n = r.callsDuring[b]?.ok ?? 0;
+        const limited = r.callsDuring[b]?.limited ?? 0;
+        return `${n} (${fixed((n / mostAllowed(b, durationS)) * 100, 0)} %)${limited ? `, ${limited} × 429` : ''}`;
+      });
+      const refused = Object.entries(r.budgetRefusals)
+        .sort((a, b) => b[1] - a[1])
+        .map(([op, n]) => `${op} ${n}`)
+        .join(', ');
+      return `| ${r.label} | ${r.mode} | ${cells.join(' | ')} | ${refused || 'none'} |`;
+    }),
+  ].join('\n');
+}
+
+/** Whether two loads' tills were answered the same statuses for every action (which statuses, not how many), and where not, how. */
+export function sameStatuses(a: LoadResult, b: LoadResult): { same: boolean; differences: string[] } {
+  const differences: string[] = [];
+  for (const name of new Set([...Object.keys(a.statuses), ...Object.keys(b.statuses)])) {
+    const sa = Object.keys(a.statuses[name] ?? {}).sort();
+    const sb = Object.keys(b.statuses[name] ?? {}).sort();
+    if (sa.join() !== sb.join()) {
+      const show = (x: Record<string, number> | undefined) =>
+        Object.entries(x ?? {})
+          .map(([st, n]) => `${st} ×${n}`)
+          .join(', ') || 'none';
+      differences.push(`${name}: ${a.mode} ${show(a.statuses[name])}; ${b.mode} ${show(b.statuses[name])}`);
+    }
+  }
+  return { same: differences.length === 0, differences };
+}
+
+/** The pairs of one load (limits on) run in both modes. */
+function pairs(rows: LoadResult[]): { factor: number; payment: LoadResult; order: LoadResult }[] {
+  const out: { factor: number; payment: LoadResult; order: LoadResult }[] = [];
+  for (const payment of rows.filter((r) => r.limits && r.mode === 'payment')) {
+    const order = rows.find((r) => r.limits && r.mode === 'order' && r.factor === payment.factor);
+    if (order) out.push({ factor: payment.factor, payment, order });
+  }
+  return out;
+}
+
+/** The issue's targets for order mode, judged on the loads of this run that have them (2× and 0.5×). */
+export interface ModeVerdict {
+  factor: number;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export function modeVerdicts(rows: LoadResult[]): ModeVerdict[] {
+  const out: ModeVerdict[] = [];
+  for (const { factor, payment, order } of pairs(rows)) {
+    if (factor === 2) {
+      const r = order.recordedPerMin / payment.recordedPerMin;
+      out.push(
+        { factor, target: 'order mode: 0 upstream 429s', measured: String(order.upstream429), met: order.upstream429 === 0 },
+        { factor, target: 'order mode: 0 payments refused after their hold', measured: String(order.refusedAfterHold), met: order.refusedAfterHold === 0 },
+        {
+          factor,
+          target: 'order mode completes at once >= 1.5 × payment mode',
+          measured: `${fixed(r, 2)}× (${integer(order.recordedPerMin)} against ${integer(payment.recordedPerMin)} a minute)`,
+          met: r >= 1.5,
+        },
+      );
+    }
+    if (factor === 0.5) {
+      const st = sameStatuses(payment, order);
+      out.push({ factor, target: 'the same statuses in both modes', measured: st.same ? 'the same' : st.differences.join('; '), met: st.same });
+      const worst = Object.values(ACTIONS)
+        .filter((n) => payment.latency[n].n && order.latency[n].n)
+        .map((n) => ({ n, r: order.latency[n].p50 / payment.latency[n].p50 }))
+        .sort((a, b) => b.r - a.r)[0];
+      if (worst)
+        out.push({
+          factor,
+          target: 'p50 of each action, order over payment, <= 1.2',
+          measured: `highest ${fixed(worst.r, 2)} (${worst.n})`,
+          met: worst.r <= 1.2,
+        });
+    }
+  }
+  return out;
+}
+
+/**
+ * Order mode against payment mode, load by load (the same offered load):
+ * checkouts completed at once (201) per minute and their ratio, whether the
+ * tills were answered the same statuses, and each action's p50 order over payment.
+ */
+export function modeComparison(rows: LoadResult[]): string {
+  const ps = pairs(rows);
+  if (!ps.length) return '';
+  const names = Object.values(ACTIONS);
+  const table = [
+    `| Load | Completed at once/min (201): payment / order | Order ÷ payment | Same statuses | ${names.map((n) => `${n}: p50 order ÷ payment`).join(' | ')} |`,
+    `|---|--:|--:|---|${names.map(() => '--:').join('|')}|`,
+    ...ps.map(({ payment, order }) => {
+      const st = sameStatuses(payment, order);
+      const p50s = names.map((n) => (payment.latency[n].n && order.latency[n].n ? ratio(order.latency[n].p50, payment.latency[n].p50) : '–'));
+      return `| ${payment.factor}× | ${integer(payment.recordedPerMin)} / ${integer(order.recordedPerMin)} | ${ratio(order.recordedPerMin, payment.recordedPerMin)} | ${st.same ? 'yes' : `no: ${st.differences.join('; ')}`} | ${p50s.join(' | ')} |`;
+    }),
+  ];
+  const verdicts = modeVerdicts(rows);
+  const targets = verdicts.length
+    ? [
+        '| Load | Target (order mode against payment mode) | Measured | Met |',
+        '|---|---|---|:-:|',
+        ...verdicts.map((v) => `| ${v.factor}× | ${v.target} | ${v.measured} | ${v.met ? 'yes' : 'no'} |`),
+      ].join('\n')
+    : '';
+  return [table.join('\n'), targets].filter(Boolean).join('\n\n');
 }
 
 /**
  * The payment after its hold (with its receipt) at each load, its p50 over
- * the p50 at the lowest load of the same run (limits on): second legs go
+ * the p50 at the lowest load of the same run and mode (limits on): second legs go
  * ahead of the cashier calls booked, so the aim is at most 2× at 4× capacity.
  */
 export function secondLegRatios(rows: LoadResult[]): string {
-  const limited = rows.filter((r) => r.limits && r.latency[ACTIONS.pointsPayment].n);
-  if (!limited.length) return 'Payment with redemption (receipt): no samples';
-  const base = limited.reduce((a, b) => (b.factor < a.factor ? b : a));
-  const p50 = (r: LoadResult) => r.latency[ACTIONS.pointsPayment].p50;
-  const cells = limited.filter((r) => r !== base).map((r) => `${r.label} ${ms(p50(r))} ms = ${fixed(p50(r) / p50(base), 2)}×`);
-  return `Payment with redemption (receipt), p50 against ${base.label} of this run (${ms(p50(base))} ms): ${cells.join(', ') || '–'} (aim: at most 2× at 4×)`;
+  const lines: string[] = [];
+  for (const mode of [...new Set(rows.map((r) => r.mode))]) {
+    const limited = rows.filter((r) => r.limits && r.mode === mode && r.latency[ACTIONS.pointsPayment].n);
+    if (!limited.length) {
+      lines.push(`Payment with redemption (receipt), ${mode} mode: no samples`);
+      continue;
+    }
+    const base = limited.reduce((a, b) => (b.factor < a.factor ? b : a));
+    const p50 = (r: LoadResult) => r.latency[ACTIONS.pointsPayment].p50;
+    const cells = limited.filter((r) => r !== base).map((r) => `${r.label} ${ms(p50(r))} ms = ${fixed(p50(r) / p50(base), 2)}×`);
+    lines.push(
+      `Payment with redemption (receipt), ${mode} mode, p50 against ${base.label} of this run (${ms(p50(base))} ms): ${cells.join(', ') || '–'} (aim: at most 2× at 4×)`,
+    );
+  }
+  return lines.join('\n');
 }

@@ -1,4 +1,4 @@
-import type { CostHarness } from '../../bench/lib/call-costs';
+import { type CallCost, type CostHarness, measureCallCosts, SALE_MODES, type SaleMode, saleModeEnv } from '../../bench/lib/call-costs';
 import { sandboxCallsFromLines } from '../../bench/lib/upstream-calls';
 import { startStack, type Stack } from './e2e';
 
@@ -17,7 +17,27 @@ export function stackHarness(s: Stack): CostHarness {
   };
 }
 
-/** The stack the README's table is measured on: one BFF on Redis, settings as in production (the QR code is the proof of presence). */
-export function costStack(): Promise<Stack> {
-  return startStack({ store: 'redis', env: { REDEMPTION_PROOF: 'hash_or_otp' } });
+/**
+ * The stack the README's table is measured on: one BFF on Redis, settings as
+ * in production (the QR code is the proof of presence), sales recorded as
+ * `mode` (SALES_RECORDED_AS).
+ */
+export function costStack(mode: SaleMode = 'payment'): Promise<Stack> {
+  return startStack({ store: 'redis', env: { REDEMPTION_PROOF: 'hash_or_otp', ...saleModeEnv(mode) } });
+}
+
+/**
+ * The README's measurement in both ways of recording a sale, side by side: a
+ * stack (BFF, sandbox, its own request log) per way, so neither's calls are
+ * counted for the other, and the two take the time of one.
+ */
+export async function measureBothModes(o: { prefix: string; quietMs?: number }): Promise<Record<SaleMode, CallCost[]>> {
+  const stacks: Stack[] = [];
+  try {
+    for (const mode of SALE_MODES) stacks.push(await costStack(mode));
+    const costs = await Promise.all(SALE_MODES.map((mode, i) => measureCallCosts(stackHarness(stacks[i]), { ...o, prefix: `${o.prefix}-${mode}` })));
+    return Object.fromEntries(SALE_MODES.map((mode, i) => [mode, costs[i]])) as Record<SaleMode, CallCost[]>;
+  } finally {
+    for (const s of stacks) await s.close();
+  }
 }
