@@ -19,6 +19,7 @@ import { PaymentRequest, PaymentResponse } from './payment';
 import { RewardPreviewRequest, RewardPreviewResponse } from './preview';
 import { RedemptionConfigResponse } from './redemption-config';
 import { RefundRequest, RefundResponse } from './refund';
+import { TrackOrderRequest, TrackOrderResponse } from './track-order';
 import { TransactionsResponse } from './transactions';
 
 export const API_PREFIX = '/api/v4.0/integrations';
@@ -75,6 +76,16 @@ export const OPERATIONS = {
     keys: 'both',
     response: CouponsResponse,
     summary: "List a customer's coupons",
+  },
+  trackOrder: {
+    id: 'trackOrder',
+    method: 'POST',
+    path: '/orders',
+    keys: 'both',
+    request: TrackOrderRequest,
+    response: TrackOrderResponse,
+    summary: 'Track an order and award points',
+    extension: true,
   },
   refund: {
     id: 'refund',

@@ -42,6 +42,7 @@ export const PUBLISHED_LIMITS: Readonly<Record<LimitBucket, PublishedLimit>> = {
 export const OPERATION_BUCKET: Readonly<Record<keyof typeof OPERATIONS, LimitBucket>> = {
   hold: 'transactionsWrite',
   payment: 'transactionsWrite',
+  trackOrder: 'orders',
   refund: 'transactionsWrite',
   otp: 'transactionsWrite',
   holdCancel: 'transactionsWrite',
@@ -68,11 +69,10 @@ export const OPERATION_BUCKET: Readonly<Record<keyof typeof OPERATIONS, LimitBuc
 
 /**
  * The bucket of every operation the sandbox serves: the table above, and the
- * sandbox-only operations by the same rows (a tracked order is "Orders
- * (Tracking)", a redemption a transaction write).
+ * sandbox-only operations by the same rows (a redemption is a transaction
+ * write).
  */
 export const SERVED_OPERATION_BUCKET: Readonly<Record<ServedOperationId, LimitBucket>> = {
   ...OPERATION_BUCKET,
-  trackOrder: 'orders',
   redeem: 'transactionsWrite',
 };

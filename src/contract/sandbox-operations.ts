@@ -1,24 +1,13 @@
 import { type Operation, OPERATIONS } from './operations';
 import { RedeemRequest, RedeemResponse } from './redeem';
-import { TrackOrderRequest, TrackOrderResponse } from './track-order';
 
 /**
  * Published v4.0 operations the sandbox serves that the BFF does not call
- * yet. They are kept out of OPERATIONS because the BFF's client tables
+ * yet (a redemption by amount or points, for settling later). They are kept out of OPERATIONS because the BFF's client tables
  * (src/upstream) are keyed by every OperationId; each moves into OPERATIONS
  * when the BFF starts calling it.
  */
 export const SANDBOX_ONLY_OPERATIONS = {
-  trackOrder: {
-    id: 'trackOrder',
-    method: 'POST',
-    path: '/orders',
-    keys: 'both',
-    request: TrackOrderRequest,
-    response: TrackOrderResponse,
-    summary: 'Track an order and award points',
-    extension: true,
-  },
   redeem: {
     id: 'redeem',
     method: 'POST',

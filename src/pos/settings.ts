@@ -1,4 +1,4 @@
-import type { AuditSettings, CashierApiSettings, HoldExpirySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
+import type { AuditSettings, CashierApiSettings, HoldExpirySettings, LoyaltySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
 export type RedemptionProof = CashierApiSettings['redemptionProof'];
@@ -24,6 +24,8 @@ export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[num
     /** STORE_TIME_ZONE and RECONCILIATION_CONCURRENCY (src/pos/reconciliation); absent: UTC, 2. */
     storeTimeZone?: string;
     reconciliationConcurrency?: number;
+    /** SALES_RECORDED_AS: how a new sale is sent upstream; absent: as a payment. */
+    salesRecordedAs?: LoyaltySettings['salesRecordedAs'];
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -37,6 +39,7 @@ export function posSettings(config: {
   holdExpiry: HoldExpirySettings;
   audit: AuditSettings;
   reconciliation: ReconciliationSettings;
+  loyalty: Pick<LoyaltySettings, 'salesRecordedAs'>;
 }): PosSettings {
   return {
     ...pick(config.pos, FROM_CASHIER_API),
@@ -45,5 +48,6 @@ export function posSettings(config: {
     cashierRequired: config.audit.cashierRequired,
     storeTimeZone: config.reconciliation.timeZone,
     reconciliationConcurrency: config.reconciliation.concurrency,
+    salesRecordedAs: config.loyalty.salesRecordedAs,
   };
 }

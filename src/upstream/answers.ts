@@ -79,6 +79,32 @@ export const PaymentAnswer = writeBody({
   ),
 });
 
+const OrderAnswerLine = z.object({ productId: NonEmptyText, points: Num });
+
+/**
+ * A tracked order's answer, read into a payment answer's shape (the sale's
+ * lines by their product id, which is the sale line's service id), so a sale
+ * reads the same whichever way it was recorded. The published schema names
+ * the figures `rewardedPoints` and `redeemedPoints`; the POS guide's example
+ * shows `pointsEarned` and `pointsRedeemed`: either is read.
+ */
+export const TrackOrderAnswer = writeBody({
+  customerId: figure(Text),
+  redeemedPoints: figure(Num),
+  rewardedPoints: figure(Num),
+  pointsRedeemed: figure(Num),
+  pointsEarned: figure(Num),
+  lineItems: figure(z.array(z.unknown())),
+}).transform((a) => ({
+  customerId: a.customerId,
+  redeemedPoints: a.redeemedPoints ?? a.pointsRedeemed,
+  rewardedPoints: a.rewardedPoints ?? a.pointsEarned,
+  paymentDetails: (a.lineItems ?? []).flatMap((l) => {
+    const line = OrderAnswerLine.safeParse(l);
+    return line.success ? [{ serviceId: line.data.productId, points: line.data.points }] : [];
+  }),
+}));
+
 export const RefundAnswer = writeBody({
   gameballTransactionId: figure(NonEmptyText),
   refundTransactionId: figure(Text),
@@ -228,6 +254,7 @@ export const ANSWERS = {
   hold: HoldAnswer,
   batchOrders: BatchOrdersAnswer,
   payment: PaymentAnswer,
+  trackOrder: TrackOrderAnswer,
   coupons: CouponsAnswer,
   refund: RefundAnswer,
   tierProgress: TierProgressAnswer,
@@ -255,6 +282,8 @@ export type AnswerOf<K extends OperationId> = z.output<(typeof ANSWERS)[K]>;
 export type HoldAnswer = AnswerOf<'hold'>;
 export type HoldLookupAnswer = AnswerOf<'holdLookup'>;
 export type PaymentAnswer = AnswerOf<'payment'>;
+/** A sale's answer, recorded as a payment or as a tracked order (read into the same shape). */
+export type SaleAnswer = PaymentAnswer | AnswerOf<'trackOrder'>;
 export type RefundAnswer = AnswerOf<'refund'>;
 export type BalanceAnswer = AnswerOf<'balance'>;
 export type TierProgressAnswer = AnswerOf<'tierProgress'>;

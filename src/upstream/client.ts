@@ -5,6 +5,7 @@ import {
   OtpRequest,
   PaymentRequest,
   RefundRequest,
+  TrackOrderRequest,
   TierExpansion as TierExpansionSchema,
   TierProgressQuery,
   UpsertCustomerRequest,
@@ -22,6 +23,7 @@ import type {
   HoldLookupAnswer,
   PaymentAnswer,
   RefundAnswer,
+  SaleAnswer,
   TierProgressAnswer,
   UpsertCustomerAnswer,
 } from './answers';
@@ -69,6 +71,11 @@ export class LoyaltyClient extends LoyaltyCaller {
   /** A duplicate `paymentId` is thrown (`duplicate_transaction`): ./records tells whether it is this payment. */
   payment(request: PaymentRequest, ctx?: LoyaltyCallContext): Promise<PaymentAnswer> {
     return this.call('payment', { body: request }, ctx);
+  }
+
+  /** A sale as a tracked order (Track Order); a duplicate `orderId` is thrown as a payment's is. Answered in a payment answer's shape. */
+  trackOrder(request: TrackOrderRequest, ctx?: LoyaltyCallContext): Promise<SaleAnswer> {
+    return this.call('trackOrder', { body: request }, ctx);
   }
 
   coupons(customerId: string, ctx?: LoyaltyCallContext): Promise<CouponsAnswer> {

@@ -1,5 +1,5 @@
 import { OPERATIONS, type OperationId } from '../../src/contract';
-import { LoyaltyClient } from '../../src/upstream';
+import { asTrackedOrder, LoyaltyClient } from '../../src/upstream';
 import { batchRequest, eventRequest, holdRequest, otpRequest, paymentRequest, refundRequest } from '../upstream/fixtures';
 import { json, makeClient, useTestUpstream } from '../upstream/test-upstream';
 import { publishedAnswers } from './examples';
@@ -37,6 +37,7 @@ const CALLS: Partial<Record<OperationId, Call>> = {
   holdCancel: (c) => c.holdCancel('h-1'),
   otp: (c) => c.otp(otpRequest),
   payment: (c) => c.payment(paymentRequest),
+  trackOrder: (c) => c.trackOrder(asTrackedOrder(paymentRequest)),
   refund: (c) => c.refund(refundRequest),
   coupons: (c) => c.coupons('c-1'),
   tierProgress: (c) => c.tierProgress('c-1'),

@@ -128,8 +128,8 @@ export interface Stack {
   hash(customerId: string): Promise<string>;
   otp(customerId: string): Promise<string>;
   setAccount(patch: Partial<AccountSettingsInput>): Promise<void>;
-  /** Stops BFF instance `i` and starts a new process-like instance in its place (same settings, same Redis prefix). */
-  restart(i?: number): Promise<RunningBff>;
+  /** Stops BFF instance `i` and starts a new process-like instance in its place (same settings unless `env` changes some, same Redis prefix). */
+  restart(i?: number, env?: Record<string, string>): Promise<RunningBff>;
   close(): Promise<void>;
 }
 
@@ -198,10 +198,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(opts.store === 'redis' ? { REDIS_URL: redisUrl } : {}),
     // Most suites test other rules with typed customer ids; test/e2e/proof-*.test.ts test REDEMPTION_PROOF itself.
     REDEMPTION_PROOF: 'none',
+    // The jest project that runs the sale suites again with sales recorded as orders sets this (test/support/sales-as-orders.ts).
+    ...(process.env.E2E_SALES_RECORDED_AS ? { SALES_RECORDED_AS: process.env.E2E_SALES_RECORDED_AS } : {}),
     ...opts.env,
   };
   const config = loadConfig(baseEnv);
-  const configOf = (i: number) => (opts.instanceEnv ? loadConfig({ ...baseEnv, ...opts.instanceEnv(i) }) : config);
+  // A restart may change an instance's settings (as an operator does between two runs).
+  const restartEnv = new Map<number, Record<string, string>>();
+  const configOf = (i: number) => (opts.instanceEnv || restartEnv.has(i) ? loadConfig({ ...baseEnv, ...opts.instanceEnv?.(i), ...restartEnv.get(i) }) : config);
   let offset = 0;
   const clock = () => Date.now() + offset;
   // As main does with the bundled sandbox: the BFF reads the account's OTP setting, live (another upstream: followed from its answers).
@@ -282,7 +286,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         'put account',
       );
     },
-    async restart(i = 0) {
+    async restart(i = 0, env) {
+      if (env) restartEnv.set(i, { ...restartEnv.get(i), ...env });
       await bffs[i].close();
       bffs[i] = await startInstance(i);
       return bffs[i];

@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
-import { LoyaltyClient, nothingSent, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { encodingOf, LoyaltyClient, nothingSent, sendSale, upstreamFailureKind, writeOutcome } from '../../upstream';
 import { onRecordOf, refundLinesDigest, sameWrite, type Write, type WriteRecord } from '../money/ids/same-write';
 import { mayResend } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
@@ -81,7 +81,7 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry, recordOfI
     case 'payment': {
       const p = work.request;
       const o = await orOnRecord(
-        () => loyalty.payment(p, ctx),
+        () => sendSale(loyalty, encodingOf(work.recordedAs), p, ctx),
         () => onRecord(loyalty, queuedWrite(work), entry, recordOfId, ctx),
         () => problem('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
       );

@@ -27,6 +27,7 @@ export function newRecordFields(e: NewOutboxEntry, now: number): string[] {
     String(now),
     'updatedAt',
     String(now),
+    ...(e.work.kind === 'payment' && e.work.recordedAs ? ['recordedAs', e.work.recordedAs] : []),
   ];
 }
 
@@ -61,7 +62,7 @@ export function decodeRecord(id: string, h: Record<string, string>): OutboxEntry
   if (!h || !h.kind) return null;
   return {
     id,
-    work: { kind: h.kind, request: JSON.parse(h.request) as unknown } as OutboxEntry['work'],
+    work: { kind: h.kind, request: JSON.parse(h.request) as unknown, ...(h.recordedAs ? { recordedAs: h.recordedAs } : {}) } as OutboxEntry['work'],
     orderKey: h.orderKey,
     storeId: h.storeId,
     terminalId: h.terminalId,

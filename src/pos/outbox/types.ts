@@ -11,7 +11,8 @@ export type OutboxState = 'queued' | 'delivering' | 'delivered' | 'dead' | 'disc
 
 /** What is sent upstream: the v4.0 request, built (ids, merchant, times) when the till asked. */
 export type OutboxWork =
-  | { kind: 'payment'; request: PaymentRequest }
+  /** A sale, kept as its payment request; `recordedAs: 'order'` is sent as a tracked order (absent: a payment). */
+  | { kind: 'payment'; request: PaymentRequest; recordedAs?: 'order' }
   | { kind: 'refund'; request: RefundRequest }
   | { kind: 'events'; request: EventRequest }
   | { kind: 'batchOrders'; request: BatchOrdersRequest };

@@ -80,7 +80,7 @@ export function saleIdClaim(
   entry: Omit<SaleEntry, 'storeId' | 'state'>,
   write: SaleWrite,
   opts: { acceptedLater?: boolean; claims?: (entry: SaleEntry | null) => ClaimsShow } = {},
-): IdClaim {
+): IdClaim<SaleEntry> {
   // Read when the claim is taken: a hold's or lock's reference is known only once their claims are.
   const writeNow = () => writeOf(entry, write);
   const mine = (): SaleEntry => ({ ...entry, storeId: ctx.identity.store.id, ...recordOf(writeNow()) });

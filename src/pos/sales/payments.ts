@@ -1,5 +1,5 @@
 import type { PaymentRequest } from '../../contract';
-import type { PaymentAnswer } from '../../upstream';
+import { encodingMark, encodingOf, sendSale, type SaleAnswer, type SaleEncoding } from '../../upstream';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
 import { claimActSettle, type Claim } from '../money/claim-step';
@@ -7,7 +7,7 @@ import { couponLockForPayment, type CouponLockClaim, type CouponLockClaimDeps } 
 import { redemptionForPayment, type RedemptionClaim, type RedemptionPaymentClaimDeps } from '../redemptions/claims';
 import { saleIdClaim, type SaleClaimDeps } from './claims';
 import { lockCarriedWith } from '../money/ids/same-write';
-import type { CallContext } from '../context';
+import type { CallContext, SharedDeps } from '../context';
 import { QueuedView, sendOrQueue, type OutboxDeps } from '../outbox/forward';
 import type { CouponLock } from '../coupons/locks/types';
 import type { Redemption } from '../redemptions/types';
@@ -19,7 +19,7 @@ import { saleSubject } from '../audit/subjects';
 import { withCashier } from '../audit/cashier';
 
 /** What recording a sale uses: the claims it may take, the totals check, the outbox and the audit trail. */
-export type PaymentDeps = RedemptionPaymentClaimDeps & CouponLockClaimDeps & SaleClaimDeps & TotalsDeps & OutboxDeps & AuditDeps;
+export type PaymentDeps = RedemptionPaymentClaimDeps & CouponLockClaimDeps & SaleClaimDeps & TotalsDeps & OutboxDeps & AuditDeps & Pick<SharedDeps, 'settings'>;
 
 /** Drops zero tax/discount: the v4.0 interface wants them positive or absent. */
 const positiveOrAbsent = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
@@ -81,7 +81,7 @@ export interface PaymentView {
 }
 
 /** The till's view of a payment: the upstream's answer, or (absent) its record showed it applied before. */
-export function paymentView(body: PaymentBody, answer: PaymentAnswer | undefined, redemption?: Redemption): PaymentView {
+export function paymentView(body: PaymentBody, answer: SaleAnswer | undefined, redemption?: Redemption): PaymentView {
   return {
     paymentId: body.paymentId,
     customerId: body.customerId,
@@ -119,11 +119,13 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
   const lock: CouponLockClaim | undefined = body.couponLockId
     ? couponLockForPayment(deps, ctx, body.couponLockId, { ...who, totalPaid: body.totalPaid })
     : undefined;
+  // A new sale is sent the way the account records sales now; its entry keeps that way for its retries.
+  const now: SaleEncoding = deps.settings.salesRecordedAs ?? 'payment';
   // The sale's whole identity, read once the redemption and lock are claimed (the sale id is claimed last).
   const sale = saleIdClaim(
     deps,
     ctx,
-    { kind: 'payment', id: body.paymentId, customerId: body.customerId, paymentId: body.paymentId },
+    { kind: 'payment', id: body.paymentId, customerId: body.customerId, paymentId: body.paymentId, ...encodingMark(now) },
     {
       kind: 'payment',
       totalPaid: body.totalPaid,
@@ -144,19 +146,20 @@ export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: Paym
           : {},
     },
   );
-  const claims = [redemption, lock, sale].filter((c): c is NonNullable<typeof c> => c !== undefined) as Claim<PaymentAnswer | QueuedPayment>[];
+  const claims = [redemption, lock, sale].filter((c): c is NonNullable<typeof c> => c !== undefined) as Claim<SaleAnswer | QueuedPayment>[];
   const request = () =>
     toUpstreamPayment(ctx, lock ? { ...body, couponsLockReference: lock.claimed.lockReference } : body, deps.clock(), redemption?.claimed.holdReference);
-  const answer = await claimActSettle<PaymentAnswer | QueuedPayment>({
+  const answer = await claimActSettle<SaleAnswer | QueuedPayment>({
     what: `Payment ${body.paymentId}`,
     claims,
     logger: deps.logger,
     send: () => {
       const req = request();
-      if (redemption || lock) return deps.loyalty.payment(req, { requestId: ctx.requestId, priority: 'secondLeg' });
-      return sendOrQueue(deps, ctx, { kind: 'payment', request: req }, { paymentId: body.paymentId, customerId: body.customerId }, (call) =>
-        deps.loyalty.payment(req, call),
-      );
+      // A retry of an earlier attempt goes out as that attempt did, whatever the account's way is now.
+      const encoding = sale.earlier ? encodingOf(sale.earlier.recordedAs) : now;
+      if (redemption || lock) return sendSale(deps.loyalty, encoding, req, { requestId: ctx.requestId, priority: 'secondLeg' });
+      const work = { kind: 'payment' as const, request: req, ...encodingMark(encoding) };
+      return sendOrQueue(deps, ctx, work, { paymentId: body.paymentId, customerId: body.customerId }, (call) => sendSale(deps.loyalty, encoding, req, call));
     },
     onRecord: (duplicate) => sale.onRecord(duplicate),
     explain: (refusal) => explainRefusal(refusal, body),

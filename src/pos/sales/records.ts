@@ -17,6 +17,8 @@ export interface SaleEntry extends IdEntry<'payment' | 'refund'>, WriteRecord {
   voidRefundId?: string;
   /** Rebuilt from the upstream's record (this BFF had none): what the sale did here (its coupons) is not known. */
   rebuilt?: true;
+  /** A sale sent as a tracked order (SALES_RECORDED_AS=order); absent: as a payment. Its retries go the same way. */
+  recordedAs?: 'order';
 }
 
 export type SaleChange = IdChange<SaleEntry>;

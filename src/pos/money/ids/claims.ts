@@ -47,7 +47,9 @@ export interface IdClaimRules<E extends IdEntry> {
 }
 
 /** An id's claim, which also answers the till path's question after a duplicate: is this write the one on record? */
-export interface IdClaim extends Claim {
+export interface IdClaim<E extends IdEntry = IdEntry> extends Claim {
+  /** The entry of an earlier attempt of this write that held the id when it was taken (a till's retry); undefined for a fresh claim. */
+  readonly earlier: E | undefined;
   /**
    * After `duplicate`: true, this very write is on record; false, the record does not show it;
    * throws a FinalVerdict when another write holds the id or it cannot be shown either way (same-write.ts).
@@ -62,7 +64,7 @@ export interface IdClaim extends Claim {
  * refusal does not free it, since the earlier attempt may have landed: the
  * upstream's record decides.
  */
-export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'kind' | 'id' | 'storeId'>, entryOf: () => E, rules: IdClaimRules<E>): IdClaim {
+export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'kind' | 'id' | 'storeId'>, entryOf: () => E, rules: IdClaimRules<E>): IdClaim<E> {
   const { kind, id, storeId } = at;
   let again = false;
   // The BFF's record of the earlier write under the id: the entry that held it (an earlier attempt's, kept
@@ -73,6 +75,9 @@ export function idClaim<E extends IdEntry>(deps: IdClaimDeps<E>, at: Pick<E, 'ki
     name: `${kind} ${id}`,
     get again() {
       return again;
+    },
+    get earlier() {
+      return earlier;
     },
     async take() {
       // Made when taken: the write's identity names the hold and lock the claims before it took.

@@ -1,0 +1,81 @@
+import type { PaymentDetail, PaymentRequest, RefundLineItem, TrackOrderRequest } from '../contract';
+import type { SaleAnswer } from './answers';
+import type { LoyaltyCallContext } from './call';
+import type { LoyaltyClient } from './client';
+
+/**
+ * How a sale is recorded upstream (SALES_RECORDED_AS): as a payment
+ * (`POST /payments`, the seed's way, in the Transactions POST bucket beside
+ * the holds) or as a tracked order (`POST /orders`, the published POS
+ * guide's way, in the Orders bucket). Everything else about a sale is the
+ * same either way: its id (the payment id is the order id), the hold and
+ * coupons it names, its refunds (`reverseTransactionId` is that id), its
+ * record (the order's transactions). The BFF builds every sale as a payment
+ * request; an order is that request re-encoded at the moment it is sent, so
+ * a queued or retried sale goes out the way it was first sent.
+ */
+export type SaleEncoding = 'payment' | 'order';
+
+/** What an entry that names no encoding was sent as: entries of a release before orders, or of payment mode. */
+export const encodingOf = (recordedAs: SaleEncoding | undefined): SaleEncoding => recordedAs ?? 'payment';
+
+/** The mark a record keeps: only `order` is written, so a record without one reads as a payment (as older records do). */
+export const encodingMark = (encoding: SaleEncoding): { recordedAs?: 'order' } => (encoding === 'order' ? { recordedAs: 'order' } : {});
+
+/**
+ * A payment line as an order line: the product id is the service id (so a
+ * refund by lines names it the same way), the unit price is the line total
+ * over its quantity (the loyalty service multiplies them back), and the sku
+ * and quantity a payment line carries in its `extra` are the order line's own fields.
+ */
+function orderLine(d: PaymentDetail, i: number): RefundLineItem {
+  const { sku, quantity, ...extra } = d.extra ?? {};
+  const units = typeof quantity === 'number' && quantity > 0 ? quantity : undefined;
+  const amount = d.amount ?? 0;
+  return {
+    productId: d.serviceId ?? `line-${i + 1}`,
+    ...(units !== undefined ? { quantity: units } : {}),
+    price: units !== undefined ? amount / units : amount,
+    ...(typeof sku === 'string' ? { sku } : {}),
+    ...(d.serviceName !== undefined ? { title: d.serviceName } : {}),
+    ...(d.serviceProvider !== undefined ? { vendor: d.serviceProvider } : {}),
+    ...(d.tax !== undefined ? { taxes: d.tax } : {}),
+    ...(d.discount !== undefined ? { discount: d.discount } : {}),
+    ...(d.category !== undefined ? { category: d.category } : {}),
+    ...(d.tags !== undefined ? { tags: d.tags } : {}),
+    ...(Object.keys(extra).length ? { extra } : {}),
+  };
+}
+
+/** The tracked order a sale's payment request stands for: the same ids, totals, customer fields, redemption and lines. */
+export function asTrackedOrder(p: PaymentRequest): TrackOrderRequest {
+  return {
+    customerId: p.customerId,
+    orderId: p.paymentId,
+    orderDate: p.paymentDate,
+    totalPaid: p.totalPaid,
+    ...(p.email !== undefined ? { email: p.email } : {}),
+    ...(p.mobile !== undefined ? { mobile: p.mobile } : {}),
+    // The sale before discounts: an order's price, a payment's amount.
+    ...(p.totalAmount !== undefined ? { totalPrice: p.totalAmount } : {}),
+    ...(p.totalDiscount !== undefined ? { totalDiscount: p.totalDiscount } : {}),
+    ...(p.totalTax !== undefined ? { totalTax: p.totalTax } : {}),
+    ...(p.paymentDetails ? { lineItems: p.paymentDetails.map(orderLine) } : {}),
+    ...(p.redemption ? { redemption: p.redemption } : {}),
+    ...(p.extra ? { extra: p.extra } : {}),
+    ...(p.merchant ? { merchant: p.merchant } : {}),
+    ...(p.guest !== undefined ? { guest: p.guest } : {}),
+    ...(p.channel ? { channel: p.channel } : {}),
+    ...(p.cashbackConfigurations ? { cashbackConfigurations: p.cashbackConfigurations } : {}),
+  };
+}
+
+/** Sends a sale the way it is recorded; the answer reads the same either way. */
+export function sendSale(
+  loyalty: Pick<LoyaltyClient, 'payment' | 'trackOrder'>,
+  encoding: SaleEncoding,
+  request: PaymentRequest,
+  ctx: LoyaltyCallContext,
+): Promise<SaleAnswer> {
+  return encoding === 'order' ? loyalty.trackOrder(asTrackedOrder(request), ctx) : loyalty.payment(request, ctx);
+}
