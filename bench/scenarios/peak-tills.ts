@@ -81,6 +81,8 @@ export interface Checkout {
   startRefused?: string;
   /** The payment naming a placed hold was refused at least once (its status and code). */
   refusedAfterHold?: string;
+  /** When that first refusal was answered (epoch ms). */
+  refusedAfterHoldAt?: number;
   payments: PaymentTold[];
 }
 
@@ -160,8 +162,12 @@ export async function checkout(t: TillSetup, kind: Checkout['kind'], customerId:
       const id = String(start.body.id);
       const paymentId = `${t.run}-${t.till}-${++serial}`;
       const body = { customerId, paymentId, totalPaid: 70, totalAmount: 80, redemptionId: id, lines: BASKET_LINES };
+      const sentAt = Date.now();
       const { answer, first } = await withRetries(t, '/payments', body, paymentId, ACTIONS.pointsPayment);
-      if (first.status !== 201) c.refusedAfterHold = `${first.status} ${first.code ?? ''}`.trim();
+      if (first.status !== 201) {
+        c.refusedAfterHold = `${first.status} ${first.code ?? ''}`.trim();
+        c.refusedAfterHoldAt = sentAt + first.ms;
+      }
       c.payments.push(told(paymentId, customerId, true, answer));
       if (answer.status === 201) {
         c.completed = c.withPoints = true;

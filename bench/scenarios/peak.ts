@@ -102,6 +102,10 @@ export interface LoadResult {
   startRefusals: Record<string, number>;
   refusedAfterHold: number;
   refusedAfterHoldFinally: number;
+  /** When each payment after its hold was first refused, in seconds from the start of the load. */
+  refusedAfterHoldAtS: number[];
+  /** 2xx calls of the bucket that sets the mode's capacity, per second of the load (from its start). */
+  usefulPerSecond: number[];
   plain: { created: number; queued: number; other: number };
   drainS: number | null;
   undrained: number;
@@ -244,6 +248,30 @@ function callsIn(calls: UpstreamCall[], from: number, to: number) {
   return byBucket;
 }
 
+/** A bucket's 2xx calls per second from `from` (epoch ms) to `to`, by when they arrived. */
+function perSecond(calls: UpstreamCall[], bucket: LimitBucket, from: number, to: number): number[] {
+  const out = new Array<number>(Math.max(1, Math.ceil((to - from) / 1000))).fill(0);
+  for (const c of calls) {
+    if (c.start < from || c.start > to || c.status === undefined || c.status >= 300) continue;
+    if (SERVED_OPERATION_BUCKET[c.operation as keyof typeof SERVED_OPERATION_BUCKET] !== bucket) continue;
+    out[Math.min(out.length - 1, Math.floor((c.start - from) / 1000))] += 1;
+  }
+  return out;
+}
+
+/** Times (s) as spans where they bunch (less than `gapS` apart): "21.8–29.6 s (37)". */
+export function spans(times: number[], gapS = 2): string {
+  const out: string[] = [];
+  let i = 0;
+  while (i < times.length) {
+    let j = i;
+    while (j + 1 < times.length && times[j + 1] - times[j] < gapS) j++;
+    out.push(i === j ? `${fixed(times[i], 1)} s (1)` : `${fixed(times[i], 1)}–${fixed(times[j], 1)} s (${j - i + 1})`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
 /**
  * The most calls a bucket's limits let through in `seconds` from an empty
  * window: the quota once per started window (the sandbox counts any 30 s, so
@@ -347,6 +375,11 @@ export async function runLoad(
     startRefusals,
     refusedAfterHold: checkouts.filter((c) => c.refusedAfterHold).length,
     refusedAfterHoldFinally: checkouts.filter((c) => c.refusedAfterHold && !c.withPoints).length,
+    refusedAfterHoldAtS: checkouts
+      .filter((c) => c.refusedAfterHoldAt !== undefined)
+      .map((c) => ((c.refusedAfterHoldAt as number) - startAt) / 1000)
+      .sort((a, b) => a - b),
+    usefulPerSecond: perSecond(calls, bucket, startAt, loadEnd),
     plain: {
       created: plainAnswers.filter((p) => p.status === 201).length,
       queued: plainAnswers.filter((p) => p.status === 202).length,
@@ -425,7 +458,26 @@ export function bucketTable(rows: LoadResult[], durationS: number): string {
         .join(', ');
       return `| ${r.label} | ${r.mode} | ${cells.join(' | ')} | ${refused || 'none'} |`;
     }),
+    ...secondLegTimeline(rows),
   ].join('\n');
+}
+
+/**
+ * Where payments were refused after their hold: when (seconds into the load),
+ * against the 2xx calls per 5 s of the bucket that sets the mode's capacity
+ * (the bucket the payment, or the order, goes to), so a full window shows.
+ */
+function secondLegTimeline(rows: LoadResult[]): string[] {
+  return rows
+    .filter((r) => r.refusedAfterHoldAtS.length)
+    .map((r) => {
+      const per5: number[] = [];
+      r.usefulPerSecond.forEach((n, i) => (per5[Math.floor(i / 5)] = (per5[Math.floor(i / 5)] ?? 0) + n));
+      return (
+        `\n${r.label} ${r.mode}: payments first refused after their hold at ${spans(r.refusedAfterHoldAtS)} into the load; ` +
+        `${PUBLISHED_LIMITS[r.usefulBucket].row} 2xx per 5 s from the start: ${per5.join(' ')}`
+      );
+    });
 }
 
 /** Whether two loads' tills were answered the same statuses for every action (which statuses, not how many), and where not, how. */
