@@ -1,4 +1,4 @@
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { isSaleSend, SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 import { setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption, waitFor } from './helpers';
 
@@ -18,7 +18,7 @@ const saleSends = (s: Stack, from: number) =>
   s
     .sentUpstream()
     .slice(from)
-    .filter((e) => e.method === 'POST' && /\/(payments|orders)$/.test(e.path))
+    .filter(isSaleSend)
     .map((e) => e.path.replace(API, ''));
 
 describe('a sale recorded as a payment or as a tracked order (redis store)', () => {

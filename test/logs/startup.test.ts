@@ -27,6 +27,10 @@ describe('describeConfig', () => {
     expect(text).toContain('apiKey=live****');
     expect(text).toContain('url=redis://default:***@redis.internal:6380/2');
     expect(text).toContain('baseUrl=https://loyalty.example.com/');
+    // A budget bucket's rate and quota share one item; how sales are recorded is shown.
+    expect(text).toContain('limits.orders=30/s,360');
+    expect(text).not.toContain('limits.orders.quota');
+    expect(text).toContain('salesRecordedAs=payment');
   });
 
   it('masks a Redis password the URL parser cannot read (an unencoded /, # or ?), in the lines and the JSON summary', () => {
