@@ -64,7 +64,14 @@ describe('describeConfig', () => {
     expect(summary['loyalty.secretKey']).toBe('(unset)');
     expect(summary['redis.url']).toBe('(unset)');
     const text = describeConfig(loadConfig({})).join('\n');
-    for (const name of leaves) expect(text).toContain(name.includes('.') ? `${name.split('.').pop()}=` : `  ${name} `);
+    // A budget bucket's rate and quota are one item, `limits.<bucket>=`.
+    const shownAs = (name: string) =>
+      /\.(rate|quota)$/.test(name) && name.includes('.limits.')
+        ? `${name.split('.').slice(-2)[0]}=`
+        : name.includes('.')
+          ? `${name.split('.').pop()}=`
+          : `  ${name} `;
+    for (const name of leaves) expect(text).toContain(shownAs(name));
   });
 });
 
