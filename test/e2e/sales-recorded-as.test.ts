@@ -177,7 +177,7 @@ describe('the fleet budget counts each sale in the bucket of the way it is recor
         .expect(201);
   });
 
-  it('as orders, sales share the Orders bucket with earn previews: once previews took the quota, a plain sale queues (202) while holds go on', async () => {
+  it('as orders, sales share the Orders bucket with earn previews: once previews took the quota, a plain sale queues (202) and no redemption starts', async () => {
     // 4 per 30 s: a till's calls may take 3 of them.
     s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'order', UPSTREAM_QUOTA_ORDERS: '4' } });
     await s.seed('rb-4', 500);
@@ -188,7 +188,29 @@ describe('the fleet budget counts each sale in the bucket of the way it is recor
         .expect(200);
     const sale = await s.pos('cashier').post('/payments', { customerId: 'rb-4', paymentId: 'rb-pay-4', totalPaid: 40 });
     expect([sale.status, sale.body.queued, sale.body.reason]).toEqual([202, true, 'upstream_busy']);
-    await heldRedemption(s, 'rb-4', 100);
+    // Nor is a redemption started: its sale would find no room either.
+    const start = await s.pos('cashier').post('/redemptions', { customerId: 'rb-4', hash: await s.hash('rb-4'), points: 100 });
+    expect([start.status, start.body.code]).toEqual([503, 'upstream_busy']);
+  });
+
+  it('as orders, a redemption is not started when its sale would find no room in Orders: refused before the hold, nothing held', async () => {
+    // 4 per 30 s: a till's calls may take 3 of them; the 4th is the second legs'.
+    s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'order', UPSTREAM_QUOTA_ORDERS: '4' } });
+    const held = await heldRedemption(s, 'rb-8', 100, { seed: 500 });
+    for (let i = 0; i < 3; i++)
+      await s
+        .pos('cashier')
+        .post('/payments', { customerId: 'rb-9', paymentId: `rb-fill-${i}`, totalPaid: 10 })
+        .expect(201);
+    const holds = () => s!.sentUpstream().filter((e) => e.path.endsWith('/transactions/hold')).length;
+    const before = holds();
+    const start = await s.pos('cashier').post('/redemptions', { customerId: 'rb-8', hash: await s.hash('rb-8'), points: 100 });
+    expect([start.status, start.body.code]).toEqual([503, 'upstream_busy']);
+    expect(holds()).toBe(before);
+    expect((await s.balance('rb-8')).heldPoints).toBe(100);
+    // The redemption already held still pays: its sale takes the second legs' reserve.
+    const pay = await s.pos('cashier').post('/payments', { customerId: 'rb-8', paymentId: 'rb-pay-8', totalAmount: 60, totalPaid: 50, redemptionId: held.id });
+    expect([pay.status, pay.body.redemption?.state]).toEqual([201, 'redeemed']);
   });
 
   it('as payments, the same sales use Transactions POST: with that quota spent on holds, a plain sale queues', async () => {
