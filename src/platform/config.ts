@@ -109,7 +109,8 @@ export function describeConfig(config: Partial<Config>, width = 110): string[] {
   }
   const pad = Math.max(...[...sections.keys()].map((s) => s.length)) + 2;
   const lines = ['Effective configuration (secrets masked):'];
-  for (const [section, items] of sections) {
+  for (const [section, all] of sections) {
+    const items = withRatesJoined(all);
     let line = `  ${section.padEnd(pad)}`;
     for (const item of items) {
       if (line.trim().length > section.length && line.length + item.length + 1 > width) {
@@ -121,6 +122,23 @@ export function describeConfig(config: Partial<Config>, width = 110): string[] {
     lines.push(line.trimEnd());
   }
   return lines;
+}
+
+/** A limit's `x.rate=R` and `x.quota=Q` shown as one item, `x=R/s,Q` (the budget's buckets), so the summary fits a screen. */
+function withRatesJoined(items: string[]): string[] {
+  const quotas = new Map<string, string>();
+  for (const item of items) {
+    const m = /^(.+)\.quota=(.*)$/.exec(item);
+    if (m) quotas.set(m[1], m[2]);
+  }
+  const joined = new Set<string>();
+  const out = items.flatMap((item) => {
+    const m = /^(.+)\.rate=(.*)$/.exec(item);
+    if (!m || !quotas.has(m[1])) return [item];
+    joined.add(m[1]);
+    return [`${m[1]}=${m[2]}/s,${quotas.get(m[1])}`];
+  });
+  return out.filter((item) => !joined.has(/^(.+)\.quota=/.exec(item)?.[1] ?? ''));
 }
 
 /** The variables the last loadDotEnv took from its file (not those the environment already had), and that file. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { API_PREFIX, OPERATION_BUCKET, OPERATIONS, OperationId } from '../contract';
+import { API_PREFIX, LimitBucket, OPERATION_BUCKET, OPERATIONS, OperationId } from '../contract';
 import { AppError } from '../platform/errors';
 import { isProblem, problem } from '../platform/problem';
 import { parseOrThrow } from '../platform/validation';
@@ -32,6 +32,13 @@ export interface LoyaltyCallContext {
    * the call ends with its error and nothing is sent.
    */
   precondition?: () => Promise<void>;
+  /**
+   * The bucket the next step of the write this call starts will use (a hold's
+   * sale, recorded as a payment or an order): the call is refused before it is
+   * sent when a call of its priority would find no room there, so a checkout
+   * is not begun whose second step would have to wait for budget.
+   */
+  thenNeeds?: LimitBucket;
   /** Send with this key slot only, no fallback to the other (the key check). */
   keySlot?: KeySlot;
   /**
@@ -197,6 +204,7 @@ export class LoyaltyCaller {
           requestId,
           signal: ctx.signal,
           deadline: till?.bounding ? till.deadline : undefined,
+          thenNeeds: ctx.thenNeeds,
         };
         // Started once, with the first attempt's policies; every attempt waits for it (one refused by a policy never reached it).
         if (attempt === 1 && ctx.precondition) {

@@ -26,6 +26,8 @@ export interface CallInfo {
   signal?: AbortSignal;
   /** Epoch ms the till stops waiting (`Prefer: wait`), while it waits: a policy must not hold the call past it. */
   deadline?: number;
+  /** The bucket the next step of the write this call starts will use (a hold's sale); see LoyaltyCallContext. */
+  thenNeeds?: LimitBucket;
 }
 
 /**

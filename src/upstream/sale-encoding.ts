@@ -1,4 +1,4 @@
-import type { PaymentDetail, PaymentRequest, RefundLineItem, TrackOrderRequest } from '../contract';
+import { OPERATION_BUCKET, type LimitBucket, type PaymentDetail, type PaymentRequest, type RefundLineItem, type TrackOrderRequest } from '../contract';
 import type { SaleAnswer } from './answers';
 import type { LoyaltyCallContext } from './call';
 import type { LoyaltyClient } from './client';
@@ -79,3 +79,6 @@ export function sendSale(
 ): Promise<SaleAnswer> {
   return encoding === 'order' ? loyalty.trackOrder(asTrackedOrder(request), ctx) : loyalty.payment(request, ctx);
 }
+
+/** The published bucket a sale is counted in, recorded this way (a payment beside the holds; an order in Orders). */
+export const saleBucket = (encoding: SaleEncoding): LimitBucket => OPERATION_BUCKET[encoding === 'order' ? 'trackOrder' : 'payment'];

@@ -1,4 +1,4 @@
-import { startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, Stack, startStack } from '../support/e2e';
 import { setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption } from './helpers';
 
@@ -61,8 +61,8 @@ describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)',
   });
 
   it.each<[string, string, object]>([
-    ['a 5xx', '5xx', { operation: 'payment', status: 500, times: 1 }],
-    ['a timeout', 'timeout', { operation: 'payment', latencyMs: 1500, times: 1 }],
+    ['a 5xx', '5xx', { operation: SALE_OPERATION, status: 500, times: 1 }],
+    ['a timeout', 'timeout', { operation: SALE_OPERATION, latencyMs: 1500, times: 1 }],
   ])('after %s from the upstream payment, another payment id may not take the redemption; the same one may', async (_what, tag, rule) => {
     const customerId = `unk-${store}-${tag}`;
     const h = await heldRedemption(s, customerId, 100, { seed: 500 });
@@ -96,7 +96,7 @@ describe.each(['memory', 'redis'] as const)('claims on a redemption (%s store)',
   it('a definite refusal of the payment frees the claim for another payment id', async () => {
     const customerId = `ref-${store}`;
     const h = await heldRedemption(s, customerId, 100, { seed: 500 });
-    await setFaults(s, [{ operation: 'payment', status: 400, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, status: 400, times: 1 }]);
     const first = await s.pos('cashier').post('/payments', { customerId, paymentId: `${customerId}-a`, totalPaid: 10, redemptionId: h.id });
     expect(first.status).toBeGreaterThanOrEqual(400);
     expect(first.status).toBeLessThan(500);

@@ -1,4 +1,4 @@
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { setFaults } from '../pos/outbox/stack-helpers';
 import { waitFor } from './helpers';
 
@@ -38,7 +38,7 @@ describe.each(['memory', 'redis'] as const)('settling a coupon lock a payment he
 
   it("a payment that never reached the upstream: abandoned, and the coupon is the customer's again", async () => {
     const id = await lockFor(`cls-lost-${store}`);
-    await faults([{ operation: 'payment', status: 500, times: 1 }]);
+    await faults([{ operation: SALE_OPERATION, status: 500, times: 1 }]);
     const sale = { customerId: `cls-lost-${store}`, paymentId: `cls-lost-sale-${store}`, totalPaid: 40, couponLockId: id };
     expect((await s.pos('cashier').post('/payments', sale)).status).toBeGreaterThanOrEqual(500);
     // Unknown outcome: the claim is kept, through the release time.
@@ -58,7 +58,7 @@ describe.each(['memory', 'redis'] as const)('settling a coupon lock a payment he
     const customerId = `cls-paid-${store}`;
     const id = await lockFor(customerId);
     // Slower than the BFF waits: the BFF gives up, the sandbox records the payment after.
-    await faults([{ operation: 'payment', latencyMs: 1500, times: 1 }]);
+    await faults([{ operation: SALE_OPERATION, latencyMs: 1500, times: 1 }]);
     const sale = { customerId, paymentId: `cls-paid-sale-${store}`, totalPaid: 40, couponLockId: id };
     expect((await s.pos('cashier').post('/payments', sale)).status).toBeGreaterThanOrEqual(500);
     await waitFor(

@@ -1,4 +1,4 @@
-import { startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, Stack, startStack } from '../support/e2e';
 import { setFaults } from '../pos/outbox/stack-helpers';
 import { expectNoSecrets, heldRedemption, waitFor } from './helpers';
 
@@ -286,7 +286,7 @@ describe.each(['memory', 'redis'] as const)('coupons at the till (%s store)', (s
   });
 
   it('reads a 404 on the payment as the coupon lock only when the payment named one, and frees the lock for a retry', async () => {
-    const notFoundOnce = () => setFaults(s, [{ operation: 'payment', status: 404, times: 1 }]);
+    const notFoundOnce = () => setFaults(s, [{ operation: SALE_OPERATION, status: 404, times: 1 }]);
     try {
       await s.seed('nf-1', 0);
       await notFoundOnce();

@@ -1,4 +1,4 @@
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { eventually, setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption, waitFor } from './helpers';
 
@@ -57,7 +57,7 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     expect((await s.balance(`sq-a-${store}`)).availablePointsBalance).toBe(100);
     // A sale id another store's payment was refused for upstream is free too.
     const Q = `sq2-${store}`;
-    await setFaults(s, [{ operation: 'payment', status: 422, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, status: 422, times: 1 }]);
     expect((await s.pos('otherCashier').post('/payments', { customerId: `sq-b-${store}`, paymentId: Q, totalPaid: 10 })).status).toBe(422);
     await setFaults(s, []);
     await s
@@ -121,7 +121,7 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
     await saleElsewhere(s, other, `qdup-sale-${store}`, 70);
     const customerId = `qdup-${store}`;
     await s.seed(customerId, 0);
-    await setFaults(s, [{ operation: 'payment', status: 503, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, status: 503, times: 1 }]);
     const queued = await s
       .pos('cashier')
       .post('/payments', { customerId, paymentId: `qdup-sale-${store}`, totalPaid: 20 })
@@ -211,7 +211,7 @@ describe.each(['memory', 'redis'] as const)('the money path (%s store)', (store)
         .post('/coupon-locks', { customerId, codes: ['WELCOME10'], basketTotal: 50 })
         .expect(201)
     ).body;
-    await setFaults(s, [{ operation: 'payment', latencyMs: 700, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 700, times: 1 }]);
     const paying = s
       .pos('cashier')
       .post('/payments', { customerId, paymentId: `cl-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: lock.id })
@@ -246,7 +246,7 @@ describe('a payment whose first attempt landed while the breaker opened (redis s
     const customerId = 'brk-1';
     const r = await heldRedemption(s, customerId, 200, { seed: 1000 });
     // Slower than the BFF waits: the first attempt times out (and opens the breaker), the sandbox records it after.
-    await setFaults(s, [{ operation: 'payment', latencyMs: 1000, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 1000, times: 1 }]);
     const res = await s.pos('cashier').post('/payments', { customerId, paymentId: 'brk-sale-1', totalPaid: 30, redemptionId: r.id });
     expect([res.status, res.body.code]).toEqual([503, 'retry_same_request']);
     expect((await s.pos('cashier').get(`/redemptions/${r.id}`).expect(200)).body).toMatchObject({ state: 'paying', paymentId: 'brk-sale-1' });
@@ -309,10 +309,10 @@ describe('a retried payment refused while its first attempt is still in flight (
     const customerId = 'inflight-1';
     const r = await heldRedemption(s, customerId, 100, { seed: 500 });
     // The first attempt outlasts the BFF's wait and lands later; the retry is refused outright.
-    await setFaults(s, [{ operation: 'payment', latencyMs: 1500, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 1500, times: 1 }]);
     const sale = { customerId, paymentId: 'inflight-sale-1', totalPaid: 20, redemptionId: r.id };
     expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
-    await setFaults(s, [{ operation: 'payment', status: 422, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, status: 422, times: 1 }]);
     // The retry's refusal says nothing of the first attempt: never "nothing was done".
     expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
     await setFaults(s, []);

@@ -1,4 +1,4 @@
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { eventually, setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption, waitFor } from './helpers';
 
@@ -12,7 +12,7 @@ const coupons = [
 ];
 const slow = { LOYALTY_TIMEOUT_MS: '500', LOYALTY_RETRIES: '0', BREAKER_FAILURE_THRESHOLD: '10000', MAX_OPEN_REDEMPTIONS_PER_TERMINAL: '0' };
 /** The upstream refuses the next payment outright: a definite refusal (a 4xx). */
-const refuseNextPayment = [{ operation: 'payment', status: 422, times: 1 }];
+const refuseNextPayment = [{ operation: SALE_OPERATION, status: 422, times: 1 }];
 
 const onUpstream = (s: Stack, paymentId: string) =>
   waitFor(
@@ -36,7 +36,7 @@ describe('sales with an unknown first attempt (redis store)', () => {
       const r = await heldRedemption(s, 'mr4-1', 100, { seed: 500 });
       const sale = { customerId: 'mr4-1', paymentId: 'mr4-sale', totalPaid: 20, redemptionId: r.id };
       // Lands after the BFF gave up on it.
-      await setFaults(s, [{ operation: 'payment', latencyMs: 1500, times: 1 }]);
+      await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 1500, times: 1 }]);
       expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
       await onUpstream(s, sale.paymentId);
       // The retry is refused; that says nothing of the first attempt.
@@ -57,7 +57,7 @@ describe('sales with an unknown first attempt (redis store)', () => {
       const r = await heldRedemption(s, 'mr5-1', 100, { seed: 500 });
       const sale = { customerId: 'mr5-1', paymentId: 'mr5-sale', totalPaid: 20, redemptionId: r.id };
       // A 500 before anything was applied: the outcome is unknown here.
-      await setFaults(s, [{ operation: 'payment', status: 500, times: 1 }]);
+      await setFaults(s, [{ operation: SALE_OPERATION, status: 500, times: 1 }]);
       expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
       // A void settles the sale id from the upstream's record first; the record has no such sale.
       const voided = await s.pos('manager').post('/payments/mr5-sale/void', { customerId: 'mr5-1' });
@@ -80,7 +80,7 @@ describe('sales with an unknown first attempt (redis store)', () => {
           .expect(201)
       ).body;
       const sale = { customerId: 'mr10-1', paymentId: 'mr10-sale', totalPaid: 40, couponLockId: lock.id };
-      await setFaults(s, [{ operation: 'payment', status: 500, times: 1 }]);
+      await setFaults(s, [{ operation: SALE_OPERATION, status: 500, times: 1 }]);
       expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
       await setFaults(s, refuseNextPayment);
       const retry = await s.pos('cashier').post('/payments', sale);

@@ -1,4 +1,4 @@
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { eventually, setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption, waitFor } from './helpers';
 
@@ -27,7 +27,7 @@ describe('a sale whose payment is still in flight when it is first settled (redi
   it("stays the store's once the payment lands: read back by it, not refundable by another store", async () => {
     const r = await heldRedemption(s, 'fly-1', 100, { seed: 500 });
     // Lands 3 s after it was sent: the first looks at the record find nothing.
-    await setFaults(s, [{ operation: 'payment', latencyMs: 3000, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 3000, times: 1 }]);
     expect((await s.pos('cashier').post('/payments', { customerId: 'fly-1', paymentId: 'fly-sale-1', totalPaid: 20, redemptionId: r.id })).body.code).toBe(
       'retry_same_request',
     );
@@ -50,7 +50,7 @@ describe('a retry of a payment that may have landed, refused by the open breaker
 
   it('is answered retry_same_request, never a refusal that frees the key', async () => {
     const r = await heldRedemption(s, 'rr-1', 100, { seed: 500 });
-    await setFaults(s, [{ operation: 'payment', latencyMs: 1500, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 1500, times: 1 }]);
     const sale = { customerId: 'rr-1', paymentId: 'rr-sale-1', totalPaid: 20, redemptionId: r.id };
     expect((await s.pos('cashier').post('/payments', sale).set('Idempotency-Key', 'rr-k1')).body.code).toBe('retry_same_request');
     await setFaults(s, []);
@@ -82,7 +82,7 @@ describe('a payment with points retried on an account that merges channels (redi
         .post('/redemptions', { customerId: 'pos-mx', hash: await s.hash('web-mx'), points: 100, email })
         .expect(201)
     ).body;
-    await setFaults(s, [{ operation: 'payment', latencyMs: 1200, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 1200, times: 1 }]);
     const sale = { customerId: 'pos-mx', paymentId: 'mx-sale-1', totalPaid: 20, redemptionId: r.id, email };
     expect((await s.pos('cashier').post('/payments', sale)).body.code).toBe('retry_same_request');
     await setFaults(s, []);
@@ -109,7 +109,7 @@ describe('queued sales and batch orders whose outcome is not known (redis store)
 
   it('a dead letter given up after timeouts keeps the sale id claimed: it may have landed, so no other store can take it', async () => {
     await s.seed('dl-1', 0);
-    await setFaults(s, [{ operation: 'payment', latencyMs: 800, times: 2 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, latencyMs: 800, times: 2 }]);
     const res = await s.pos('cashier').post('/payments', { customerId: 'dl-1', paymentId: 'dl-sale-1', totalPaid: 40 }).expect(202);
     const dead = await eventually('the delivery to end', async () => {
       const b = (await s.pos('cashier').get(`/outbox/${res.body.outboxId}`).expect(200)).body;

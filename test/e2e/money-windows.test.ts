@@ -1,4 +1,4 @@
-import { startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, Stack, startStack } from '../support/e2e';
 import { eventually, setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption } from './helpers';
 
@@ -66,7 +66,7 @@ describe.each(['memory', 'redis'] as const)('money actions refused or unknown up
     await s.seed(customerId, 0);
     const id = await lockFor(customerId);
     const sale = { customerId, paymentId: `wp-sale-${store}`, totalPaid: 40, totalAmount: 50, couponLockId: id };
-    await refusedOnce('payment');
+    await refusedOnce(SALE_OPERATION);
     expect((await s.pos('cashier').post('/payments', sale)).status).toBe(422);
     expect(await lockState(id)).toBe('locked');
     expect((await s.pos('cashier').post('/payments', sale).expect(201)).body.couponLock.state).toBe('used');

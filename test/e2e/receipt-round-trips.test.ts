@@ -1,4 +1,4 @@
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 
 /**
  * The receipt block and the round trips a sale waits for. The
@@ -8,7 +8,7 @@ import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
  */
 // Wide enough that a loaded 2-core machine cannot blur one round trip into two.
 const LATENCY = 1000;
-const COUNTED = ['payment', 'refund', 'balance', 'tierProgress', 'orderTransactions'];
+const COUNTED = [SALE_OPERATION, 'refund', 'balance', 'tierProgress', 'orderTransactions'];
 
 async function slowAndCounted(s: Stack): Promise<void> {
   const rules = [{ operation: '*', latencyMs: LATENCY }, ...COUNTED.map((operation) => ({ operation, latencyMs: 0 }))];
@@ -22,7 +22,7 @@ async function callsSeen(s: Stack): Promise<Record<string, number>> {
   );
 }
 
-const none = { payment: 0, refund: 0, balance: 0, tierProgress: 0, orderTransactions: 0 };
+const none = { [SALE_OPERATION]: 0, refund: 0, balance: 0, tierProgress: 0, orderTransactions: 0 };
 
 describe(`receipt round trips (sandbox ${LATENCY} ms away)`, () => {
   let s: Stack;
@@ -49,7 +49,7 @@ describe(`receipt round trips (sandbox ${LATENCY} ms away)`, () => {
       s.pos('cashier').post('/payments?receipt=none', { customerId: 'rc-1', paymentId: 'rc-pay-1', totalPaid: 50 }).expect(201),
     );
     expect(r.body).toMatchObject({ status: 'recorded', pointsEarned: 50, receipt: null });
-    expect(await callsSeen(s)).toEqual({ ...none, payment: 1 });
+    expect(await callsSeen(s)).toEqual({ ...none, [SALE_OPERATION]: 1 });
     expect(ms).toBeGreaterThanOrEqual(LATENCY);
     expect(ms).toBeLessThan(2 * LATENCY);
   });
@@ -59,7 +59,7 @@ describe(`receipt round trips (sandbox ${LATENCY} ms away)`, () => {
     await slowAndCounted(s);
     const { r, ms } = await timed(() => s.pos('cashier').post('/payments', { customerId: 'rc-2', paymentId: 'rc-pay-2', totalPaid: 50 }).expect(201));
     expect(r.body.receipt).toMatchObject({ pointsEarned: 50, balanceAfter: 150, tier: expect.objectContaining({ current: expect.any(String) }) });
-    expect(await callsSeen(s)).toEqual({ ...none, payment: 1, balance: 1, tierProgress: 1 });
+    expect(await callsSeen(s)).toEqual({ ...none, [SALE_OPERATION]: 1, balance: 1, tierProgress: 1 });
     expect(ms).toBeGreaterThanOrEqual(2 * LATENCY);
     expect(ms).toBeLessThan(3 * LATENCY);
   });

@@ -1,4 +1,4 @@
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { isSaleSend, SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
 import { setFaults } from '../pos/outbox/stack-helpers';
 import { heldRedemption, waitFor } from './helpers';
 
@@ -18,7 +18,7 @@ const saleSends = (s: Stack, from: number) =>
   s
     .sentUpstream()
     .slice(from)
-    .filter((e) => e.method === 'POST' && /\/(payments|orders)$/.test(e.path))
+    .filter(isSaleSend)
     .map((e) => e.path.replace(API, ''));
 
 describe('a sale recorded as a payment or as a tracked order (redis store)', () => {
@@ -144,5 +144,80 @@ describe('a sale recorded as a payment or as a tracked order (redis store)', () 
     const activity = await s.sandboxAdmin.get(`${API}/orders/ra-pay-6/transactions`).set(SANDBOX_KEYS).expect(200);
     expect(activity.body.transactions.filter((t: { transactionType: string }) => t.transactionType === 'PaymentReward')).toHaveLength(1);
     expect((await s.balance('ra-6')).availablePointsBalance).toBe(30);
+  });
+});
+
+describe('the fleet budget counts each sale in the bucket of the way it is recorded (redis store)', () => {
+  let s: Stack | undefined;
+  afterEach(async () => {
+    await s?.close();
+    s = undefined;
+  });
+
+  it('as orders, holds alone use Transactions POST: with that quota spent on holds, their payments and plain sales still go at once', async () => {
+    // 3 per 30 s: a till's calls may take 2 of them (the rest is the second legs' reserve).
+    s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'order', UPSTREAM_QUOTA_TRANSACTIONS_WRITE: '3' } });
+    const a = await heldRedemption(s, 'rb-1', 100, { seed: 500 });
+    const b = await heldRedemption(s, 'rb-2', 100, { seed: 500 });
+    const third = await s.pos('cashier').post('/redemptions', { customerId: 'rb-3', hash: await s.hash('rb-1'), points: 100 });
+    expect([third.status, third.body.code]).toEqual([503, 'upstream_busy']);
+    for (const [customerId, r] of [
+      ['rb-1', a],
+      ['rb-2', b],
+    ] as const) {
+      const pay = await s
+        .pos('cashier')
+        .post('/payments', { customerId, paymentId: `rb-pay-${customerId}`, totalAmount: 60, totalPaid: 50, redemptionId: r.id });
+      expect([pay.status, pay.body.redemption?.state]).toEqual([201, 'redeemed']);
+    }
+    for (let i = 0; i < 4; i++)
+      await s
+        .pos('cashier')
+        .post('/payments', { customerId: 'rb-1', paymentId: `rb-plain-${i}`, totalPaid: 10 })
+        .expect(201);
+  });
+
+  it('as orders, sales share the Orders bucket with earn previews: once previews took the quota, a plain sale queues (202) and no redemption starts', async () => {
+    // 4 per 30 s: a till's calls may take 3 of them.
+    s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'order', UPSTREAM_QUOTA_ORDERS: '4' } });
+    await s.seed('rb-4', 500);
+    for (let i = 0; i < 3; i++)
+      await s
+        .pos('cashier')
+        .post('/earn-preview', { customerId: 'rb-4', totalPaid: 40, lines: [{ serviceId: 'sku-mug', amount: 40 }] })
+        .expect(200);
+    const sale = await s.pos('cashier').post('/payments', { customerId: 'rb-4', paymentId: 'rb-pay-4', totalPaid: 40 });
+    expect([sale.status, sale.body.queued, sale.body.reason]).toEqual([202, true, 'upstream_busy']);
+    // Nor is a redemption started: its sale would find no room either.
+    const start = await s.pos('cashier').post('/redemptions', { customerId: 'rb-4', hash: await s.hash('rb-4'), points: 100 });
+    expect([start.status, start.body.code]).toEqual([503, 'upstream_busy']);
+  });
+
+  it('as orders, a redemption is not started when its sale would find no room in Orders: refused before the hold, nothing held', async () => {
+    // 4 per 30 s: a till's calls may take 3 of them; the 4th is the second legs'.
+    s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'order', UPSTREAM_QUOTA_ORDERS: '4' } });
+    const held = await heldRedemption(s, 'rb-8', 100, { seed: 500 });
+    for (let i = 0; i < 3; i++)
+      await s
+        .pos('cashier')
+        .post('/payments', { customerId: 'rb-9', paymentId: `rb-fill-${i}`, totalPaid: 10 })
+        .expect(201);
+    const holds = () => s!.sentUpstream().filter((e) => e.path.endsWith('/transactions/hold')).length;
+    const before = holds();
+    const start = await s.pos('cashier').post('/redemptions', { customerId: 'rb-8', hash: await s.hash('rb-8'), points: 100 });
+    expect([start.status, start.body.code]).toEqual([503, 'upstream_busy']);
+    expect(holds()).toBe(before);
+    expect((await s.balance('rb-8')).heldPoints).toBe(100);
+    // The redemption already held still pays: its sale takes the second legs' reserve.
+    const pay = await s.pos('cashier').post('/payments', { customerId: 'rb-8', paymentId: 'rb-pay-8', totalAmount: 60, totalPaid: 50, redemptionId: held.id });
+    expect([pay.status, pay.body.redemption?.state]).toEqual([201, 'redeemed']);
+  });
+
+  it('as payments, the same sales use Transactions POST: with that quota spent on holds, a plain sale queues', async () => {
+    s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'payment', UPSTREAM_QUOTA_TRANSACTIONS_WRITE: '3' } });
+    await heldRedemption(s, 'rb-5', 100, { seed: 500 });
+    await heldRedemption(s, 'rb-6', 100, { seed: 500 });
+    const sale = await s.pos('cashier').post('/payments', { customerId: 'rb-7', paymentId: 'rb-pay-7', totalPaid: 40 });
+    expect([sale.status, sale.body.reason]).toEqual([202, 'upstream_busy']);
   });
 });

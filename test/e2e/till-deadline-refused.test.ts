@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { isSaleSend, SALE_OPERATION, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { waitFor } from './helpers';
 
 /**
@@ -25,15 +25,17 @@ describe('a payment refused at the till deadline, and its same-key retry', () =>
       .expect(201);
     const body = { customerId: 'dlr-pay', paymentId: 'dlr-sale-1', totalPaid: 70, totalAmount: 100, redemptionId: held.body.id };
     const key = randomUUID();
-    const paymentsSent = () => s.sentUpstream().filter((e) => e.path.endsWith('/payments') && JSON.stringify(e.body ?? '').includes('dlr-sale-1'));
+    const paymentsSent = () => s.sentUpstream().filter((e) => isSaleSend(e) && JSON.stringify(e.body ?? '').includes('dlr-sale-1'));
 
     // The first run stalls after taking its claims, right before its payment goes out, until the test lets it go.
     const loyalty = s.bff.deps.loyalty;
-    const payment = loyalty.payment.bind(loyalty);
+    // The client method the sale goes out by in this run (a payment, or a tracked order in the order-mode run).
+    const sends = loyalty as unknown as Record<typeof SALE_OPERATION, (...args: unknown[]) => Promise<unknown>>;
+    const payment = sends[SALE_OPERATION].bind(loyalty);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let stalled = false;
-    loyalty.payment = async (...args: Parameters<typeof payment>) => {
+    sends[SALE_OPERATION] = async (...args: Parameters<typeof payment>) => {
       if (!stalled) {
         stalled = true;
         await gate;
@@ -53,7 +55,7 @@ describe('a payment refused at the till deadline, and its same-key retry', () =>
     await s.sandboxAdmin
       .put('/_sandbox/faults')
       .set(SANDBOX_KEYS)
-      .send({ rules: [{ operation: 'payment', latencyMs: 1500 }] })
+      .send({ rules: [{ operation: SALE_OPERATION, latencyMs: 1500 }] })
       .expect(200);
 
     try {
@@ -75,7 +77,7 @@ describe('a payment refused at the till deadline, and its same-key retry', () =>
       expect(second.body).toMatchObject({ paymentId: 'dlr-sale-1', status: 'recorded' });
     } finally {
       release();
-      loyalty.payment = payment;
+      sends[SALE_OPERATION] = payment;
       idempotency.begin = begin;
     }
     expect(paymentsSent()).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { SANDBOX_KEYS, startStack, Stack } from '../support/e2e';
+import { isSaleSend, SANDBOX_KEYS, Stack, startStack } from '../support/e2e';
 import { waitFor } from './helpers';
 
 /**
@@ -17,8 +17,7 @@ describe('the till deadline (Prefer: wait) against a slow loyalty service', () =
       .send({ rules: [{ operation: '*', latencyMs }] })
       .expect(200);
   const fast = () => s.sandboxAdmin.delete('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
-  const payments = async (paymentId: string) =>
-    s.sentUpstream().filter((e) => e.method === 'POST' && e.path.endsWith('/payments') && JSON.stringify(e.body ?? '').includes(paymentId));
+  const payments = async (paymentId: string) => s.sentUpstream().filter((e) => isSaleSend(e) && JSON.stringify(e.body ?? '').includes(paymentId));
 
   beforeAll(async () => {
     s = await startStack({ store: 'redis', env: { LOYALTY_TIMEOUT_MS: '15000' } });

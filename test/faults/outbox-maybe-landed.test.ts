@@ -1,4 +1,4 @@
-import { startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, Stack, startStack } from '../support/e2e';
 import { activity, eventually, faultsApplied, paymentsOf, pending, setFaults } from '../pos/outbox/stack-helpers';
 
 /**
@@ -126,7 +126,7 @@ describe('a write that may have landed is never sent again blind', () => {
 
   it('a payment answered after the BFF gave up is queued and delivered once, settled from the record', async () => {
     await s.seed('ml-cy', 0);
-    await setFaults(s, [{ operation: 'payment', after: true, latencyMs: LATE_MS, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, after: true, latencyMs: LATE_MS, times: 1 }]);
     const sale = await s.pos('cashier').post('/payments', { customerId: 'ml-cy', paymentId: 'ml-sale-1', totalPaid: 40 }).expect(202);
     expect(sale.body).toMatchObject({ queued: true, kind: 'payment', reason: 'upstream_timeout' });
 
@@ -147,10 +147,10 @@ describe('a write that may have landed is never sent again blind', () => {
 
   it('a queued payment whose delivery times out is retried under its id and recorded once', async () => {
     await s.seed('ml-dee', 0);
-    await setFaults(s, [{ operation: 'payment', status: 429 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, status: 429 }]);
     const sale = await s.pos('cashier').post('/payments', { customerId: 'ml-dee', paymentId: 'ml-sale-2', totalPaid: 25 }).expect(202);
     expect(sale.body.reason).toBe('upstream_busy');
-    await setFaults(s, [{ operation: 'payment', after: true, latencyMs: LATE_MS, times: 1 }]);
+    await setFaults(s, [{ operation: SALE_OPERATION, after: true, latencyMs: LATE_MS, times: 1 }]);
 
     const outboxId = sale.body.outboxId as string;
     const entry = await eventually(

@@ -1,4 +1,4 @@
-import { startStack, Stack } from '../support/e2e';
+import { SALE_OPERATION, Stack, startStack } from '../support/e2e';
 import { eventually, inBatches, paymentsOf, pending, setFaults } from '../pos/outbox/stack-helpers';
 
 /**
@@ -45,10 +45,10 @@ describe.each([['redis', 2, 1] as const, ['memory', 1, 0.3] as const])(
     const perCustomer = Math.round(8 * scale);
     it(`${25 * perCustomer} payments through 503s, dropped connections and lost answers`, async () => {
       const phases: [string, object[], Sale[]][] = [
-        ['unavailable', [{ operation: 'payment', status: 503 }], sales(`${store}-u`, 10, perCustomer)],
-        ['dropped', [{ operation: 'payment', drop: true }], sales(`${store}-d`, 10, perCustomer)],
+        ['unavailable', [{ operation: SALE_OPERATION, status: 503 }], sales(`${store}-u`, 10, perCustomer)],
+        ['dropped', [{ operation: SALE_OPERATION, drop: true }], sales(`${store}-d`, 10, perCustomer)],
         // Applied by the sandbox after 700 ms, but the BFF gave up at 400 ms: the answer is lost.
-        ['answer lost', [{ operation: 'payment', latencyMs: 700 }], sales(`${store}-t`, 5, perCustomer)],
+        ['answer lost', [{ operation: SALE_OPERATION, latencyMs: 700 }], sales(`${store}-t`, 5, perCustomer)],
       ];
       const all = phases.flatMap(([, , list]) => list);
       for (const customer of new Set(all.map((x) => x.customerId))) await s.seed(customer, 0);

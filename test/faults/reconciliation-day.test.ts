@@ -5,7 +5,7 @@ import type request from 'supertest';
 import { readAllAudit } from '../../src/pos/audit/query';
 import { reconcileStore, reconciliationDepsOf, reconciliationCsv, reconciliationPrintout, type ReconciliationReport } from '../../src/pos/reconciliation';
 import { FIGURES, type Figures } from '../../src/pos/reconciliation/types';
-import { SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
+import { SALE_OPERATION, SANDBOX_KEYS, type Stack, startStack } from '../support/e2e';
 import { freePort } from '../support/ports';
 import { eventually } from './process-stack';
 import { ThrowawayRedis } from './throwaway-redis';
@@ -169,7 +169,7 @@ describe('a day of 200 actions in two stores, with faults, reconciled against th
 
     // Fault 1 (store-001): a lost answer. The payment lands after 1.5 s; the BFF gave up at 1 s.
     const lostRdm = await hold('001', 4, 'day-001-c4', 100);
-    await faults([{ operation: 'payment', latencyMs: 1500, times: 1 }]);
+    await faults([{ operation: SALE_OPERATION, latencyMs: 1500, times: 1 }]);
     const lost = await post('001', 'cashier', 4, '/payments', {
       customerId: 'day-001-c4',
       paymentId: 'day-001-lost',
@@ -185,7 +185,7 @@ describe('a day of 200 actions in two stores, with faults, reconciled against th
 
     // Fault 2 (store-002): Redis stops while a payment is at the loyalty service.
     const redisRdm = await hold('002', 5, 'day-002-c5', 100);
-    await faults([{ operation: 'payment', latencyMs: 700, times: 1 }]);
+    await faults([{ operation: SALE_OPERATION, latencyMs: 700, times: 1 }]);
     const pending = post('002', 'cashier', 5, '/payments', {
       customerId: 'day-002-c5',
       paymentId: 'day-002-redis',
@@ -204,9 +204,9 @@ describe('a day of 200 actions in two stores, with faults, reconciled against th
 
     // Fault 3 (store-001): a queued sale the loyalty service then refuses: a dead letter.
     await s.bff.outboxWorker.stop();
-    await faults([{ operation: 'payment', status: 503, times: 1 }]);
+    await faults([{ operation: SALE_OPERATION, status: 503, times: 1 }]);
     const queued = await post('001', 'cashier', 6, '/payments', { customerId: 'day-001-c6', paymentId: 'day-001-dead', totalPaid: 25 }).expect(202);
-    await faults([{ operation: 'payment', status: 422, times: 1 }]);
+    await faults([{ operation: SALE_OPERATION, status: 422, times: 1 }]);
     s.bff.outboxWorker.start();
     await eventually(async () => (await s.pos('cashier').get(`/outbox/${queued.body.outboxId}`)).body.state === 'dead', 10_000, 'the dead letter');
     await faults([]);

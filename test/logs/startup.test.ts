@@ -27,6 +27,10 @@ describe('describeConfig', () => {
     expect(text).toContain('apiKey=live****');
     expect(text).toContain('url=redis://default:***@redis.internal:6380/2');
     expect(text).toContain('baseUrl=https://loyalty.example.com/');
+    // A budget bucket's rate and quota share one item; how sales are recorded is shown.
+    expect(text).toContain('limits.orders=30/s,360');
+    expect(text).not.toContain('limits.orders.quota');
+    expect(text).toContain('salesRecordedAs=payment');
   });
 
   it('masks a Redis password the URL parser cannot read (an unencoded /, # or ?), in the lines and the JSON summary', () => {
@@ -60,7 +64,14 @@ describe('describeConfig', () => {
     expect(summary['loyalty.secretKey']).toBe('(unset)');
     expect(summary['redis.url']).toBe('(unset)');
     const text = describeConfig(loadConfig({})).join('\n');
-    for (const name of leaves) expect(text).toContain(name.includes('.') ? `${name.split('.').pop()}=` : `  ${name} `);
+    // A budget bucket's rate and quota are one item, `limits.<bucket>=`.
+    const shownAs = (name: string) =>
+      /\.(rate|quota)$/.test(name) && name.includes('.limits.')
+        ? `${name.split('.').slice(-2)[0]}=`
+        : name.includes('.')
+          ? `${name.split('.').pop()}=`
+          : `  ${name} `;
+    for (const name of leaves) expect(text).toContain(shownAs(name));
   });
 });
 

@@ -1,5 +1,5 @@
 import type request from 'supertest';
-import { startStack, Stack } from '../support/e2e';
+import { isSaleSend, SALE_OPERATION, startStack, Stack } from '../support/e2e';
 import { RunningPrism, startPrism } from './prism';
 
 /**
@@ -140,6 +140,13 @@ describe.each([
     const payment = answers.get('POST /payments (with the redemption)')!;
     expect(payment.body).toMatchObject({ paymentId: 'sale-1001', status: 'recorded', redemption: { state: 'redeemed' } });
     expect(answers.get('POST /redemptions/:id/void')!.body.state).toBe('voided');
+  });
+
+  it('sends the sales the way this run records them: POST /payments, or POST /orders in the order-mode run', () => {
+    const sales = s.sentUpstream().filter(isSaleSend);
+    expect(sales.map((e) => e.path.replace(/.*\//, ''))).toEqual(
+      ['payments', 'payments', 'payments'].map((p) => (SALE_OPERATION === 'trackOrder' ? 'orders' : p)),
+    );
   });
 
   it('sends every request the way the reference describes it (prism found nothing to object to)', () => {

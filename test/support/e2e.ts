@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import Redis from 'ioredis';
 import request from 'supertest';
+import { API_PREFIX } from '../../src/contract';
 import { loadConfig } from '../../src/platform/config';
 import { upstream as upstreamSettings } from '../../src/platform/settings';
 import { settingsIn } from '../../src/platform/settings/define';
@@ -54,6 +55,13 @@ function violationsSince(first: number): string[] {
  * private test server) or the in-process store. Tests drive the sandbox only
  * through its HTTP admin API.
  */
+/** The sandbox operation a sale is sent as in this run (the order-mode project records sales as tracked orders). */
+export const SALE_OPERATION = process.env.E2E_SALES_RECORDED_AS === 'order' ? 'trackOrder' : 'payment';
+
+/** A sale sent upstream, as a payment or as a tracked order. */
+export const isSaleSend = (e: { method: string; path: string }): boolean =>
+  e.method === 'POST' && (e.path === `${API_PREFIX}/payments` || e.path === `${API_PREFIX}/orders`);
+
 export const SANDBOX_KEYS = { apikey: 'e2e_api_key', secretkey: 'e2e_secret_key_do_not_leak_7f3a' };
 
 export function e2eAccount(overrides: Partial<AccountSettingsInput> = {}): AccountSettingsInput {

@@ -2,7 +2,7 @@
 import type { HoldRequest } from '../../contract';
 import { isProblem, problem } from '../../platform/problem';
 import { noteForAudit } from '../audit/record';
-import { failureOf, type HoldAnswer } from '../../upstream';
+import { failureOf, saleBucket, type HoldAnswer } from '../../upstream';
 import type { CallContext } from '../context';
 import { confirmExpiry, estimatedExpiry, lookUpExpiry } from './hold-period';
 import type { Redemption, RedemptionAsk } from './types';
@@ -40,7 +40,8 @@ export async function sendHold(
         otp: extra.otp,
         ...holdFields(r.ask),
       },
-      { requestId: ctx.requestId, priority },
+      // Its sale will need room in its own bucket (Orders, when sales are recorded as orders): no hold when it would find none.
+      { requestId: ctx.requestId, priority, thenNeeds: saleBucket(deps.settings.salesRecordedAs ?? 'payment') },
     );
   } catch (err) {
     if (isProblem(err, 'otp_invalid')) await deps.upstreamOtp.learn(true);

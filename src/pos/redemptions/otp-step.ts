@@ -1,6 +1,7 @@
 /** The OTP step: a code asked for one redemption (the customer's ticket), then the hold that code places. */
 import { ConflictError } from '../../platform/errors';
 import { problem } from '../../platform/problem';
+import { saleBucket } from '../../upstream';
 import type { CallContext } from '../context';
 import { claimActSettle, type Claim } from '../money/claim-step';
 import { PlacedHold, redemptionForOtp } from './claims';
@@ -67,7 +68,8 @@ export async function askForOtp(deps: RedemptionDeps, ctx: CallContext, base: Re
           points: ask.kind === 'points' ? ask.points : undefined,
           ruleId: ask.kind === 'rule' ? ask.ruleId : undefined,
         },
-        { requestId: ctx.requestId },
+        // The checkout it starts ends in a sale: not begun when the sale's bucket has no room for a till's call.
+        { requestId: ctx.requestId, thenNeeds: saleBucket(deps.settings.salesRecordedAs ?? 'payment') },
       ),
     onRecord: async () => false,
   });

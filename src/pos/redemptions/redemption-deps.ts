@@ -16,7 +16,7 @@ import type { OpenRedemptionCap } from './open-redemptions';
 export type RedemptionDeps = RedemptionOtpClaimDeps &
   HoldPeriodDeps &
   AuditDeps & {
-    settings: Pick<PosSettings, 'redemptionProof' | 'otpCodeMinutes' | 'holdExpiryLookup'>;
+    settings: Pick<PosSettings, 'redemptionProof' | 'otpCodeMinutes' | 'holdExpiryLookup' | 'salesRecordedAs'>;
     /** Whether the loyalty account checks OTPs (OTP_MODE, or followed from answers for a while). */
     upstreamOtp: UpstreamOtp;
     /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */

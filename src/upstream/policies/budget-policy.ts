@@ -23,6 +23,11 @@ export interface BudgetPolicyOptions {
 export function budgetPolicy(budget: UpstreamBudget, opts: BudgetPolicyOptions): CallPolicy {
   const sleep = opts.sleep ?? realSleep;
   return async (info, next) => {
+    // A write whose next step needs another bucket (a hold, its sale) is not started when that step would find no room.
+    if (info.thenNeeds !== undefined && info.thenNeeds !== info.bucket) {
+      const room = await budget.room(info.thenNeeds, info.priority);
+      if (!room.ok) throw overBudget(Math.max(0.001, room.retryAfterMs / 1000));
+    }
     // A wait the till will not see the end of is refused now, nothing taken or sent (a write that can wait is queued).
     const r = await budget.reserve(info.bucket, info.priority, info.deadline === undefined ? undefined : info.deadline - Date.now());
     if (!r.ok) throw overBudget(Math.max(0.001, r.retryAfterMs / 1000));

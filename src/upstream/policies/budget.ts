@@ -39,6 +39,12 @@ export interface UpstreamBudget {
    * what its priority may wait. A confirmed booking is not moved again.
    */
   confirm(bucket: LimitBucket, booking: string): Promise<Reservation>;
+  /**
+   * Whether a call of `priority` could go in `bucket` within its wait now,
+   * taking nothing: for a call that starts a write whose next step needs that
+   * bucket (a hold, whose sale is recorded in another bucket).
+   */
+  room(bucket: LimitBucket, priority: CallPriority): Promise<Reservation>;
   /** No call of `bucket` goes out for `ms` from now (a longer pause already set stands). */
   pause(bucket: LimitBucket, ms: number): Promise<void>;
 }
@@ -166,6 +172,19 @@ export class MemoryBudget implements UpstreamBudget {
     const booking = `memory:${(this.ids += 1)}`;
     b.bookings.set(booking, { slot: t, deadline: now + ask.maxWaitMs, limit: ask.limit, refused: false });
     return { ok: true, waitMs, booking };
+  }
+
+  async room(bucket: LimitBucket, priority: CallPriority): Promise<Reservation> {
+    const ask = askOf(this.rules, bucket, priority);
+    const now = this.clock();
+    const b = this.state(bucket);
+    let t = Math.max(now, b.slot, b.pausedUntil);
+    if (ask.limit >= 0) {
+      this.forget(b, now - ask.windowMs);
+      t = this.quotaSlot(b, ask, t, ask.limit);
+    }
+    const waitMs = t - now;
+    return waitMs > ask.maxWaitMs ? { ok: false, retryAfterMs: waitMs } : { ok: true, waitMs };
   }
 
   async confirm(bucket: LimitBucket, booking: string): Promise<Reservation> {

@@ -13,7 +13,8 @@ import { askOf, BudgetRules, MemoryBudget, Reservation, STALE_BOOKING_MS, Upstre
  * slot) and those refused when moved (scored by the slot they were refused);
  * one hash tag per bucket, so a cluster runs it.
  * ARGV: interval, window, limit (-1 = no quota), max wait (all µs but the
- * limit), a tag unique to this call, 1 for a second leg.
+ * limit), a tag unique to this call, 1 for a second leg, 1 to only ask
+ * whether there is room (nothing taken, no booking moved).
  * A booking is `tag|deadline|limit`: what a second leg needs to move it.
  * Returns {1, wait µs[, booking]} or {0, µs until this priority could go}.
  */
@@ -47,6 +48,10 @@ end
 if limit >= 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', f(now - window))
   t = quotaSlot(t, limit)
+end
+if ARGV[7] == '1' then
+  if t - now > tonumber(ARGV[4]) then return {0, t - now} end
+  return {1, t - now}
 end
 local stale = f(now - ${STALE_BOOKING_MS * 1000})
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', stale)
@@ -126,6 +131,7 @@ interface BudgetScripts {
     maxWaitUs: string,
     tag: string,
     secondLeg: string,
+    probe: string,
   ): Promise<[number, number, string?]>;
   budgetConfirm(ahead: string, refused: string, booking: string): Promise<[number, number]>;
   budgetPause(pause: string, us: string): Promise<number>;
@@ -160,7 +166,15 @@ export class RedisBudget implements UpstreamBudget {
     this.fallback = new MemoryBudget(opts.rules);
   }
 
-  async reserve(bucket: LimitBucket, priority: CallPriority, maxWaitMs?: number): Promise<Reservation> {
+  reserve(bucket: LimitBucket, priority: CallPriority, maxWaitMs?: number): Promise<Reservation> {
+    return this.ask(bucket, priority, maxWaitMs, false);
+  }
+
+  room(bucket: LimitBucket, priority: CallPriority): Promise<Reservation> {
+    return this.ask(bucket, priority, undefined, true);
+  }
+
+  private async ask(bucket: LimitBucket, priority: CallPriority, maxWaitMs: number | undefined, probe: boolean): Promise<Reservation> {
     const ask = askOf(this.opts.rules, bucket, priority, maxWaitMs);
     const key = this.keyOf(bucket);
     try {
@@ -176,13 +190,14 @@ export class RedisBudget implements UpstreamBudget {
         us(ask.maxWaitMs),
         `${this.tagPrefix}.${(this.calls += 1)}`,
         priority === 'secondLeg' ? '1' : '0',
+        probe ? '1' : '0',
       );
       this.healthy();
       if (ok !== 1) return { ok: false, retryAfterMs: Number(wait) / 1000 };
       return booking ? { ok: true, waitMs: Number(wait) / 1000, booking } : { ok: true, waitMs: Number(wait) / 1000 };
     } catch (err) {
       this.failed(err);
-      return this.fallback.reserve(bucket, priority, maxWaitMs);
+      return probe ? this.fallback.room(bucket, priority) : this.fallback.reserve(bucket, priority, maxWaitMs);
     }
   }
 

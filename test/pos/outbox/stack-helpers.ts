@@ -31,7 +31,9 @@ export async function activity(s: Stack, customerId: string): Promise<{ type: st
 
 /** The paymentIds the sandbox recorded for a customer, in order, duplicates kept. */
 export async function paymentsOf(s: Stack, customerId: string): Promise<string[]> {
-  return (await activity(s, customerId)).filter((a) => a.type === 'Payment Processed').map((a) => String(a.properties.paymentId));
+  return (await activity(s, customerId)).flatMap((a) =>
+    a.type === 'Payment Processed' ? [String(a.properties.paymentId)] : a.type === 'Order Processed' ? [String(a.properties.orderId)] : [],
+  );
 }
 
 /** Undelivered entries across the stack (they share one outbox with Redis). */

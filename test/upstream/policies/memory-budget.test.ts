@@ -140,3 +140,21 @@ describe('MemoryBudget: a pause after a 429', () => {
     expect(await budget.reserve('customersRead', 'cashier')).toMatchObject({ ok: true, waitMs: 0 });
   });
 });
+
+describe('MemoryBudget: room, asked before a write whose next step needs another bucket', () => {
+  it('tells whether a call of that priority could go now, taking nothing', async () => {
+    const now = 0;
+    // Quota 10: a cashier's call may see 9 taken (10 % reserved for second legs).
+    const budget = new MemoryBudget(rules({ rate: 0, quota: 10 }), () => now);
+    for (let i = 0; i < 8; i++) await budget.reserve('orders', 'cashier');
+    // Asked any number of times, it takes no slot.
+    for (let i = 0; i < 5; i++) expect(await budget.room('orders', 'cashier')).toMatchObject({ ok: true, waitMs: 0 });
+    expect(await budget.reserve('orders', 'cashier')).toMatchObject({ ok: true });
+    // The cashier's share is spent: no room for a cashier's call, while a second leg still has the reserve.
+    expect(await budget.room('orders', 'cashier')).toMatchObject({ ok: false });
+    expect(await budget.room('orders', 'secondLeg')).toMatchObject({ ok: true });
+    expect(await budget.reserve('orders', 'secondLeg')).toMatchObject({ ok: true });
+    // Another bucket is untouched.
+    expect(await budget.room('transactionsWrite', 'cashier')).toMatchObject({ ok: true });
+  });
+});

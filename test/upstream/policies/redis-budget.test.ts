@@ -46,6 +46,18 @@ describe('RedisBudget (real Redis, two instances)', () => {
     expect(await clients[0].pttl(log)).toBeGreaterThan(29_000);
   });
 
+  it('room: one instance sees the slots the other took, and asking takes nothing', async () => {
+    const [a, b] = await fleet(rules({ rate: 0, quota: 10 }));
+    for (let i = 0; i < 9; i++) expect(await (i % 2 ? a : b).reserve('orders', 'cashier')).toMatchObject({ ok: true });
+    // The cashier's 9 of 10 are taken (by both): no room for a cashier's call on either, room for a second leg.
+    expect(await a.room('orders', 'cashier')).toMatchObject({ ok: false });
+    expect(await b.room('orders', 'cashier')).toMatchObject({ ok: false });
+    for (let i = 0; i < 3; i++) expect(await b.room('orders', 'secondLeg')).toMatchObject({ ok: true });
+    // Those asks took nothing: exactly one second-leg slot is left.
+    expect(await a.reserve('orders', 'secondLeg')).toMatchObject({ ok: true });
+    expect(await b.reserve('orders', 'secondLeg', 0)).toMatchObject({ ok: false });
+  });
+
   it('share one schedule: 40 calls at 20/s within a 950 ms wait get exactly 20 slots, 50 ms apart', async () => {
     const [a, b] = await fleet(rules({ rate: 20, quota: 0 }, { waits: [950, 950, 950] }));
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).reserve('orders', 'cashier')));
