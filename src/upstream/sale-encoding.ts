@@ -56,8 +56,9 @@ export function asTrackedOrder(p: PaymentRequest): TrackOrderRequest {
     totalPaid: p.totalPaid,
     ...(p.email !== undefined ? { email: p.email } : {}),
     ...(p.mobile !== undefined ? { mobile: p.mobile } : {}),
-    // The sale before discounts: an order's price, a payment's amount.
-    ...(p.totalAmount !== undefined ? { totalPrice: p.totalAmount } : {}),
+    // The sale before discounts: a payment's amount. The POS guide requires it of an order (the schema does not): without
+    // the till's figure, what was paid plus the discount the till rang up, which is what the order is known to be worth.
+    totalPrice: p.totalAmount ?? p.totalPaid + (p.totalDiscount ?? 0),
     ...(p.totalDiscount !== undefined ? { totalDiscount: p.totalDiscount } : {}),
     ...(p.totalTax !== undefined ? { totalTax: p.totalTax } : {}),
     ...(p.paymentDetails ? { lineItems: p.paymentDetails.map(orderLine) } : {}),

@@ -55,6 +55,8 @@ describe('a sale recorded as a payment or as a tracked order (redis store)', () 
       orderId: 'ra-pay-2',
       customerId: 'ra-2',
       totalPaid: 250,
+      // The POS guide requires the order's price; without the till's totalAmount, what was paid plus its discount.
+      totalPrice: 250,
       channel: 'pos',
       merchant: expect.objectContaining({ branch: expect.objectContaining({ uniqueId: 'branch-001' }) }),
       lineItems: [
