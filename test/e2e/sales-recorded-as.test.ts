@@ -55,6 +55,8 @@ describe('a sale recorded as a payment or as a tracked order (redis store)', () 
       orderId: 'ra-pay-2',
       customerId: 'ra-2',
       totalPaid: 250,
+      // The POS guide requires the order's price; without the till's totalAmount, what was paid plus its discount.
+      totalPrice: 250,
       channel: 'pos',
       merchant: expect.objectContaining({ branch: expect.objectContaining({ uniqueId: 'branch-001' }) }),
       lineItems: [
@@ -193,7 +195,7 @@ describe('the fleet budget counts each sale in the bucket of the way it is recor
     expect([start.status, start.body.code]).toEqual([503, 'upstream_busy']);
   });
 
-  it('as orders, a redemption is not started when its sale would find no room in Orders: refused before the hold, nothing held', async () => {
+  it('as orders, a redemption is not started when a call of a till would find no room in Orders: refused before the hold, nothing held', async () => {
     // 4 per 30 s: a till's calls may take 3 of them; the 4th is the second legs'.
     s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'order', UPSTREAM_QUOTA_ORDERS: '4' } });
     const held = await heldRedemption(s, 'rb-8', 100, { seed: 500 });

@@ -1,4 +1,4 @@
-import type { LoyaltyClient } from '../../src/upstream';
+import { asTrackedOrder, type LoyaltyClient } from '../../src/upstream';
 import { CouponsValidateAnswer, OrderTransactionsAnswer, RedemptionConfigAnswer } from '../../src/upstream/coupon-answers';
 import { holdRequest, paymentRequest, tier } from './fixtures';
 import { failure, json, makeClient, useTestUpstream } from './test-upstream';
@@ -209,5 +209,32 @@ describe('coupon, order and configuration answers (src/upstream/coupon-answers.t
   it('redemption configuration: one unreadable rule does not hide the others', () => {
     const read = RedemptionConfigAnswer.parse({ redemptionFactor: 0.1, redemptionRules: [{ id: 7, pointsToRedeem: 100, isActive: null }, { id: 8 }] });
     expect(read.redemptionRules.map((r) => r.id)).toEqual(['7']);
+  });
+});
+
+describe('a tracked order', () => {
+  const order = () => client.trackOrder(asTrackedOrder(paymentRequest));
+
+  it('reads the published schema into a sale answer: lines by product id', async () => {
+    upstream.script(
+      json(200, {
+        customerId: 'c-1',
+        redeemedPoints: 20,
+        rewardedPoints: '80',
+        lineItems: [{ productId: 'sku-1', quantity: 2, decimalPoints: 80, points: 80, score: 0 }, { quantity: 1 }],
+      }),
+    );
+    expect(await order()).toEqual({ customerId: 'c-1', redeemedPoints: 20, rewardedPoints: 80, paymentDetails: [{ serviceId: 'sku-1', points: 80 }] });
+  });
+
+  it("reads the POS guide's example too (pointsEarned, pointsRedeemed, status; no lines)", async () => {
+    upstream.script(json(200, { orderId: 'ORD000123', customerId: '12345', pointsEarned: 10, pointsRedeemed: 5, status: 'completed' }));
+    expect(await order()).toEqual({ customerId: '12345', redeemedPoints: 5, rewardedPoints: 10, paymentDetails: [] });
+  });
+
+  it('takes an answer it cannot read as done with its figures unknown: the order was recorded', async () => {
+    upstream.script(json(200, 'ok'));
+    expect(await order()).toEqual({ customerId: undefined, redeemedPoints: undefined, rewardedPoints: undefined, paymentDetails: [] });
+    expect(unusable()).toEqual([]);
   });
 });
