@@ -51,6 +51,12 @@ export const upstream = feature({
       description:
         "Per cent of each bucket's quota kept for the second leg of a checkout already under way: other cashier calls " + 'stop short of it (0..90).',
     }),
+    ordersSecondLegReservePercent: setting('UPSTREAM_ORDERS_SECOND_LEG_RESERVE_PERCENT', percent.default(5), {
+      description:
+        'UPSTREAM_SECOND_LEG_RESERVE_PERCENT in the Orders bucket. A second leg there is a sale recorded as an order ' +
+        "(SALES_RECORDED_AS=order) after its hold, and a hold is only placed while a till's call still finds room in Orders, " +
+        'so the reserve needs to cover only the sales of holds placed in the moment before Orders filled (0..90).',
+    }),
     backgroundReservePercent: setting('UPSTREAM_BACKGROUND_RESERVE_PERCENT', percent.default(30), {
       description:
         "Per cent of each bucket's quota that work nobody waits for (outbox deliveries, sweepers, repairs, refreshes, " +
@@ -80,8 +86,10 @@ export const upstream = feature({
     }),
   },
   read: (v, _deployment, problems) => {
-    if (v.backgroundReservePercent < v.secondLegReservePercent)
-      problems.push('UPSTREAM_BACKGROUND_RESERVE_PERCENT: must be at least UPSTREAM_SECOND_LEG_RESERVE_PERCENT (background work leaves the most)');
+    if (v.backgroundReservePercent < Math.max(v.secondLegReservePercent, v.ordersSecondLegReservePercent))
+      problems.push(
+        'UPSTREAM_BACKGROUND_RESERVE_PERCENT: must be at least UPSTREAM_SECOND_LEG_RESERVE_PERCENT and UPSTREAM_ORDERS_SECOND_LEG_RESERVE_PERCENT (background work leaves the most)',
+      );
     if (!(v.backgroundMaxWaitMs <= v.cashierMaxWaitMs && v.cashierMaxWaitMs <= v.secondLegMaxWaitMs))
       problems.push('UPSTREAM_BACKGROUND_MAX_WAIT_MS <= UPSTREAM_MAX_WAIT_MS <= UPSTREAM_SECOND_LEG_MAX_WAIT_MS: a lower priority may not wait longer');
     return {
@@ -92,7 +100,7 @@ export const upstream = feature({
         marginMs: v.limitMarginMs,
         priorities: {
           secondLeg: { reservePercent: 0, maxWaitMs: v.secondLegMaxWaitMs },
-          cashier: { reservePercent: v.secondLegReservePercent, maxWaitMs: v.cashierMaxWaitMs },
+          cashier: { reservePercent: v.secondLegReservePercent, reservePercentIn: { orders: v.ordersSecondLegReservePercent }, maxWaitMs: v.cashierMaxWaitMs },
           background: { reservePercent: v.backgroundReservePercent, maxWaitMs: v.backgroundMaxWaitMs },
         },
       },

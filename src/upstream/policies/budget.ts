@@ -66,6 +66,8 @@ export interface BucketLimit {
 export interface PriorityRule {
   /** Per cent of each quota this priority must leave to those above it. */
   reservePercent: number;
+  /** Buckets where it leaves another share (instead of `reservePercent`). */
+  reservePercentIn?: Partial<Record<LimitBucket, number>>;
   /** The longest this priority waits for its slot before it is refused. */
   maxWaitMs: number;
 }
@@ -95,12 +97,13 @@ export interface Ask {
 export function askOf(rules: BudgetRules, bucket: LimitBucket, priority: CallPriority, maxWaitMs?: number): Ask {
   const { rate, quota } = rules.limits[bucket];
   const rule = rules.priorities[priority];
+  const reserve = rule.reservePercentIn?.[bucket] ?? rule.reservePercent;
   const margin = rules.marginMs ?? 0;
   return {
     intervalMs: rate > 0 ? (1000 + margin) / rate : 0,
     windowMs: rules.windowMs + margin,
     // At least one, so a tiny quota still lets every priority through now and then.
-    limit: quota > 0 ? Math.max(1, Math.floor((quota * (100 - rule.reservePercent)) / 100)) : -1,
+    limit: quota > 0 ? Math.max(1, Math.floor((quota * (100 - reserve)) / 100)) : -1,
     maxWaitMs: maxWaitMs === undefined ? rule.maxWaitMs : Math.max(0, Math.min(rule.maxWaitMs, maxWaitMs)),
   };
 }

@@ -158,3 +158,17 @@ describe('MemoryBudget: room, asked before a write whose next step needs another
     expect(await budget.room('transactionsWrite', 'cashier')).toMatchObject({ ok: true });
   });
 });
+
+describe('MemoryBudget: a priority may leave another share in one bucket', () => {
+  it("the cashier's share of Orders is what UPSTREAM_ORDERS_SECOND_LEG_RESERVE_PERCENT leaves, elsewhere the general reserve", async () => {
+    const r = rules({ rate: 0, quota: 100 });
+    const budget = new MemoryBudget({ ...r, priorities: { ...r.priorities, cashier: { ...r.priorities.cashier, reservePercentIn: { orders: 5 } } } }, () => 0);
+    const taken = async (bucket: 'orders' | 'transactionsWrite') => {
+      let n = 0;
+      while ((await budget.reserve(bucket, 'cashier')).ok) n += 1;
+      return n;
+    };
+    expect(await taken('orders')).toBe(95);
+    expect(await taken('transactionsWrite')).toBe(90);
+  });
+});
