@@ -18,7 +18,7 @@ it('defaults to the published rate and quota of every bucket, over the published
   expect(budget.windowMs).toBe(QUOTA_WINDOW_SECONDS * 1000);
   expect(budget.priorities).toEqual({
     secondLeg: { reservePercent: 0, maxWaitMs: 1000 },
-    cashier: { reservePercent: 10, maxWaitMs: 250 },
+    cashier: { reservePercent: 10, reservePercentIn: { orders: 5 }, maxWaitMs: 250 },
     background: { reservePercent: 30, maxWaitMs: 50 },
   });
 });
