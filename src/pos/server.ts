@@ -36,6 +36,7 @@ import { RepairQueue } from './money/repairs';
 import { createSaleRecords } from './sales/records';
 import { createBatchJobStore, rememberDeliveredJob } from './orders/batch-jobs';
 import { settleQueuedSale } from './sales/claims';
+import { giveBackExpired, givingBackOnEnd, MemoryCapCounter, RedemptionCap, RedisCapCounter } from './redemptions/cap';
 import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
 import { reconciliationDepsOf } from './reconciliation';
@@ -107,7 +108,15 @@ export async function startBff(
   const dataset = redis && watchDataset(redis, config, logger, metrics, clock);
   if (dataset) await dataset.watch.check();
   setClaimLeaseMs(claimLeaseSecondsOf(config.money, config.loyalty) * 1000);
-  const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix, askBeforeEnding: true }), metrics);
+  const redemptionCap = new RedemptionCap(redis ? new RedisCapCounter(redis) : new MemoryCapCounter(clock), {
+    prefix: config.redis.keyPrefix,
+    timeZone: config.reconciliation.timeZone,
+  });
+  const redemptions = givingBackOnEnd(
+    instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix, askBeforeEnding: true }), metrics),
+    redemptionCap,
+    logger,
+  );
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
   if (config.money.kioskQr && config.env === 'production') {
@@ -183,6 +192,7 @@ export async function startBff(
     outbox,
     batchJobs,
     tillAnswers: createTillAnswerStore({ redis, prefix: config.redis.keyPrefix, clock }),
+    redemptionCap,
     openRedemptions: openRedemptionCapFor(config.security, redemptions, { redis, keyPrefix: config.redis.keyPrefix }),
     clock,
     logger,
@@ -287,7 +297,10 @@ export async function startBff(
     intervalMs: config.pos.sweeperIntervalMs,
     logger,
     clock,
-    onExpired: countExpiredHold(metrics),
+    onExpired: (r, via) => {
+      countExpiredHold(metrics)(r, via);
+      giveBackExpired(redemptionCap, logger)(r);
+    },
     settle: settleHoldAfterLease(deps),
     endHeld: (r) => endDueHold(deps, r),
   });

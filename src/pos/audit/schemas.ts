@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CustomerId, Id } from '../fields';
-import { AUDIT_ACTIONS, AUDIT_OUTCOMES } from './types';
+import { AUDIT_ACTIONS, AUDIT_OUTCOMES, START_PROOFS } from './types';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
 const When = z.iso.datetime({ offset: true });
@@ -64,6 +64,13 @@ export const AuditEntryViewSchema = z
     amountRefunded: money('a refund or sale void gave back, as the loyalty service answered (settled after a crash: the amount the till asked for)'),
     amountHeld: money('a redemption held (what its points are worth), as the loyalty service answered'),
     couponWorth: money('the locked coupons take off the basket'),
+    proof: z
+      .enum(START_PROOFS)
+      .optional()
+      .describe(
+        'redemption_start: how the customer was shown to be present: qr (QR code scanned), hash (typed id with the hash from their app), ' +
+          'otp (a code sent to them), none (a typed customer id alone)',
+      ),
   })
   .meta({ id: 'AuditEntry' });
 
