@@ -37,6 +37,7 @@ import { createSaleRecords } from './sales/records';
 import { createBatchJobStore, rememberDeliveredJob } from './orders/batch-jobs';
 import { settleQueuedSale } from './sales/claims';
 import { giveBackExpired, givingBackOnEnd, MemoryCapCounter, RedemptionCap, RedisCapCounter } from './redemptions/cap';
+import { SIGNALS } from './audit/signals';
 import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
 import { reconciliationDepsOf } from './reconciliation';
@@ -216,6 +217,8 @@ export async function startBff(
   metrics.sample('repairsPending', () => repairs.size);
   repairs.start();
   closeHooks.push(() => repairs.stop());
+  // Every signal's series from the start (0), so an alert sees its first count as a rise.
+  for (const signal of SIGNALS) metrics.abuseSignals.inc({ signal }, 0);
   const daily = config.reconciliation.dailyAt;
   if (daily) {
     // The stores served (the fleet's registry with TERMINALS_SHARED=redis); asked at the day's run, after start-up.
@@ -230,6 +233,7 @@ export async function startBff(
       logger,
       clock,
       onAnomaly: (kind: string) => metrics.reconciliationAnomalies.inc({ kind }),
+      onSignal: (signal: string) => metrics.abuseSignals.inc({ signal }),
     };
     closeHooks.push(startDailyReconciliation(opts));
   }

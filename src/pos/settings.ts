@@ -1,4 +1,12 @@
-import type { AbuseSettings, AuditSettings, CashierApiSettings, HoldExpirySettings, LoyaltySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
+import type {
+  AbuseSettings,
+  AuditSettings,
+  CashierApiSettings,
+  HoldExpirySettings,
+  LoyaltySettings,
+  MoneySettings,
+  ReconciliationSettings,
+} from '../platform/settings';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
 export type RedemptionProof = CashierApiSettings['redemptionProof'];
