@@ -774,6 +774,7 @@ export type components = {
                 redemptionIds: string[];
                 /** @description Refunds and voids */
                 refundIds: string[];
+                /** @description The store this part is of: always the caller's own */
                 storeId: string;
                 /** @description This store's tills in the pattern */
                 terminalIds: string[];

@@ -110,7 +110,7 @@ export const AbuseSignalSchema = z
     parts: z
       .array(
         z.object({
-          storeId: z.string(),
+          storeId: z.string().describe("The store this part is of: always the caller's own"),
           cashierIds: ids('Cashiers of this store in the pattern (X-Cashier-Id)'),
           terminalIds: ids("This store's tills in the pattern"),
           paymentIds: ids('Sales'),

@@ -37,7 +37,7 @@ describe('abuse signals from the audit trail', () => {
     expect(countSignals([])).toEqual({ customer_share: 0, earn_then_refund: 0, multi_store_redemptions: 0, typed_customer_id: 0 });
   });
 
-  it("customer_share: 30 % of a shift of 10 is flagged; 3 of 11, or 3 of 9 (too few sales), are not", () => {
+  it('customer_share: 30 % of a shift of 10 is flagged; 3 of 11, or 3 of 9 (too few sales), are not', () => {
     const flagged = computeSignals(shift(10, 3), DAY);
     expect(kinds(flagged)).toEqual(['customer_share']);
     expect(flagged[0]).toMatchObject({ customerId: 'hoarder', shiftId: 'am', count: 3, of: 10, threshold: 30 });
