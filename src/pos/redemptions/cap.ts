@@ -29,7 +29,7 @@ import type { PosSettings } from '../settings';
 import { storePolicy } from '../terminals/policy';
 import type { Store } from '../terminals/types';
 import type { Logger } from 'pino';
-import type { RedemptionStore } from './types';
+import type { ChangeResult, RedemptionStore } from './types';
 
 /** A customer's counted day is forgotten two days after its last write: only today's is ever read. */
 const KEEP_MS = 2 * 86_400_000;
@@ -218,14 +218,17 @@ function refuseOver(limit: number, used: number, points: number): void {
  */
 export function givingBackOnEnd(store: RedemptionStore, cap: RedemptionCap | undefined, logger: Logger): RedemptionStore {
   if (!cap) return store;
-  const change: RedemptionStore['change'] = async (id, now, fn) => {
-    const result = await store.change(id, now, fn);
+  const ended = async (result: ChangeResult) => {
     if (result.ok && UNUSED_ENDS.has(result.redemption.state)) await giveBack(cap, logger, result.redemption);
     return result;
   };
+  // Both: the store under this one may be a proxy whose `apply` is bound to itself, so it would not reach this `change`.
+  const change: RedemptionStore['change'] = async (id, now, fn) => ended(await store.change(id, now, fn));
+  const apply: RedemptionStore['apply'] = async (id, now, name, opts) => ended(await store.apply(id, now, name, opts));
   return new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'change') return change;
+      if (prop === 'apply') return apply;
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(receiver) : value;
     },
