@@ -116,3 +116,24 @@ describe('the redemption cap at the OTP step', () => {
     expect(audit.body.entries.map((e: { proof?: string }) => e.proof)).toEqual(['hash', 'none', 'none']);
   });
 });
+
+describe('the redemption cap without Redis (one instance, process memory)', () => {
+  let s: Stack;
+  beforeAll(async () => {
+    s = await startStack({ store: 'memory', env: { REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY: '500' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('counts, refuses over it and gives back what is voided', async () => {
+    await s.seed('cap-m', 5000);
+    const first = await s.pos('cashier').post('/redemptions', { customerId: 'cap-m', points: 300 }).expect(201);
+    expect((await s.pos('otherCashier').post('/redemptions', { customerId: 'cap-m', points: 201 })).body).toMatchObject({
+      code: 'redemption_cap_reached',
+      pointsLeft: 200,
+    });
+    await s.pos('cashier').post(`/redemptions/${first.body.id}/void`).expect(200);
+    await s.pos('otherCashier').post('/redemptions', { customerId: 'cap-m', points: 500 }).expect(201);
+  });
+});
