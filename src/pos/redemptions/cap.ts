@@ -43,6 +43,8 @@ export interface CapCounter {
   giveBack(key: string, redemptionId: string): Promise<void>;
   /** The day's total. */
   used(key: string): Promise<number>;
+  /** Drops the day's count (a customer's erasure). */
+  forget(key: string): Promise<void>;
 }
 
 export class MemoryCapCounter implements CapCounter {
@@ -79,6 +81,10 @@ export class MemoryCapCounter implements CapCounter {
 
   async used(key: string) {
     return [...(this.days.get(key)?.ids.values() ?? [])].reduce((s, n) => s + n, 0);
+  }
+
+  async forget(key: string) {
+    this.days.delete(key);
   }
 }
 
@@ -127,6 +133,10 @@ export class RedisCapCounter implements CapCounter {
     const vals = await this.redis.hvals(key).catch(unavailable);
     return vals.reduce((s, v) => s + Number(v), 0);
   }
+
+  async forget(key: string) {
+    await this.redis.del(key).catch(unavailable);
+  }
 }
 
 function unavailable(err: unknown): never {
@@ -161,6 +171,14 @@ export class RedemptionCap {
   /** The points its hold took (an estimate was counted before it was sent). */
   correct(r: CappedRedemption, points: number): Promise<void> {
     return this.counter.correct(this.key(r.customerId, r.createdAt), r.id, points);
+  }
+
+  /**
+   * A customer's erasure: the counts kept under their id (the days around `now`, all a count lives) are dropped.
+   * Their holds are all ended by then (an erasure waits for them), so this only forgets what they redeemed.
+   */
+  async forget(customerId: string, now: number): Promise<void> {
+    for (const day of [-2, -1, 0, 1]) await this.counter.forget(this.key(customerId, now + day * 86_400_000));
   }
 
   /** Voided, expired, or never held: its points count no more. */
