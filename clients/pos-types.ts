@@ -80,6 +80,8 @@ export type DeletedDeadLetter = Answer<'deleteDeadLetter', 200>;
 
 // Store managers: the audit trail and the day's reconciliation
 export type AuditTrail = Answer<'getAuditTrail', 200>;
+/** The abuse signals of a store's day (manager). */
+export type AbuseSignals = Answer<'getAbuseSignals', 200>;
 export type Reconciliation = Answer<'getReconciliation', 200>;
 
 // The till's deadline: a write still under way at `Prefer: wait` is answered 202 pending (read it back at its Location)

@@ -105,6 +105,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/pos/v1/audit/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Patterns to look into at this store's tills: the abuse signals of a day (manager)
+         * @description Computed from the audit trail for the store's day (default today): one customer on a large share of a shift's sales (customer_share), a sale that earned points refunded or voided soon after by the same cashier or store (earn_then_refund), one customer's redemptions at several stores within minutes (multi_store_redemptions), a cashier starting redemptions from typed customer ids with no QR code and no OTP (typed_customer_id); thresholds are the SIGNAL_* settings. A store sees the signals about its own cashiers and sales, and of a pattern across stores only its own part (with the number of stores). A signal is a pattern to look into, not a verdict; a clean day has none. The day's reconciliation lists the same.
+         *
+         *     **Terminal roles:** manager.
+         */
+        get: operations["getAbuseSignals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pos/v1/coupon-locks": {
         parameters: {
             query?: never;
@@ -596,7 +618,7 @@ export type paths = {
         put?: never;
         /**
          * Start a redemption: hold points by amount, points or rule
-         * @description Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`.
+         * @description Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`. A customer may redeem at most REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY points a day across the stores (or the store's own cap): a start that would go over it is 409 `redemption_cap_reached`, before anything is asked of the loyalty service.
          *
          *     **Terminal roles:** cashier, manager.
          */
@@ -731,6 +753,56 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
+        AbuseSignal: {
+            /** @description What was counted: the customer's sales, the redemptions, the typed starts (1 for a refund) */
+            count: number;
+            /** @description The customer it is about */
+            customerId?: string;
+            /** @description The pattern's first act, ISO 8601 UTC */
+            from: string;
+            /** @description The signal in words */
+            note: string;
+            /** @description customer_share: the shift's sales; multi_store_redemptions: how many stores in all */
+            of?: number;
+            /** @description What this store's tills did in it: only the caller's own store's part, even of a pattern across stores */
+            parts: {
+                /** @description Cashiers of this store in the pattern (X-Cashier-Id) */
+                cashierIds: string[];
+                /** @description Sales */
+                paymentIds: string[];
+                /** @description Redemptions */
+                redemptionIds: string[];
+                /** @description Refunds and voids */
+                refundIds: string[];
+                /** @description The store this part is of: always the caller's own */
+                storeId: string;
+                /** @description This store's tills in the pattern */
+                terminalIds: string[];
+            }[];
+            /** @description customer_share: the shift (X-Shift-Id); absent: sales of a till that sent no shift id */
+            shiftId?: string;
+            /**
+             * @description customer_share: one customer on a large share of a shift's sales; earn_then_refund: a sale that earned points refunded or voided soon after by the same cashier or store; multi_store_redemptions: one customer's redemptions at several stores within minutes; typed_customer_id: a cashier starting redemptions from typed customer ids (no QR code, no OTP)
+             * @enum {string}
+             */
+            signal: "customer_share" | "earn_then_refund" | "multi_store_redemptions" | "typed_customer_id";
+            /** @description The threshold it met (SIGNAL_* settings: percent, hours, stores, starts) */
+            threshold: number;
+            /** @description The pattern's last act, ISO 8601 UTC */
+            to: string;
+        };
+        AbuseSignals: {
+            /** @description The store's day, YYYY-MM-DD */
+            date: string;
+            /** @description Start of the day, ISO 8601 UTC */
+            from: string;
+            /** @description The signals this store has a part in, oldest first; none on a clean day */
+            signals: components["schemas"]["AbuseSignal"][];
+            /** @description The manager's store */
+            storeId: string;
+            /** @description End of the day (inclusive), ISO 8601 UTC */
+            to: string;
+        };
         AuditEntry: {
             /**
              * @description What the cashier did
@@ -778,6 +850,11 @@ export type components = {
             pointsRedeemed?: number;
             /** @description Points a refund or sale void took back, as the loyalty service answered */
             pointsTakenBack?: number;
+            /**
+             * @description redemption_start: how the customer was shown to be present: qr (QR code scanned), hash (typed id with the hash from their app), otp (a code sent to them), none (a typed customer id alone)
+             * @enum {string}
+             */
+            proof?: "qr" | "hash" | "otp" | "none";
             /** @description The redemption (rdm_...) */
             redemptionId?: string;
             /** @description The refund's id */
@@ -1352,6 +1429,8 @@ export type components = {
             rows: components["schemas"]["ReconciliationRow"][];
             /** @description Audit entries that settled an earlier unknown outcome from the loyalty service's record */
             settledLater: number;
+            /** @description The abuse signals of the window this store has a part in, with only its own part (GET /audit/signals); none on a clean day */
+            signals: components["schemas"]["AbuseSignal"][];
             /** @description The manager's store */
             storeId: string;
             /** @description The two sides summed */
@@ -1811,6 +1890,8 @@ export type components = {
     };
     pathItems: never;
 };
+export type AbuseSignal = components['schemas']['AbuseSignal'];
+export type AbuseSignals = components['schemas']['AbuseSignals'];
 export type AuditEntry = components['schemas']['AuditEntry'];
 export type AuditPage = components['schemas']['AuditPage'];
 export type CustomerDeleted = components['schemas']['CustomerDeleted'];
@@ -2315,10 +2396,250 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["AuditPage"];
                     /**
-                     * @example at,storeId,terminalId,cashierId,shiftId,action,outcome,code,customerId,paymentId,refundId,redemptionId,couponLockId,outboxId,names,pointsEarned,pointsRedeemed,pointsHeld,pointsTakenBack,amountPaid,amountRefunded,amountHeld,couponWorth,requestId,repair,id
-                     *     2026-11-24T09:14:03.120Z,store-001,till-1,cashier-017,shift-2026-11-24-am,payment,applied,,alice,sale-1001,,rdm_Q2x9fT0aLm4pZr8s,,,,260,200,,,130,,,,till-1-000123,,1795603643120-0
+                     * @example at,storeId,terminalId,cashierId,shiftId,action,outcome,code,customerId,paymentId,refundId,redemptionId,couponLockId,outboxId,names,pointsEarned,pointsRedeemed,pointsHeld,pointsTakenBack,amountPaid,amountRefunded,amountHeld,couponWorth,proof,requestId,repair,id
+                     *     2026-11-24T09:14:03.120Z,store-001,till-1,cashier-017,shift-2026-11-24-am,payment,applied,,alice,sale-1001,,rdm_Q2x9fT0aLm4pZr8s,,,,260,200,,,130,,,,,till-1-000123,,1795603643120-0
                      */
                     "text/csv; charset=utf-8": string;
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "cashier_header_invalid";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getAbuseSignals: {
+        parameters: {
+            query?: {
+                /** @description A day of the store (STORE_TIME_ZONE); default today */
+                date?: string;
+            };
+            header?: {
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signals this store has a part in */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "storeId": "store-001",
+                     *       "date": "2026-11-24",
+                     *       "from": "2026-11-24T00:00:00.000Z",
+                     *       "to": "2026-11-24T23:59:59.999Z",
+                     *       "signals": [
+                     *         {
+                     *           "signal": "customer_share",
+                     *           "from": "2026-11-24T08:02:11.000Z",
+                     *           "to": "2026-11-24T13:40:05.000Z",
+                     *           "customerId": "alice",
+                     *           "shiftId": "shift-2026-11-24-am",
+                     *           "count": 9,
+                     *           "threshold": 30,
+                     *           "of": 21,
+                     *           "note": "Customer alice on 9 of 21 sales (42.9 %) of shift shift-2026-11-24-am (threshold 30 % of at least 10)",
+                     *           "parts": [
+                     *             {
+                     *               "storeId": "store-001",
+                     *               "cashierIds": [
+                     *                 "cashier-017"
+                     *               ],
+                     *               "terminalIds": [
+                     *                 "till-1"
+                     *               ],
+                     *               "paymentIds": [
+                     *                 "sale-1001",
+                     *                 "sale-1007"
+                     *               ],
+                     *               "refundIds": [],
+                     *               "redemptionIds": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AbuseSignals"];
                 };
             };
             /**
@@ -10342,6 +10663,7 @@ export interface operations {
                      *         "holdLookup": 0
                      *       },
                      *       "redisLosses": [],
+                     *       "signals": [],
                      *       "printout": [
                      *         "------- Reconciliation store-001 -------",
                      *         "Day                           2026-11-23",
@@ -10351,6 +10673,7 @@ export interface operations {
                      *         "Checked, in step                       1",
                      *         "Not comparable                         0",
                      *         "Anomalies                              1",
+                     *         "Abuse signals                          0",
                      *         "---------------- Totals ----------------",
                      *         "                       Here      Loyalty",
                      *         "Paid                 190.00       190.00",
@@ -10390,6 +10713,7 @@ export interface operations {
                      *     Checked, in step                       1
                      *     Not comparable                         0
                      *     Anomalies                              1
+                     *     Abuse signals                          0
                      *     ---------------- Totals ----------------
                      *                            Here      Loyalty
                      *     Paid                 190.00       190.00
@@ -11180,6 +11504,7 @@ export interface operations {
              *     - `otp_for_another_redemption`: A code given with a new redemption was asked for another one. Confirm the redemption the code was sent for, or start again without a code.
              *     - `otp_pending_for_another_redemption`: A code sent to this customer for another redemption is still out (`redemptionId` names it when it is this store's; `pendingUntil`, `Retry-After`: when it lapses). Confirm that redemption with the code, or start again after Retry-After.
              *     - `too_many_open_redemptions`: This terminal has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open. Complete or void an open redemption first.
+             *     - `redemption_cap_reached`: The customer's points redeemed today (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, or the store's own cap) leave no room for this many. Redeem fewer points (the answer says how many are left), or none today.
              *     - `hold_released_late`: The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released. Start a new redemption.
              */
             409: {
@@ -11194,7 +11519,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "otp_for_another_redemption" | "otp_pending_for_another_redemption" | "too_many_open_redemptions" | "hold_released_late";
+                        code: "idempotency_request_in_progress" | "otp_for_another_redemption" | "otp_pending_for_another_redemption" | "too_many_open_redemptions" | "redemption_cap_reached" | "hold_released_late";
                     };
                 };
             };
@@ -11828,6 +12153,7 @@ export interface operations {
              * @description Conflict: `code` is one of these (what it means; what the till does):
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
              *     - `otp_not_for_this_redemption`: The newest code sent to the customer was asked for another redemption (or lapsed). Start a new redemption (a new code is sent).
+             *     - `redemption_cap_reached`: The customer's points redeemed today (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, or the store's own cap) leave no room for this many. Redeem fewer points (the answer says how many are left), or none today.
              *     - `redemption_not_awaiting_otp`: The redemption is not waiting for an OTP (`state` says what it is). Go on from its state (held: pay with it).
              *     - `otp_in_progress`: A code for this redemption is being checked right now. Read the redemption for its outcome.
              *     - `hold_released_late`: The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released. Start a new redemption.
@@ -11844,7 +12170,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "otp_not_for_this_redemption" | "redemption_not_awaiting_otp" | "otp_in_progress" | "hold_released_late";
+                        code: "idempotency_request_in_progress" | "otp_not_for_this_redemption" | "redemption_cap_reached" | "redemption_not_awaiting_otp" | "otp_in_progress" | "hold_released_late";
                     };
                 };
             };

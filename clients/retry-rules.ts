@@ -62,6 +62,7 @@ export const CODE_RETRY: Record<string, RetryRule> = {
   rule_not_found: 'new',
   insufficient_points: 'new',
   too_many_open_redemptions: 'new',
+  redemption_cap_reached: 'new',
   redemption_not_found: 'new',
   redemption_not_awaiting_otp: 'read',
   redemption_not_held: 'new',

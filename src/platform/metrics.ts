@@ -82,6 +82,8 @@ export interface Metrics {
   readonly upstreamBudgetRefusals: Counter<'operation'>;
   /** Anomalies in the day's reconciliation reports this instance wrote (label kind). */
   readonly reconciliationAnomalies: Counter<'kind'>;
+  /** Abuse signals found in the day's reports (the daily reconciliation), fleet-wide once a day, by signal. */
+  readonly abuseSignals: Counter<'signal'>;
   /** Sets where a gauge reads its value at scrape time; a failing sampler makes it NaN (unknown). */
   sample(gauge: SampledGauge, sampler: Sampler): void;
   setCircuitState(state: CircuitState): void;
@@ -263,6 +265,12 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       name: 'pos_reconciliation_anomalies_total',
       help: "Anomalies in the day's reconciliation reports this instance wrote, by kind",
       labelNames: ['kind'],
+      registers,
+    }),
+    abuseSignals: new Counter({
+      name: 'pos_abuse_signals_total',
+      help: 'Abuse signals of the day the daily reconciliation found across the stores (counted once per signal, by the instance that ran it), by signal',
+      labelNames: ['signal'],
       registers,
     }),
     sample(gauge, sampler) {

@@ -198,6 +198,12 @@ export const PROBLEM_CATALOGUE = {
     meaning: 'This terminal has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open',
     tillDoes: 'Complete or void an open redemption first',
   },
+  redemption_cap_reached: {
+    status: 409,
+    retry: 'new',
+    meaning: "The customer's points redeemed today (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, or the store's own cap) leave no room for this many",
+    tillDoes: 'Redeem fewer points (the answer says how many are left), or none today',
+  },
   redemption_not_found: { status: 404, retry: 'new', meaning: 'No such redemption in this store', tillDoes: NEW_REDEMPTION },
   redemption_not_awaiting_otp: {
     status: 409,

@@ -7,6 +7,7 @@ import type { AuditTrail } from './audit/trail';
 import type { RedemptionStore } from './redemptions/types';
 import type { SaleRecords } from './sales/records';
 import type { OpenRedemptionCap } from './redemptions/open-redemptions';
+import type { RedemptionCap } from './redemptions/cap';
 import type { SharedDeps } from './context';
 import type { Store } from './terminals/types';
 import type { RedisLosses } from './reconciliation/engine';
@@ -39,6 +40,8 @@ export interface PosDeps extends SharedDeps {
   batchJobs: BatchJobStore;
   /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */
   openRedemptions?: OpenRedemptionCap;
+  /** Points per customer and store day (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, src/pos/redemptions/cap.ts). */
+  redemptionCap?: RedemptionCap;
   /** Every cashier action that changes money or points, per store (src/pos/audit); absent: not kept. */
   audit?: AuditTrail;
   /** Answers a till stopped waiting for (answered 202 at its deadline), for their read-back. */

@@ -36,6 +36,8 @@ import { RepairQueue } from './money/repairs';
 import { createSaleRecords } from './sales/records';
 import { createBatchJobStore, rememberDeliveredJob } from './orders/batch-jobs';
 import { settleQueuedSale } from './sales/claims';
+import { giveBackExpired, givingBackOnEnd, MemoryCapCounter, RedemptionCap, RedisCapCounter } from './redemptions/cap';
+import { SIGNALS } from './audit/signals';
 import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
 import { reconciliationDepsOf } from './reconciliation';
@@ -107,7 +109,15 @@ export async function startBff(
   const dataset = redis && watchDataset(redis, config, logger, metrics, clock);
   if (dataset) await dataset.watch.check();
   setClaimLeaseMs(claimLeaseSecondsOf(config.money, config.loyalty) * 1000);
-  const redemptions = instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix, askBeforeEnding: true }), metrics);
+  const redemptionCap = new RedemptionCap(redis ? new RedisCapCounter(redis) : new MemoryCapCounter(clock), {
+    prefix: config.redis.keyPrefix,
+    timeZone: config.reconciliation.timeZone,
+  });
+  const redemptions = givingBackOnEnd(
+    instrumentRedemptions(createRedemptionStore({ redis, prefix: config.redis.keyPrefix, askBeforeEnding: true }), metrics),
+    redemptionCap,
+    logger,
+  );
   metrics.sample('holdsOpen', () => redemptions.countOpen());
   if (!redis) logger.warn('REDIS_URL is not set: redemptions are kept in this process only and nothing will survive a restart');
   if (config.money.kioskQr && config.env === 'production') {
@@ -183,6 +193,7 @@ export async function startBff(
     outbox,
     batchJobs,
     tillAnswers: createTillAnswerStore({ redis, prefix: config.redis.keyPrefix, clock }),
+    redemptionCap,
     openRedemptions: openRedemptionCapFor(config.security, redemptions, { redis, keyPrefix: config.redis.keyPrefix }),
     clock,
     logger,
@@ -206,6 +217,8 @@ export async function startBff(
   metrics.sample('repairsPending', () => repairs.size);
   repairs.start();
   closeHooks.push(() => repairs.stop());
+  // Every signal's series from the start (0), so an alert sees its first count as a rise.
+  for (const signal of SIGNALS) metrics.abuseSignals.inc({ signal }, 0);
   const daily = config.reconciliation.dailyAt;
   if (daily) {
     // The stores served (the fleet's registry with TERMINALS_SHARED=redis); asked at the day's run, after start-up.
@@ -220,6 +233,7 @@ export async function startBff(
       logger,
       clock,
       onAnomaly: (kind: string) => metrics.reconciliationAnomalies.inc({ kind }),
+      onSignal: (signal: string) => metrics.abuseSignals.inc({ signal }),
     };
     closeHooks.push(startDailyReconciliation(opts));
   }
@@ -287,7 +301,10 @@ export async function startBff(
     intervalMs: config.pos.sweeperIntervalMs,
     logger,
     clock,
-    onExpired: countExpiredHold(metrics),
+    onExpired: (r, via) => {
+      countExpiredHold(metrics)(r, via);
+      giveBackExpired(redemptionCap, logger)(r);
+    },
     settle: settleHoldAfterLease(deps),
     endHeld: (r) => endDueHold(deps, r),
   });

@@ -1,4 +1,12 @@
-import type { AuditSettings, CashierApiSettings, HoldExpirySettings, LoyaltySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
+import type {
+  AbuseSettings,
+  AuditSettings,
+  CashierApiSettings,
+  HoldExpirySettings,
+  LoyaltySettings,
+  MoneySettings,
+  ReconciliationSettings,
+} from '../platform/settings';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
 export type RedemptionProof = CashierApiSettings['redemptionProof'];
@@ -26,6 +34,10 @@ export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[num
     reconciliationConcurrency?: number;
     /** SALES_RECORDED_AS: how a new sale is sent upstream; absent: as a payment. */
     salesRecordedAs?: LoyaltySettings['salesRecordedAs'];
+    /** REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY (a store's own through storePolicy); absent or 0: no cap. */
+    redemptionCapPointsPerCustomerDay?: number;
+    /** The SIGNAL_* thresholds of the abuse signals (src/pos/audit/signals.ts); absent: their defaults. */
+    signals?: AbuseSettings['signals'];
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -40,6 +52,7 @@ export function posSettings(config: {
   audit: AuditSettings;
   reconciliation: ReconciliationSettings;
   loyalty: Pick<LoyaltySettings, 'salesRecordedAs'>;
+  abuse?: AbuseSettings;
 }): PosSettings {
   return {
     ...pick(config.pos, FROM_CASHIER_API),
@@ -49,5 +62,6 @@ export function posSettings(config: {
     storeTimeZone: config.reconciliation.timeZone,
     reconciliationConcurrency: config.reconciliation.concurrency,
     salesRecordedAs: config.loyalty.salesRecordedAs,
+    ...(config.abuse ? { redemptionCapPointsPerCustomerDay: config.abuse.redemptionCapPointsPerCustomerDay, signals: config.abuse.signals } : {}),
   };
 }

@@ -183,6 +183,8 @@ describe('store reports match the documented schemas', () => {
     const report = documented('get', '/reconciliation', await s.pos('manager').get(`/reconciliation?from=${from}&to=${to}`));
     expect(report.rows.map((r: { id: string; status: string }) => [r.id, r.status])).toEqual([['doc-report-1', 'matched']]);
     problem(await s.pos('manager').get('/reconciliation?date=yesterday'), 400);
+    const signals = documented('get', '/audit/signals', await s.pos('manager').get('/audit/signals'));
+    expect(signals).toMatchObject({ storeId: 'store-001', signals: [] });
   });
 });
 

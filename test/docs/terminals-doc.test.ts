@@ -64,10 +64,11 @@ describe('docs/operator/terminals.md', () => {
   it('stores: an edit, its values taken back to the settings, and a removal that revokes the terminals with it', async () => {
     const [edit, back] = block('## Stores').trim().split('\n');
     await run(edit);
-    expect(storeOf('store-003')).toMatchObject({ branch: { name: 'Mall, level 2' }, requireCashier: true, tillWaitSeconds: 20 });
+    expect(storeOf('store-003')).toMatchObject({ branch: { name: 'Mall, level 2' }, requireCashier: true, tillWaitSeconds: 20, redemptionCapPointsPerCustomerDay: 300 });
     await run(back);
     expect(storeOf('store-003')).not.toHaveProperty('requireCashier');
     expect(storeOf('store-003')).not.toHaveProperty('tillWaitSeconds');
+    expect(storeOf('store-003')).not.toHaveProperty('redemptionCapPointsPerCustomerDay');
     const refused = await cli(['remove-store', 'store-003']);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('not revoked (office-003)') });
     await run(block('## Stores'));

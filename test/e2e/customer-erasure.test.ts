@@ -112,6 +112,7 @@ describe.each(['redis', 'memory'] as const)('customer erasure (%s store)', (stor
     await d.idempotency.forgetAnswers(read);
     await d.tillAnswers.forgetAnswers(read);
     if (await d.otpTickets.current(GONE, d.clock())) out.push(`otp ticket of ${GONE}`);
+    if (await d.redemptionCap?.usedOn(GONE, d.clock())) out.push(`redemption cap count of ${GONE}`);
     return out;
   }
 

@@ -318,7 +318,9 @@ describe('a day of 200 actions in two stores, with faults, reconciled against th
     expect(lines.every((l) => l.length <= 40)).toBe(true);
     expect(lines.join('\n')).toContain('day-001-dead');
     const csv = reconciliationCsv(r).trimEnd().split('\r\n');
-    expect(csv).toHaveLength(1 + r.rows.length + 2);
+    // One row per row, the two totals, then a row per abuse signal (the day's same-store refunds of sales that earned points).
+    expect(csv).toHaveLength(1 + r.rows.length + 2 + r.signals.length);
+    expect(csv.filter((line) => line.includes(',signal,'))).toHaveLength(r.signals.length);
   });
 
   it('the terminal CLI reconciles and audits the same, from Redis and the loyalty service', async () => {

@@ -334,6 +334,7 @@ const ROUTES: RouteRule[] = [
   { name: 'GET /outbox/dead', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/outbox/dead' }) },
   // Store reports: each store's manager reads its own store's (the other store's cannot be named).
   { name: 'GET /audit', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/audit' }) },
+  { name: 'GET /audit/signals', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/audit/signals' }) },
   { name: 'GET /reconciliation', roles: ['manager'], ok: 200, call: async () => ({ method: 'get', path: '/reconciliation' }) },
   {
     name: 'POST /outbox/dead/:id/retry',

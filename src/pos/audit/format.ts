@@ -25,6 +25,7 @@ const COLUMNS = [
   'amountRefunded',
   'amountHeld',
   'couponWorth',
+  'proof',
   'requestId',
   'repair',
   'id',

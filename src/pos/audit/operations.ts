@@ -4,7 +4,9 @@ import type { AuditDeps } from './record';
 import { localDate, windowOf } from './store-day';
 import { MemoryAuditStore } from './memory-store';
 import { auditEntryView, readAuditPage, type AuditEntryView } from './query';
-import type { AuditQuery } from './schemas';
+import type { AuditQuery, SignalsQuery } from './schemas';
+import { fleetSignals } from './signal-reads';
+import { signalsOfStore, signalView, type AbuseSignalView } from './signals';
 import type { AuditAction } from './types';
 import type { z } from 'zod';
 
@@ -51,5 +53,39 @@ export async function readStoreAudit(deps: AuditReadDeps, ctx: CallContext, q: z
     to: new Date(window.to).toISOString(),
     entries: page.entries.map(auditEntryView),
     next: page.next ?? null,
+  };
+}
+
+/** What reading the signals uses: the trail, the fleet's stores (a pattern may cross them), the thresholds. */
+export type SignalReadDeps = AuditReadDeps & {
+  stores: () => readonly { id: string }[];
+  settings: Pick<PosSettings, 'storeTimeZone' | 'signals'>;
+};
+
+export interface SignalsView {
+  storeId: string;
+  date: string;
+  from: string;
+  to: string;
+  signals: AbuseSignalView[];
+}
+
+/**
+ * The abuse signals of a day (default today) that the caller's store has a
+ * part in, each with only its own part: the fleet's trails are read (a
+ * pattern may cross stores), what the store is shown is its own.
+ */
+export async function readStoreSignals(deps: SignalReadDeps, ctx: CallContext, q: z.output<typeof SignalsQuery>): Promise<SignalsView> {
+  const tz = deps.settings.storeTimeZone ?? 'UTC';
+  const date = q.date ?? localDate(deps.clock(), tz);
+  const window = windowOf({ date }, tz, deps.clock());
+  const storeId = ctx.identity.store.id;
+  const all = await fleetSignals(deps.audit?.store ?? new MemoryAuditStore(0), [storeId, ...deps.stores().map((s) => s.id)], window, deps.settings.signals);
+  return {
+    storeId,
+    date,
+    from: new Date(window.from).toISOString(),
+    to: new Date(window.to).toISOString(),
+    signals: signalsOfStore(all, storeId).map(signalView),
   };
 }

@@ -1,11 +1,11 @@
 import { routesGiven } from '../http/route';
 import { auditCsv } from './format';
-import { readStoreAudit } from './operations';
-import { AuditPageSchema, AuditQuery } from './schemas';
+import { readStoreAudit, readStoreSignals } from './operations';
+import { AuditPageSchema, AuditQuery, SignalsPageSchema, SignalsQuery } from './schemas';
 
-import type { AuditReadDeps } from './operations';
+import type { SignalReadDeps } from './operations';
 
-const route = routesGiven<AuditReadDeps>();
+const route = routesGiven<SignalReadDeps>();
 
 const entry = {
   id: '1795603643120-0',
@@ -25,6 +25,36 @@ const entry = {
   pointsRedeemed: 200,
 };
 const page = { storeId: 'store-001', from: '2026-11-24T00:00:00.000Z', to: '2026-11-24T23:59:59.999Z', entries: [entry], next: null };
+
+const signals = {
+  storeId: 'store-001',
+  date: '2026-11-24',
+  from: '2026-11-24T00:00:00.000Z',
+  to: '2026-11-24T23:59:59.999Z',
+  signals: [
+    {
+      signal: 'customer_share' as const,
+      from: '2026-11-24T08:02:11.000Z',
+      to: '2026-11-24T13:40:05.000Z',
+      customerId: 'alice',
+      shiftId: 'shift-2026-11-24-am',
+      count: 9,
+      threshold: 30,
+      of: 21,
+      note: 'Customer alice on 9 of 21 sales (42.9 %) of shift shift-2026-11-24-am (threshold 30 % of at least 10)',
+      parts: [
+        {
+          storeId: 'store-001',
+          cashierIds: ['cashier-017'],
+          terminalIds: ['till-1'],
+          paymentIds: ['sale-1001', 'sale-1007'],
+          refundIds: [],
+          redemptionIds: [],
+        },
+      ],
+    },
+  ],
+};
 
 /** The store's audit trail, for its managers. */
 export const AUDIT_ROUTES = [
@@ -48,5 +78,25 @@ export const AUDIT_ROUTES = [
     callsLoyalty: false,
     codes: [],
     handle: (deps, ctx, { query }) => readStoreAudit(deps, ctx, query),
+  }),
+  route({
+    method: 'get',
+    path: '/audit/signals',
+    operationId: 'getAbuseSignals',
+    tag: 'Store reports',
+    roles: ['manager'],
+    summary: "Patterns to look into at this store's tills: the abuse signals of a day (manager)",
+    description:
+      "Computed from the audit trail for the store's day (default today): one customer on a large share of a shift's sales (customer_share), a sale " +
+      "that earned points refunded or voided soon after by the same cashier or store (earn_then_refund), one customer's redemptions at several " +
+      'stores within minutes (multi_store_redemptions), a cashier starting redemptions from typed customer ids with no QR code and no OTP ' +
+      '(typed_customer_id); thresholds are the SIGNAL_* settings. A store sees the signals about its own cashiers and sales, and of a pattern ' +
+      'across stores only its own part (with the number of stores). A signal is a pattern to look into, not a verdict; a clean day has none. ' +
+      "The day's reconciliation lists the same.",
+    query: SignalsQuery,
+    success: { status: 200, description: 'The signals this store has a part in', schema: SignalsPageSchema, example: signals },
+    callsLoyalty: false,
+    codes: [],
+    handle: (deps, ctx, { query }) => readStoreSignals(deps, ctx, query),
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CustomerId, Id } from '../fields';
-import { AUDIT_ACTIONS, AUDIT_OUTCOMES } from './types';
+import { AUDIT_ACTIONS, AUDIT_OUTCOMES, START_PROOFS } from './types';
+import { SIGNALS } from './signals';
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
 const When = z.iso.datetime({ offset: true });
@@ -64,6 +65,13 @@ export const AuditEntryViewSchema = z
     amountRefunded: money('a refund or sale void gave back, as the loyalty service answered (settled after a crash: the amount the till asked for)'),
     amountHeld: money('a redemption held (what its points are worth), as the loyalty service answered'),
     couponWorth: money('the locked coupons take off the basket'),
+    proof: z
+      .enum(START_PROOFS)
+      .optional()
+      .describe(
+        'redemption_start: how the customer was shown to be present: qr (QR code scanned), hash (typed id with the hash from their app), ' +
+          'otp (a code sent to them), none (a typed customer id alone)',
+      ),
   })
   .meta({ id: 'AuditEntry' });
 
@@ -76,3 +84,50 @@ export const AuditPageSchema = z
     next: z.string().nullable().describe('Pass as `after` for the next page; null on the last'),
   })
   .meta({ id: 'AuditPage' });
+
+export const SignalsQuery = z.strictObject({
+  date: Day.optional().describe('A day of the store (STORE_TIME_ZONE); default today'),
+});
+
+const ids = (what: string) => z.array(z.string()).describe(what);
+export const AbuseSignalSchema = z
+  .object({
+    signal: z
+      .enum(SIGNALS)
+      .describe(
+        "customer_share: one customer on a large share of a shift's sales; earn_then_refund: a sale that earned points refunded or voided soon after by " +
+          "the same cashier or store; multi_store_redemptions: one customer's redemptions at several stores within minutes; typed_customer_id: a " +
+          'cashier starting redemptions from typed customer ids (no QR code, no OTP)',
+      ),
+    from: z.string().describe("The pattern's first act, ISO 8601 UTC"),
+    to: z.string().describe("The pattern's last act, ISO 8601 UTC"),
+    customerId: z.string().optional().describe('The customer it is about'),
+    shiftId: z.string().optional().describe('customer_share: the shift (X-Shift-Id); absent: sales of a till that sent no shift id'),
+    count: z.number().describe("What was counted: the customer's sales, the redemptions, the typed starts (1 for a refund)"),
+    threshold: z.number().describe('The threshold it met (SIGNAL_* settings: percent, hours, stores, starts)'),
+    of: z.number().optional().describe("customer_share: the shift's sales; multi_store_redemptions: how many stores in all"),
+    note: z.string().describe('The signal in words'),
+    parts: z
+      .array(
+        z.object({
+          storeId: z.string().describe("The store this part is of: always the caller's own"),
+          cashierIds: ids('Cashiers of this store in the pattern (X-Cashier-Id)'),
+          terminalIds: ids("This store's tills in the pattern"),
+          paymentIds: ids('Sales'),
+          refundIds: ids('Refunds and voids'),
+          redemptionIds: ids('Redemptions'),
+        }),
+      )
+      .describe("What this store's tills did in it: only the caller's own store's part, even of a pattern across stores"),
+  })
+  .meta({ id: 'AbuseSignal' });
+
+export const SignalsPageSchema = z
+  .object({
+    storeId: z.string().describe("The manager's store"),
+    date: z.string().describe("The store's day, YYYY-MM-DD"),
+    from: z.string().describe('Start of the day, ISO 8601 UTC'),
+    to: z.string().describe('End of the day (inclusive), ISO 8601 UTC'),
+    signals: z.array(AbuseSignalSchema).describe('The signals this store has a part in, oldest first; none on a clean day'),
+  })
+  .meta({ id: 'AbuseSignals' });

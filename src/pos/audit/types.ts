@@ -60,7 +60,15 @@ export interface AuditSubject {
   amountHeld?: number;
   /** What a coupon lock takes off its basket. */
   couponWorth?: number;
+  /**
+   * A redemption start: how the customer was shown to be present. `qr`: a QR code scanned; `hash`: a typed id with the hash
+   * from the customer's app; `otp`: a code sent to the customer; `none`: a typed customer id alone (REDEMPTION_PROOF=none).
+   */
+  proof?: RedemptionStartProof;
 }
+
+export const START_PROOFS = ['qr', 'hash', 'otp', 'none'] as const;
+export type RedemptionStartProof = (typeof START_PROOFS)[number];
 
 export interface NewAuditEntry extends AuditActor, AuditSubject {
   /** Epoch ms the outcome was known. */

@@ -74,6 +74,12 @@ export const PROBLEM_EXAMPLES: Partial<Record<ProblemCode, { summary: string; va
     state: 'expired',
   }),
   answer(
+    "Over the customer's daily redemption cap",
+    'redemption_cap_reached',
+    'This customer may redeem at most 500 points a day and has 400 redeemed or held today: 100 points are left, 200 were asked for',
+    { capPoints: 500, usedPoints: 400, pointsLeft: 100 },
+  ),
+  answer(
     'Too many open redemptions on this terminal',
     'too_many_open_redemptions',
     'This terminal already has 10 open redemptions (the limit is 10); complete or void one first',

@@ -6,6 +6,7 @@ import type { IdempotencyStore } from '../idempotency/types';
 import type { OtpTicketStore } from '../otp';
 import { FINISHED_STATES, type OutboxStore } from '../outbox/types';
 import type { RedemptionStore } from '../redemptions/types';
+import type { RedemptionCap } from '../redemptions/cap';
 import type { SaleRecords } from '../sales/records';
 import { isIdClaimed } from '../money/ids/records';
 import type { TillAnswerStore } from '../till-answers/types';
@@ -17,6 +18,8 @@ export interface ErasureDeps {
   couponLocks: CouponLockStore;
   sales: SaleRecords;
   otpTickets: OtpTicketStore;
+  /** The redemption cap's counts, kept under the customer's id for a day or two (dropped). */
+  redemptionCap?: RedemptionCap;
   outbox: OutboxStore;
   idempotency: IdempotencyStore;
   tillAnswers: TillAnswerStore;
@@ -122,6 +125,7 @@ export async function eraseCustomerData(deps: ErasureDeps, customerId: string): 
   }
 
   if (await deps.otpTickets.forget(customerId)) erased.otpTickets += 1;
+  await deps.redemptionCap?.forget(customerId, now);
 
   const finished: Parameters<OutboxStore['rewriteFinished']>[0][] = [];
   await deps.outbox.list(async (es) => void finished.push(...es.filter((e) => FINISHED_STATES.includes(e.state) && namesCustomer(e, customerId))));

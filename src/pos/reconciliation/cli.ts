@@ -26,6 +26,8 @@ import { localDate } from '../audit/store-day';
 import { reconcileStore, type ReconciliationDeps } from './engine';
 import { reconciliationCsv, reconciliationPrintout } from './format';
 import { writeReport } from './report-files';
+import { fleetSignals } from '../audit/signal-reads';
+import { readTerminalsFile } from '../terminals/file';
 import { BACKGROUND, windowOf } from './index';
 
 export const REPORT_USAGE = `  audit --store <storeId> [--date YYYY-MM-DD | --from <ISO> --to <ISO>] [--terminal <id>] [--cashier <id>]
@@ -85,8 +87,9 @@ async function open(): Promise<Opened> {
     logger,
     policies: [budgetPolicy(budget, config.upstream.pauses)],
   });
+  const audit = new RedisAuditStore(redis, { prefix, retentionMs: config.audit.retentionDays * 86_400_000 });
   const deps: ReconciliationDeps = {
-    audit: new RedisAuditStore(redis, { prefix, retentionMs: config.audit.retentionDays * 86_400_000 }),
+    audit,
     loyalty,
     outbox: createOutboxStore({ redis, prefix, leaseMs: config.outbox.claimIdleMs, statusTtlSeconds: config.outbox.statusTtlSeconds }),
     couponLocks: createCouponLockStore({ redis, prefix }),
@@ -97,6 +100,14 @@ async function open(): Promise<Opened> {
     timeZone: config.reconciliation.timeZone,
     call: BACKGROUND,
     redisLosses: (from, to) => lossWindows(redis, prefix, from, to),
+    // A pattern may cross stores: the stores of the terminals file are read for the abuse signals.
+    signals: (window) =>
+      fleetSignals(
+        audit,
+        (readTerminalsFile(config.pos.terminalsFile)?.stores ?? []).map((st) => st.id),
+        window,
+        config.abuse.signals,
+      ),
   };
   return {
     config,

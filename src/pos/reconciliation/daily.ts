@@ -20,6 +20,8 @@ export interface DailyOptions {
   checkMs?: number;
   /** Counts each anomaly of a report written (for pos_reconciliation_anomalies_total). */
   onAnomaly?: (kind: string) => void;
+  /** Counts each abuse signal of the day, once across the stores (for pos_abuse_signals_total). */
+  onSignal?: (signal: string) => void;
 }
 
 export interface DailyClaim {
@@ -89,15 +91,19 @@ export class DailyReconciliation {
       mine = await this.opts.claim.take(date);
       if (!mine) return;
       const signal = this.stopping.signal;
+      const window = { ...dayWindow(date, deps.timeZone), date };
+      // The fleet's signals once for the day: each store's report shows its part, the metric counts each signal once.
+      const signals = deps.signals ? await deps.signals(window) : [];
+      for (const s of signals) this.opts.onSignal?.(s.signal);
       for (const storeId of this.opts.stores()) {
         signal.throwIfAborted();
-        const report = await reconcileStore({ ...deps, call: { ...deps.call, signal } }, storeId, { ...dayWindow(date, deps.timeZone), date });
+        const report = await reconcileStore({ ...deps, call: { ...deps.call, signal }, signals: async () => signals }, storeId, window);
         // Stopped mid-store: its reads were cut short, so no report of it is written; the day goes back.
         signal.throwIfAborted();
         const files = writeReport(this.opts.dir, report);
-        const line = { storeId, date, anomalies: report.anomalies.length, files };
+        const line = { storeId, date, anomalies: report.anomalies.length, signals: report.signals.length, files };
         for (const a of report.anomalies) this.opts.onAnomaly?.(a.kind);
-        if (report.anomalies.length) logger.warn(line, 'daily reconciliation written: anomalies to look into');
+        if (report.anomalies.length || report.signals.length) logger.warn(line, 'daily reconciliation written: anomalies or abuse signals to look into');
         else logger.info(line, 'daily reconciliation written');
       }
     } catch (err) {

@@ -9,6 +9,7 @@ import type { SaleRecords } from '../sales/records';
 import { rowsOfStore, type Facts, type Grouped } from './rows';
 import { FIGURES, type Figure, type Figures, type ReconciliationReport, type ReconciliationRow } from './types';
 import { inPool, UpstreamReads } from './upstream-reads';
+import { signalsOfStore, signalView, type AbuseSignal } from '../audit/signals';
 
 export interface ReconciliationDeps {
   audit: AuditStore;
@@ -25,6 +26,8 @@ export interface ReconciliationDeps {
   call?: LoyaltyCallContext;
   /** The Redis data set losses recorded in the window; absent: none can be known (no Redis). */
   redisLosses?: RedisLosses;
+  /** The fleet's abuse signals of a window (src/pos/audit/signal-reads.ts); absent: the report lists none. */
+  signals?: (window: { from: number; to: number }) => Promise<AbuseSignal[]>;
 }
 
 /** The windows (epoch ms) in which the Redis data set was lost, overlapping [from, to]. */
@@ -62,6 +65,7 @@ export async function reconcileStore(deps: ReconciliationDeps, storeId: string, 
     totals: totalsOf(rows),
     reads: { ...reads.counts },
     redisLosses: losses.map((l) => ({ from: iso(l.from), to: iso(l.to) })),
+    signals: deps.signals ? signalsOfStore(await deps.signals(window), storeId).map(signalView) : [],
   };
 }
 

@@ -83,6 +83,25 @@ export function reconciliationCsv(r: ReconciliationReport): string {
     line[line.length - 2] = `Redis data set lost between ${at(loss.from)} and ${at(loss.to)}: rows recorded before may be missing`;
     rows.push(line);
   }
+  for (const x of r.signals) {
+    const part = x.parts[0];
+    const line: unknown[] = [
+      localDateTime(upstreamTime(x.from) ?? 0, r.window.timeZone),
+      'signal',
+      x.signal,
+      '',
+      '',
+      x.customerId,
+      part?.paymentIds.join(' '),
+      part?.terminalIds.join(' '),
+      part?.cashierIds.join(' '),
+      ...FIGURES.map(() => ''),
+      ...FIGURES.map(() => ''),
+      x.note,
+      '',
+    ];
+    rows.push(line);
+  }
   return csvOf(header, rows);
 }
 
@@ -134,6 +153,7 @@ export function reconciliationPrintout(r: ReconciliationReport, width = RECEIPT_
   out.push(row('Checked, in step', String(quiet.inStep), width));
   out.push(row('Not comparable', String(quiet.notComparable), width));
   out.push(row('Anomalies', String(r.anomalies.length), width));
+  out.push(row('Abuse signals', String(r.signals.length), width));
   for (const loss of r.redisLosses) {
     out.push(...wrap(`REDIS DATA LOST ${minute(loss.from)} to ${minute(loss.to)}: what was recorded here before may be gone; rows may be missing`, width));
   }
@@ -152,6 +172,15 @@ export function reconciliationPrintout(r: ReconciliationReport, width = RECEIPT_
       out.push(...wrap(`${localTime(x.at, tz)} ${x.kind.replace('_', ' ')} ${x.id}`, width));
       out.push(...wrap(x.flags.map((f) => f.replace(/_/g, ' ')).join(', '), width, '  '));
       out.push(...wrap(x.note, width, '  '));
+    }
+  }
+  if (r.signals.length) {
+    out.push(centre('Abuse signals', width));
+    for (const x of r.signals) {
+      out.push(...wrap(`${localTime(upstreamTime(x.from) ?? 0, tz)} ${x.signal.replace(/_/g, ' ')}`, width));
+      out.push(...wrap(x.note, width, '  '));
+      const cashiers = x.parts.flatMap((p) => p.cashierIds);
+      if (cashiers.length) out.push(...wrap(`cashiers: ${cashiers.join(' ')}`, width, '  '));
     }
   }
   out.push('-'.repeat(width));

@@ -51,6 +51,7 @@ const report: ReconciliationReport = {
   totals: totalsOf(rows),
   reads: { orderTransactions: 2, holdLookup: 0 },
   redisLosses: [],
+  signals: [],
 };
 const example = { ...report, printout: reconciliationPrintout(report) };
 

@@ -1,3 +1,4 @@
+import { AbuseSignalSchema } from '../audit/schemas';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../audit/types';
 import { ANOMALIES, ROW_KINDS, ROW_STATUSES } from './types';
@@ -100,6 +101,9 @@ export const ReconciliationReportSchema = z
         }),
       )
       .describe('Spans in which the Redis data set was lost: what was recorded here before then may be gone, so rows may be missing'),
+    signals: z
+      .array(AbuseSignalSchema)
+      .describe('The abuse signals of the window this store has a part in, with only its own part (GET /audit/signals); none on a clean day'),
     printout: z.array(z.string()).describe('The report for the till printer, 40 columns a line'),
   })
   .meta({ id: 'ReconciliationReport' });

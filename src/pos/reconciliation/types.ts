@@ -1,4 +1,5 @@
 import type { AuditAction } from '../audit/types';
+import type { AbuseSignalView } from '../audit/signals';
 
 /** Points and money of one row or of a whole day, on one side. `null`: that side cannot say (an answer lost, a figure the interface does not give). */
 export interface Figures {
@@ -115,4 +116,6 @@ export interface ReconciliationReport {
    * writes, sale owners) may be gone, so rows may be missing and figures short here.
    */
   redisLosses: { from: string; to: string }[];
+  /** The abuse signals of the window this store has a part in, with only its own part (src/pos/audit/signals.ts); none on a clean day. */
+  signals: AbuseSignalView[];
 }

@@ -13,6 +13,8 @@ import { redemptionSubject } from '../audit/subjects';
 import { type RedemptionDeps, askKey, findRedemption } from './redemption-deps';
 import { otpIsProof, refuseUnchecked } from './proof';
 import { placeHold } from './hold';
+import { capCheck } from './cap';
+import { pointsToCount } from './points-of-ask';
 
 /** Another redemption's code is still out: only its own store's till is told which redemption. */
 function codeOutstanding(standing: OtpTicket, storeId: string, now: number): ConflictError {
@@ -113,10 +115,21 @@ export async function submitOtp(deps: RedemptionDeps, ctx: CallContext, id: stri
     free: async () => undefined,
     settleLater: () => undefined,
   };
+  // The day's cap: the points are counted before the code places the hold, corrected to what it took, given back if it is refused.
+  const cap: Claim<PlacedHold> = {
+    name: `redemption cap of ${r.customerId}`,
+    take: async () => capCheck(deps, ctx.identity.store, r, await pointsToCount(deps, ctx.identity.store, r.ask, ctx.requestId)),
+    finish: async (answer) => {
+      if (answer?.hold.holdEquivalentPoints !== undefined) await deps.redemptionCap?.correct(r, answer.hold.holdEquivalentPoints).catch(() => undefined);
+    },
+    free: async () => deps.redemptionCap?.giveBack(r).catch(() => undefined),
+    // Maybe held: kept counted (the sweep gives it back if the hold ends unused).
+    settleLater: () => undefined,
+  };
   const confirming = redemptionForOtp(deps, ctx, id);
   await claimActSettle<PlacedHold>({
     what: `The hold of redemption ${id}`,
-    claims: [ticket, confirming],
+    claims: [ticket, cap, confirming],
     logger: deps.logger,
     send: () => placeHold(deps, ctx, r, { otp, hash: r.hash }),
     onRecord: async () => false,

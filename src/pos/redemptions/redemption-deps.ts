@@ -11,12 +11,18 @@ import type { Redemption, RedemptionAsk } from './types';
 import { redemptionView, RedemptionView } from './view';
 import type { AuditDeps } from '../audit/record';
 import type { OpenRedemptionCap } from './open-redemptions';
+import type { RedemptionCap } from './cap';
+import type { RedemptionOptionsCache } from './options';
 
 /** What the redemption use cases are given. */
 export type RedemptionDeps = RedemptionOtpClaimDeps &
   HoldPeriodDeps &
   AuditDeps & {
-    settings: Pick<PosSettings, 'redemptionProof' | 'otpCodeMinutes' | 'holdExpiryLookup' | 'salesRecordedAs'>;
+    settings: Pick<PosSettings, 'redemptionProof' | 'otpCodeMinutes' | 'holdExpiryLookup' | 'salesRecordedAs' | 'redemptionCapPointsPerCustomerDay'>;
+    /** The points per customer and day (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, ./cap.ts); absent: nothing counted. */
+    redemptionCap?: RedemptionCap;
+    /** The account's redemption rules: what a rule or an amount is worth in points, for the cap. */
+    redemptionOptions?: Pick<RedemptionOptionsCache, 'get'>;
     /** Whether the loyalty account checks OTPs (OTP_MODE, or followed from answers for a while). */
     upstreamOtp: UpstreamOtp;
     /** MAX_OPEN_REDEMPTIONS_PER_TERMINAL; absent = no cap. */

@@ -27,7 +27,8 @@ export const REDEMPTION_ROUTES = [
     description:
       "Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: " +
       'send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). ' +
-      'A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`.',
+      'A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`. ' +
+      "A customer may redeem at most REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY points a day across the stores (or the store's own cap): a start that would go over it is 409 `redemption_cap_reached`, before anything is asked of the loyalty service.",
     body: {
       schema: StartRedemptionBody,
       examples: {
@@ -49,6 +50,7 @@ export const REDEMPTION_ROUTES = [
       'otp_for_another_redemption',
       'otp_pending_for_another_redemption',
       'too_many_open_redemptions',
+      'redemption_cap_reached',
       'channel_field_required',
       'hash_invalid',
       'insufficient_points',
@@ -80,6 +82,7 @@ export const REDEMPTION_ROUTES = [
       'otp_not_for_this_redemption',
       'redemption_not_awaiting_otp',
       'otp_in_progress',
+      'redemption_cap_reached',
       'hash_invalid',
       'otp_invalid',
       'proof_required',

@@ -11,6 +11,9 @@ import { type RedemptionDeps, newRedemptionId } from './redemption-deps';
 import { parseQr, refuseUnchecked, routeFor, requireCustomer, refuseForeignCode } from './proof';
 import { sendHold, expiryOf, releaseOrphan } from './hold';
 import { askForOtp } from './otp-step';
+import { capCheck } from './cap';
+import { pointsToCount } from './points-of-ask';
+import type { AuditSubject } from '../audit/types';
 
 function askOf(body: StartRedemptionBody): RedemptionAsk {
   if (body.amount !== undefined) return { kind: 'amount', amount: body.amount };
@@ -62,6 +65,13 @@ async function holdNow(
   return redemptionView(record, deps.clock());
 }
 
+/** How the customer was shown to be present at the start, as its audit entry records it (the typed_customer_id signal reads it). */
+function proofOf(body: StartRedemptionBody, path: 'hold' | 'send_otp'): NonNullable<AuditSubject['proof']> {
+  if (body.qr !== undefined) return 'qr';
+  if (body.hash !== undefined) return 'hash';
+  return path === 'send_otp' || body.otp !== undefined ? 'otp' : 'none';
+}
+
 /** Starts a redemption; audited as `redemption_start`. */
 export function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   return audited(deps, ctx, 'redemption_start', startSubject(body), (c) => start(deps, c, body));
@@ -70,8 +80,7 @@ export function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: St
 async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
   const route = await routeFor(deps, who.hash, body.otp);
-  await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
-  if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
+  noteForAudit({ proof: proofOf(body, route.path) });
   const now = deps.clock();
   const base: Redemption = {
     id: newRedemptionId(),
@@ -86,14 +95,40 @@ async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedempti
     updatedAt: now,
     version: 1,
   };
-  // A terminal may only have so many redemptions open (MAX_OPEN_REDEMPTIONS_PER_TERMINAL).
-  const release = await deps.openRedemptions?.admit(ctx.identity.terminal.id, base.id, now);
+  // The day's cap, before anything is sent upstream: counted now when the hold is placed now; a start that has a
+  // code sent is only checked (the OTP step counts the points when the code places the hold).
+  const points = await pointsToCount(deps, ctx.identity.store, base.ask, ctx.requestId);
+  await capCheck(deps, ctx.identity.store, base, points, { reserve: route.path === 'hold' });
+  const counted = route.path === 'hold' && deps.redemptionCap !== undefined;
   try {
-    return route.path === 'send_otp'
-      ? await askForOtp(deps, ctx, base, who.hash)
-      : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
+    await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
+    if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
   } catch (err) {
-    await release?.().catch(() => undefined);
+    if (counted) await deps.redemptionCap?.giveBack(base).catch(() => undefined);
     throw err;
   }
+  // A terminal may only have so many redemptions open (MAX_OPEN_REDEMPTIONS_PER_TERMINAL).
+  const release = await deps.openRedemptions?.admit(ctx.identity.terminal.id, base.id, now).catch(async (err: unknown) => {
+    if (counted) await deps.redemptionCap?.giveBack(base).catch(() => undefined);
+    throw err;
+  });
+  let view: RedemptionView;
+  try {
+    view =
+      route.path === 'send_otp'
+        ? await askForOtp(deps, ctx, base, who.hash)
+        : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
+  } catch (err) {
+    await release?.().catch(() => undefined);
+    // Not held (refused, or unknown: then no record names the hold, and it lapses upstream by itself).
+    if (counted) await deps.redemptionCap?.giveBack(base).catch(() => undefined);
+    throw err;
+  }
+  if (counted) {
+    // Held: counted for what the hold took. Sent to the OTP step instead: counted there, when its code places the hold.
+    if (view.state === 'held') await deps.redemptionCap?.correct(base, view.points ?? points).catch(() => undefined);
+    else await deps.redemptionCap?.giveBack(base).catch(() => undefined);
+  }
+  if (view.state === 'otp_required') noteForAudit({ proof: body.qr !== undefined ? 'qr' : body.hash !== undefined ? 'hash' : 'otp' });
+  return view;
 }

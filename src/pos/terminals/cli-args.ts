@@ -21,6 +21,7 @@ export const OPTIONS = {
   'branch-name': { type: 'string' },
   'require-cashier': { type: 'boolean' },
   'till-wait-seconds': { type: 'string' },
+  'redemption-cap': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -35,7 +36,7 @@ export const COMMANDS: Record<string, { options: (keyof typeof OPTIONS)[]; args:
   revoke: { options: ['file'], args: [1, 1] },
   rotate: { options: ['file', 'grace', 'json'], args: [1, 1] },
   'add-store': { options: ['file', 'id', ...STORE_FIELDS, 'require-cashier'], args: [0, 0] },
-  'edit-store': { options: ['file', ...STORE_FIELDS, 'require-cashier', 'till-wait-seconds'], args: [1, 1] },
+  'edit-store': { options: ['file', ...STORE_FIELDS, 'require-cashier', 'till-wait-seconds', 'redemption-cap'], args: [1, 1] },
   'remove-store': { options: ['file', 'revoke-terminals'], args: [1, 1] },
   import: { options: ['file', 'tokens'], args: [1, 20] },
   export: { options: ['file', 'what'], args: [0, 0] },
@@ -57,7 +58,9 @@ commands:
       add a store (the merchant and branch the loyalty service knows); --require-cashier: its tills must send X-Cashier-Id and X-Shift-Id
   edit-store <storeId> [--merchant-id <id>] [--merchant-name <name>] [--branch-id <id>] [--branch-name <name>]
              [--require-cashier | --no-require-cashier | --require-cashier=default] [--till-wait-seconds <1..120>|default]
-      change a store; "default": the store takes the setting (CASHIER_ID_REQUIRED, TILL_WAIT_SECONDS) again
+             [--redemption-cap <points>|default]
+      change a store; "default": the store takes the setting (CASHIER_ID_REQUIRED, TILL_WAIT_SECONDS,
+      REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY) again; --redemption-cap 0: no cap at this store
   remove-store <storeId> [--revoke-terminals]
       remove a store; refused while it has terminals not revoked, unless --revoke-terminals revokes them with it
   import <csv>... [--tokens <new file> | --tokens -]
@@ -80,7 +83,7 @@ export class UsageError extends Error {}
 export function parseCommandLine(argv: string[]): { command: string; args: string[]; values: Values } | { help: true } {
   // --require-cashier=default (edit-store) is a string for a boolean option: take it apart before parseArgs.
   const defaults = new Set<string>();
-  const rest = argv.filter((a) => (/^--(require-cashier|till-wait-seconds)=default$/.test(a) ? (defaults.add(a.slice(2, -8)), false) : true));
+  const rest = argv.filter((a) => (/^--(require-cashier|till-wait-seconds|redemption-cap)=default$/.test(a) ? (defaults.add(a.slice(2, -8)), false) : true));
   let parsed;
   try {
     parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, allowNegative: true, strict: true });

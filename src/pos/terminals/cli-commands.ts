@@ -185,6 +185,8 @@ function run(command: string, args: string[], values: Values, file: string, role
       if (rc !== undefined) change.requireCashier = rc === 'default' ? null : rc;
       const wait = values['till-wait-seconds'];
       if (wait !== undefined) change.tillWaitSeconds = wait === 'default' ? null : /^\d+$/.test(wait) ? Number(wait) : NaN;
+      const cap = values['redemption-cap'];
+      if (cap !== undefined) change.redemptionCapPointsPerCustomerDay = cap === 'default' ? null : /^\d+$/.test(cap) ? Number(cap) : NaN;
       if (Object.values(change).every((v) => v === undefined)) throw bad('edit-store needs something to change (--merchant-name, --branch-name, ...)');
       const store = editStore(file, args[0], change);
       return `Store ${store.id} changed: ${JSON.stringify(store)}\n`;

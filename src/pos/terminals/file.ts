@@ -39,6 +39,8 @@ export const StoreSchema = z.strictObject({
   requireCashier: z.boolean().optional(),
   /** Seconds its tills wait without `Prefer: wait` (1..120); absent: TILL_WAIT_SECONDS. */
   tillWaitSeconds: z.number().int().min(1).max(120).optional(),
+  /** Most points one customer may redeem a day when starting here (0: no cap); absent: REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY. */
+  redemptionCapPointsPerCustomerDay: z.number().int().min(0).optional(),
 });
 
 export const TerminalSchema = z.strictObject({

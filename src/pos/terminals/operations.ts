@@ -172,6 +172,7 @@ export interface StoreChange {
   branchName?: string;
   requireCashier?: boolean | null;
   tillWaitSeconds?: number | null;
+  redemptionCapPointsPerCustomerDay?: number | null;
 }
 
 export function editStore(file: string, storeId: string, change: StoreChange): Store {
@@ -184,7 +185,7 @@ export function editStore(file: string, storeId: string, change: StoreChange): S
       merchant: { uniqueId: change.merchantId ?? old.merchant.uniqueId, name: change.merchantName ?? old.merchant.name },
       branch: { uniqueId: change.branchId ?? old.branch.uniqueId, name: change.branchName ?? old.branch.name },
     };
-    for (const key of ['requireCashier', 'tillWaitSeconds'] as const) {
+    for (const key of ['requireCashier', 'tillWaitSeconds', 'redemptionCapPointsPerCustomerDay'] as const) {
       if (change[key] === null) delete edited[key];
       else if (change[key] !== undefined) Object.assign(edited, { [key]: change[key] });
     }

@@ -3,11 +3,12 @@ import type { Store } from './types';
 
 /** The settings a store of the terminals file may override, with the fleet's values as their defaults. */
 export type StorePolicy = Required<Pick<PosSettings, 'cashierRequired' | 'kioskEvents' | 'holdSafetyMarginSeconds' | 'returnsAtAnyBranch'>> &
-  Pick<PosSettings, 'tillWaitSeconds'>;
+  Pick<PosSettings, 'tillWaitSeconds' | 'redemptionCapPointsPerCustomerDay'>;
 
 /**
  * The values a store works by: its own from the terminals file where it names
- * them (`requireCashier`, `kioskEvents`, `tillWaitSeconds`), else the settings. The one place a
+ * them (`requireCashier`, `kioskEvents`, `tillWaitSeconds`,
+ * `redemptionCapPointsPerCustomerDay`), else the settings. The one place a
  * store's override is read; a caller passes the settings it reads and gets
  * those back, each the store's effective value.
  */
@@ -17,6 +18,9 @@ export function storePolicy<S extends Partial<StorePolicy>>(store: Store, settin
     ...('cashierRequired' in given ? { cashierRequired: store.requireCashier ?? given.cashierRequired } : {}),
     ...('kioskEvents' in given ? { kioskEvents: store.kioskEvents ?? given.kioskEvents } : {}),
     ...('tillWaitSeconds' in given ? { tillWaitSeconds: store.tillWaitSeconds ?? given.tillWaitSeconds } : {}),
+    ...('redemptionCapPointsPerCustomerDay' in given
+      ? { redemptionCapPointsPerCustomerDay: store.redemptionCapPointsPerCustomerDay ?? given.redemptionCapPointsPerCustomerDay }
+      : {}),
   };
   return { ...settings, ...own };
 }

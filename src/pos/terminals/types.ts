@@ -12,6 +12,8 @@ export interface Store {
   requireCashier?: boolean;
   /** Seconds its tills wait for an answer without `Prefer: wait`; absent: the TILL_WAIT_SECONDS setting. */
   tillWaitSeconds?: number;
+  /** Most points one customer may redeem a day when starting here (0: none); absent: the REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY setting. */
+  redemptionCapPointsPerCustomerDay?: number;
 }
 
 export interface Terminal {

@@ -26,6 +26,7 @@ function report(rows: ReconciliationRow[]): ReconciliationReport {
     actions: { payment: 2, events: 3 },
     settledLater: 0,
     redisLosses: [],
+    signals: [],
     rows,
     anomalies: rows.filter((r) => r.flags.length).map((r) => ({ kind: r.flags[0], row: r.kind, id: r.id, note: r.note })),
     totals: { bff: {}, upstream: {}, notKnownHere: {} },
