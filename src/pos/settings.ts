@@ -1,4 +1,12 @@
-import type { AuditSettings, CashierApiSettings, HoldExpirySettings, LoyaltySettings, MoneySettings, ReconciliationSettings } from '../platform/settings';
+import type {
+  AuditSettings,
+  CashierApiSettings,
+  HoldExpirySettings,
+  LoyaltySettings,
+  MoneySettings,
+  ReconciliationSettings,
+  StandInSettings,
+} from '../platform/settings';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
 export type RedemptionProof = CashierApiSettings['redemptionProof'];
@@ -26,6 +34,8 @@ export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[num
     reconciliationConcurrency?: number;
     /** SALES_RECORDED_AS: how a new sale is sent upstream; absent: as a payment. */
     salesRecordedAs?: LoyaltySettings['salesRecordedAs'];
+    /** STAND_IN and its limits (src/pos/redemptions/stand-in); a store may override them (storePolicy). Absent: off. */
+    standIn?: StandInSettings;
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -40,6 +50,7 @@ export function posSettings(config: {
   audit: AuditSettings;
   reconciliation: ReconciliationSettings;
   loyalty: Pick<LoyaltySettings, 'salesRecordedAs'>;
+  standIn?: StandInSettings;
 }): PosSettings {
   return {
     ...pick(config.pos, FROM_CASHIER_API),
@@ -49,5 +60,6 @@ export function posSettings(config: {
     storeTimeZone: config.reconciliation.timeZone,
     reconciliationConcurrency: config.reconciliation.concurrency,
     salesRecordedAs: config.loyalty.salesRecordedAs,
+    standIn: config.standIn,
   };
 }

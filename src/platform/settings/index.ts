@@ -15,6 +15,7 @@ import { pos } from './pos';
 import { holdExpiry } from './hold-expiry';
 import { audit } from './audit';
 import { reconciliation } from './reconciliation';
+import { standIn } from './stand-in';
 
 /**
  * Every feature's settings under the name of its slice of the configuration,
@@ -37,12 +38,13 @@ export const FEATURES = {
   holdExpiry,
   audit,
   reconciliation,
+  standIn,
 };
 
 /** The whole configuration: each feature's slice under its name. */
 export type Settings = { [K in keyof typeof FEATURES]: SliceOf<(typeof FEATURES)[K]> };
 
-export { environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry, audit, reconciliation };
+export { environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry, audit, reconciliation, standIn };
 export { NODE_ENVS, type Deployment, type Feature, type NodeEnv, type Setting, type SettingDoc } from './define';
 export type { LogSettings } from './log';
 export type { HttpSettings, TlsSettings } from './http';
@@ -58,4 +60,5 @@ export type { MoneySettings } from './money';
 export type { CashierApiSettings } from './pos';
 export type { HoldExpirySettings } from './hold-expiry';
 export type { AuditSettings } from './audit';
+export type { StandInSettings } from './stand-in';
 export type { ReconciliationSettings } from './reconciliation';

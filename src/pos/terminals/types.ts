@@ -12,6 +12,18 @@ export interface Store {
   requireCashier?: boolean;
   /** Seconds its tills wait for an answer without `Prefer: wait`; absent: the TILL_WAIT_SECONDS setting. */
   tillWaitSeconds?: number;
+  /** Its own stand-in values (STAND_IN and its limits); each absent: the setting. */
+  standIn?: StoreStandIn;
+}
+
+/** A store's stand-in overrides, in the units of the STAND_IN_* settings. */
+export interface StoreStandIn {
+  mode?: 'off' | 'on';
+  afterSeconds?: number;
+  seenMinutes?: number;
+  maxPointsPerCustomer?: number;
+  maxPointsPerStore?: number;
+  approvalMinutes?: number;
 }
 
 export interface Terminal {
