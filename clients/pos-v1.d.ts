@@ -596,7 +596,7 @@ export type paths = {
         put?: never;
         /**
          * Start a redemption: hold points by amount, points or rule
-         * @description Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`.
+         * @description Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`. With STAND_IN on for the store and the loyalty service certainly out of reach, a customer looked up within STAND_IN_SEEN_MINUTES whose QR code was scanned may spend points up to their last known balance and the floor limits: 201 `stand_in` (no hold; `standIn.cashierMessage` says so), redeemed once the service is back.
          *
          *     **Terminal roles:** cashier, manager.
          */
@@ -736,7 +736,7 @@ export type components = {
              * @description What the cashier did
              * @enum {string}
              */
-            action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload";
+            action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload" | "stand_in_short";
             /** @description Settled after its claim's lease ended: the action's own outcome was lost in a crash */
             afterCrash?: boolean;
             /** @description Money a redemption held (what its points are worth), as the loyalty service answered, in the store's currency */
@@ -1312,6 +1312,8 @@ export type components = {
                 refund?: number;
                 /** @description The window's audit entries of this action */
                 sale_void?: number;
+                /** @description The window's audit entries of this action */
+                stand_in_short?: number;
             };
             /** @description Every row's flags, one item per flag */
             anomalies: {
@@ -1321,7 +1323,7 @@ export type components = {
                  * @description What is flagged
                  * @enum {string}
                  */
-                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
+                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
                 /** @description The flagged row in words */
                 note: string;
                 /**
@@ -1411,7 +1413,7 @@ export type components = {
             /** @description The audit entries of this row */
             entries: string[];
             /** @description What a manager should look into; empty when nothing */
-            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
+            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
             /** @description The sale's payment id, the refund id, the redemption or lock id; the audit entry's id for the rest */
             id: string;
             /**
@@ -1470,11 +1472,20 @@ export type components = {
             points: number | null;
             /** @description Seconds until the hold ends; 0 unless held, paying or voiding */
             secondsLeft: number;
+            /** @description Present on a stand-in redemption (the loyalty service was out; no hold): print the receipt as a stand-in */
+            standIn?: {
+                /** @description What the till shows and prints: this is a stand-in, settled when the loyalty service is back */
+                cashierMessage: string;
+                /** @description The customer's balance at their last lookup, which the points were checked against */
+                lastKnownBalance: number;
+                /** @description Points spent in stand-in */
+                points: number;
+            };
             /**
-             * @description otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
+             * @description otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired; stand_in -> stand_in_paid -> redeemed | short, stand_in -> voided (a stand-in: the loyalty service was out). `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
              * @enum {string}
              */
-            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
+            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "stand_in" | "stand_in_paid" | "redeemed" | "voided" | "expired" | "short";
             /**
              * Format: date-time
              * @description When it last changed, ISO 8601 UTC
@@ -8645,7 +8656,7 @@ export interface operations {
                              * @description The redemption's state once the payment was recorded
                              * @enum {string}
                              */
-                            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
+                            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "stand_in" | "stand_in_paid" | "redeemed" | "voided" | "expired" | "short";
                         };
                         /**
                          * @description already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)
@@ -11180,6 +11191,11 @@ export interface operations {
              *     - `otp_for_another_redemption`: A code given with a new redemption was asked for another one. Confirm the redemption the code was sent for, or start again without a code.
              *     - `otp_pending_for_another_redemption`: A code sent to this customer for another redemption is still out (`redemptionId` names it when it is this store's; `pendingUntil`, `Retry-After`: when it lapses). Confirm that redemption with the code, or start again after Retry-After.
              *     - `too_many_open_redemptions`: This terminal has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open. Complete or void an open redemption first.
+             *     - `stand_in_not_seen`: The loyalty service is out and the customer was not looked up at the till within STAND_IN_SEEN_MINUTES, so no balance can stand in. Sell without points, or look the customer up when the service is back.
+             *     - `stand_in_otp_account`: The loyalty service is out and this account checks one-time codes, which cannot be checked offline: no stand-in. Sell without points.
+             *     - `stand_in_hold_unsettled`: A hold of this customer's may have been placed (its outcome is unknown): no stand-in until it lapses. Sell without points.
+             *     - `stand_in_customer_limit`: Over STAND_IN_MAX_POINTS_PER_CUSTOMER for this customer today. Redeem fewer points, or sell without points.
+             *     - `stand_in_store_limit`: Over STAND_IN_MAX_POINTS_PER_STORE for this store's hour. Redeem fewer points, or sell without points.
              *     - `hold_released_late`: The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released. Start a new redemption.
              */
             409: {
@@ -11194,7 +11210,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "otp_for_another_redemption" | "otp_pending_for_another_redemption" | "too_many_open_redemptions" | "hold_released_late";
+                        code: "idempotency_request_in_progress" | "otp_for_another_redemption" | "otp_pending_for_another_redemption" | "too_many_open_redemptions" | "stand_in_not_seen" | "stand_in_otp_account" | "stand_in_hold_unsettled" | "stand_in_customer_limit" | "stand_in_store_limit" | "hold_released_late";
                     };
                 };
             };
@@ -11247,6 +11263,9 @@ export interface operations {
              *     - `otp_invalid`: The one-time password is wrong, used or expired. Ask the customer for the code again; after repeated failures start a new redemption.
              *     - `rule_not_found`: The redemption rule is not one of the programme's rules. Pick another reward.
              *     - `insufficient_points`: The customer does not have enough points. Redeem fewer points.
+             *     - `stand_in_qr_required`: The loyalty service is out: a stand-in redemption needs the customer's QR code scanned (customer id and hash). Scan the customer's QR code.
+             *     - `stand_in_points_only`: The loyalty service is out: a stand-in redemption is asked in points (money and rules cannot be priced offline). Ask for points.
+             *     - `stand_in_over_balance`: The points asked are more than the customer's last known balance. Redeem fewer points.
              *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
              */
             422: {
@@ -11260,7 +11279,7 @@ export interface operations {
                          * @description The 422 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_key_reused" | "qr_invalid" | "proof_required" | "channel_field_required" | "hash_invalid" | "otp_invalid" | "rule_not_found" | "insufficient_points" | "upstream_rejected";
+                        code: "idempotency_key_reused" | "qr_invalid" | "proof_required" | "channel_field_required" | "hash_invalid" | "otp_invalid" | "rule_not_found" | "insufficient_points" | "stand_in_qr_required" | "stand_in_points_only" | "stand_in_over_balance" | "upstream_rejected";
                     };
                 };
             };

@@ -44,7 +44,25 @@ export const FEATURES = {
 /** The whole configuration: each feature's slice under its name. */
 export type Settings = { [K in keyof typeof FEATURES]: SliceOf<(typeof FEATURES)[K]> };
 
-export { environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry, audit, reconciliation, standIn };
+export {
+  environment,
+  log,
+  http,
+  ops,
+  security,
+  sandbox,
+  loyalty,
+  redis,
+  idempotency,
+  outbox,
+  upstream,
+  money,
+  pos,
+  holdExpiry,
+  audit,
+  reconciliation,
+  standIn,
+};
 export { NODE_ENVS, type Deployment, type Feature, type NodeEnv, type Setting, type SettingDoc } from './define';
 export type { LogSettings } from './log';
 export type { HttpSettings, TlsSettings } from './http';

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'customer_deletion',
   'events',
   'batch_upload',
+  'stand_in_short',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

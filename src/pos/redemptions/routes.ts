@@ -2,14 +2,15 @@ import { z } from 'zod';
 import { one, routesGiven, TILL } from '../http/route';
 import { REDEMPTION_ID, redemptionExamples } from './examples';
 import { RedemptionIdParam, RedemptionOptionsSchema, RedemptionViewSchema, StartRedemptionBody, SubmitOtpBody } from './schemas';
-import { getRedemption, type RedemptionDeps } from './redemption-deps';
+import { getRedemption } from './redemption-deps';
 import { startRedemption } from './start';
+import type { StandInDeps } from './stand-in';
 import { submitOtp } from './otp-step';
 import { voidRedemption } from './void';
 
 import type { RedemptionOptionsCache } from './options';
 
-const route = routesGiven<RedemptionDeps & { redemptionOptions: RedemptionOptionsCache }>();
+const route = routesGiven<StandInDeps & { redemptionOptions: RedemptionOptionsCache }>();
 
 const redemptionId = z.object({ id: RedemptionIdParam.shape.id.meta({ description: 'The redemption id from POST /redemptions', example: REDEMPTION_ID }) });
 
@@ -27,7 +28,9 @@ export const REDEMPTION_ROUTES = [
     description:
       "Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: " +
       'send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). ' +
-      'A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`.',
+      'A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`. ' +
+      'With STAND_IN on for the store and the loyalty service certainly out of reach, a customer looked up within STAND_IN_SEEN_MINUTES whose QR code was scanned ' +
+      'may spend points up to their last known balance and the floor limits: 201 `stand_in` (no hold; `standIn.cashierMessage` says so), redeemed once the service is back.',
     body: {
       schema: StartRedemptionBody,
       examples: {
@@ -59,6 +62,14 @@ export const REDEMPTION_ROUTES = [
       'otp_not_checked',
       'retry_same_request',
       'hold_released_late',
+      'stand_in_not_seen',
+      'stand_in_qr_required',
+      'stand_in_points_only',
+      'stand_in_otp_account',
+      'stand_in_hold_unsettled',
+      'stand_in_over_balance',
+      'stand_in_customer_limit',
+      'stand_in_store_limit',
     ],
     handle: (deps, ctx, { body }) => startRedemption(deps, ctx, body),
   }),

@@ -7,10 +7,11 @@ import type { StartRedemptionBody } from './schemas';
 import { redemptionView, RedemptionView } from './view';
 import { audited, noteForAudit } from '../audit/record';
 import { startSubject } from './start-subject';
-import { type RedemptionDeps, newRedemptionId } from './redemption-deps';
+import { newRedemptionId } from './redemption-deps';
 import { parseQr, refuseUnchecked, routeFor, requireCustomer, refuseForeignCode } from './proof';
 import { sendHold, expiryOf, releaseOrphan } from './hold';
 import { askForOtp } from './otp-step';
+import { holdPlaced, standInOrThrow, type StandInDeps } from './stand-in';
 
 function askOf(body: StartRedemptionBody): RedemptionAsk {
   if (body.amount !== undefined) return { kind: 'amount', amount: body.amount };
@@ -22,7 +23,7 @@ function askOf(body: StartRedemptionBody): RedemptionAsk {
 const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && isProblem(err, 'otp_invalid');
 
 async function holdNow(
-  deps: RedemptionDeps,
+  deps: StandInDeps,
   ctx: CallContext,
   base: Redemption,
   proof: { hash?: string; otp?: string; otpIsProof: boolean },
@@ -33,10 +34,11 @@ async function holdNow(
   try {
     hold = await sendHold(deps, ctx, base, { hash, otp }, startedAt);
   } catch (err) {
-    if (!otpWanted(err, otp)) throw err;
+    if (!otpWanted(err, otp)) return standInOrThrow(deps, ctx, base, err, hash);
     // This very hold was refused for want of a code, so the account checks codes: have one sent for this redemption.
     return askForOtp(deps, ctx, base, hash);
   }
+  holdPlaced(deps);
   if (otp === undefined && proof.otpIsProof) {
     // Placed without a code: the account does not check OTPs, and nothing else here shows the customer is present.
     await releaseOrphan(deps, ctx, hold.holdReference);
@@ -63,11 +65,11 @@ async function holdNow(
 }
 
 /** Starts a redemption; audited as `redemption_start`. */
-export function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+export function startRedemption(deps: StandInDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   return audited(deps, ctx, 'redemption_start', startSubject(body), (c) => start(deps, c, body));
 }
 
-async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+async function start(deps: StandInDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
   const route = await routeFor(deps, who.hash, body.otp);
   await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });

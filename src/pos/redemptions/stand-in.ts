@@ -1,0 +1,110 @@
+/**
+ * Stand-in redemption (issue 31, docs/store-manager.md#stand-in-redemption):
+ * when a hold certainly was not sent because the loyalty service is out, a
+ * customer seen at the till a moment before may spend points up to their last
+ * known balance and the floor limits. The redemption is `stand_in` (no hold);
+ * the payment naming it queues its redeem and its sale together (../sales).
+ */
+import { isProblem, problem } from '../../platform/problem';
+import { failureOf, isBudgetRefusal, nothingSent } from '../../upstream';
+import type { CallContext } from '../context';
+import { limitKeys, type StandInLedger } from '../stand-in/ledger';
+import { storePolicy } from '../terminals/policy';
+import type { PosSettings } from '../settings';
+import type { Redemption } from './types';
+import type { RedemptionDeps } from './redemption-deps';
+import { redemptionView, type RedemptionView } from './view';
+import { noteForAudit } from '../audit/record';
+
+export type StandInDeps = RedemptionDeps & {
+  standInLedger?: StandInLedger;
+  settings: Pick<PosSettings, 'standIn' | 'holdPeriodMinutes' | 'storeTimeZone'>;
+};
+
+/** Since when this instance has seen the fleet budget (or the upstream's 429) refuse holds; cleared by a hold placed. */
+const refusingSince = new WeakMap<object, number>();
+
+export function holdPlaced(deps: Pick<StandInDeps, 'standInLedger'>): void {
+  if (deps.standInLedger) refusingSince.delete(deps.standInLedger);
+}
+
+/**
+ * Whether `err` shows the service out of reach with nothing sent: the circuit
+ * open or the connection refused at once; a budget refusal (or 429) only once
+ * refusals have lasted STAND_IN_AFTER_SECONDS. Never a till deadline or a key
+ * refused (nothing is out: the BFF is).
+ */
+function certainlyOut(deps: StandInDeps, err: unknown, afterSeconds: number): boolean {
+  if (!nothingSent(err) || isProblem(err, 'till_deadline_reached', 'upstream_auth_failed')) return false;
+  if (!isBudgetRefusal(err) && !isProblem(err, 'upstream_busy')) return isProblem(err, 'upstream_circuit_open', 'upstream_unavailable');
+  const key = deps.standInLedger as object;
+  const now = deps.clock();
+  const since = refusingSince.get(key) ?? now;
+  refusingSince.set(key, since);
+  return now - since >= afterSeconds * 1000;
+}
+
+/**
+ * After a hold failed with `err`: a stand-in redemption when every rule allows
+ * it, else `err` (or the rule's refusal) thrown. A hold whose outcome is unknown
+ * bars the customer from stand-in until it would have lapsed (HOLD_PERIOD_MINUTES:
+ * it has no id to settle it by).
+ */
+export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: Redemption, err: unknown, hash: string | undefined): Promise<RedemptionView> {
+  const policy = storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
+  const ledger = deps.standInLedger;
+  if (!ledger || policy?.mode !== 'on') throw err;
+  if (failureOf(err) === 'unknown') {
+    await ledger.markUnsettled(base.customerId, deps.settings.holdPeriodMinutes * 60_000).catch(() => undefined);
+    throw err;
+  }
+  if (!certainlyOut(deps, err, policy.afterSeconds)) throw err;
+  if (base.ask.kind !== 'points') throw problem('stand_in_points_only', 'The loyalty service is out: a stand-in redemption must be asked in points');
+  if (!hash) throw problem('stand_in_qr_required', "The loyalty service is out: scan the customer's QR code for a stand-in redemption");
+  if ((await deps.upstreamOtp.required()) !== false)
+    throw problem('stand_in_otp_account', 'The loyalty service is out and this account checks one-time codes, which cannot be checked offline: no stand-in');
+  if (await ledger.unsettled(base.customerId))
+    throw problem('stand_in_hold_unsettled', `A hold for customer ${base.customerId} may have been placed (no answer): no stand-in until it lapses`);
+  const seen = await ledger.lastSeen(base.customerId);
+  if (!seen)
+    throw problem(
+      'stand_in_not_seen',
+      `The loyalty service is out and customer ${base.customerId} was not looked up in the last ${policy.seenMinutes} minutes: no stand-in`,
+    );
+  const points = base.ask.points;
+  if (points > seen.available)
+    throw problem('stand_in_over_balance', `${points} points is more than the customer's last known balance (${seen.available})`, {
+      extra: { lastKnownBalance: seen.available },
+    });
+  const keys = limitKeys(base.customerId, base.storeId, deps.clock(), deps.settings.storeTimeZone);
+  const took = await ledger.take({ ...keys, points, customerMax: policy.maxPointsPerCustomer, storeMax: policy.maxPointsPerStore });
+  if (!took.ok) {
+    const what = took.limit === 'customer' ? 'this customer today' : "this store's hour";
+    throw problem(
+      took.limit === 'customer' ? 'stand_in_customer_limit' : 'stand_in_store_limit',
+      `Stand-in is limited to ${took.max} points for ${what}; ${took.used} are used`,
+      {
+        extra: { limit: took.max, used: took.used },
+      },
+    );
+  }
+  const record: Redemption = {
+    ...base,
+    state: 'stand_in',
+    holdPoints: points,
+    standIn: { points, lastKnownBalance: seen.available, counted: keys, cashierId: ctx.cashierId, shiftId: ctx.shiftId },
+    updatedAt: deps.clock(),
+  };
+  try {
+    await deps.redemptions.create(record);
+  } catch (createErr) {
+    await ledger.giveBack(keys.customerKey, keys.storeKey, points).catch(() => undefined);
+    throw createErr;
+  }
+  noteForAudit({ pointsHeld: points });
+  deps.logger.warn(
+    { requestId: ctx.requestId, redemptionId: record.id, customerId: record.customerId, points, storeId: record.storeId },
+    'stand-in redemption',
+  );
+  return redemptionView(record, deps.clock());
+}

@@ -1,0 +1,129 @@
+import { SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
+
+/**
+ * Stand-in redemption (issue 31) over real HTTP and real Redis: the sandbox
+ * answers 503 to everything until the BFF's circuit opens; then a customer
+ * looked up a moment before spends points in stand-in, and the points are
+ * redeemed once, and the sale recorded once, when the sandbox is back.
+ */
+jest.setTimeout(60_000);
+
+const faults = (s: Stack, rules: object[]) => s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules }).expect(200);
+const clear = (s: Stack) => s.sandboxAdmin.delete('/_sandbox/faults').set(SANDBOX_KEYS).expect(200);
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The sandbox out (503 to everything) and this instance's circuit open, from reads of a customer nobody redeems for. */
+async function outage(s: Stack, i = 0) {
+  await faults(s, [{ operation: '*', status: 503 }]);
+  for (let n = 0; n < 3; n++) await s.pos('cashier', i).get('/customers/nobody');
+  const probe = await s.pos('cashier', i).get('/customers/nobody');
+  expect(probe.body.code).toBe('upstream_circuit_open');
+}
+
+describe('stand-in redemption while the loyalty service is out', () => {
+  let s: Stack;
+  const env = { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '1500', OUTBOX_POLL_INTERVAL_MS: '200' };
+
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  it('accepts 100 points from a customer looked up a moment before, refuses 900, queues the sale; back, redeems exactly 100 once and records one sale', async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('si-1', 1000);
+    await s.seed('si-2', 1000);
+    const hash = await s.hash('si-1');
+    await s.pos('cashier').get('/customers/si-1').expect(200);
+    await outage(s);
+
+    const started = await s.pos('cashier').post('/redemptions', { customerId: 'si-1', hash, points: 100 }).expect(201);
+    expect(started.body).toMatchObject({ state: 'stand_in', points: 100, standIn: { points: 100, lastKnownBalance: 1000 } });
+    expect(started.body.standIn.cashierMessage).toMatch(/STAND-IN/);
+
+    const over = await s.pos('cashier').post('/redemptions', { customerId: 'si-1', hash, points: 900 });
+    expect(over.status).toBe(409);
+    expect(over.body.code).toBe('stand_in_customer_limit');
+
+    // A customer nobody looked up is not stood in for.
+    const unseen = await s.pos('cashier').post('/redemptions', { customerId: 'si-2', hash: await s.hash('si-2').catch(() => '123456'), points: 10 });
+    expect(unseen.body.code).toBe('stand_in_not_seen');
+
+    const paid = await s.pos('cashier').post('/payments', { customerId: 'si-1', paymentId: 'si-sale-1', totalPaid: 40, redemptionId: started.body.id });
+    expect(paid.status).toBe(202);
+    expect(paid.body).toMatchObject({ queued: true, redemption: { id: started.body.id, state: 'stand_in_paid' } });
+
+    // A plain sale queues as before.
+    const plain = await s.pos('cashier').post('/payments', { customerId: 'si-2', paymentId: 'si-sale-2', totalPaid: 10 });
+    expect(plain.status).toBe(202);
+
+    // A BFF restart during the outage loses nothing.
+    await s.restart(0);
+    await clear(s);
+    const settled = await until(
+      () => s.pos('cashier').get(`/redemptions/${started.body.id}`),
+      (r) => r.body.state === 'redeemed',
+    );
+    expect(settled.body.state).toBe('redeemed');
+    // 1000 - 100 redeemed + 40 earned by the sale of 40 (the demo account's one point per unit).
+    expect((await s.balance('si-1')).availablePointsBalance).toBe(940);
+    expect((await s.balance('si-1')).heldPoints ?? 0).toBe(0);
+    const redeems = s.sentUpstream().filter((e) => e.method === 'POST' && e.path.endsWith('/transactions/redeem'));
+    expect(redeems.every((e) => JSON.stringify(e.body).includes(started.body.id) && JSON.stringify(e.body).includes('"points":100'))).toBe(true);
+    expect(redeems.length).toBeGreaterThanOrEqual(1);
+    const landed = await until(
+      () => s.sandboxAdmin.get('/api/v4.0/integrations/orders/si-sale-1/transactions').set(SANDBOX_KEYS),
+      (r) => r.status === 200,
+    );
+    expect(landed.status).toBe(200);
+  });
+
+  it('a shortfall: the points spent elsewhere meanwhile; the sale is still recorded and the redemption short, flagged with its cashier', async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('si-3', 200);
+    const hash = await s.hash('si-3');
+    await s.pos('cashier').get('/customers/si-3').expect(200);
+    await outage(s);
+    const started = await s
+      .pos('cashier')
+      .post('/redemptions', { customerId: 'si-3', hash, points: 150 })
+      .set('X-Cashier-Id', 'c-7')
+      .set('X-Shift-Id', 'sh-1')
+      .expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'si-3', paymentId: 'si-sale-3', totalPaid: 5, totalDiscount: 15, redemptionId: started.body.id })
+      .expect(202);
+    await clear(s);
+    // Spent elsewhere before the BFF settles: straight at the sandbox.
+    await s.sandboxAdmin
+      .post('/api/v4.0/integrations/transactions/redeem')
+      .set(SANDBOX_KEYS)
+      .send({ customerId: 'si-3', transactionId: 'elsewhere-1', transactionTime: new Date().toISOString(), points: 180 })
+      .expect(200);
+    const settled = await until(
+      () => s.pos('cashier').get(`/redemptions/${started.body.id}`),
+      (r) => r.body.state === 'short',
+    );
+    expect(settled.body.state).toBe('short');
+    expect((await s.balance('si-3')).availablePointsBalance).toBeGreaterThanOrEqual(20);
+    expect(s.logs.some((l) => l.includes('stand-in short'))).toBe(true);
+  });
+
+  it('is off by default: the hold refused as before', async () => {
+    s = await startStack({ store: 'redis', env: { BREAKER_FAILURE_THRESHOLD: '2' } });
+    await s.seed('si-4', 500);
+    const hash = await s.hash('si-4');
+    await s.pos('cashier').get('/customers/si-4').expect(200);
+    await outage(s);
+    const refused = await s.pos('cashier').post('/redemptions', { customerId: 'si-4', hash, points: 100 });
+    expect(refused.status).toBe(503);
+  });
+});
