@@ -34,5 +34,5 @@ export { keyFingerprint, LoyaltyKeys } from './keys';
 export type { KeySlot, KeyState, KeyVerdict, LoyaltyKeyPair } from './keys';
 export { currentTill, isReadCall, tillDeadlineReached, TillWait, withTill } from './till';
 export type { TillPhase } from './till';
-export { asTrackedOrder, encodingMark, encodingOf, saleBucket, sendSale } from './sale-encoding';
+export { asTrackedOrder, encodingMark, encodingOf, orderLine, saleBucket, sendSale } from './sale-encoding';
 export type { SaleEncoding } from './sale-encoding';

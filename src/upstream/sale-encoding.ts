@@ -22,20 +22,33 @@ export const encodingOf = (recordedAs: SaleEncoding | undefined): SaleEncoding =
 /** The mark a record keeps: only `order` is written, so a record without one reads as a payment (as older records do). */
 export const encodingMark = (encoding: SaleEncoding): { recordedAs?: 'order' } => (encoding === 'order' ? { recordedAs: 'order' } : {});
 
+/** A unit price the service keeps exactly (to the 0.001 the cashier API allows money in) that times `units` is `amount`; else none. */
+function unitPrice(amount: number, units: number): number | undefined {
+  const unit = Math.round((amount / units) * 1000) / 1000;
+  return Math.abs(unit * units - amount) < 1e-9 ? unit : undefined;
+}
+
 /**
  * A payment line as an order line: the product id is the service id (so a
- * refund by lines names it the same way), the unit price is the line total
- * over its quantity (the loyalty service multiplies them back), and the sku
- * and quantity a payment line carries in its `extra` are the order line's own fields.
+ * refund by lines names it the same way). A line of several units goes as its
+ * unit price and quantity when the unit price is a whole figure (the loyalty
+ * service multiplies them back), else as one line at its total with the
+ * quantity kept in `extra`, so both ways earn on the same amount. The sku and
+ * quantity a payment line carries in its `extra` become the order line's own
+ * fields when they fit them, and stay in `extra` otherwise.
  */
-function orderLine(d: PaymentDetail, i: number): RefundLineItem {
-  const { sku, quantity, ...extra } = d.extra ?? {};
-  const units = typeof quantity === 'number' && quantity > 0 ? quantity : undefined;
+export function orderLine(d: PaymentDetail, i: number): RefundLineItem {
+  const { sku, quantity, ...rest } = d.extra ?? {};
   const amount = d.amount ?? 0;
+  const unit = typeof quantity === 'number' && quantity > 0 ? unitPrice(amount, quantity) : undefined;
+  const extra = {
+    ...rest,
+    ...(sku !== undefined && typeof sku !== 'string' ? { sku } : {}),
+    ...(quantity !== undefined && unit === undefined ? { quantity } : {}),
+  };
   return {
     productId: d.serviceId ?? `line-${i + 1}`,
-    ...(units !== undefined ? { quantity: units } : {}),
-    price: units !== undefined ? amount / units : amount,
+    ...(unit !== undefined ? { quantity: quantity as number, price: unit } : { price: amount }),
     ...(typeof sku === 'string' ? { sku } : {}),
     ...(d.serviceName !== undefined ? { title: d.serviceName } : {}),
     ...(d.serviceProvider !== undefined ? { vendor: d.serviceProvider } : {}),
@@ -49,6 +62,7 @@ function orderLine(d: PaymentDetail, i: number): RefundLineItem {
 
 /** The tracked order a sale's payment request stands for: the same ids, totals, customer fields, redemption and lines. */
 export function asTrackedOrder(p: PaymentRequest): TrackOrderRequest {
+  const totalPrice = p.totalAmount ?? p.totalPaid + (p.totalDiscount ?? 0);
   return {
     customerId: p.customerId,
     orderId: p.paymentId,
@@ -56,9 +70,9 @@ export function asTrackedOrder(p: PaymentRequest): TrackOrderRequest {
     totalPaid: p.totalPaid,
     ...(p.email !== undefined ? { email: p.email } : {}),
     ...(p.mobile !== undefined ? { mobile: p.mobile } : {}),
-    // The sale before discounts: a payment's amount. The POS guide requires it of an order (the schema does not): without
-    // the till's figure, what was paid plus the discount the till rang up, which is what the order is known to be worth.
-    totalPrice: p.totalAmount ?? p.totalPaid + (p.totalDiscount ?? 0),
+    // The sale before discounts: a payment's amount. The POS guide requires it of an order, the schema only wants it positive:
+    // without the till's figure, what was paid plus the discount the till rang up (left out when that is 0, a sale paid in points).
+    ...(totalPrice > 0 ? { totalPrice } : {}),
     ...(p.totalDiscount !== undefined ? { totalDiscount: p.totalDiscount } : {}),
     ...(p.totalTax !== undefined ? { totalTax: p.totalTax } : {}),
     ...(p.paymentDetails ? { lineItems: p.paymentDetails.map(orderLine) } : {}),

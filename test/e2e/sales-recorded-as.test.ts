@@ -195,7 +195,7 @@ describe('the fleet budget counts each sale in the bucket of the way it is recor
     expect([start.status, start.body.code]).toEqual([503, 'upstream_busy']);
   });
 
-  it('as orders, a redemption is not started when its sale would find no room in Orders: refused before the hold, nothing held', async () => {
+  it('as orders, a redemption is not started when a call of a till would find no room in Orders: refused before the hold, nothing held', async () => {
     // 4 per 30 s: a till's calls may take 3 of them; the 4th is the second legs'.
     s = await startStack({ store: 'redis', env: { SALES_RECORDED_AS: 'order', UPSTREAM_QUOTA_ORDERS: '4' } });
     const held = await heldRedemption(s, 'rb-8', 100, { seed: 500 });

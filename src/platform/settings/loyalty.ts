@@ -50,11 +50,11 @@ export const loyalty = feature({
     salesRecordedAs: setting('SALES_RECORDED_AS', z.enum(['payment', 'order']).default('payment'), {
       description:
         "How a sale is recorded at the loyalty service: payment = POST /payments (the specification's way; it shares the " +
-        "Transactions POST limit with the holds), order = Track Order, POST /orders (the published POS guide's way; its own " +
-        "Orders limit, so a chain records more sales at once on a peak day). The account's earning rules must give orders " +
+        "Transactions POST limit with the holds), order = Track Order, POST /orders (the published POS guide's way; the Orders " +
+        "limit, shared with earn previews and order reads, so a chain records more sales at once on a peak day). The account's earning rules must give orders " +
         'the points they give payments (see "Payments or orders" in docs/operator/scaling.md). A sale keeps the way it was ' +
         'first sent: its retries, refunds, voids and read-back work after a change.',
-      readme: '`payment` (`POST /payments`) or `order` (Track Order, `POST /orders`, its own rate limit)',
+      readme: '`payment` (`POST /payments`) or `order` (Track Order, `POST /orders`, in the Orders rate limit)',
     }),
     timeoutMs: setting('LOYALTY_TIMEOUT_MS', positiveInt.max(120_000).default(5000), {
       description: 'Timeout of one upstream call, in milliseconds.',

@@ -5,14 +5,15 @@ import { queuedWrite } from './deliver';
 import type { OutboxEntry } from './types';
 
 /** An id a queued write claims, with the identity of its write (sales/records SaleEntry keeps the same fields). */
-export type QueuedId = IdEntry<'payment' | 'refund'> & WriteRecord & { customerId: string; paymentId: string };
+export type QueuedId = IdEntry<'payment' | 'refund'> & WriteRecord & { customerId: string; paymentId: string; recordedAs?: 'order' };
 
 /** The writes a queued entry holds, each with the id it claims: its payment, its refund, each order of a batch. Events none. */
-function writesOf(e: OutboxEntry): { kind: 'payment' | 'refund'; id: string; write: Write }[] {
+function writesOf(e: OutboxEntry): { kind: 'payment' | 'refund'; id: string; write: Write; recordedAs?: 'order' }[] {
   const w = e.work;
   switch (w.kind) {
     case 'payment':
-      return [{ kind: 'payment', id: w.request.paymentId, write: queuedWrite(w) }];
+      // A sale keeps the way it is sent (a tracked order's claim says so), for a till's retry of it later.
+      return [{ kind: 'payment', id: w.request.paymentId, write: queuedWrite(w), ...(w.recordedAs ? { recordedAs: w.recordedAs } : {}) }];
     case 'refund':
       return [{ kind: 'refund', id: w.request.refundTransactionId, write: queuedWrite(w) }];
     case 'batchOrders':
@@ -27,13 +28,14 @@ function writesOf(e: OutboxEntry): { kind: 'payment' | 'refund'; id: string; wri
   }
 }
 
-const entryOf = (storeId: string, q: { kind: 'payment' | 'refund'; id: string; write: Write }): QueuedId => ({
+const entryOf = (storeId: string, q: { kind: 'payment' | 'refund'; id: string; write: Write; recordedAs?: 'order' }): QueuedId => ({
   kind: q.kind,
   id: q.id,
   storeId,
   ...recordOf(q.write),
   customerId: q.write.customerId,
   paymentId: q.write.paymentId,
+  ...(q.recordedAs ? { recordedAs: q.recordedAs } : {}),
 });
 
 /** The ids a queued write claimed when the till sent it: its payment, its refund, each order of a batch. Events claim none. */

@@ -1,11 +1,15 @@
+import type { PreviewLineItem } from '../../contract';
+import { orderLine } from '../../upstream';
 import type { EarnPreviewBody } from './schemas';
+import { paymentLine } from './payments';
 import type { CallContext, SharedDeps } from '../context';
 import { merchantOf } from '../terminals/store-merchant';
 
 /**
  * How many points a basket would earn, asked before the customer pays; reads
- * only. The lines go up as the payment sends them (price = amount, less the
- * discount), so the loyalty service prices both the same way.
+ * only. The lines go up as a sale recorded as an order sends them (the unit
+ * price and quantity, or the line's total), so the loyalty service prices the
+ * preview and the sale the same way.
  */
 export async function previewEarn(deps: Pick<SharedDeps, 'loyalty'>, ctx: CallContext, body: EarnPreviewBody) {
   const answer = await deps.loyalty.rewardPreview(
@@ -14,15 +18,8 @@ export async function previewEarn(deps: Pick<SharedDeps, 'loyalty'>, ctx: CallCo
       totalPaid: body.totalPaid,
       channel: 'pos',
       merchant: merchantOf(ctx.identity.store),
-      lineItems: body.lines.map((l) => ({
-        productId: l.serviceId,
-        title: l.name,
-        price: l.amount,
-        quantity: 1,
-        discount: l.discount !== undefined && l.discount > 0 ? l.discount : undefined,
-        category: l.category,
-        tags: l.tags,
-      })),
+      // A sale line's extra holds strings and numbers only, as a preview line's must.
+      lineItems: body.lines.map((l, i) => orderLine(paymentLine(l), i) as PreviewLineItem),
     },
     { requestId: ctx.requestId },
   );

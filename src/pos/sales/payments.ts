@@ -1,4 +1,4 @@
-import type { PaymentRequest } from '../../contract';
+import type { PaymentDetail, PaymentRequest } from '../../contract';
 import { encodingMark, encodingOf, sendSale, type SaleAnswer, type SaleEncoding } from '../../upstream';
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
@@ -35,6 +35,21 @@ function lineExtra(l: SaleLine): SaleLine['extra'] {
   return l.extra || Object.keys(known).length ? { ...l.extra, ...known } : undefined;
 }
 
+/** A till's sale line as a payment line (the line total as its amount; zero tax and discount left out). */
+export function paymentLine(l: SaleLine): PaymentDetail {
+  return {
+    serviceId: l.serviceId,
+    serviceName: l.name,
+    serviceProvider: l.provider,
+    amount: l.amount,
+    tax: positiveOrAbsent(l.tax),
+    discount: positiveOrAbsent(l.discount),
+    category: l.category,
+    tags: l.tags,
+    extra: lineExtra(l),
+  };
+}
+
 export function toUpstreamPayment(ctx: CallContext, body: PaymentBody, now: number, holdReference?: string): PaymentRequest {
   const redemption =
     holdReference || body.couponCodes?.length || body.couponsLockReference
@@ -56,17 +71,7 @@ export function toUpstreamPayment(ctx: CallContext, body: PaymentBody, now: numb
     redemption,
     cashbackConfigurations: body.returnWindowDays !== undefined ? { returnWindow: body.returnWindowDays } : undefined,
     extra: withCashier(ctx, body.extra),
-    paymentDetails: body.lines?.map((l) => ({
-      serviceId: l.serviceId,
-      serviceName: l.name,
-      serviceProvider: l.provider,
-      amount: l.amount,
-      tax: positiveOrAbsent(l.tax),
-      discount: positiveOrAbsent(l.discount),
-      category: l.category,
-      tags: l.tags,
-      extra: lineExtra(l),
-    })),
+    paymentDetails: body.lines?.map(paymentLine),
   };
 }
 

@@ -69,6 +69,13 @@ describe.each(['redis', 'memory'] as const)('claiming a dead letter’s ids agai
     expect(await records.get('payment', 'o-2')).toMatchObject({ customerId: 'c-2', totalPaid: 20, state: 'recording' });
   });
 
+  it("a sale queued as a tracked order is claimed as one, so a till's retry of it goes out the same way", async () => {
+    await claimAgain(records, dead({ ...payment, recordedAs: 'order' } as OutboxWork));
+    expect(await records.get('payment', 'p-1')).toMatchObject({ paymentId: 'p-1', recordedAs: 'order', state: 'recording' });
+    await claimAgain(records, dead({ ...payment, request: { ...payment.request, paymentId: 'p-2' } } as OutboxWork));
+    expect(await records.get('payment', 'p-2')).not.toHaveProperty('recordedAs');
+  });
+
   it('keeps a claim the same write still holds, and frees what it claimed when another write took an id', async () => {
     // The write's own claim stands (its attempts may have landed): the retry carries on.
     await records.claim({ kind: 'payment', id: 'p-1', storeId: 'store-001', customerId: 'c-1', paymentId: 'p-1' });
