@@ -127,3 +127,75 @@ describe('stand-in redemption while the loyalty service is out', () => {
     expect(refused.status).toBe(503);
   });
 });
+
+describe("stand-in's rules, each refused clearly over HTTP", () => {
+  let s: Stack;
+  const env = { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '60000', STAND_IN_MAX_POINTS_PER_STORE: '250' };
+
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  it('asks for points and the QR code; within the last known balance; within the store hour', async () => {
+    s = await startStack({ store: 'redis', env });
+    for (const [id, points] of [
+      ['sr-1', 1000],
+      ['sr-2', 50],
+      ['sr-3', 1000],
+      ['sr-4', 1000],
+    ] as const) {
+      await s.seed(id, points);
+      await s.pos('cashier').get(`/customers/${id}`).expect(200);
+    }
+    const hash = await s.hash('sr-1');
+    const [hash2, hash3, hash4] = [await s.hash('sr-2'), await s.hash('sr-3'), await s.hash('sr-4')];
+    await outage(s);
+
+    const byAmount = await s.pos('cashier').post('/redemptions', { customerId: 'sr-1', hash, amount: 5 });
+    expect([byAmount.status, byAmount.body.code]).toEqual([422, 'stand_in_points_only']);
+    const noQr = await s.pos('cashier').post('/redemptions', { customerId: 'sr-1', points: 10 });
+    expect([noQr.status, noQr.body.code]).toEqual([422, 'stand_in_qr_required']);
+    const over = await s.pos('cashier').post('/redemptions', { customerId: 'sr-2', hash: hash2, points: 60 });
+    expect([over.status, over.body.code, over.body.lastKnownBalance]).toEqual([422, 'stand_in_over_balance', 50]);
+
+    // STAND_IN_MAX_POINTS_PER_STORE 250 an hour: 200 fit, 100 more do not; a customer's limit (300) is not what refuses them.
+    await s.pos('cashier').post('/redemptions', { customerId: 'sr-3', hash: hash3, points: 200 }).expect(201);
+    const storeFull = await s.pos('cashier').post('/redemptions', { customerId: 'sr-4', hash: hash4, points: 100 });
+    expect([storeFull.status, storeFull.body.code, storeFull.body.limit, storeFull.body.used]).toEqual([409, 'stand_in_store_limit', 250, 200]);
+    // Another store's hour is its own.
+    await s.pos('otherCashier').get('/customers/sr-4');
+    const elsewhere = await s.pos('otherCashier').post('/redemptions', { customerId: 'sr-4', hash: hash4, points: 100 });
+    expect(elsewhere.status).toBe(201);
+  });
+
+  it('an account that checks one-time codes cannot be served offline: said so, with the code given or not', async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('sr-5', 500);
+    await s.pos('cashier').get('/customers/sr-5').expect(200);
+    await s.setAccount({ otpEnabled: true });
+    const hash = await s.hash('sr-5');
+    await outage(s);
+    const withoutCode = await s.pos('cashier').post('/redemptions', { customerId: 'sr-5', hash, points: 100 });
+    expect([withoutCode.status, withoutCode.body.code]).toEqual([409, 'stand_in_otp_account']);
+    const withCode = await s.pos('cashier').post('/redemptions', { customerId: 'sr-5', hash, points: 100, otp: '123456' });
+    expect([withCode.status, withCode.body.code]).toEqual([409, 'stand_in_otp_account']);
+  });
+
+  it('a hold that timed out (it may have landed) never starts stand-in for that customer; another customer is served', async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('sr-6', 500);
+    await s.seed('sr-7', 500);
+    await s.pos('cashier').get('/customers/sr-6').expect(200);
+    await s.pos('cashier').get('/customers/sr-7').expect(200);
+    const hash = await s.hash('sr-6');
+    const hash7 = await s.hash('sr-7');
+    await faults(s, [{ operation: 'hold', drop: true, after: true, times: 1 }]);
+    const unknown = await s.pos('cashier').post('/redemptions', { customerId: 'sr-6', hash, points: 100 });
+    expect(unknown.status).toBeGreaterThanOrEqual(500);
+    await outage(s);
+    const barred = await s.pos('cashier').post('/redemptions', { customerId: 'sr-6', hash, points: 100 });
+    expect([barred.status, barred.body.code]).toEqual([409, 'stand_in_hold_unsettled']);
+    const other = await s.pos('cashier').post('/redemptions', { customerId: 'sr-7', hash: hash7, points: 100 });
+    expect(other.status).toBe(201);
+  });
+});

@@ -45,6 +45,27 @@ function certainlyOut(deps: StandInDeps, err: unknown, afterSeconds: number): bo
 }
 
 /**
+ * A step before the hold failed with `err` (the service out): when stand-in is
+ * on for the store and the service certainly out, the clearer `refusal` (what
+ * stand-in would need) is thrown instead of the bare outage; else `err`.
+ */
+function outageOrThrow(deps: StandInDeps, ctx: CallContext, err: unknown, refusal: () => unknown): never {
+  const policy = storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
+  if (deps.standInLedger && policy?.mode === 'on' && failureOf(err) !== 'unknown' && certainlyOut(deps, err, policy.afterSeconds)) throw refusal();
+  throw err;
+}
+
+/** An account that checks OTPs, its code not sendable: such an account cannot be served offline. */
+export const otpAccountOrThrow = (deps: StandInDeps, ctx: CallContext, err: unknown): never => outageOrThrow(deps, ctx, err, otpAccountRefusal);
+
+/** The customer read (no hash to prove them) failed: stand-in would need the QR code scanned. */
+export const qrOrThrow = (deps: StandInDeps, ctx: CallContext, err: unknown): never => outageOrThrow(deps, ctx, err, qrRefusal);
+
+const qrRefusal = () => problem('stand_in_qr_required', "The loyalty service is out: scan the customer's QR code for a stand-in redemption");
+const otpAccountRefusal = () =>
+  problem('stand_in_otp_account', 'The loyalty service is out and this account checks one-time codes, which cannot be checked offline: no stand-in');
+
+/**
  * After a hold failed with `err`: a stand-in redemption when every rule allows
  * it, else `err` (or the rule's refusal) thrown. A hold whose outcome is unknown
  * bars the customer from stand-in until it would have lapsed (HOLD_PERIOD_MINUTES:
@@ -60,9 +81,8 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
   }
   if (!certainlyOut(deps, err, policy.afterSeconds)) throw err;
   if (base.ask.kind !== 'points') throw problem('stand_in_points_only', 'The loyalty service is out: a stand-in redemption must be asked in points');
-  if (!hash) throw problem('stand_in_qr_required', "The loyalty service is out: scan the customer's QR code for a stand-in redemption");
-  if ((await deps.upstreamOtp.required()) !== false)
-    throw problem('stand_in_otp_account', 'The loyalty service is out and this account checks one-time codes, which cannot be checked offline: no stand-in');
+  if (!hash) throw qrRefusal();
+  if ((await deps.upstreamOtp.required()) !== false) throw otpAccountRefusal();
   if (await ledger.unsettled(base.customerId))
     throw problem('stand_in_hold_unsettled', `A hold for customer ${base.customerId} may have been placed (no answer): no stand-in until it lapses`);
   const seen = await ledger.lastSeen(base.customerId);

@@ -11,7 +11,7 @@ import { newRedemptionId } from './redemption-deps';
 import { parseQr, refuseUnchecked, routeFor, requireCustomer, refuseForeignCode } from './proof';
 import { sendHold, expiryOf, releaseOrphan } from './hold';
 import { askForOtp } from './otp-step';
-import { holdPlaced, standInOrThrow, type StandInDeps } from './stand-in';
+import { holdPlaced, otpAccountOrThrow, qrOrThrow, standInOrThrow, type StandInDeps } from './stand-in';
 
 function askOf(body: StartRedemptionBody): RedemptionAsk {
   if (body.amount !== undefined) return { kind: 'amount', amount: body.amount };
@@ -72,7 +72,9 @@ export function startRedemption(deps: StandInDeps, ctx: CallContext, body: Start
 async function start(deps: StandInDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
   const route = await routeFor(deps, who.hash, body.otp);
-  await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
+  await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route }).catch((err: unknown) =>
+    who.hash ? Promise.reject(err) : qrOrThrow(deps, ctx, err),
+  );
   if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
   const now = deps.clock();
   const base: Redemption = {
@@ -92,7 +94,7 @@ async function start(deps: StandInDeps, ctx: CallContext, body: StartRedemptionB
   const release = await deps.openRedemptions?.admit(ctx.identity.terminal.id, base.id, now);
   try {
     return route.path === 'send_otp'
-      ? await askForOtp(deps, ctx, base, who.hash)
+      ? await askForOtp(deps, ctx, base, who.hash).catch((err: unknown) => otpAccountOrThrow(deps, ctx, err))
       : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
   } catch (err) {
     await release?.().catch(() => undefined);
