@@ -658,7 +658,9 @@ export type paths = {
         put?: never;
         /**
          * Release the hold (the sale goes ahead without points, or is abandoned)
-         * @description **Terminal roles:** cashier, manager.
+         * @description A `stand_in` redemption (no hold) not yet paid is voided at once and its points given back to the floor limits.
+         *
+         *     **Terminal roles:** cashier, manager.
          */
         post: operations["voidRedemption"];
         delete?: never;

@@ -121,6 +121,7 @@ export const REDEMPTION_ROUTES = [
     roles: TILL,
     needsRedis: true,
     summary: 'Release the hold (the sale goes ahead without points, or is abandoned)',
+    description: 'A `stand_in` redemption (no hold) not yet paid is voided at once and its points given back to the floor limits.',
     params: redemptionId,
     success: {
       status: 200,

@@ -6,6 +6,7 @@
  * the payment naming it queues its redeem and its sale together (../sales).
  */
 import { isProblem, problem } from '../../platform/problem';
+import { applyTransition, REDEMPTION_TRANSITIONS } from '../money/machines';
 import { failureOf, isBudgetRefusal, nothingSent } from '../../upstream';
 import type { CallContext } from '../context';
 import { limitKeys, type StandInLedger } from '../stand-in/ledger';
@@ -14,7 +15,9 @@ import type { PosSettings } from '../settings';
 import type { Redemption } from './types';
 import type { RedemptionDeps } from './redemption-deps';
 import { redemptionView, type RedemptionView } from './view';
-import { noteForAudit } from '../audit/record';
+import { audited, noteForAudit } from '../audit/record';
+import { redemptionSubject } from '../audit/subjects';
+import { outcomeOf, redemptionNotFound } from './claim';
 
 export type StandInDeps = RedemptionDeps & {
   standInLedger?: StandInLedger;
@@ -127,4 +130,41 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
     'stand-in redemption',
   );
   return redemptionView(record, deps.clock());
+}
+
+/**
+ * Voids a `stand_in` redemption before its payment: nothing was sent upstream,
+ * so it is `voided` at once (the machine's `standInVoid`, a compare-and-set:
+ * of a void and a payment racing exactly one wins) and the points it took from
+ * the floor-limit counters are given back. Audited as `redemption_void`.
+ */
+export function voidStandIn(deps: StandInDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
+  return audited(
+    deps,
+    ctx,
+    'redemption_void',
+    () => redemptionSubject(id),
+    async () => {
+      let refusal: unknown;
+      const done = await deps.redemptions.change(id, deps.clock(), (cur) => {
+        if (cur.storeId !== ctx.identity.store.id) return ((refusal = redemptionNotFound(id)), 'another store');
+        if (cur.state !== 'stand_in') {
+          refusal = problem('redemption_not_held', `Redemption ${id} is ${cur.state}; only a held or stand-in redemption can be voided`, {
+            extra: outcomeOf(cur),
+          });
+          return `it is ${cur.state}`;
+        }
+        return applyTransition(REDEMPTION_TRANSITIONS.standInVoid, cur.state, { ...cur, updatedAt: deps.clock() }) as Redemption;
+      });
+      if (!done.ok)
+        throw done.reason === 'not_found' ? redemptionNotFound(id) : (refusal ?? problem('redemption_busy', `Redemption ${id} could not be voided`));
+      const counted = done.redemption.standIn?.counted;
+      if (counted && deps.standInLedger) await deps.standInLedger.giveBack(counted.customerKey, counted.storeKey, done.redemption.standIn?.points ?? 0);
+      deps.logger.info(
+        { requestId: ctx.requestId, redemptionId: id, customerId: done.redemption.customerId, points: done.redemption.standIn?.points },
+        'stand-in voided',
+      );
+      return redemptionView(done.redemption, deps.clock());
+    },
+  );
 }
