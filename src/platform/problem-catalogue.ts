@@ -234,6 +234,26 @@ export const PROBLEM_CATALOGUE = {
     meaning: "The points asked are more than the customer's last known balance",
     tillDoes: 'Redeem fewer points',
   },
+  stand_in_needs_approval: {
+    status: 409,
+    retry: 'same',
+    meaning:
+      'Over the stand-in floor limits (within the last known balance): the redemption `redemptionId` waits for a manager terminal of this store to approve it within STAND_IN_APPROVAL_MINUTES',
+    tillDoes:
+      'Have a manager approve redemption `redemptionId` (POST /redemptions/{id}/approve), then send the same request again with the same Idempotency-Key',
+  },
+  stand_in_not_pending: {
+    status: 409,
+    retry: 'stop',
+    meaning: 'The redemption is not waiting for approval (already approved, voided, lapsed, or not a stand-in)',
+    tillDoes: 'Nothing to approve: read the redemption',
+  },
+  stand_in_approval_expired: {
+    status: 409,
+    retry: 'new',
+    meaning: 'STAND_IN_APPROVAL_MINUTES passed since the redemption asked for approval: it lapsed',
+    tillDoes: 'The cashier starts the redemption again',
+  },
   stand_in_customer_limit: {
     status: 409,
     retry: 'new',

@@ -48,9 +48,10 @@ describe('stand-in redemption while the loyalty service is out', () => {
     expect(started.body).toMatchObject({ state: 'stand_in', points: 100, standIn: { points: 100, lastKnownBalance: 1000 } });
     expect(started.body.standIn.cashierMessage).toMatch(/STAND-IN/);
 
+    // Over the customer's 300 a day: refused until a manager approves it (nothing moves meanwhile).
     const over = await s.pos('cashier').post('/redemptions', { customerId: 'si-1', hash, points: 900 });
     expect(over.status).toBe(409);
-    expect(over.body.code).toBe('stand_in_customer_limit');
+    expect(over.body.code).toBe('stand_in_needs_approval');
 
     // A customer nobody looked up is not stood in for.
     const unseen = await s.pos('cashier').post('/redemptions', { customerId: 'si-2', hash: await s.hash('si-2').catch(() => '123456'), points: 10 });
@@ -78,6 +79,8 @@ describe('stand-in redemption while the loyalty service is out', () => {
     const redeems = s.sentUpstream().filter((e) => e.method === 'POST' && e.path.endsWith('/transactions/redeem'));
     expect(redeems.every((e) => JSON.stringify(e.body).includes(started.body.id) && JSON.stringify(e.body).includes('"points":100'))).toBe(true);
     expect(redeems.length).toBeGreaterThanOrEqual(1);
+    // The refused 900 moved nothing: never sent, its redemption lapsed unapproved, no hold left.
+    expect(s.sentUpstream().some((e) => JSON.stringify(e.body ?? '').includes('"points":900'))).toBe(false);
     const landed = await until(
       () => s.sandboxAdmin.get('/api/v4.0/integrations/orders/si-sale-1/transactions').set(SANDBOX_KEYS),
       (r) => r.status === 200,
@@ -130,7 +133,14 @@ describe('stand-in redemption while the loyalty service is out', () => {
 
 describe("stand-in's rules, each refused clearly over HTTP", () => {
   let s: Stack;
-  const env = { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '60000', STAND_IN_MAX_POINTS_PER_STORE: '250' };
+  // No manager approval here (0): over a limit is refused outright.
+  const env = {
+    STAND_IN: 'on',
+    BREAKER_FAILURE_THRESHOLD: '2',
+    BREAKER_HALF_OPEN_AFTER_MS: '60000',
+    STAND_IN_MAX_POINTS_PER_STORE: '250',
+    STAND_IN_APPROVAL_MINUTES: '0',
+  };
 
   afterEach(async () => {
     await s?.close();
@@ -219,5 +229,80 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     expect([barred.status, barred.body.code]).toEqual([409, 'stand_in_hold_unsettled']);
     const other = await s.pos('cashier').post('/redemptions', { customerId: 'sr-7', hash: hash7, points: 100 });
     expect(other.status).toBe(201);
+  });
+});
+
+describe("a manager's approval of a stand-in over the floor limits", () => {
+  let s: Stack;
+  const env = {
+    STAND_IN: 'on',
+    BREAKER_FAILURE_THRESHOLD: '2',
+    BREAKER_HALF_OPEN_AFTER_MS: '1500',
+    OUTBOX_POLL_INTERVAL_MS: '200',
+    STAND_IN_APPROVAL_MINUTES: '5',
+  };
+
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  it('once, by a manager terminal of the same store; the cashier sends the same start again and gets the stand-in, redeemed once when the service is back', async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('ap-1', 1000);
+    await s.pos('cashier').get('/customers/ap-1').expect(200);
+    const hash = await s.hash('ap-1');
+    await outage(s);
+    const ask = { customerId: 'ap-1', hash, points: 500 };
+    const key = 'ap-1-start';
+    const asked = await s.pos('cashier').post('/redemptions', ask).set('Idempotency-Key', key);
+    expect([asked.status, asked.body.code]).toEqual([409, 'stand_in_needs_approval']);
+    const id: string = asked.body.redemptionId;
+    expect(id).toMatch(/^rdm_/);
+    expect((await s.pos('cashier').get(`/redemptions/${id}`).expect(200)).body.state).toBe('stand_in_approval');
+    // Asked again before the approval: the same redemption waits.
+    const again = await s.pos('cashier').post('/redemptions', ask);
+    expect([again.body.code, again.body.redemptionId]).toEqual(['stand_in_needs_approval', id]);
+    // Over the last known balance a manager cannot help: refused outright.
+    const overBalance = await s.pos('cashier').post('/redemptions', { ...ask, points: 1001 });
+    expect(overBalance.body.code).toBe('stand_in_over_balance');
+
+    expect((await s.pos('cashier').post(`/redemptions/${id}/approve`)).status).toBe(403);
+    const otherStore = await s.pos('otherManager').post(`/redemptions/${id}/approve`);
+    expect([otherStore.status, otherStore.body.code]).toEqual([404, 'redemption_not_found']);
+    const approved = await s.pos('manager').post(`/redemptions/${id}/approve`).expect(200);
+    expect(approved.body).toMatchObject({ id, state: 'stand_in', standIn: { points: 500, lastKnownBalance: 1000 } });
+    const twice = await s.pos('manager').post(`/redemptions/${id}/approve`);
+    expect([twice.status, twice.body.code]).toEqual([409, 'stand_in_not_pending']);
+
+    // The same request again, with its own key: the approved stand-in.
+    const retried = await s.pos('cashier').post('/redemptions', ask).set('Idempotency-Key', key).expect(201);
+    expect(retried.body).toMatchObject({ id, state: 'stand_in', points: 500 });
+    await s.pos('cashier').post('/payments', { customerId: 'ap-1', paymentId: 'ap-sale-1', totalPaid: 20, redemptionId: id }).expect(202);
+    await clear(s);
+    const settled = await until(
+      () => s.pos('cashier').get(`/redemptions/${id}`),
+      (r) => r.body.state === 'redeemed',
+    );
+    expect(settled.body.state).toBe('redeemed');
+    expect((await s.balance('ap-1')).availablePointsBalance).toBe(1000 - 500 + 20);
+  });
+
+  it('lapses after STAND_IN_APPROVAL_MINUTES: the approval refused, the redemption expired, the start asks again', async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('ap-2', 1000);
+    await s.pos('cashier').get('/customers/ap-2').expect(200);
+    const hash = await s.hash('ap-2');
+    await outage(s);
+    const ask = { customerId: 'ap-2', hash, points: 400 };
+    const asked = await s.pos('cashier').post('/redemptions', ask);
+    expect(asked.body.code).toBe('stand_in_needs_approval');
+    await s.advance(5 * 60_000 + 1000);
+    const late = await s.pos('manager').post(`/redemptions/${asked.body.redemptionId}/approve`);
+    expect([late.status, late.body.code]).toEqual([409, 'stand_in_approval_expired']);
+    expect((await s.pos('cashier').get(`/redemptions/${asked.body.redemptionId}`)).body.state).toBe('expired');
+    await outage(s); // the moved clock let the circuit try again: opened again
+    const anew = await s.pos('cashier').post('/redemptions', ask);
+    expect(anew.body.code).toBe('stand_in_needs_approval');
+    expect(anew.body.redemptionId).not.toBe(asked.body.redemptionId);
   });
 });

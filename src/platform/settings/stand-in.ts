@@ -34,9 +34,9 @@ export const standIn = feature({
     maxPointsPerStore: setting('STAND_IN_MAX_POINTS_PER_STORE', nonNegativeInt.default(5000), {
       description: 'Floor limit: points one store may let customers spend in stand-in per hour (0 = none without approval).',
     }),
-    approvalMinutes: setting('STAND_IN_APPROVAL_MINUTES', positiveInt.max(60).default(5), {
+    approvalMinutes: setting('STAND_IN_APPROVAL_MINUTES', nonNegativeInt.max(60).default(5), {
       description:
-        "How long a manager's approval of a stand-in over the limits stays usable (minutes); the approval is for that redemption once, up to the last known balance.",
+        'How long a stand-in over the floor limits waits for a manager terminal of the store to approve it (minutes): once, up to the last known balance. 0 = no approval: over the limits is refused.',
     }),
   },
 });

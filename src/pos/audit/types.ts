@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'events',
   'batch_upload',
   'stand_in_short',
+  'stand_in_approve',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

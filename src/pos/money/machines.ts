@@ -11,7 +11,18 @@
 export type Machine<S extends string> = { readonly [K in S]: readonly S[] };
 
 export type RedemptionState =
-  'otp_required' | 'confirming' | 'held' | 'paying' | 'voiding' | 'redeemed' | 'voided' | 'expired' | 'stand_in' | 'stand_in_paid' | 'short';
+  | 'otp_required'
+  | 'confirming'
+  | 'held'
+  | 'paying'
+  | 'voiding'
+  | 'redeemed'
+  | 'voided'
+  | 'expired'
+  | 'stand_in_approval'
+  | 'stand_in'
+  | 'stand_in_paid'
+  | 'short';
 
 export const REDEMPTION_MACHINE: Machine<RedemptionState> = {
   // The customer's code is checked by placing the hold (`confirming`); an OTP record is otherwise forgotten by its TTL.
@@ -25,6 +36,8 @@ export const REDEMPTION_MACHINE: Machine<RedemptionState> = {
   voiding: ['voided', 'held', 'expired', 'redeemed'],
   // Stand-in (no hold: the loyalty service was out): paid (its redeem and sale queued together), or voided before.
   stand_in: ['stand_in_paid', 'voided'],
+  // Over the floor limits: waiting for a manager's approval (STAND_IN_APPROVAL_MINUTES), then a stand-in; or lapsed, or voided.
+  stand_in_approval: ['stand_in', 'expired', 'voided'],
   // Its redeem settled once later: the points redeemed, or refused for the balance (the sale still recorded).
   stand_in_paid: ['redeemed', 'short'],
   redeemed: [],
@@ -94,7 +107,9 @@ export const REDEMPTION_TRANSITIONS = {
   standInPay: { from: ['stand_in'], to: 'stand_in_paid', sets: ['paymentId'] },
   standInRedeemed: { from: ['stand_in_paid', 'redeemed'], to: 'redeemed' },
   standInShort: { from: ['stand_in_paid', 'short'], to: 'short' },
-  standInVoid: { from: ['stand_in'], to: 'voided' },
+  standInVoid: { from: ['stand_in', 'stand_in_approval'], to: 'voided' },
+  standInApprove: { from: ['stand_in_approval'], to: 'stand_in' },
+  standInApprovalLapsed: { from: ['stand_in_approval'], to: 'expired' },
 } as const satisfies Record<string, Transition<RedemptionState>>;
 
 export const COUPON_LOCK_TRANSITIONS = {

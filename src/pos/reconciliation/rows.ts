@@ -399,6 +399,7 @@ const OTHER_KINDS: Record<AuditEntry['action'], RowKind> = {
   events: 'events',
   batch_upload: 'batch_upload',
   stand_in_short: 'redemption',
+  stand_in_approve: 'redemption',
 };
 
 /** Actions the interface keeps no readable record of: listed with their outcome here, and what the outbox did with them. */

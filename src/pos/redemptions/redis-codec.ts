@@ -23,6 +23,7 @@ const STATE_CODE: Record<RedemptionState, string> = {
   redeemed: 'r',
   voided: 'v',
   expired: 'e',
+  stand_in_approval: 'w',
   stand_in: 's',
   stand_in_paid: 't',
   short: 'f',

@@ -4,7 +4,7 @@ import { REDEMPTION_ID, redemptionExamples } from './examples';
 import { RedemptionIdParam, RedemptionOptionsSchema, RedemptionViewSchema, StartRedemptionBody, SubmitOtpBody } from './schemas';
 import { getRedemption } from './redemption-deps';
 import { startRedemption } from './start';
-import type { StandInDeps } from './stand-in';
+import { approveStandIn, type StandInDeps } from './stand-in';
 import { submitOtp } from './otp-step';
 import { voidRedemption } from './void';
 
@@ -70,6 +70,7 @@ export const REDEMPTION_ROUTES = [
       'stand_in_over_balance',
       'stand_in_customer_limit',
       'stand_in_store_limit',
+      'stand_in_needs_approval',
     ],
     handle: (deps, ctx, { body }) => startRedemption(deps, ctx, body),
   }),
@@ -132,6 +133,28 @@ export const REDEMPTION_ROUTES = [
     callsLoyalty: true,
     codes: ['redemption_not_found', 'payment_in_progress', 'redemption_not_held', 'redemption_used', 'redemption_busy', 'retry_same_request'],
     handle: (deps, ctx, { params }) => voidRedemption(deps, ctx, params.id),
+  }),
+  route({
+    method: 'post',
+    path: '/redemptions/:id/approve',
+    operationId: 'approveStandInRedemption',
+    tag: 'Redemptions',
+    roles: ['manager'],
+    needsRedis: true,
+    summary: 'Approve a stand-in over the floor limits (manager terminal of the same store)',
+    description:
+      'A start over the stand-in floor limits (within the last known balance) answers 409 `stand_in_needs_approval` naming the waiting redemption. ' +
+      'A manager terminal of the same store approves it here, once, within STAND_IN_APPROVAL_MINUTES: it becomes `stand_in`, and the cashier sends the same start again to get it.',
+    params: redemptionId,
+    success: {
+      status: 200,
+      description: 'The redemption, now `stand_in` (approved)',
+      schema: RedemptionViewSchema,
+      example: { ...redemptionExamples.redemptionHeld, state: 'stand_in', secondsLeft: 0 },
+    },
+    callsLoyalty: false,
+    codes: ['redemption_not_found', 'stand_in_not_pending', 'stand_in_approval_expired'],
+    handle: (deps, ctx, { params }) => approveStandIn(deps, ctx, params.id),
   }),
   route({
     method: 'get',

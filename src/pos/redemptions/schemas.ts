@@ -96,7 +96,7 @@ export const RedemptionAskSchema = z.discriminatedUnion('kind', [
 export const RedemptionViewSchema = z.strictObject({
   id: z.string().describe('rdm_...; name it in GET/void/otp and in the payment'),
   state: RedemptionStateSchema.describe(
-    'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired; stand_in -> stand_in_paid -> redeemed | short, stand_in -> voided (a stand-in: the loyalty service was out). `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
+    'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired; stand_in -> stand_in_paid -> redeemed | short, stand_in -> voided (a stand-in: the loyalty service was out); stand_in_approval -> stand_in (a manager approved it over the floor limits) | expired | voided. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
   ),
   customerId: z.string().describe('The loyalty customer id of the customer redeeming'),
   ask: RedemptionAskSchema.describe('What the till asked to redeem'),

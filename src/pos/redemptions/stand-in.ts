@@ -12,7 +12,7 @@ import type { CallContext } from '../context';
 import { limitKeys, type StandInLedger } from '../stand-in/ledger';
 import { storePolicy } from '../terminals/policy';
 import type { PosSettings } from '../settings';
-import type { Redemption } from './types';
+import type { Redemption, StandInTerms } from './types';
 import type { RedemptionDeps } from './redemption-deps';
 import { redemptionView, type RedemptionView } from './view';
 import { audited, noteForAudit } from '../audit/record';
@@ -99,16 +99,38 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
     throw problem('stand_in_over_balance', `${points} points is more than the customer's last known balance (${seen.available})`, {
       extra: { lastKnownBalance: seen.available },
     });
+  // The same ask again (the cashier's retry after asking a manager): the redemption approved, or still waiting.
+  const ask = `${base.storeId}:${base.terminalId}:${base.customerId}:${points}`;
+  const waiting = await pendingOf(deps, ask);
+  if (waiting?.state === 'stand_in') return redemptionView(waiting, deps.clock());
+  if (waiting?.state === 'stand_in_approval') throw needsApproval(waiting);
   const keys = limitKeys(base.customerId, base.storeId, deps.clock(), deps.settings.storeTimeZone);
   const took = await ledger.take({ ...keys, points, customerMax: policy.maxPointsPerCustomer, storeMax: policy.maxPointsPerStore });
   if (!took.ok) {
     const what = took.limit === 'customer' ? 'this customer today' : "this store's hour";
+    if (policy.approvalMinutes > 0) {
+      // Within the balance but over a floor limit: a manager of the store may approve this one redemption (./stand-in.ts approveStandIn).
+      const pending: Redemption = {
+        ...base,
+        state: 'stand_in_approval',
+        holdPoints: points,
+        standIn: {
+          points,
+          lastKnownBalance: seen.available,
+          approvalUntil: deps.clock() + policy.approvalMinutes * 60_000,
+          cashierId: ctx.cashierId,
+          shiftId: ctx.shiftId,
+        },
+        updatedAt: deps.clock(),
+      };
+      await deps.redemptions.create(pending);
+      await ledger.setPending(ask, pending.id, policy.approvalMinutes * 60_000);
+      throw needsApproval(pending, `over the limit of ${took.max} points for ${what} (${took.used} used)`);
+    }
     throw problem(
       took.limit === 'customer' ? 'stand_in_customer_limit' : 'stand_in_store_limit',
       `Stand-in is limited to ${took.max} points for ${what}; ${took.used} are used`,
-      {
-        extra: { limit: took.max, used: took.used },
-      },
+      { extra: { limit: took.max, used: took.used } },
     );
   }
   const record: Redemption = {
@@ -132,6 +154,69 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
   return redemptionView(record, deps.clock());
 }
 
+/** The redemption waiting for (or given) approval for this ask, lapsed first if its minutes are up. */
+async function pendingOf(deps: StandInDeps, ask: string): Promise<Redemption | null> {
+  const id = await deps.standInLedger?.pendingFor(ask);
+  const r = id ? await deps.redemptions.get(id, deps.clock()) : null;
+  if (r?.state !== 'stand_in_approval' || deps.clock() < (r.standIn?.approvalUntil ?? 0)) return r;
+  const lapsed = await deps.redemptions.apply(r.id, deps.clock(), 'standInApprovalLapsed');
+  return lapsed.ok ? lapsed.redemption : null;
+}
+
+function needsApproval(r: Redemption, why = 'over the floor limits'): Error {
+  const until = new Date(r.standIn?.approvalUntil ?? 0).toISOString();
+  return problem(
+    'stand_in_needs_approval',
+    `${r.standIn?.points} points in stand-in is ${why}: a manager terminal of this store may approve redemption ${r.id} until ${until}, then send the same request again`,
+    { extra: { redemptionId: r.id, approveBy: until } },
+  );
+}
+
+/**
+ * A manager terminal of the redemption's store approves a stand-in waiting for
+ * it (`stand_in_approval` -> `stand_in`, the machine's `standInApprove`, a
+ * compare-and-set: once), within STAND_IN_APPROVAL_MINUTES of the ask. The
+ * points were checked against the last known balance at the ask; the floor
+ * limits' counters are not taken (the manager vouches for it). Audited.
+ */
+export function approveStandIn(deps: StandInDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
+  return audited(
+    deps,
+    ctx,
+    'stand_in_approve',
+    () => redemptionSubject(id),
+    async () => {
+      const now = deps.clock();
+      let refusal: unknown;
+      const done = await deps.redemptions.change(id, now, (cur) => {
+        if (cur.storeId !== ctx.identity.store.id) return ((refusal = redemptionNotFound(id)), 'another store');
+        if (cur.state !== 'stand_in_approval') {
+          refusal = problem('stand_in_not_pending', `Redemption ${id} is ${cur.state}: nothing to approve`, { extra: outcomeOf(cur) });
+          return `it is ${cur.state}`;
+        }
+        if (now >= (cur.standIn?.approvalUntil ?? 0)) {
+          refusal = problem(
+            'stand_in_approval_expired',
+            `Redemption ${id} waited for approval until ${new Date(cur.standIn?.approvalUntil ?? 0).toISOString()}: it lapsed`,
+          );
+          return applyTransition(REDEMPTION_TRANSITIONS.standInApprovalLapsed, cur.state, { ...cur, updatedAt: now }) as Redemption;
+        }
+        const next = applyTransition(REDEMPTION_TRANSITIONS.standInApprove, cur.state, { ...cur, updatedAt: now }) as Redemption;
+        return { ...next, standIn: { ...(cur.standIn as StandInTerms), approvedBy: ctx.identity.terminal.id } };
+      });
+      if (!done.ok)
+        throw done.reason === 'not_found' ? redemptionNotFound(id) : (refusal ?? problem('redemption_busy', `Redemption ${id} could not be approved`));
+      if (refusal) throw refusal;
+      noteForAudit({ customerId: done.redemption.customerId, pointsHeld: done.redemption.standIn?.points });
+      deps.logger.warn(
+        { requestId: ctx.requestId, redemptionId: id, points: done.redemption.standIn?.points, approvedBy: ctx.identity.terminal.id },
+        'stand-in approved',
+      );
+      return redemptionView(done.redemption, now);
+    },
+  );
+}
+
 /**
  * Voids a `stand_in` redemption before its payment: nothing was sent upstream,
  * so it is `voided` at once (the machine's `standInVoid`, a compare-and-set:
@@ -148,7 +233,7 @@ export function voidStandIn(deps: StandInDeps, ctx: CallContext, id: string): Pr
       let refusal: unknown;
       const done = await deps.redemptions.change(id, deps.clock(), (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return ((refusal = redemptionNotFound(id)), 'another store');
-        if (cur.state !== 'stand_in') {
+        if (cur.state !== 'stand_in' && cur.state !== 'stand_in_approval') {
           refusal = problem('redemption_not_held', `Redemption ${id} is ${cur.state}; only a held or stand-in redemption can be voided`, {
             extra: outcomeOf(cur),
           });

@@ -52,6 +52,9 @@ export interface StandInTerms {
   lastKnownBalance: number;
   /** The counters' keys it took its points from (src/pos/stand-in/ledger.ts); absent when a manager approved it over them. */
   counted?: { customerKey: string; storeKey: string };
+  /** Over the limits (`stand_in_approval`): a manager may approve it until then (epoch ms). */
+  approvalUntil?: number;
+  /** The manager terminal that approved it. */
   approvedBy?: string;
   cashierId?: string;
   shiftId?: string;

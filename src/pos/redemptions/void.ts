@@ -18,8 +18,9 @@ import { voidStandIn, type StandInDeps } from './stand-in';
  * what the redemption becomes, never `voided`.
  */
 export async function voidRedemption(deps: StandInDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
-  // A stand-in has no hold to release: voided here, its floor-limit points given back (./stand-in.ts).
-  if ((await deps.redemptions.get(id, deps.clock()))?.state === 'stand_in') return voidStandIn(deps, ctx, id);
+  // A stand-in (or one waiting for approval) has no hold to release: voided here, its floor-limit points given back (./stand-in.ts).
+  const state = (await deps.redemptions.get(id, deps.clock()))?.state;
+  if (state === 'stand_in' || state === 'stand_in_approval') return voidStandIn(deps, ctx, id);
   const voiding = redemptionForVoid(deps, ctx, id);
   await claimActSettle({
     what: `The void of redemption ${id}`,

@@ -32,6 +32,9 @@ export interface StandInLedger {
   /** Adds `points` to both counters if both stay within their max; else changes nothing and names the limit. */
   take(t: LimitTake): Promise<TakeResult>;
   giveBack(customerKey: string, storeKey: string, points: number): Promise<void>;
+  /** The redemption waiting for approval for one ask (store, terminal, customer, points), so the cashier's retry finds it. */
+  setPending(ask: string, redemptionId: string, ttlMs: number): Promise<void>;
+  pendingFor(ask: string): Promise<string | null>;
 }
 
 const DAY_MS = 86_400_000;
@@ -47,6 +50,7 @@ export class MemoryStandInLedger implements StandInLedger {
   private readonly seenBy = new Map<string, Seen & { until: number }>();
   private readonly unsettledUntil = new Map<string, number>();
   private readonly counters = new Map<string, number>();
+  private readonly pending = new Map<string, { id: string; until: number }>();
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -76,6 +80,15 @@ export class MemoryStandInLedger implements StandInLedger {
     this.counters.set(t.customerKey, c + t.points);
     this.counters.set(t.storeKey, s + t.points);
     return { ok: true };
+  }
+
+  async setPending(ask: string, redemptionId: string, ttlMs: number) {
+    this.pending.set(ask, { id: redemptionId, until: this.clock() + ttlMs });
+  }
+
+  async pendingFor(ask: string) {
+    const p = this.pending.get(ask);
+    return p && p.until > this.clock() ? p.id : null;
   }
 
   async giveBack(customerKey: string, storeKey: string, points: number) {
@@ -148,6 +161,14 @@ export class RedisStandInLedger implements StandInLedger {
     )) as [string, number];
     if (what === 'ok') return { ok: true };
     return what === 'customer' ? { ok: false, limit: 'customer', used, max: t.customerMax } : { ok: false, limit: 'store', used, max: t.storeMax };
+  }
+
+  async setPending(ask: string, redemptionId: string, ttlMs: number) {
+    await this.redis.set(`${this.prefix}stand-in:pending:${ask}`, redemptionId, 'PX', ttlMs);
+  }
+
+  pendingFor(ask: string) {
+    return this.redis.get(`${this.prefix}stand-in:pending:${ask}`);
   }
 
   async giveBack(customerKey: string, storeKey: string, points: number) {

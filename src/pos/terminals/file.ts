@@ -52,7 +52,7 @@ export const StoreSchema = z.strictObject({
         .optional(),
       maxPointsPerCustomer: z.number().int().min(0).optional(),
       maxPointsPerStore: z.number().int().min(0).optional(),
-      approvalMinutes: z.number().int().min(1).max(60).optional(),
+      approvalMinutes: z.number().int().min(0).max(60).optional(),
     })
     .optional(),
 });
