@@ -1,4 +1,5 @@
-import { SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
+import { readTerminalsFile, writeTerminalsFile } from '../../src/pos/terminals/file';
+import { isSaleSend, SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
 
 /**
  * Stand-in redemption (issue 31) over real HTTP and real Redis: the sandbox
@@ -78,7 +79,9 @@ describe('stand-in redemption while the loyalty service is out', () => {
     expect((await s.balance('si-1')).heldPoints ?? 0).toBe(0);
     const redeems = s.sentUpstream().filter((e) => e.method === 'POST' && e.path.endsWith('/transactions/redeem'));
     expect(redeems.every((e) => JSON.stringify(e.body).includes(started.body.id) && JSON.stringify(e.body).includes('"points":100'))).toBe(true);
-    expect(redeems.length).toBeGreaterThanOrEqual(1);
+    expect(redeems).toHaveLength(1);
+    const sales = s.sentUpstream().filter((e) => isSaleSend(e) && JSON.stringify(e.body).includes('si-sale-1'));
+    expect(sales).toHaveLength(1);
     // The refused 900 moved nothing: never sent, its redemption lapsed unapproved, no hold left.
     expect(s.sentUpstream().some((e) => JSON.stringify(e.body ?? '').includes('"points":900'))).toBe(false);
     const landed = await until(
@@ -176,6 +179,10 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     await s.pos('otherCashier').get('/customers/sr-4');
     const elsewhere = await s.pos('otherCashier').post('/redemptions', { customerId: 'sr-4', hash: hash4, points: 100 });
     expect(elsewhere.status).toBe(201);
+    // The next hour the store has its 250 again (the moved clock let the circuit try again: opened again).
+    await s.advance(3_600_000);
+    await outage(s);
+    await s.pos('cashier').post('/redemptions', { customerId: 'sr-4', hash: hash4, points: 100 }).expect(201);
   });
 
   it('a stand-in voided before its payment: voided, its points given back to both floor limits; not voided twice, not paid', async () => {
@@ -304,5 +311,46 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
     const anew = await s.pos('cashier').post('/redemptions', ask);
     expect(anew.body.code).toBe('stand_in_needs_approval');
     expect(anew.body.redemptionId).not.toBe(asked.body.redemptionId);
+  });
+});
+
+describe('stand-in across the fleet and per store', () => {
+  let s: Stack;
+  const env = { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '60000', STAND_IN_APPROVAL_MINUTES: '0' };
+
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  it("two instances share the last known balance and the customer's limit", async () => {
+    s = await startStack({ store: 'redis', instances: 2, env });
+    await s.seed('fl-1', 1000);
+    await s.pos('cashier', 0).get('/customers/fl-1').expect(200);
+    const hash = await s.hash('fl-1');
+    await outage(s, 0);
+    await outage(s, 1);
+    await s.pos('cashier', 0).post('/redemptions', { customerId: 'fl-1', hash, points: 200 }).expect(201);
+    // Seen through instance 0, served by instance 1; the 200 taken there count here.
+    const second = await s.pos('cashier', 1).post('/redemptions', { customerId: 'fl-1', hash, points: 200 });
+    expect([second.status, second.body.code, second.body.used]).toEqual([409, 'stand_in_customer_limit', 200]);
+    await s.pos('cashier', 1).post('/redemptions', { customerId: 'fl-1', hash, points: 100 }).expect(201);
+  });
+
+  it("a store's own standIn in the terminals file: on where the fleet is off, with its own customer limit", async () => {
+    s = await startStack({ store: 'redis', env: { ...env, STAND_IN: 'off' } });
+    const file = readTerminalsFile(s.terminalsFile)!;
+    file.stores = file.stores.map((st) => (st.id === 'store-002' ? { ...st, standIn: { mode: 'on', maxPointsPerCustomer: 50 } } : st));
+    writeTerminalsFile(s.terminalsFile, file);
+    await s.restart(0);
+    await s.seed('ov-1', 1000);
+    // Looked up where stand-in is on (a lookup elsewhere keeps no balance).
+    await s.pos('otherCashier').get('/customers/ov-1').expect(200);
+    const hash = await s.hash('ov-1');
+    await outage(s);
+    const off = await s.pos('cashier').post('/redemptions', { customerId: 'ov-1', hash, points: 40 });
+    expect([off.status, off.body.code]).toEqual([503, 'upstream_circuit_open']);
+    await s.pos('otherCashier').post('/redemptions', { customerId: 'ov-1', hash, points: 40 }).expect(201);
+    const over = await s.pos('otherCashier').post('/redemptions', { customerId: 'ov-1', hash, points: 20 });
+    expect([over.status, over.body.code, over.body.limit]).toEqual([409, 'stand_in_customer_limit', 50]);
   });
 });
