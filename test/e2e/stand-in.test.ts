@@ -89,6 +89,21 @@ describe('stand-in redemption while the loyalty service is out', () => {
       (r) => r.status === 200,
     );
     expect(landed.status).toBe(200);
+    const report = await s
+      .pos('manager')
+      .get(`/reconciliation?date=${new Date().toISOString().slice(0, 10)}`)
+      .expect(200);
+    expect(report.body.rows).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'redemption',
+          id: started.body.id,
+          status: 'recorded_here',
+          note: expect.stringMatching(/^stand-in: 100 points; paid by sale si-sale-1/),
+        }),
+      ]),
+    );
+    expect(report.body.anomalies.filter((a: { id: string }) => a.id === started.body.id)).toEqual([]);
   });
 
   it('a shortfall: the points spent elsewhere meanwhile; the sale is still recorded and the redemption short, flagged with its cashier', async () => {
@@ -121,6 +136,16 @@ describe('stand-in redemption while the loyalty service is out', () => {
     expect(settled.body.state).toBe('short');
     expect((await s.balance('si-3')).availablePointsBalance).toBeGreaterThanOrEqual(20);
     expect(s.logs.some((l) => l.includes('stand-in short'))).toBe(true);
+    // The report: the audit entry with its cashier and shift, and the day's reconciliation flags it.
+    const day = new Date().toISOString().slice(0, 10);
+    const audit = await s.pos('manager').get(`/audit?date=${day}`).expect(200);
+    expect(audit.body.entries).toEqual(
+      expect.arrayContaining([expect.objectContaining({ action: 'stand_in_short', cashierId: 'c-7', shiftId: 'sh-1', redemptionId: started.body.id })]),
+    );
+    const report = await s.pos('manager').get(`/reconciliation?date=${day}`).expect(200);
+    expect(JSON.stringify(report.body)).toMatch(/stand-in: 150 points not redeemed.*cashier c-7, shift sh-1/);
+    expect(JSON.stringify(report.body)).toContain('"stand_in_short"');
+    expect(report.body.anomalies).toEqual([expect.objectContaining({ kind: 'stand_in_short', id: started.body.id })]);
   });
 
   it('is off by default: the hold refused as before', async () => {
@@ -278,6 +303,13 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
     expect([otherStore.status, otherStore.body.code]).toEqual([404, 'redemption_not_found']);
     const approved = await s.pos('manager').post(`/redemptions/${id}/approve`).expect(200);
     expect(approved.body).toMatchObject({ id, state: 'stand_in', standIn: { points: 500, lastKnownBalance: 1000 } });
+    const trail = await s
+      .pos('manager')
+      .get(`/audit?date=${new Date().toISOString().slice(0, 10)}`)
+      .expect(200);
+    expect(trail.body.entries).toEqual(
+      expect.arrayContaining([expect.objectContaining({ action: 'stand_in_approve', terminalId: 'till-manager', redemptionId: id, outcome: 'applied' })]),
+    );
     const twice = await s.pos('manager').post(`/redemptions/${id}/approve`);
     expect([twice.status, twice.body.code]).toEqual([409, 'stand_in_not_pending']);
 

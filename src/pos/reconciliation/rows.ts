@@ -338,6 +338,15 @@ function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts,
         `stand-in: ${short.pointsHeld ?? '?'} points not redeemed (the balance refused them when settled); cashier ${short.cashierId ?? 'not named'}, shift ${short.shiftId ?? 'not named'}`,
       ],
     );
+  if (held.code === 'stand_in' || list.some((e) => e.action === 'stand_in_approve' && e.outcome === 'applied')) {
+    // A stand-in has no hold to look up: its redeem went with its sale through the outbox, and a refusal would be flagged above.
+    const paid = sales[0]?.[0].paymentId;
+    const pts = `${held.pointsHeld ?? '?'} points`;
+    if (list.some((e) => e.action === 'redemption_void' && e.outcome === 'applied')) return done('voided', [], [`stand-in: ${pts}; voided before its payment`]);
+    return paid
+      ? done('recorded_here', [], [`stand-in: ${pts}; paid by sale ${paid}, redeemed from the outbox once the loyalty service was back`])
+      : done('open', [], [`stand-in: ${pts}; not paid`]);
+  }
   const reference = list.find((e) => e.holdReference)?.holdReference;
   const unreadable = reference ? facts.unreadable.get(`hold:${reference}`) : 'no hold reference';
   const hold = reference ? facts.holds.get(reference) : undefined;
