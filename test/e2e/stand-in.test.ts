@@ -234,6 +234,21 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     expect(s.sentUpstream().filter((e) => e.path.endsWith('/transactions/redeem'))).toHaveLength(0);
   });
 
+  it('a payment whose sale id is refused leaves the stand-in to be paid by another', async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('sr-9', 1000);
+    await s.pos('cashier').get('/customers/sr-9').expect(200);
+    await s.pos('cashier').post('/payments', { customerId: 'sr-9', paymentId: 'sr-sale-9', totalPaid: 10 }).expect(201);
+    const hash = await s.hash('sr-9');
+    await outage(s);
+    const started = await s.pos('cashier').post('/redemptions', { customerId: 'sr-9', hash, points: 100 }).expect(201);
+    const reused = await s.pos('cashier').post('/payments', { customerId: 'sr-9', paymentId: 'sr-sale-9', totalPaid: 20, redemptionId: started.body.id });
+    expect(reused.status).toBeGreaterThanOrEqual(400);
+    expect((await s.pos('cashier').get(`/redemptions/${started.body.id}`)).body).toMatchObject({ state: 'stand_in', paymentId: null });
+    const paid = await s.pos('cashier').post('/payments', { customerId: 'sr-9', paymentId: 'sr-sale-10', totalPaid: 20, redemptionId: started.body.id });
+    expect([paid.status, paid.body.redemption?.state]).toEqual([202, 'stand_in_paid']);
+  });
+
   it('an account that checks one-time codes cannot be served offline: said so, with the code given or not', async () => {
     s = await startStack({ store: 'redis', env });
     await s.seed('sr-5', 500);

@@ -38,8 +38,8 @@ export const REDEMPTION_MACHINE: Machine<RedemptionState> = {
   stand_in: ['stand_in_paid', 'voided'],
   // Over the floor limits: waiting for a manager's approval (STAND_IN_APPROVAL_MINUTES), then a stand-in; or lapsed, or voided.
   stand_in_approval: ['stand_in', 'expired', 'voided'],
-  // Its redeem settled once later: the points redeemed, or refused for the balance (the sale still recorded).
-  stand_in_paid: ['redeemed', 'short'],
+  // Its redeem settled once later: the points redeemed, or refused for the balance (the sale still recorded); freed if nothing was queued.
+  stand_in_paid: ['redeemed', 'short', 'stand_in'],
   redeemed: [],
   voided: [],
   expired: [],
@@ -105,6 +105,8 @@ export const REDEMPTION_TRANSITIONS = {
   holdReleased: { from: ['voiding'], to: 'voided', clears: ['paymentId'] },
   // Stand-in: the payment naming it queued with its redeem; the redeem's outcome once delivered; a void before payment.
   standInPay: { from: ['stand_in'], to: 'stand_in_paid', sets: ['paymentId'] },
+  // Nothing was queued (the sale id refused): the stand-in may be paid by another payment.
+  standInPayFreed: { from: ['stand_in_paid'], to: 'stand_in', clears: ['paymentId'] },
   standInRedeemed: { from: ['stand_in_paid', 'redeemed'], to: 'redeemed' },
   standInShort: { from: ['stand_in_paid', 'short'], to: 'short' },
   standInVoid: { from: ['stand_in', 'stand_in_approval'], to: 'voided' },

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { problem } from '../../platform/problem';
+import { applyTransition, REDEMPTION_TRANSITIONS } from '../money/machines';
 import { encodingMark, type SaleAnswer, type SaleEncoding } from '../../upstream';
 import { claimActSettle, recordClaim, type Claim } from '../money/claim-step';
 import type { CallContext } from '../context';
@@ -49,8 +50,7 @@ export async function recordStandInSale(
         if (cur.customerId !== body.customerId) return 'another customer';
         again = cur.state === 'stand_in_paid' && cur.paymentId === body.paymentId;
         if (again) return cur;
-        if (cur.state !== 'stand_in') return `it is ${cur.state}`;
-        return { ...cur, state: 'stand_in_paid', paymentId: body.paymentId, updatedAt: deps.clock() };
+        return applyTransition(REDEMPTION_TRANSITIONS.standInPay, cur.state, { ...cur, updatedAt: deps.clock() }, { args: { paymentId: body.paymentId } });
       });
       if (!result.ok) throw problem('redemption_busy', `Redemption ${id} cannot be paid: ${result.reason === 'rejected' ? result.detail : 'not found'}`);
       return { record: result.redemption, again };
@@ -59,9 +59,7 @@ export async function recordStandInSale(
     // Nothing was queued (the sale id refused): the stand-in may be paid by another payment.
     async free(_claimed, again) {
       if (again) return;
-      await deps.redemptions.change(id, deps.clock(), (cur) =>
-        cur.state === 'stand_in_paid' && cur.paymentId === body.paymentId ? { ...cur, state: 'stand_in', paymentId: undefined } : 'not ours',
-      );
+      await deps.redemptions.apply(id, deps.clock(), 'standInPayFreed', { when: (cur) => cur.paymentId === body.paymentId || 'not ours' });
     },
     settleLater: () => undefined,
   });
