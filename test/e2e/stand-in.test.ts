@@ -249,6 +249,19 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     expect([paid.status, paid.body.redemption?.state]).toEqual([202, 'stand_in_paid']);
   });
 
+  it('a busy loyalty service (429, the budget refusing) stands in only once refusals have lasted STAND_IN_AFTER_SECONDS', async () => {
+    s = await startStack({ store: 'redis', env: { ...env, STAND_IN_AFTER_SECONDS: '1' } });
+    await s.seed('sr-10', 1000);
+    await s.pos('cashier').get('/customers/sr-10').expect(200);
+    const hash = await s.hash('sr-10');
+    await faults(s, [{ operation: 'hold', status: 429 }]);
+    const first = await s.pos('cashier').post('/redemptions', { customerId: 'sr-10', hash, points: 100 });
+    expect([first.status, first.body.code]).toEqual([503, 'upstream_busy']);
+    await new Promise((r) => setTimeout(r, 1200));
+    const later = await s.pos('cashier').post('/redemptions', { customerId: 'sr-10', hash, points: 100 });
+    expect([later.status, later.body.state]).toEqual([201, 'stand_in']);
+  });
+
   it('an account that checks one-time codes cannot be served offline: said so, with the code given or not', async () => {
     s = await startStack({ store: 'redis', env });
     await s.seed('sr-5', 500);
