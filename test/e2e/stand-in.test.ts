@@ -206,8 +206,14 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     await s.pos('otherCashier').get('/customers/sr-4');
     const elsewhere = await s.pos('otherCashier').post('/redemptions', { customerId: 'sr-4', hash: hash4, points: 100 });
     expect(elsewhere.status).toBe(201);
-    // The next hour the store has its 250 again (the moved clock let the circuit try again: opened again).
+    // An hour on, the last lookup is too old (STAND_IN_SEEN_MINUTES 15); looked up again, the store has its 250 again.
     await s.advance(3_600_000);
+    await outage(s); // the moved clock let the circuit try again: opened again
+    const stale = await s.pos('cashier').post('/redemptions', { customerId: 'sr-4', hash: hash4, points: 100 });
+    expect(stale.body.code).toBe('stand_in_not_seen');
+    await clear(s);
+    await s.advance(61_000); // past BREAKER_HALF_OPEN_AFTER_MS: the lookup is the probe that closes the circuit
+    await s.pos('cashier').get('/customers/sr-4').expect(200);
     await outage(s);
     await s.pos('cashier').post('/redemptions', { customerId: 'sr-4', hash: hash4, points: 100 }).expect(201);
   });

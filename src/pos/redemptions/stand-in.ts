@@ -88,8 +88,9 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
   if ((await deps.upstreamOtp.required()) !== false) throw otpAccountRefusal();
   if (await ledger.unsettled(base.customerId))
     throw problem('stand_in_hold_unsettled', `A hold for customer ${base.customerId} may have been placed (no answer): no stand-in until it lapses`);
+  // Kept for the looking-up store's STAND_IN_SEEN_MINUTES; this store's own minutes (and the BFF's clock) decide here.
   const seen = await ledger.lastSeen(base.customerId);
-  if (!seen)
+  if (!seen || deps.clock() - seen.at > policy.seenMinutes * 60_000)
     throw problem(
       'stand_in_not_seen',
       `The loyalty service is out and customer ${base.customerId} was not looked up in the last ${policy.seenMinutes} minutes: no stand-in`,
