@@ -379,6 +379,10 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
     const anew = await s.pos('cashier').post('/redemptions', ask);
     expect(anew.body.code).toBe('stand_in_needs_approval');
     expect(anew.body.redemptionId).not.toBe(asked.body.redemptionId);
+    // One waiting for approval can be voided; then there is nothing to approve.
+    await s.pos('cashier').post(`/redemptions/${anew.body.redemptionId}/void`).expect(200);
+    const gone = await s.pos('manager').post(`/redemptions/${anew.body.redemptionId}/approve`);
+    expect([gone.status, gone.body.code]).toEqual([409, 'stand_in_not_pending']);
   });
 });
 
