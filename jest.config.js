@@ -35,6 +35,7 @@ const SALE_SUITES = [
   'test/e2e/reconciliation-daily.test.ts',
   'test/e2e/till-deadline.test.ts',
   'test/e2e/till-deadline-refused.test.ts',
+  'test/e2e/stand-in.test.ts',
   'test/faults/outbox-payments.test.ts',
   'test/faults/outbox-maybe-landed.test.ts',
   'test/faults/reconciliation-day.test.ts',

@@ -41,6 +41,7 @@ export type SubmitOtpRequest = Body<'submitRedemptionOtp'>;
 export type RedemptionAfterOtp = Answer<'submitRedemptionOtp', 200>;
 export type RedemptionView = Answer<'getRedemption', 200>;
 export type VoidedRedemption = Answer<'voidRedemption', 200>;
+export type ApprovedStandIn = Answer<'approveStandInRedemption', 200>;
 
 // Sales and refunds
 export type PaymentRequest = Body<'recordPayment'>;

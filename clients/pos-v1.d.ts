@@ -618,7 +618,7 @@ export type paths = {
         put?: never;
         /**
          * Start a redemption: hold points by amount, points or rule
-         * @description Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`. A customer may redeem at most REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY points a day across the stores (or the store's own cap): a start that would go over it is 409 `redemption_cap_reached`, before anything is asked of the loyalty service.
+         * @description Places a hold on the customer's points. With OTP on and no `otp` given, the customer is sent a code and the redemption is `otp_required`: send the code to POST /redemptions/{id}/otp. Name the redemption in POST /payments before `expiresAt` (less a safety margin). A terminal may have at most MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open (`otp_required` or `held`) at once; one more is 409 `too_many_open_redemptions`. A customer may redeem at most REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY points a day across the stores (or the store's own cap): a start that would go over it is 409 `redemption_cap_reached`, before anything is asked of the loyalty service. With STAND_IN on for the store and the loyalty service certainly out of reach, a customer looked up within STAND_IN_SEEN_MINUTES whose QR code was scanned may spend points up to their last known balance and the floor limits: 201 `stand_in` (no hold; `standIn.cashierMessage` says so), redeemed once the service is back.
          *
          *     **Terminal roles:** cashier, manager.
          */
@@ -643,6 +643,28 @@ export type paths = {
         get: operations["getRedemption"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pos/v1/redemptions/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a stand-in over the floor limits (manager terminal of the same store)
+         * @description A start over the stand-in floor limits (within the last known balance) answers 409 `stand_in_needs_approval` naming the waiting redemption. A manager terminal of the same store approves it here, once, within STAND_IN_APPROVAL_MINUTES: it becomes `stand_in`, and the cashier sends the same start again to get it.
+         *
+         *     **Terminal roles:** manager.
+         */
+        post: operations["approveStandInRedemption"];
         delete?: never;
         options?: never;
         head?: never;
@@ -680,7 +702,9 @@ export type paths = {
         put?: never;
         /**
          * Release the hold (the sale goes ahead without points, or is abandoned)
-         * @description **Terminal roles:** cashier, manager.
+         * @description A `stand_in` redemption (no hold) not yet paid is voided at once and its points given back to the floor limits.
+         *
+         *     **Terminal roles:** cashier, manager.
          */
         post: operations["voidRedemption"];
         delete?: never;
@@ -808,7 +832,7 @@ export type components = {
              * @description What the cashier did
              * @enum {string}
              */
-            action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload";
+            action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload" | "stand_in_short" | "stand_in_approve";
             /** @description Settled after its claim's lease ended: the action's own outcome was lost in a crash */
             afterCrash?: boolean;
             /** @description Money a redemption held (what its points are worth), as the loyalty service answered, in the store's currency */
@@ -1389,6 +1413,10 @@ export type components = {
                 refund?: number;
                 /** @description The window's audit entries of this action */
                 sale_void?: number;
+                /** @description The window's audit entries of this action */
+                stand_in_approve?: number;
+                /** @description The window's audit entries of this action */
+                stand_in_short?: number;
             };
             /** @description Every row's flags, one item per flag */
             anomalies: {
@@ -1398,7 +1426,7 @@ export type components = {
                  * @description What is flagged
                  * @enum {string}
                  */
-                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
+                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
                 /** @description The flagged row in words */
                 note: string;
                 /**
@@ -1490,7 +1518,7 @@ export type components = {
             /** @description The audit entries of this row */
             entries: string[];
             /** @description What a manager should look into; empty when nothing */
-            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
+            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
             /** @description The sale's payment id, the refund id, the redemption or lock id; the audit entry's id for the rest */
             id: string;
             /**
@@ -1549,11 +1577,20 @@ export type components = {
             points: number | null;
             /** @description Seconds until the hold ends; 0 unless held, paying or voiding */
             secondsLeft: number;
+            /** @description Present on a stand-in redemption (the loyalty service was out; no hold): print the receipt as a stand-in */
+            standIn?: {
+                /** @description What the till shows and prints: this is a stand-in, settled when the loyalty service is back */
+                cashierMessage: string;
+                /** @description The customer's balance at their last lookup, which the points were checked against */
+                lastKnownBalance: number;
+                /** @description Points spent in stand-in */
+                points: number;
+            };
             /**
-             * @description otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
+             * @description otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired; stand_in -> stand_in_paid -> redeemed | short, stand_in -> voided (a stand-in: the loyalty service was out); stand_in_approval -> stand_in (a manager approved it over the floor limits) | expired | voided. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.
              * @enum {string}
              */
-            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
+            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "stand_in" | "stand_in_approval" | "stand_in_paid" | "redeemed" | "voided" | "expired" | "short";
             /**
              * Format: date-time
              * @description When it last changed, ISO 8601 UTC
@@ -8966,7 +9003,7 @@ export interface operations {
                              * @description The redemption's state once the payment was recorded
                              * @enum {string}
                              */
-                            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "redeemed" | "voided" | "expired";
+                            state: "otp_required" | "confirming" | "held" | "paying" | "voiding" | "stand_in" | "stand_in_approval" | "stand_in_paid" | "redeemed" | "voided" | "expired" | "short";
                         };
                         /**
                          * @description already_recorded: a retry found the payment applied earlier; its reward figures are then unknown (null)
@@ -11505,6 +11542,12 @@ export interface operations {
              *     - `otp_pending_for_another_redemption`: A code sent to this customer for another redemption is still out (`redemptionId` names it when it is this store's; `pendingUntil`, `Retry-After`: when it lapses). Confirm that redemption with the code, or start again after Retry-After.
              *     - `too_many_open_redemptions`: This terminal has MAX_OPEN_REDEMPTIONS_PER_TERMINAL redemptions open. Complete or void an open redemption first.
              *     - `redemption_cap_reached`: The customer's points redeemed today (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, or the store's own cap) leave no room for this many. Redeem fewer points (the answer says how many are left), or none today.
+             *     - `stand_in_not_seen`: The loyalty service is out and the customer was not looked up at the till within STAND_IN_SEEN_MINUTES, so no balance can stand in. Sell without points, or look the customer up when the service is back.
+             *     - `stand_in_otp_account`: The loyalty service is out and this account checks one-time codes, which cannot be checked offline: no stand-in. Sell without points.
+             *     - `stand_in_hold_unsettled`: A hold of this customer's may have been placed (its outcome is unknown): no stand-in until it lapses. Sell without points.
+             *     - `stand_in_needs_approval`: Over the stand-in floor limits (within the last known balance): the redemption `redemptionId` waits for a manager terminal of this store to approve it within STAND_IN_APPROVAL_MINUTES. Have a manager approve redemption `redemptionId` (POST /redemptions/{id}/approve), then send the same request again with the same Idempotency-Key.
+             *     - `stand_in_customer_limit`: Over STAND_IN_MAX_POINTS_PER_CUSTOMER for this customer today. Redeem fewer points, or sell without points.
+             *     - `stand_in_store_limit`: Over STAND_IN_MAX_POINTS_PER_STORE for this store's hour. Redeem fewer points, or sell without points.
              *     - `hold_released_late`: The points were held after the till stopped waiting (it was answered 202) and nobody came back for them, so they were released. Start a new redemption.
              */
             409: {
@@ -11519,7 +11562,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "otp_for_another_redemption" | "otp_pending_for_another_redemption" | "too_many_open_redemptions" | "redemption_cap_reached" | "hold_released_late";
+                        code: "idempotency_request_in_progress" | "otp_for_another_redemption" | "otp_pending_for_another_redemption" | "too_many_open_redemptions" | "redemption_cap_reached" | "stand_in_not_seen" | "stand_in_otp_account" | "stand_in_hold_unsettled" | "stand_in_needs_approval" | "stand_in_customer_limit" | "stand_in_store_limit" | "hold_released_late";
                     };
                 };
             };
@@ -11572,6 +11615,9 @@ export interface operations {
              *     - `otp_invalid`: The one-time password is wrong, used or expired. Ask the customer for the code again; after repeated failures start a new redemption.
              *     - `rule_not_found`: The redemption rule is not one of the programme's rules. Pick another reward.
              *     - `insufficient_points`: The customer does not have enough points. Redeem fewer points.
+             *     - `stand_in_qr_required`: The loyalty service is out: a stand-in redemption needs the customer's QR code scanned (customer id and hash). Scan the customer's QR code.
+             *     - `stand_in_points_only`: The loyalty service is out: a stand-in redemption is asked in points (money and rules cannot be priced offline). Ask for points.
+             *     - `stand_in_over_balance`: The points asked are more than the customer's last known balance. Redeem fewer points.
              *     - `upstream_rejected`: The loyalty service refused the request for another reason. Check the request; call support with the errorId if it persists.
              */
             422: {
@@ -11585,7 +11631,7 @@ export interface operations {
                          * @description The 422 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_key_reused" | "qr_invalid" | "proof_required" | "channel_field_required" | "hash_invalid" | "otp_invalid" | "rule_not_found" | "insufficient_points" | "upstream_rejected";
+                        code: "idempotency_key_reused" | "qr_invalid" | "proof_required" | "channel_field_required" | "hash_invalid" | "otp_invalid" | "rule_not_found" | "insufficient_points" | "stand_in_qr_required" | "stand_in_points_only" | "stand_in_over_balance" | "upstream_rejected";
                     };
                 };
             };
@@ -11874,6 +11920,325 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of these (what it means; what the till does):
+             *     - `rate_limited`: This terminal sent more than TERMINAL_RATE_LIMIT_PER_MINUTE requests this minute. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `too_many_auth_failures`: Too many failed authentications with this credential (or, without one, from this address) this minute. Check the token (ask a manager), then wait Retry-After.
+             */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 429 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "rate_limited" | "too_many_auth_failures";
+                    };
+                };
+            };
+            /**
+             * @description Request Header Fields Too Large: `code` is one of these (what it means; what the till does):
+             *     - `too_many_headers`: More than MAX_HEADER_COUNT headers. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 431 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "too_many_headers";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error: `code` is one of these (what it means; what the till does):
+             *     - `internal_error`: An unexpected error. Nothing to fix at the till: call support with the errorId.
+             */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 500 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of these (what it means; what the till does):
+             *     - `redis_unavailable`: Redis is down: nothing that cannot be recorded is accepted. Retry the same request with the same Idempotency-Key after Retry-After.
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 503 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redis_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    approveStandInRedemption: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key (per terminal) with the same body and query replays the first answer; with another body or query (`?receipt=none` against the default) it is 422; while the first is still running it is 409. Keys are kept 24 hours. 1 to 255 visible characters.
+                 * @example 0f6c2b1e-sale-1001
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description RFC 7240 `wait=<seconds>` (1..120): how long the till waits. Within it the BFF always answers: the normal answer when done; 202 (PendingAnswer, Location /pos/v1/answers/{requestId}, Retry-After) when a write is still under way at the loyalty service; 503 `till_deadline_reached` when nothing was sent (nothing was done). Honoured: `Preference-Applied: wait=<n>` on the answer. Another value is ignored. Absent: the store's TILL_WAIT_SECONDS, if set.
+                 * @example wait=3
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+                /**
+                 * @description The till's own id of the cashier (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example cashier-017
+                 */
+                "X-Cashier-Id"?: components["parameters"]["CashierId"];
+                /** @description Your id for this request (letters, digits, . _ : -, up to 128), logged and passed to the loyalty service; one is made up when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /**
+                 * @description The till's own id of the shift (never a name or an email): kept in the audit trail with the action, logged, and sent in a payment's `extra`. 1 to 64 letters, digits, . _ : - (else 400 `cashier_header_invalid`). A store may require it and X-Shift-Id on every write (400 `cashier_required`).
+                 * @example shift-2026-11-24-am
+                 */
+                "X-Shift-Id"?: components["parameters"]["ShiftId"];
+            };
+            path: {
+                /** @description The redemption id from POST /redemptions */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The redemption, now `stand_in` (approved) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rdm_Zk3vQ9bT2mXc8LpA",
+                     *       "state": "stand_in",
+                     *       "customerId": "alice",
+                     *       "ask": {
+                     *         "kind": "points",
+                     *         "points": 200
+                     *       },
+                     *       "points": 200,
+                     *       "amount": 20,
+                     *       "expiresAt": "2025-05-01T10:10:00.000Z",
+                     *       "secondsLeft": 0,
+                     *       "paymentId": null,
+                     *       "createdAt": "2025-05-01T10:00:00.000Z",
+                     *       "updatedAt": "2025-05-01T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Redemption"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of these (what it means; what the till does):
+             *     - `validation_failed`: A field is missing or invalid; `errors` names each field. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_json`: The body is not JSON. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `body_too_deep`: The body nests deeper than 32 levels. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_body_encoding`: The body does not decode as its Content-Encoding says. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `malformed_path`: The path has broken percent-encoding. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `idempotency_key_invalid`: The Idempotency-Key header is not 1-255 visible ASCII characters, sent once. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_header_invalid`: X-Cashier-Id or X-Shift-Id is not 1-64 letters, digits, ".", "_", ":" or "-", sent once; `errors` names the header. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `cashier_required`: This store needs X-Cashier-Id and X-Shift-Id on every write; `errors` names the missing header. Sign the cashier in on the till (the app sends who is at the till and the shift), then send it again.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 400 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "validation_failed" | "malformed_json" | "body_too_deep" | "malformed_body_encoding" | "malformed_path" | "idempotency_key_invalid" | "cashier_header_invalid" | "cashier_required";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of these (what it means; what the till does):
+             *     - `missing_token`: No terminal credentials. Set up the terminal token (ask a manager).
+             *     - `malformed_authorization`: The Authorization header is not "Bearer <token>". Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `invalid_token`: The token is unknown or revoked. Ask a manager: the terminal needs a new token.
+             *     - `invalid_client_certificate`: The client certificate names no usable terminal, or several. Ask a manager: the terminal certificate needs replacing.
+             *     - `credentials_disagree`: The token and the client certificate name different terminals. Ask a manager: the terminal is set up wrongly.
+             */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 401 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "missing_token" | "malformed_authorization" | "invalid_token" | "invalid_client_certificate" | "credentials_disagree";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of these (what it means; what the till does):
+             *     - `role_not_allowed`: The terminal's role may not use this route. Ask a manager (e.g. refunds need a manager terminal).
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 403 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "role_not_allowed";
+                    };
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of these (what it means; what the till does):
+             *     - `redemption_not_found`: No such redemption in this store. Start a new redemption.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 404 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "redemption_not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `stand_in_not_pending`: The redemption is not waiting for approval (already approved, voided, lapsed, or not a stand-in). Nothing to approve: read the redemption.
+             *     - `stand_in_approval_expired`: STAND_IN_APPROVAL_MINUTES passed since the redemption asked for approval: it lapsed. The cashier starts the redemption again.
+             */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 409 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_request_in_progress" | "stand_in_not_pending" | "stand_in_approval_expired";
+                    };
+                };
+            };
+            /**
+             * @description Payload Too Large: `code` is one of these (what it means; what the till does):
+             *     - `payload_too_large`: The body is larger than BODY_LIMIT_BYTES. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 413 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type: `code` is one of these (what it means; what the till does):
+             *     - `unsupported_media_type`: The body is not application/json. Fix the request (the app, not the cashier): it will not succeed as sent.
+             *     - `unsupported_encoding`: The Content-Encoding or charset cannot be read. Fix the request (the app, not the cashier): it will not succeed as sent.
+             */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 415 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "unsupported_media_type" | "unsupported_encoding";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of these (what it means; what the till does):
+             *     - `idempotency_key_reused`: This Idempotency-Key was used for a different request. Use a new key for a new request.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description The 422 codes of this operation
+                         * @enum {string}
+                         */
+                        code: "idempotency_key_reused";
                     };
                 };
             };

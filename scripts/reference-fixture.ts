@@ -41,7 +41,7 @@ export const USED_OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ['get', '/orders/{orderId}/transactions'],
   ['get', '/transactions'],
   ['get', '/configurations/redemption'],
-  // Served by the sandbox ahead of the BFF (SANDBOX_ONLY_OPERATIONS).
+  // Published extensions (track order, redeem by transaction id).
   ['post', '/orders'],
   ['post', '/transactions/redeem'],
 ];

@@ -18,6 +18,7 @@ import { OrderTransactionsResponse } from './order-transactions';
 import { PaymentRequest, PaymentResponse } from './payment';
 import { RewardPreviewRequest, RewardPreviewResponse } from './preview';
 import { RedemptionConfigResponse } from './redemption-config';
+import { RedeemRequest, RedeemResponse } from './redeem';
 import { RefundRequest, RefundResponse } from './refund';
 import { TrackOrderRequest, TrackOrderResponse } from './track-order';
 import { TransactionsResponse } from './transactions';
@@ -85,6 +86,16 @@ export const OPERATIONS = {
     request: TrackOrderRequest,
     response: TrackOrderResponse,
     summary: 'Track an order and award points',
+    extension: true,
+  },
+  redeem: {
+    id: 'redeem',
+    method: 'POST',
+    path: '/transactions/redeem',
+    keys: 'both',
+    request: RedeemRequest,
+    response: RedeemResponse,
+    summary: 'Redeem points (by amount, points or hold)',
     extension: true,
   },
   refund: {

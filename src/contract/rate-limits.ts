@@ -43,6 +43,7 @@ export const OPERATION_BUCKET: Readonly<Record<keyof typeof OPERATIONS, LimitBuc
   hold: 'transactionsWrite',
   payment: 'transactionsWrite',
   trackOrder: 'orders',
+  redeem: 'transactionsWrite',
   refund: 'transactionsWrite',
   otp: 'transactionsWrite',
   holdCancel: 'transactionsWrite',
@@ -69,10 +70,8 @@ export const OPERATION_BUCKET: Readonly<Record<keyof typeof OPERATIONS, LimitBuc
 
 /**
  * The bucket of every operation the sandbox serves: the table above, and the
- * sandbox-only operations by the same rows (a redemption is a transaction
- * write).
+ * sandbox-only operations (none now) by the same rows.
  */
 export const SERVED_OPERATION_BUCKET: Readonly<Record<ServedOperationId, LimitBucket>> = {
   ...OPERATION_BUCKET,
-  redeem: 'transactionsWrite',
 };

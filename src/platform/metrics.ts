@@ -41,6 +41,7 @@ export interface Metrics {
   readonly holdsUnanswered: Counter;
   /** Holds that landed after the till stopped waiting (it was answered 202) and nobody came back for: released at once. */
   readonly holdsReleasedLate: Counter;
+  readonly standInShort: Counter;
   /** A POST answered from its idempotency record instead of running again. */
   readonly idempotentReplays: Counter;
   /** Customer sign-ups at the till (`PUT /customers/:id`): created, updated, or failed. */
@@ -161,6 +162,11 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
     holdsUnanswered: new Counter({
       name: 'pos_holds_unanswered_total',
       help: 'Holds sent whose answer never came (maybe placed; flagged in the reconciliation)',
+      registers,
+    }),
+    standInShort: new Counter({
+      name: 'pos_stand_in_short_total',
+      help: 'Stand-in redemptions whose points the loyalty service refused for the balance when settled (the sale recorded without them)',
       registers,
     }),
     holdsReleasedLate: new Counter({

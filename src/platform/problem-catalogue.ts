@@ -204,6 +204,74 @@ export const PROBLEM_CATALOGUE = {
     meaning: "The customer's points redeemed today (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, or the store's own cap) leave no room for this many",
     tillDoes: 'Redeem fewer points (the answer says how many are left), or none today',
   },
+  stand_in_not_seen: {
+    status: 409,
+    retry: 'new',
+    meaning: 'The loyalty service is out and the customer was not looked up at the till within STAND_IN_SEEN_MINUTES, so no balance can stand in',
+    tillDoes: 'Sell without points, or look the customer up when the service is back',
+  },
+  stand_in_qr_required: {
+    status: 422,
+    retry: 'new',
+    meaning: "The loyalty service is out: a stand-in redemption needs the customer's QR code scanned (customer id and hash)",
+    tillDoes: "Scan the customer's QR code",
+  },
+  stand_in_points_only: {
+    status: 422,
+    retry: 'new',
+    meaning: 'The loyalty service is out: a stand-in redemption is asked in points (money and rules cannot be priced offline)',
+    tillDoes: 'Ask for points',
+  },
+  stand_in_otp_account: {
+    status: 409,
+    retry: 'new',
+    meaning: 'The loyalty service is out and this account checks one-time codes, which cannot be checked offline: no stand-in',
+    tillDoes: 'Sell without points',
+  },
+  stand_in_hold_unsettled: {
+    status: 409,
+    retry: 'new',
+    meaning: "A hold of this customer's may have been placed (its outcome is unknown): no stand-in until it lapses",
+    tillDoes: 'Sell without points',
+  },
+  stand_in_over_balance: {
+    status: 422,
+    retry: 'new',
+    meaning: "The points asked are more than the customer's last known balance",
+    tillDoes: 'Redeem fewer points',
+  },
+  stand_in_needs_approval: {
+    status: 409,
+    retry: 'same',
+    meaning:
+      'Over the stand-in floor limits (within the last known balance): the redemption `redemptionId` waits for a manager terminal of this store to approve it within STAND_IN_APPROVAL_MINUTES',
+    tillDoes:
+      'Have a manager approve redemption `redemptionId` (POST /redemptions/{id}/approve), then send the same request again with the same Idempotency-Key',
+  },
+  stand_in_not_pending: {
+    status: 409,
+    retry: 'stop',
+    meaning: 'The redemption is not waiting for approval (already approved, voided, lapsed, or not a stand-in)',
+    tillDoes: 'Nothing to approve: read the redemption',
+  },
+  stand_in_approval_expired: {
+    status: 409,
+    retry: 'new',
+    meaning: 'STAND_IN_APPROVAL_MINUTES passed since the redemption asked for approval: it lapsed',
+    tillDoes: 'The cashier starts the redemption again',
+  },
+  stand_in_customer_limit: {
+    status: 409,
+    retry: 'new',
+    meaning: 'Over STAND_IN_MAX_POINTS_PER_CUSTOMER for this customer today',
+    tillDoes: 'Redeem fewer points, or sell without points',
+  },
+  stand_in_store_limit: {
+    status: 409,
+    retry: 'new',
+    meaning: "Over STAND_IN_MAX_POINTS_PER_STORE for this store's hour",
+    tillDoes: 'Redeem fewer points, or sell without points',
+  },
   redemption_not_found: { status: 404, retry: 'new', meaning: 'No such redemption in this store', tillDoes: NEW_REDEMPTION },
   redemption_not_awaiting_otp: {
     status: 409,

@@ -14,6 +14,7 @@ import type { RedisLosses } from './reconciliation/engine';
 import type { TillAnswerStore } from './till-answers/types';
 import type { IdempotencyStore } from './idempotency/types';
 import type { ErasureFollowUp } from './privacy/follow-up';
+import type { StandInLedger } from './stand-in/ledger';
 
 /**
  * Everything the cashier operations are given, built once when the BFF is
@@ -54,4 +55,6 @@ export interface PosDeps extends SharedDeps {
   erasureFollowUp?: ErasureFollowUp;
   /** The Redis data set losses recorded in a span (epoch ms); absent without Redis. */
   redisLosses?: RedisLosses;
+  /** Stand-in redemption's last known balances and floor-limit counters (src/pos/stand-in). */
+  standInLedger: StandInLedger;
 }

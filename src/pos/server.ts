@@ -48,6 +48,8 @@ import { TerminalRegistry } from './terminals';
 import { customerPseudonym, pseudonymKey } from './privacy/pseudonym';
 import { ErasureFollowUp } from './privacy/follow-up';
 import { RegistrySync } from './terminals/fleet-sync';
+import { createStandInLedger } from './stand-in/ledger';
+import { settleStandIn } from './sales/stand-in-sale';
 
 export interface UpstreamTarget {
   baseUrl: string;
@@ -175,6 +177,7 @@ export async function startBff(
   const deps: PosDeps = {
     settings: posSettings(config),
     loyalty,
+    standInLedger: createStandInLedger({ redis, prefix: config.redis.keyPrefix, clock }),
     sales: createSaleRecords({ redis, prefix: config.redis.keyPrefix, ttlDays: config.money.saleRecordDays, clock }),
     stores: () => registry.stores(),
     redemptions,
@@ -340,7 +343,10 @@ export async function startBff(
     ...config.outbox,
     store: outbox,
     loyalty,
-    recordAnswer: rememberDeliveredJob(batchJobs, clock),
+    recordAnswer: async (entry, result, log) => {
+      await rememberDeliveredJob(batchJobs, clock)(entry, result, log);
+      await settleStandIn(deps)(entry, result, log);
+    },
     settle: settleQueuedSale(deps.sales),
     idRecordOf: (kind, id) => deps.sales.get(kind, id),
     logger,

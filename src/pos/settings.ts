@@ -6,6 +6,7 @@ import type {
   LoyaltySettings,
   MoneySettings,
   ReconciliationSettings,
+  StandInSettings,
 } from '../platform/settings';
 
 /** REDEMPTION_PROOF: what shows the customer is at the till before their points are held. */
@@ -38,6 +39,8 @@ export type PosSettings = Pick<CashierApiSettings, (typeof FROM_CASHIER_API)[num
     redemptionCapPointsPerCustomerDay?: number;
     /** The SIGNAL_* thresholds of the abuse signals (src/pos/audit/signals.ts); absent: their defaults. */
     signals?: AbuseSettings['signals'];
+    /** STAND_IN and its limits (src/pos/redemptions/stand-in); a store may override them (storePolicy). Absent: off. */
+    standIn?: StandInSettings;
   };
 
 function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
@@ -53,6 +56,7 @@ export function posSettings(config: {
   reconciliation: ReconciliationSettings;
   loyalty: Pick<LoyaltySettings, 'salesRecordedAs'>;
   abuse?: AbuseSettings;
+  standIn?: StandInSettings;
 }): PosSettings {
   return {
     ...pick(config.pos, FROM_CASHIER_API),
@@ -63,5 +67,6 @@ export function posSettings(config: {
     reconciliationConcurrency: config.reconciliation.concurrency,
     salesRecordedAs: config.loyalty.salesRecordedAs,
     ...(config.abuse ? { redemptionCapPointsPerCustomerDay: config.abuse.redemptionCapPointsPerCustomerDay, signals: config.abuse.signals } : {}),
+    standIn: config.standIn,
   };
 }

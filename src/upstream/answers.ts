@@ -105,6 +105,14 @@ export const TrackOrderAnswer = writeBody({
   }),
 }));
 
+/** A redemption by points or amount (POST /transactions/redeem): the points and money it took. */
+export const RedeemAnswer = writeBody({
+  gameballTransactionId: figure(Text),
+  transactionId: figure(Text),
+  redeemAmount: figure(Num),
+  redeemEquivalentPoints: figure(Num),
+});
+
 export const RefundAnswer = writeBody({
   gameballTransactionId: figure(NonEmptyText),
   refundTransactionId: figure(Text),
@@ -256,6 +264,7 @@ export const ANSWERS = {
   payment: PaymentAnswer,
   trackOrder: TrackOrderAnswer,
   coupons: CouponsAnswer,
+  redeem: RedeemAnswer,
   refund: RefundAnswer,
   tierProgress: TierProgressAnswer,
   deleteCustomer: Anything,
@@ -285,6 +294,7 @@ export type PaymentAnswer = AnswerOf<'payment'>;
 /** A sale's answer, recorded as a payment or as a tracked order (read into the same shape). */
 export type SaleAnswer = PaymentAnswer | AnswerOf<'trackOrder'>;
 export type RefundAnswer = AnswerOf<'refund'>;
+export type RedeemAnswer = AnswerOf<'redeem'>;
 export type BalanceAnswer = AnswerOf<'balance'>;
 export type TierProgressAnswer = AnswerOf<'tierProgress'>;
 export type CouponsAnswer = AnswerOf<'coupons'>;

@@ -4,6 +4,7 @@ import {
   HoldRequest,
   OtpRequest,
   PaymentRequest,
+  RedeemRequest,
   RefundRequest,
   TrackOrderRequest,
   TierExpansion as TierExpansionSchema,
@@ -22,6 +23,7 @@ import type {
   HoldAnswer,
   HoldLookupAnswer,
   PaymentAnswer,
+  RedeemAnswer,
   RefundAnswer,
   SaleAnswer,
   TierProgressAnswer,
@@ -80,6 +82,11 @@ export class LoyaltyClient extends LoyaltyCaller {
 
   coupons(customerId: string, ctx?: LoyaltyCallContext): Promise<CouponsAnswer> {
     return this.call('coupons', { params: { customerId } }, ctx);
+  }
+
+  /** Points spent now under the caller's `transactionId` (a stand-in's settlement); a duplicate id is thrown as `duplicate_transaction`. */
+  redeem(request: RedeemRequest, ctx?: LoyaltyCallContext): Promise<RedeemAnswer> {
+    return this.call('redeem', { body: request }, ctx);
   }
 
   refund(request: RefundRequest, ctx?: LoyaltyCallContext): Promise<RefundAnswer> {

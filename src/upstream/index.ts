@@ -14,6 +14,7 @@ export type {
   HoldLookupAnswer,
   HoldStateRead,
   PaymentAnswer,
+  RedeemAnswer,
   RefundAnswer,
   SaleAnswer,
   TierProgressAnswer,

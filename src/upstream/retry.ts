@@ -7,7 +7,7 @@ import { markMayHaveLanded } from './outcome';
 /**
  * Which calls may be sent again after an unknown outcome (timeout, 5xx, reset):
  * reads, and the writes whose own ids make the upstream refuse a second copy
- * (payment: `paymentId`, tracked order: `orderId`, refund: `refundTransactionId`), and the customer
+ * (payment: `paymentId`, tracked order: `orderId`, redeem: `transactionId`, refund: `refundTransactionId`), and the customer
  * upsert (keyed by `customerId`, so a second copy changes nothing more). A hold, an OTP, events,
  * a batch upload, a hold release or a deletion could be applied twice, so they
  * are only sent again when the first attempt certainly never arrived
@@ -19,6 +19,8 @@ export const RETRY_SAFE: Readonly<Record<OperationId, boolean>> = {
   payment: true,
   trackOrder: true,
   coupons: true,
+  // Deduplicated by the caller's transactionId (a second copy is refused 9004).
+  redeem: true,
   refund: true,
   tierProgress: true,
   deleteCustomer: false,

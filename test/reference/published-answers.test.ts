@@ -38,6 +38,7 @@ const CALLS: Partial<Record<OperationId, Call>> = {
   otp: (c) => c.otp(otpRequest),
   payment: (c) => c.payment(paymentRequest),
   trackOrder: (c) => c.trackOrder(asTrackedOrder(paymentRequest)),
+  redeem: (c) => c.redeem({ customerId: 'c-1', transactionId: 't-1', transactionTime: '2025-03-01T10:00:00Z', points: 10 }),
   refund: (c) => c.refund(refundRequest),
   coupons: (c) => c.coupons('c-1'),
   tierProgress: (c) => c.tierProgress('c-1'),

@@ -1,4 +1,4 @@
-import { API_PREFIX, LoyaltyErrorBody, OPERATIONS, OperationId, SANDBOX_ONLY_OPERATIONS } from '../../src/contract';
+import { API_PREFIX, LoyaltyErrorBody, OPERATIONS, OperationId } from '../../src/contract';
 import { buildLoyaltyOpenApi } from '../../src/sandbox/openapi';
 import { OPERATION_EXAMPLES } from '../../src/sandbox/openapi/examples';
 import { API, harness } from './helpers';
@@ -70,10 +70,11 @@ describe('sandbox responses follow the contract', () => {
       .post(`${API}/transactions/redeem`)
       .set(h.keys)
       .send({ customerId: 'c2', transactionId: 'r1', transactionTime: T, points: 10 });
-    expect(SANDBOX_ONLY_OPERATIONS.redeem.response.parse(redeemed.body).redeemEquivalentPoints).toBe(10);
+    expect(OPERATIONS.redeem.response.parse(redeemed.body).redeemEquivalentPoints).toBe(10);
 
     const doc = buildLoyaltyOpenApi() as unknown as { paths: Record<string, Record<string, { operationId: string; security: unknown }>> };
-    for (const op of Object.values(SANDBOX_ONLY_OPERATIONS)) {
+    // Once sandbox-only (SANDBOX_ONLY_OPERATIONS), now the BFF's: Track Order and redeem.
+    for (const op of [OPERATIONS.trackOrder, OPERATIONS.redeem]) {
       expect(doc.paths[API_PREFIX + op.path].post).toMatchObject({ operationId: op.id, security: [{ apiKey: [], secretKey: [] }] });
       const ex = OPERATION_EXAMPLES[op.id]!;
       expect({ op: op.id, request: op.request.safeParse(ex.request).error?.issues ?? [] }).toEqual({ op: op.id, request: [] });

@@ -227,7 +227,7 @@ describe('nextDelayMs', () => {
     expect(nextDelayMs(new Error('bug'), 'hash', 1, tuning, () => 0)).toBeNull();
   });
 
-  it('marks exactly reads, payment, tracked order, refund and the customer upsert (get-or-create by id) as safe to resend', () => {
+  it('marks exactly reads, payment, tracked order, redeem, refund and the customer upsert (get-or-create by id) as safe to resend', () => {
     const safe = (Object.keys(RETRY_SAFE) as OperationId[]).filter((k) => RETRY_SAFE[k]).sort();
     expect(safe).toEqual([
       'balance',
@@ -237,6 +237,7 @@ describe('nextDelayMs', () => {
       'holdLookup',
       'orderTransactions',
       'payment',
+      'redeem',
       'redemptionConfig',
       'refund',
       'rewardPreview',

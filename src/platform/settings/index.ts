@@ -16,6 +16,7 @@ import { holdExpiry } from './hold-expiry';
 import { audit } from './audit';
 import { reconciliation } from './reconciliation';
 import { abuse } from './abuse';
+import { standIn } from './stand-in';
 
 /**
  * Every feature's settings under the name of its slice of the configuration,
@@ -39,12 +40,32 @@ export const FEATURES = {
   audit,
   reconciliation,
   abuse,
+  standIn,
 };
 
 /** The whole configuration: each feature's slice under its name. */
 export type Settings = { [K in keyof typeof FEATURES]: SliceOf<(typeof FEATURES)[K]> };
 
-export { environment, log, http, ops, security, sandbox, loyalty, redis, idempotency, outbox, upstream, money, pos, holdExpiry, audit, reconciliation, abuse };
+export {
+  environment,
+  log,
+  http,
+  ops,
+  security,
+  sandbox,
+  loyalty,
+  redis,
+  idempotency,
+  outbox,
+  upstream,
+  money,
+  pos,
+  holdExpiry,
+  audit,
+  reconciliation,
+  abuse,
+  standIn,
+};
 export { NODE_ENVS, type Deployment, type Feature, type NodeEnv, type Setting, type SettingDoc } from './define';
 export type { LogSettings } from './log';
 export type { HttpSettings, TlsSettings } from './http';
@@ -61,4 +82,5 @@ export type { CashierApiSettings } from './pos';
 export type { HoldExpirySettings } from './hold-expiry';
 export type { AuditSettings } from './audit';
 export type { AbuseSettings, SignalThresholds } from './abuse';
+export type { StandInSettings } from './stand-in';
 export type { ReconciliationSettings } from './reconciliation';

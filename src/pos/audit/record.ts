@@ -69,7 +69,8 @@ function figuresOf(action: AuditAction, answer: unknown): AuditSubject & { code?
         pointsHeld: num(a.points),
         amountHeld: num(a.amount),
         // A code sent, no points held yet: the OTP step holds them.
-        code: a.state === 'otp_required' ? 'otp_sent' : undefined,
+        // A stand-in (the loyalty service out): no hold, so reconciliation reads no hold's record for it.
+        code: a.state === 'otp_required' ? 'otp_sent' : a.state === 'stand_in' ? 'stand_in' : undefined,
       };
     case 'coupon_lock':
       return {

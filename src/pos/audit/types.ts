@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'customer_deletion',
   'events',
   'batch_upload',
+  'stand_in_short',
+  'stand_in_approve',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

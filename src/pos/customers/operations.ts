@@ -6,11 +6,32 @@ import { countRegistration } from './metrics';
 import { audited, type AuditDeps } from '../audit/record';
 import { eraseCustomerData, openWorkOf, type ErasureDeps } from '../privacy/erasure';
 import type { ErasureFollowUp } from '../privacy/follow-up';
+import type { StandInLedger } from '../stand-in/ledger';
+import { storePolicy } from '../terminals/policy';
 
 /** What the customer use cases are given. */
-export type CustomerDeps = Pick<SharedDeps, 'loyalty' | 'logger' | 'metrics'> & AuditDeps & { settings: Pick<PosSettings, 'kioskQr'> };
+export type CustomerDeps = Pick<SharedDeps, 'loyalty' | 'logger' | 'metrics'> &
+  AuditDeps & {
+    settings: Pick<PosSettings, 'kioskQr' | 'standIn'>;
+    /** Where a lookup leaves the customer's last known balance, for a stand-in redemption (STAND_IN); absent: not kept. */
+    standInLedger?: StandInLedger;
+    clock?: () => number;
+  };
 /** Deleting a customer also erases what every store keeps about them. */
 export type CustomerDeletionDeps = CustomerDeps & ErasureDeps & { erasureFollowUp?: ErasureFollowUp };
+
+/**
+ * "Seen": the customer's last known available balance and when, kept for
+ * STAND_IN_SEEN_MINUTES where stand-in is on for the store. Best effort: a
+ * lookup never fails for it (the customer then simply cannot be stood in for).
+ */
+async function rememberSeen(deps: CustomerDeps, ctx: CallContext, customerId: string, available: number): Promise<void> {
+  const standIn = storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
+  if (!deps.standInLedger || standIn?.mode !== 'on') return;
+  await deps.standInLedger.seen(customerId, available, (deps.clock ?? Date.now)(), standIn.seenMinutes * 60_000).catch((err) => {
+    deps.logger.warn({ requestId: ctx.requestId, err: (err as Error).message }, 'could not keep the last known balance for stand-in');
+  });
+}
 
 /**
  * One summary for the till: balance, tier progress and coupons, fetched in
@@ -37,6 +58,7 @@ export async function customerSummary(deps: CustomerDeps, ctx: CallContext, cust
     }
   }
   const b = balance.value;
+  await rememberSeen(deps, ctx, customerId, b.availablePointsBalance);
   // Only the available balance is sure to be there; the rest of the published balance is optional.
   const orNull = (n: number | undefined) => n ?? null;
   return {

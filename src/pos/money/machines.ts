@@ -10,7 +10,19 @@
  */
 export type Machine<S extends string> = { readonly [K in S]: readonly S[] };
 
-export type RedemptionState = 'otp_required' | 'confirming' | 'held' | 'paying' | 'voiding' | 'redeemed' | 'voided' | 'expired';
+export type RedemptionState =
+  | 'otp_required'
+  | 'confirming'
+  | 'held'
+  | 'paying'
+  | 'voiding'
+  | 'redeemed'
+  | 'voided'
+  | 'expired'
+  | 'stand_in_approval'
+  | 'stand_in'
+  | 'stand_in_paid'
+  | 'short';
 
 export const REDEMPTION_MACHINE: Machine<RedemptionState> = {
   // The customer's code is checked by placing the hold (`confirming`); an OTP record is otherwise forgotten by its TTL.
@@ -22,9 +34,16 @@ export const REDEMPTION_MACHINE: Machine<RedemptionState> = {
   paying: ['redeemed', 'held', 'expired'],
   // The release's outcome: applied, refused, or what the hold's record says (ended, or used by a payment).
   voiding: ['voided', 'held', 'expired', 'redeemed'],
+  // Stand-in (no hold: the loyalty service was out): paid (its redeem and sale queued together), or voided before.
+  stand_in: ['stand_in_paid', 'voided'],
+  // Over the floor limits: waiting for a manager's approval (STAND_IN_APPROVAL_MINUTES), then a stand-in; or lapsed, or voided.
+  stand_in_approval: ['stand_in', 'expired', 'voided'],
+  // Its redeem settled once later: the points redeemed, or refused for the balance (the sale still recorded); freed if nothing was queued.
+  stand_in_paid: ['redeemed', 'short', 'stand_in'],
   redeemed: [],
   voided: [],
   expired: [],
+  short: [],
 };
 
 export type CouponLockState = 'locked' | 'paying' | 'releasing' | 'used' | 'released' | 'abandoned';
@@ -84,6 +103,15 @@ export const REDEMPTION_TRANSITIONS = {
   holdUsed: { from: ['paying', 'voiding'], to: 'redeemed' },
   holdEnded: { from: ['held', 'paying'], to: 'expired', clears: ['paymentId'] },
   holdReleased: { from: ['voiding'], to: 'voided', clears: ['paymentId'] },
+  // Stand-in: the payment naming it queued with its redeem; the redeem's outcome once delivered; a void before payment.
+  standInPay: { from: ['stand_in'], to: 'stand_in_paid', sets: ['paymentId'] },
+  // Nothing was queued (the sale id refused): the stand-in may be paid by another payment.
+  standInPayFreed: { from: ['stand_in_paid'], to: 'stand_in', clears: ['paymentId'] },
+  standInRedeemed: { from: ['stand_in_paid', 'redeemed'], to: 'redeemed' },
+  standInShort: { from: ['stand_in_paid', 'short'], to: 'short' },
+  standInVoid: { from: ['stand_in', 'stand_in_approval'], to: 'voided' },
+  standInApprove: { from: ['stand_in_approval'], to: 'stand_in' },
+  standInApprovalLapsed: { from: ['stand_in_approval'], to: 'expired' },
 } as const satisfies Record<string, Transition<RedemptionState>>;
 
 export const COUPON_LOCK_TRANSITIONS = {

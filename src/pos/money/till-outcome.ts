@@ -7,7 +7,15 @@ import { nothingSent, RETRY_SAME_REQUEST } from '../../upstream';
  * Codes that mean "nothing was done, try again": storing them would replay a
  * transient refusal for 24 hours.
  */
-const NOTHING_DONE_CODES: ProblemCode[] = ['redis_unavailable', 'redemption_busy', 'coupon_lock_busy', 'sale_busy', 'sale_owner_unreadable'];
+const NOTHING_DONE_CODES: ProblemCode[] = [
+  // The start waits for a manager's approval: the same request again (same key) is how the cashier gets the approved stand-in.
+  'stand_in_needs_approval',
+  'redis_unavailable',
+  'redemption_busy',
+  'coupon_lock_busy',
+  'sale_busy',
+  'sale_owner_unreadable',
+];
 
 /**
  * Codes that mean "the upstream may have acted and the BFF could not record

@@ -1,9 +1,9 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
-import { encodingOf, LoyaltyClient, nothingSent, sendSale, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { encodingOf, LoyaltyClient, nothingSent, sendSale, transactionsOf, upstreamFailureKind, writeOutcome } from '../../upstream';
 import { onRecordOf, refundLinesDigest, sameWrite, type Write, type WriteRecord } from '../money/ids/same-write';
 import { mayResend } from './forward';
-import type { DeliveryOutcome, OutboxEntry, OutboxFailure } from './types';
+import type { DeliveryOutcome, OutboxEntry, OutboxFailure, StandInRedeem } from './types';
 
 export interface RetryPolicy {
   /** Sends after which an entry that still fails goes to the dead letters. */
@@ -80,12 +80,15 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry, recordOfI
   switch (work.kind) {
     case 'payment': {
       const p = work.request;
+      // A stand-in's points first, once (its transaction id is the redemption id); refused for the balance: short, the sale still goes.
+      const standIn = work.standIn ? await redeemStandIn(loyalty, work.standIn, ctx) : undefined;
       const o = await orOnRecord(
         () => sendSale(loyalty, encodingOf(work.recordedAs), p, ctx),
         () => onRecord(loyalty, queuedWrite(work), entry, recordOfId, ctx),
         () => problem('payment_id_taken', `The loyalty service has another sale under payment id ${p.paymentId}`),
       );
-      return 'alreadyRecorded' in o ? o : { pointsEarned: o.rewardedPoints, pointsRedeemed: o.redeemedPoints };
+      const sale = 'alreadyRecorded' in o ? o : { pointsEarned: o.rewardedPoints, pointsRedeemed: o.redeemedPoints };
+      return standIn ? { ...sale, standIn } : sale;
     }
     case 'refund': {
       const r = work.request;
@@ -105,6 +108,35 @@ export async function send(loyalty: LoyaltyClient, entry: OutboxEntry, recordOfI
       const { jobId } = await loyalty.batchOrders(work.request, ctx);
       return { jobId };
     }
+  }
+}
+
+/**
+ * Redeems a stand-in's points under its redemption id. A duplicate answer is
+ * this very redeem when the upstream's record of that id (its transactions)
+ * shows a redemption of those points (an earlier delivery landed, its answer
+ * lost); any other refusal but the balance fails the delivery (tried again,
+ * or a dead letter, as the sale would be).
+ */
+async function redeemStandIn(
+  loyalty: LoyaltyClient,
+  s: StandInRedeem,
+  ctx: { requestId: string; priority: 'background' },
+): Promise<{ redemptionId: string; outcome: 'redeemed' | 'short'; points: number; amount?: number }> {
+  const points = s.redeem.points ?? 0;
+  try {
+    const o = await orOnRecord(
+      () => loyalty.redeem(s.redeem, ctx),
+      async () =>
+        (await transactionsOf(loyalty, s.redeem.transactionId, ctx)).some(
+          (t) => /redeem|redemption/i.test(t.transactionType) && (t.equivalentPoints === undefined || Math.abs(t.equivalentPoints) === points),
+        ),
+      () => problem('payment_id_taken', `The loyalty service has another transaction under stand-in redemption id ${s.redeem.transactionId}`),
+    );
+    return { redemptionId: s.redemptionId, outcome: 'redeemed', points, ...('alreadyRecorded' in o ? {} : { amount: o.redeemAmount }) };
+  } catch (err) {
+    if (isProblem(err, 'insufficient_points')) return { redemptionId: s.redemptionId, outcome: 'short', points };
+    throw err;
   }
 }
 

@@ -28,6 +28,7 @@ export function newRecordFields(e: NewOutboxEntry, now: number): string[] {
     'updatedAt',
     String(now),
     ...(e.work.kind === 'payment' && e.work.recordedAs ? ['recordedAs', e.work.recordedAs] : []),
+    ...(e.work.kind === 'payment' && e.work.standIn ? ['standIn', JSON.stringify(e.work.standIn)] : []),
   ];
 }
 
@@ -62,7 +63,12 @@ export function decodeRecord(id: string, h: Record<string, string>): OutboxEntry
   if (!h || !h.kind) return null;
   return {
     id,
-    work: { kind: h.kind, request: JSON.parse(h.request) as unknown, ...(h.recordedAs ? { recordedAs: h.recordedAs } : {}) } as OutboxEntry['work'],
+    work: {
+      kind: h.kind,
+      request: JSON.parse(h.request) as unknown,
+      ...(h.recordedAs ? { recordedAs: h.recordedAs } : {}),
+      ...(h.standIn ? { standIn: JSON.parse(h.standIn) as unknown } : {}),
+    } as OutboxEntry['work'],
     orderKey: h.orderKey,
     storeId: h.storeId,
     terminalId: h.terminalId,

@@ -1,4 +1,4 @@
-import type { BatchOrdersRequest, EventRequest, PaymentRequest, RefundRequest } from '../../contract';
+import type { BatchOrdersRequest, EventRequest, PaymentRequest, RedeemRequest, RefundRequest } from '../../contract';
 
 /**
  * The outbox: writes the till made while the loyalty service could not take
@@ -12,11 +12,21 @@ export type OutboxState = 'queued' | 'delivering' | 'delivered' | 'dead' | 'disc
 /** What is sent upstream: the v4.0 request, built (ids, merchant, times) when the till asked. */
 export type OutboxWork =
   /** A sale, kept as its payment request; `recordedAs: 'order'` is sent as a tracked order (absent: a payment). */
-  | { kind: 'payment'; request: PaymentRequest; recordedAs?: 'order' }
+  | { kind: 'payment'; request: PaymentRequest; recordedAs?: 'order'; standIn?: StandInRedeem }
   | { kind: 'refund'; request: RefundRequest }
   | { kind: 'events'; request: EventRequest }
   | { kind: 'batchOrders'; request: BatchOrdersRequest };
 export type OutboxKind = OutboxWork['kind'];
+
+/**
+ * A stand-in redemption's points, redeemed before its sale in the same entry
+ * (in order, once each): `redeem.transactionId` is the redemption id, which the
+ * loyalty service deduplicates by. Refused for the balance: the sale still goes.
+ */
+export interface StandInRedeem {
+  redemptionId: string;
+  redeem: RedeemRequest;
+}
 
 /** Why an attempt failed, as our error code; never the upstream's text. */
 export interface OutboxFailure {

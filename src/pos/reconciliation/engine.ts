@@ -83,7 +83,14 @@ export function groupEntries(entries: AuditEntry[]): Grouped {
   for (const e of entries) {
     if (e.action === 'payment' && e.paymentId) push(g.sales, e.paymentId, e);
     else if ((e.action === 'refund' || e.action === 'sale_void') && e.refundId) push(g.refunds, e.refundId, e);
-    else if ((e.action === 'redemption_start' || e.action === 'otp_step' || e.action === 'redemption_void') && e.redemptionId)
+    else if (
+      (e.action === 'redemption_start' ||
+        e.action === 'otp_step' ||
+        e.action === 'redemption_void' ||
+        e.action === 'stand_in_short' ||
+        e.action === 'stand_in_approve') &&
+      e.redemptionId
+    )
       push(g.redemptions, e.redemptionId, e);
     else if ((e.action === 'coupon_lock' || e.action === 'coupon_release') && e.couponLockId) push(g.locks, e.couponLockId, e);
     else g.others.push(e);

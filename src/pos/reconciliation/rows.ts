@@ -329,6 +329,24 @@ function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts,
   const sales = [...g.sales.values()].filter((s) => s.some((e) => e.redemptionId === id));
   const usedBy = sales.find((s) => (facts.transactions.get(s[0].paymentId as string) ?? []).some((t) => t.transactionType === 'Redemption'));
   if (usedBy) return done('used', [], [`${points}; used by sale ${usedBy[0].paymentId}`]);
+  const short = list.find((e) => e.action === 'stand_in_short');
+  if (short)
+    return done(
+      'mismatch',
+      ['stand_in_short'],
+      [
+        `stand-in: ${short.pointsHeld ?? '?'} points not redeemed (the balance refused them when settled); cashier ${short.cashierId ?? 'not named'}, shift ${short.shiftId ?? 'not named'}`,
+      ],
+    );
+  if (held.code === 'stand_in' || list.some((e) => e.action === 'stand_in_approve' && e.outcome === 'applied')) {
+    // A stand-in has no hold to look up: its redeem went with its sale through the outbox, and a refusal would be flagged above.
+    const paid = sales[0]?.[0].paymentId;
+    const pts = `${held.pointsHeld ?? '?'} points`;
+    if (list.some((e) => e.action === 'redemption_void' && e.outcome === 'applied')) return done('voided', [], [`stand-in: ${pts}; voided before its payment`]);
+    return paid
+      ? done('recorded_here', [], [`stand-in: ${pts}; paid by sale ${paid}, redeemed from the outbox once the loyalty service was back`])
+      : done('open', [], [`stand-in: ${pts}; not paid`]);
+  }
   const reference = list.find((e) => e.holdReference)?.holdReference;
   const unreadable = reference ? facts.unreadable.get(`hold:${reference}`) : 'no hold reference';
   const hold = reference ? facts.holds.get(reference) : undefined;
@@ -389,6 +407,8 @@ const OTHER_KINDS: Record<AuditEntry['action'], RowKind> = {
   customer_deletion: 'customer',
   events: 'events',
   batch_upload: 'batch_upload',
+  stand_in_short: 'redemption',
+  stand_in_approve: 'redemption',
 };
 
 /** Actions the interface keeps no readable record of: listed with their outcome here, and what the outbox did with them. */

@@ -21,6 +21,7 @@ export type Figure = (typeof FIGURES)[number];
  * - `unknown_then_settled` / `unknown_open`: the till was told the outcome was unknown; settled since from the upstream's record, or not yet;
  * - `hold_unanswered`: a hold was sent and no answer came: it may stand, and holds carry no id, so no record can show it (it lapses by itself);
  * - `queued` / `dead_letter`: a write still waiting in the outbox, or given up there;
+ * - `stand_in_short`: a stand-in redemption whose points the loyalty service refused for the balance when it was settled (the sale went without them);
  * - `hold_open` / `hold_lapsed`: a redemption neither paid nor voided whose hold is still active, or ran out;
  * - `lock_open` / `lock_lapsed`: the same for a coupon lock;
  * - `other_store_sale`: a refund or void of a sale another store rang up (RETURNS_AT_ANY_BRANCH);
@@ -37,6 +38,7 @@ export const ANOMALIES = [
   'dead_letter',
   'hold_open',
   'hold_lapsed',
+  'stand_in_short',
   'lock_open',
   'lock_lapsed',
   'other_store_sale',

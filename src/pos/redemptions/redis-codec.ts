@@ -23,6 +23,10 @@ const STATE_CODE: Record<RedemptionState, string> = {
   redeemed: 'r',
   voided: 'v',
   expired: 'e',
+  stand_in_approval: 'w',
+  stand_in: 's',
+  stand_in_paid: 't',
+  short: 'f',
 };
 const CODE_STATE = Object.fromEntries(Object.entries(STATE_CODE).map(([s, c]) => [c, s])) as Record<string, RedemptionState>;
 

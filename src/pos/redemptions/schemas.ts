@@ -96,7 +96,7 @@ export const RedemptionAskSchema = z.discriminatedUnion('kind', [
 export const RedemptionViewSchema = z.strictObject({
   id: z.string().describe('rdm_...; name it in GET/void/otp and in the payment'),
   state: RedemptionStateSchema.describe(
-    'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
+    'otp_required -> confirming -> held -> paying -> redeemed; held -> voiding -> voided; held -> expired; stand_in -> stand_in_paid -> redeemed | short, stand_in -> voided (a stand-in: the loyalty service was out); stand_in_approval -> stand_in (a manager approved it over the floor limits) | expired | voided. `confirming`, `paying` and `voiding` are a code check, a payment or a void under way (or its outcome not yet known). docs/STATES.md has every transition; ending states are final.',
   ),
   customerId: z.string().describe('The loyalty customer id of the customer redeeming'),
   ask: RedemptionAskSchema.describe('What the till asked to redeem'),
@@ -107,6 +107,14 @@ export const RedemptionViewSchema = z.strictObject({
   paymentId: z.string().nullable().describe('The payment that claimed this redemption, if any'),
   createdAt: DateTime.describe('When the redemption was started, ISO 8601 UTC'),
   updatedAt: DateTime.describe('When it last changed, ISO 8601 UTC'),
+  standIn: z
+    .strictObject({
+      points: z.number().int().describe('Points spent in stand-in'),
+      lastKnownBalance: z.number().describe("The customer's balance at their last lookup, which the points were checked against"),
+      cashierMessage: z.string().describe('What the till shows and prints: this is a stand-in, settled when the loyalty service is back'),
+    })
+    .optional()
+    .describe('Present on a stand-in redemption (the loyalty service was out; no hold): print the receipt as a stand-in'),
 });
 
 /** The account's redemption rules, as the till's buttons show them. */

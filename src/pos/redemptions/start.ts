@@ -7,13 +7,14 @@ import type { StartRedemptionBody } from './schemas';
 import { redemptionView, RedemptionView } from './view';
 import { audited, noteForAudit } from '../audit/record';
 import { startSubject } from './start-subject';
-import { type RedemptionDeps, newRedemptionId } from './redemption-deps';
+import { newRedemptionId } from './redemption-deps';
 import { parseQr, refuseUnchecked, routeFor, requireCustomer, refuseForeignCode } from './proof';
 import { sendHold, expiryOf, releaseOrphan } from './hold';
 import { askForOtp } from './otp-step';
 import { capCheck } from './cap';
 import { pointsToCount } from './points-of-ask';
 import type { AuditSubject } from '../audit/types';
+import { holdPlaced, otpAccountOrThrow, qrOrThrow, standInOrThrow, type StandInDeps } from './stand-in';
 
 function askOf(body: StartRedemptionBody): RedemptionAsk {
   if (body.amount !== undefined) return { kind: 'amount', amount: body.amount };
@@ -25,7 +26,7 @@ function askOf(body: StartRedemptionBody): RedemptionAsk {
 const otpWanted = (err: unknown, otp: string | undefined) => otp === undefined && isProblem(err, 'otp_invalid');
 
 async function holdNow(
-  deps: RedemptionDeps,
+  deps: StandInDeps,
   ctx: CallContext,
   base: Redemption,
   proof: { hash?: string; otp?: string; otpIsProof: boolean },
@@ -36,10 +37,11 @@ async function holdNow(
   try {
     hold = await sendHold(deps, ctx, base, { hash, otp }, startedAt);
   } catch (err) {
-    if (!otpWanted(err, otp)) throw err;
+    if (!otpWanted(err, otp)) return standInOrThrow(deps, ctx, base, err, hash);
     // This very hold was refused for want of a code, so the account checks codes: have one sent for this redemption.
     return askForOtp(deps, ctx, base, hash);
   }
+  holdPlaced(deps);
   if (otp === undefined && proof.otpIsProof) {
     // Placed without a code: the account does not check OTPs, and nothing else here shows the customer is present.
     await releaseOrphan(deps, ctx, hold.holdReference);
@@ -73,11 +75,11 @@ function proofOf(body: StartRedemptionBody, path: 'hold' | 'send_otp'): NonNulla
 }
 
 /** Starts a redemption; audited as `redemption_start`. */
-export function startRedemption(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+export function startRedemption(deps: StandInDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   return audited(deps, ctx, 'redemption_start', startSubject(body), (c) => start(deps, c, body));
 }
 
-async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
+async function start(deps: StandInDeps, ctx: CallContext, body: StartRedemptionBody): Promise<RedemptionView> {
   const who = body.qr ? parseQr(body.qr) : { customerId: body.customerId as string, hash: body.hash };
   const route = await routeFor(deps, who.hash, body.otp);
   noteForAudit({ proof: proofOf(body, route.path) });
@@ -101,7 +103,9 @@ async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedempti
   await capCheck(deps, ctx.identity.store, base, points, { reserve: route.path === 'hold' });
   const counted = route.path === 'hold' && deps.redemptionCap !== undefined;
   try {
-    await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route });
+    await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route }).catch((err: unknown) =>
+      who.hash ? Promise.reject(err) : qrOrThrow(deps, ctx, err),
+    );
     if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
   } catch (err) {
     if (counted) await deps.redemptionCap?.giveBack(base).catch(() => undefined);
@@ -116,7 +120,7 @@ async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedempti
   try {
     view =
       route.path === 'send_otp'
-        ? await askForOtp(deps, ctx, base, who.hash)
+        ? await askForOtp(deps, ctx, base, who.hash).catch((err: unknown) => otpAccountOrThrow(deps, ctx, err))
         : await holdNow(deps, ctx, base, { hash: who.hash, otp: body.otp, otpIsProof: route.otpIsProof });
   } catch (err) {
     await release?.().catch(() => undefined);
@@ -126,7 +130,8 @@ async function start(deps: RedemptionDeps, ctx: CallContext, body: StartRedempti
   }
   if (counted) {
     // Held: counted for what the hold took. Sent to the OTP step instead: counted there, when its code places the hold.
-    if (view.state === 'held') await deps.redemptionCap?.correct(base, view.points ?? points).catch(() => undefined);
+    // A stand-in counts as a hold does: the cap holds online and in stand-in.
+    if (view.state === 'held' || view.state === 'stand_in') await deps.redemptionCap?.correct(base, view.points ?? points).catch(() => undefined);
     else await deps.redemptionCap?.giveBack(base).catch(() => undefined);
   }
   if (view.state === 'otp_required') noteForAudit({ proof: body.qr !== undefined ? 'qr' : body.hash !== undefined ? 'hash' : 'otp' });

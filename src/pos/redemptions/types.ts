@@ -38,8 +38,26 @@ export interface Redemption {
   updatedAt: number;
   /** Monotonic version, bumped by every write (compare-and-set). */
   version: number;
+  /**
+   * A stand-in (no hold: the loyalty service was out): the last known balance it was checked against, the
+   * floor-limit counters it took (given back by a void), a manager's approval, and who rang it up.
+   */
+  standIn?: StandInTerms;
   /** While `paying` or `voiding`: who claimed it, and until when (../money/lease.ts). */
   lease?: ClaimLease;
+}
+
+export interface StandInTerms {
+  points: number;
+  lastKnownBalance: number;
+  /** The counters' keys it took its points from (src/pos/stand-in/ledger.ts); absent when a manager approved it over them. */
+  counted?: { customerKey: string; storeKey: string };
+  /** Over the limits (`stand_in_approval`): a manager may approve it until then (epoch ms). */
+  approvalUntil?: number;
+  /** The manager terminal that approved it. */
+  approvedBy?: string;
+  cashierId?: string;
+  shiftId?: string;
 }
 
 /** Outcome of an atomic change: the new record, or why it could not be made. */

@@ -16,6 +16,15 @@ export function redemptionView(r: Redemption, now: number) {
     paymentId: r.paymentId ?? null,
     createdAt: new Date(r.createdAt).toISOString(),
     updatedAt: new Date(r.updatedAt).toISOString(),
+    ...(r.standIn
+      ? {
+          standIn: {
+            points: r.standIn.points,
+            lastKnownBalance: r.standIn.lastKnownBalance,
+            cashierMessage: `STAND-IN: ${r.standIn.points} points, redeemed when the loyalty service is back. Print as a stand-in.`,
+          },
+        }
+      : {}),
   };
 }
 export type RedemptionView = ReturnType<typeof redemptionView>;

@@ -7,7 +7,7 @@ import type { Redemption } from './types';
 import { redemptionView, RedemptionView } from './view';
 import { auditNote } from '../audit/record';
 import { redemptionSubject } from '../audit/subjects';
-import type { RedemptionDeps } from './redemption-deps';
+import { voidStandIn, type StandInDeps } from './stand-in';
 
 /**
  * Voids a held redemption through the one claim -> act -> settle step: claimed
@@ -17,7 +17,10 @@ import type { RedemptionDeps } from './redemption-deps';
  * own record: ended means voided; used means a payment took it, and that is
  * what the redemption becomes, never `voided`.
  */
-export async function voidRedemption(deps: RedemptionDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
+export async function voidRedemption(deps: StandInDeps, ctx: CallContext, id: string): Promise<RedemptionView> {
+  // A stand-in (or one waiting for approval) has no hold to release: voided here, its floor-limit points given back (./stand-in.ts).
+  const state = (await deps.redemptions.get(id, deps.clock()))?.state;
+  if (state === 'stand_in' || state === 'stand_in_approval') return voidStandIn(deps, ctx, id);
   const voiding = redemptionForVoid(deps, ctx, id);
   await claimActSettle({
     what: `The void of redemption ${id}`,

@@ -17,6 +17,7 @@ import { checkSaleTotals, type TotalsDeps } from './totals';
 import { auditNote, type AuditDeps } from '../audit/record';
 import { saleSubject } from '../audit/subjects';
 import { withCashier } from '../audit/cashier';
+import { recordStandInSale } from './stand-in-sale';
 
 /** What recording a sale uses: the claims it may take, the totals check, the outbox and the audit trail. */
 export type PaymentDeps = RedemptionPaymentClaimDeps & CouponLockClaimDeps & SaleClaimDeps & TotalsDeps & OutboxDeps & AuditDeps & Pick<SharedDeps, 'settings'>;
@@ -99,7 +100,7 @@ export function paymentView(body: PaymentBody, answer: SaleAnswer | undefined, r
 }
 
 /** A payment without a redemption or a coupon lock, queued in the outbox (answered 202). */
-export type QueuedPayment = QueuedView & { paymentId: string; customerId: string };
+export type QueuedPayment = QueuedView & { paymentId: string; customerId: string; redemption?: { id: string; state: Redemption['state'] } };
 
 export interface RecordedSale {
   view: PaymentView | QueuedPayment;
@@ -117,6 +118,10 @@ export interface RecordedSale {
  * the outbox delivers it. One with a hold or a lock cannot (they would lapse).
  */
 export async function recordSale(deps: PaymentDeps, ctx: CallContext, body: PaymentBody): Promise<RecordedSale> {
+  // A stand-in redemption (no hold: the service was out) is paid through the outbox with its redeem (./stand-in-sale.ts).
+  const named = body.redemptionId ? await deps.redemptions.get(body.redemptionId, deps.clock()) : null;
+  if (named && named.storeId === ctx.identity.store.id && (named.state === 'stand_in' || named.state === 'stand_in_paid'))
+    return { view: await recordStandInSale(deps, ctx, body, named, toUpstreamPayment(ctx, body, deps.clock())) };
   // Every discount the sale names (redemption, coupon lock) is priced for this basket before anything is claimed.
   await checkSaleTotals(deps, ctx, body);
   const who = { customerId: body.customerId, paymentId: body.paymentId };

@@ -41,6 +41,22 @@ export const StoreSchema = z.strictObject({
   tillWaitSeconds: z.number().int().min(1).max(120).optional(),
   /** Most points one customer may redeem a day when starting here (0: no cap); absent: REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY. */
   redemptionCapPointsPerCustomerDay: z.number().int().min(0).optional(),
+  /** Its own stand-in values (STAND_IN, STAND_IN_*); each absent: the setting. */
+  standIn: z
+    .strictObject({
+      mode: z.enum(['off', 'on']).optional(),
+      afterSeconds: z.number().int().min(0).max(3600).optional(),
+      seenMinutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 60)
+        .optional(),
+      maxPointsPerCustomer: z.number().int().min(0).optional(),
+      maxPointsPerStore: z.number().int().min(0).optional(),
+      approvalMinutes: z.number().int().min(0).max(60).optional(),
+    })
+    .optional(),
 });
 
 export const TerminalSchema = z.strictObject({

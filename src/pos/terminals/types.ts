@@ -14,6 +14,18 @@ export interface Store {
   tillWaitSeconds?: number;
   /** Most points one customer may redeem a day when starting here (0: none); absent: the REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY setting. */
   redemptionCapPointsPerCustomerDay?: number;
+  /** Its own stand-in values (STAND_IN and its limits); each absent: the setting. */
+  standIn?: StoreStandIn;
+}
+
+/** A store's stand-in overrides, in the units of the STAND_IN_* settings. */
+export interface StoreStandIn {
+  mode?: 'off' | 'on';
+  afterSeconds?: number;
+  seenMinutes?: number;
+  maxPointsPerCustomer?: number;
+  maxPointsPerStore?: number;
+  approvalMinutes?: number;
 }
 
 export interface Terminal {

@@ -99,7 +99,7 @@ export function buildLoyaltyOpenApi() {
       description:
         'The loyalty v4.0 integration interface as the bundled sandbox serves it: the ten operations of the specification, the few the BFF needs that ' +
         'the specification only mentions (hold lookup and release, OTP, balance, batch status) in the shapes of the published reference, published ' +
-        'operations the BFF does not call yet (track order, redeem), and the sandbox admin API.\n\n' +
+        'extensions the BFF calls (track order, redeem by transaction id), and the sandbox admin API.\n\n' +
         'Error bodies: `{ code, type, message, documentationUrl, requestId }` as published, `type` being the category of the code ' +
         '(AUTHENTICATION_ERROR 1xxx, PAYLOAD_ERROR 3xxx, GENERAL_ERROR 4xxx, SERVER_ERROR 5xxx, CUSTOMER_ERROR 7xxx, TRANSACTIONS_ERROR 9xxx), ' +
         "plus the sandbox's `reason` naming the rule. Codes: 1000 API key invalid (401), 1001 secret key required/invalid (401), 3000 missing field (400), " +

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { OPERATIONS, RedeemRequest, RefundRequest, SANDBOX_ONLY_OPERATIONS } from '../../contract';
+import { OPERATIONS, RedeemRequest, RefundRequest } from '../../contract';
 import type { SandboxContext } from '../context';
 import { mountOperation } from '../http/operation';
 import { parseBody } from '../http/validate';
@@ -8,5 +8,5 @@ import { processRefund } from '../operations/refunds';
 
 export function refundRoutes(router: Router, ctx: SandboxContext): void {
   mountOperation(router, ctx, OPERATIONS.refund, (req, account) => processRefund(ctx, account, parseBody(RefundRequest, req)));
-  mountOperation(router, ctx, SANDBOX_ONLY_OPERATIONS.redeem, (req, account) => redeemPoints(ctx, account, parseBody(RedeemRequest, req)));
+  mountOperation(router, ctx, OPERATIONS.redeem, (req, account) => redeemPoints(ctx, account, parseBody(RedeemRequest, req)));
 }

@@ -75,7 +75,7 @@ describe('transitionRefusal', () => {
     expect(transitionRefusal(REDEMPTION_MACHINE, 'r', 'voiding', 'voided')).toBeNull();
     expect(transitionRefusal(REDEMPTION_MACHINE, 'r', 'otp_required', 'confirming')).toBeNull();
     expect(transitionRefusal(REDEMPTION_MACHINE, 'r', 'confirming', 'held')).toBeNull();
-    expect(ENDING_STATES).toEqual(['redeemed', 'voided', 'expired']);
+    expect(ENDING_STATES).toEqual(['redeemed', 'voided', 'expired', 'short']);
     expect([...OPEN_STATES].sort()).toEqual(['held', 'paying', 'voiding']);
   });
 
