@@ -426,3 +426,29 @@ describe('stand-in across the fleet and per store', () => {
     expect([over.status, over.body.code, over.body.limit]).toEqual([409, 'stand_in_customer_limit', 50]);
   });
 });
+
+describe('the redemption cap holds in stand-in too', () => {
+  let s: Stack;
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  it('a stand-in counts against the customer’s day: one more past the cap is refused redemption_cap_reached, before any stand-in check', async () => {
+    s = await startStack({
+      store: 'redis',
+      env: { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '60000', REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY: '150' },
+    });
+    await s.seed('sic-1', 1000);
+    const hash = await s.hash('sic-1');
+    await s.pos('cashier').get('/customers/sic-1').expect(200);
+    await outage(s);
+    const first = await s.pos('cashier').post('/redemptions', { customerId: 'sic-1', hash, points: 100 }).expect(201);
+    expect(first.body.state).toBe('stand_in');
+    const second = await s.pos('cashier').post('/redemptions', { customerId: 'sic-1', hash, points: 100 });
+    expect([second.status, second.body.code, second.body.pointsLeft]).toEqual([409, 'redemption_cap_reached', 50]);
+    // Voided, the stand-in gives its points back to the day.
+    await s.pos('cashier').post(`/redemptions/${first.body.id}/void`).expect(200);
+    const again = await s.pos('cashier').post('/redemptions', { customerId: 'sic-1', hash, points: 100 }).expect(201);
+    expect(again.body.state).toBe('stand_in');
+  });
+});

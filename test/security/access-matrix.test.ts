@@ -201,6 +201,15 @@ const ROUTES: RouteRule[] = [
     okCode: 'redemption_not_awaiting_otp',
     call: async () => ({ method: 'post', path: `/redemptions/${heldId}/otp`, body: { otp: '123456' } }),
   },
+  // A manager's approval of a stand-in: allowed through (a held redemption has nothing to approve).
+  {
+    name: 'POST /redemptions/:id/approve',
+    roles: ['manager'],
+    scoped: true,
+    ok: 409,
+    okCode: 'stand_in_not_pending',
+    call: async () => ({ method: 'post', path: `/redemptions/${heldId}/approve` }),
+  },
   { name: 'GET /redemptions/:id', roles: ['cashier', 'manager'], scoped: true, ok: 200, call: async () => ({ method: 'get', path: `/redemptions/${heldId}` }) },
   {
     name: 'POST /redemptions/:id/void',
