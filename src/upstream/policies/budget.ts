@@ -159,11 +159,7 @@ export class MemoryBudget implements UpstreamBudget {
     const ask = askOf(this.rules, bucket, priority, maxWaitMs);
     const now = this.clock();
     const b = this.state(bucket);
-    let t = Math.max(now, b.slot, b.pausedUntil);
-    if (ask.limit >= 0) {
-      this.forget(b, now - ask.windowMs);
-      t = this.quotaSlot(b, ask, t, ask.limit);
-    }
+    const t = this.earliest(b, ask, now);
     if (priority === 'secondLeg') {
       const swapped = this.displace(b, ask, now, t);
       if (swapped !== undefined) return { ok: true, waitMs: swapped - now };
@@ -181,11 +177,7 @@ export class MemoryBudget implements UpstreamBudget {
     const ask = askOf(this.rules, bucket, priority);
     const now = this.clock();
     const b = this.state(bucket);
-    let t = Math.max(now, b.slot, b.pausedUntil);
-    if (ask.limit >= 0) {
-      this.forget(b, now - ask.windowMs);
-      t = this.quotaSlot(b, ask, t, ask.limit);
-    }
+    const t = this.earliest(b, ask, now);
     const waitMs = t - now;
     return waitMs > ask.maxWaitMs ? { ok: false, retryAfterMs: waitMs } : { ok: true, waitMs };
   }
@@ -202,6 +194,14 @@ export class MemoryBudget implements UpstreamBudget {
   async pause(bucket: LimitBucket, ms: number): Promise<void> {
     const b = this.state(bucket);
     b.pausedUntil = Math.max(b.pausedUntil, this.clock() + ms);
+  }
+
+  /** The first slot a call of `ask` could take from `now`: the schedule's next, past the pause, inside its quota share. */
+  private earliest(b: BucketState, ask: Ask, now: number): number {
+    const t = Math.max(now, b.slot, b.pausedUntil);
+    if (ask.limit < 0) return t;
+    this.forget(b, now - ask.windowMs);
+    return this.quotaSlot(b, ask, t, ask.limit);
   }
 
   /** The slot `t` or later at which fewer than `limit` slots are taken in the window before it. */
