@@ -164,6 +164,32 @@ describe('real answers of queued writes and the outbox routes match the document
   });
 });
 
+describe('stand-in answers match the documented schemas', () => {
+  let s: Stack;
+  beforeAll(async () => {
+    s = await startStack({ store: 'memory', env: { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '60000' } });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('a stand-in start, and a manager approving one above the floor limits', async () => {
+    await s.seed('doc-si', 1000);
+    const hash = await s.hash('doc-si');
+    await s.pos('cashier').get('/customers/doc-si').expect(200);
+    // The loyalty service out, and this instance's circuit open.
+    await s.sandboxAdmin.put('/_sandbox/faults').set(SANDBOX_KEYS).send({ rules: [{ operation: '*', status: 503 }] }).expect(200);
+    for (let n = 0; n < 3; n++) await s.pos('cashier').get('/customers/doc-nobody');
+    const started = documented('post', '/redemptions', await s.pos('cashier').post('/redemptions', { customerId: 'doc-si', hash, points: 100 }));
+    expect(started.state).toBe('stand_in');
+    const over = await s.pos('cashier').post('/redemptions', { customerId: 'doc-si', hash, points: 800 });
+    problem(over, 409);
+    expect(over.body.code).toBe('stand_in_needs_approval');
+    const approved = documented('post', '/redemptions/:id/approve', await s.pos('manager').post(`/redemptions/${over.body.redemptionId}/approve`));
+    expect(approved.state).toBe('stand_in');
+  });
+});
+
 describe('store reports match the documented schemas', () => {
   let s: Stack;
   beforeAll(async () => {
