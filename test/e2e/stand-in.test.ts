@@ -263,9 +263,23 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     await faults(s, [{ operation: 'hold', status: 429 }]);
     const first = await s.pos('cashier').post('/redemptions', { customerId: 'sr-10', hash, points: 100 });
     expect([first.status, first.body.code]).toEqual([503, 'upstream_busy']);
-    await new Promise((r) => setTimeout(r, 1200));
+    // The BFF's clock, not a wait: refusals 1.2 s apart make one streak longer than STAND_IN_AFTER_SECONDS.
+    await s.advance(1200);
     const later = await s.pos('cashier').post('/redemptions', { customerId: 'sr-10', hash, points: 100 });
     expect([later.status, later.body.state]).toEqual([201, 'stand_in']);
+  });
+
+  it('a refusal a minute after the last one starts a new streak: not stood in for at once', async () => {
+    s = await startStack({ store: 'redis', env: { ...env, STAND_IN_AFTER_SECONDS: '1' } });
+    await s.seed('sr-11', 1000);
+    await s.pos('cashier').get('/customers/sr-11').expect(200);
+    const hash = await s.hash('sr-11');
+    await faults(s, [{ operation: 'hold', status: 429 }]);
+    expect((await s.pos('cashier').post('/redemptions', { customerId: 'sr-11', hash, points: 100 })).body.code).toBe('upstream_busy');
+    await s.advance(61_000);
+    // Refused again after a quiet minute: a new streak, so still busy (the lookup is well within STAND_IN_SEEN_MINUTES).
+    const again = await s.pos('cashier').post('/redemptions', { customerId: 'sr-11', hash, points: 100 });
+    expect([again.status, again.body.code]).toEqual([503, 'upstream_busy']);
   });
 
   it('an account that checks one-time codes cannot be served offline: said so, with the code given or not', async () => {

@@ -129,7 +129,8 @@ async function redeemStandIn(
       () => loyalty.redeem(s.redeem, ctx),
       async () =>
         (await transactionsOf(loyalty, s.redeem.transactionId, ctx)).some(
-          (t) => /redeem|redemption/i.test(t.transactionType) && (t.equivalentPoints === undefined || Math.abs(t.equivalentPoints) === points),
+          // A record that does not show the points cannot vouch for this redeem.
+          (t) => /redeem|redemption/i.test(t.transactionType) && t.equivalentPoints !== undefined && Math.abs(t.equivalentPoints) === points,
         ),
       () => problem('payment_id_taken', `The loyalty service has another transaction under stand-in redemption id ${s.redeem.transactionId}`),
     );

@@ -24,11 +24,17 @@ export type StandInDeps = RedemptionDeps & {
   settings: Pick<PosSettings, 'standIn' | 'holdPeriodMinutes' | 'storeTimeZone'>;
 };
 
-/** Since when this instance has seen the fleet budget (or the upstream's 429) refuse holds; cleared by a hold placed. */
-const refusingSince = new WeakMap<object, number>();
+/**
+ * Since when this instance has seen the fleet budget (or the upstream's 429)
+ * refuse holds, and when it last did; cleared by a hold placed. A refusal a
+ * minute or more after the last one starts a new streak: a budget refusal lasts
+ * at most its 30-s window, so a quiet minute says nothing about being out now.
+ */
+const refusing = new WeakMap<object, { since: number; last: number }>();
+const STREAK_GAP_MS = 60_000;
 
 export function holdPlaced(deps: Pick<StandInDeps, 'standInLedger'>): void {
-  if (deps.standInLedger) refusingSince.delete(deps.standInLedger);
+  if (deps.standInLedger) refusing.delete(deps.standInLedger);
 }
 
 /**
@@ -42,8 +48,9 @@ function certainlyOut(deps: StandInDeps, err: unknown, afterSeconds: number): bo
   if (!isBudgetRefusal(err) && !isProblem(err, 'upstream_busy')) return isProblem(err, 'upstream_circuit_open', 'upstream_unavailable');
   const key = deps.standInLedger as object;
   const now = deps.clock();
-  const since = refusingSince.get(key) ?? now;
-  refusingSince.set(key, since);
+  const seen = refusing.get(key);
+  const since = seen && now - seen.last < STREAK_GAP_MS ? seen.since : now;
+  refusing.set(key, { since, last: now });
   return now - since >= afterSeconds * 1000;
 }
 
