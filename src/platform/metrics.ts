@@ -158,7 +158,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
       labelNames: ['from', 'to'],
       registers,
     }),
-    holdsOpen: sampled('holdsOpen', 'pos_holds_open', 'Held redemptions whose hold has not ended (the expiry index)'),
+    holdsOpen: sampled('holdsOpen', 'pos_holds_open', 'Redemptions in the expiry index: holds not ended, and stand-ins not yet paid or waiting for approval'),
     holdsUnanswered: new Counter({
       name: 'pos_holds_unanswered_total',
       help: 'Holds sent whose answer never came (maybe placed; flagged in the reconciliation)',

@@ -240,6 +240,40 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     expect(s.sentUpstream().filter((e) => e.path.endsWith('/transactions/redeem'))).toHaveLength(0);
   });
 
+  it('a stand-in not paid within HOLD_PERIOD_MINUTES lapses: swept expired, its payment refused, its points given back to both floor limits and the cap', async () => {
+    // A cap of 350 a day: the second 200 is refused by it first; the first's 200 must come back to both the cap and the limits.
+    s = await startStack({ store: 'redis', env: { ...env, HOLD_PERIOD_MINUTES: '10', REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY: '350' } });
+    await s.seed('sr-11', 1000);
+    await s.pos('cashier').get('/customers/sr-11').expect(200);
+    const hash = await s.hash('sr-11');
+    await outage(s);
+    const first = await s.pos('cashier').post('/redemptions', { customerId: 'sr-11', hash, points: 200 }).expect(201);
+    expect(first.body).toMatchObject({ state: 'stand_in', secondsLeft: expect.any(Number) });
+    expect(first.body.secondsLeft).toBeGreaterThan(9 * 60);
+    const full = await s.pos('cashier').post('/redemptions', { customerId: 'sr-11', hash, points: 200 });
+    expect(full.body.code).toBe('redemption_cap_reached');
+    // Within the hour the store's 250 holds; the lookup is kept 15 minutes, so 10 on it still counts.
+    await s.advance(10 * 60_000 + 1000);
+    // The sweeper lapses it on its own (nobody reads it): its log line, heard once.
+    const lapsed = await until(
+      async () => s.logs.filter((l) => l.includes('stand-in lapsed unpaid') && l.includes(first.body.id)),
+      (lines) => lines.length > 0,
+    );
+    expect(lapsed).toHaveLength(1);
+    expect(JSON.parse(lapsed[0])).toMatchObject({ via: 'sweep', redemptionId: first.body.id });
+    expect((await s.pos('cashier').get(`/redemptions/${first.body.id}`)).body).toMatchObject({ state: 'expired', secondsLeft: 0 });
+    const late = await s.pos('cashier').post('/payments', { customerId: 'sr-11', paymentId: 'sr-sale-11', totalPaid: 10, redemptionId: first.body.id });
+    expect([late.status, late.body.code, late.body.detail]).toEqual([
+      409,
+      'redemption_not_held',
+      `Redemption ${first.body.id} is expired; start a new redemption`,
+    ]);
+    // Given back: 200 fit the cap's 350, the customer's 300 and the store's 250 again.
+    await outage(s); // the moved clock let the circuit try again: opened again
+    await s.pos('cashier').post('/redemptions', { customerId: 'sr-11', hash, points: 200 }).expect(201);
+    expect(s.sentUpstream().filter((e) => e.path.endsWith('/transactions/redeem'))).toHaveLength(0);
+  });
+
   it('a payment whose sale id is refused leaves the stand-in to be paid by another', async () => {
     s = await startStack({ store: 'redis', env });
     await s.seed('sr-9', 1000);
@@ -386,6 +420,11 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
     const asked = await s.pos('cashier').post('/redemptions', ask);
     expect(asked.body.code).toBe('stand_in_needs_approval');
     await s.advance(5 * 60_000 + 1000);
+    // The sweeper lapses the wait by itself; the manager's late approval finds it lapsed.
+    await until(
+      async () => s.logs.filter((l) => l.includes('stand-in lapsed unpaid') && l.includes(asked.body.redemptionId)),
+      (lines) => lines.length > 0,
+    );
     const late = await s.pos('manager').post(`/redemptions/${asked.body.redemptionId}/approve`);
     expect([late.status, late.body.code]).toEqual([409, 'stand_in_approval_expired']);
     expect((await s.pos('cashier').get(`/redemptions/${asked.body.redemptionId}`)).body.state).toBe('expired');

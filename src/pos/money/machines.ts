@@ -34,8 +34,8 @@ export const REDEMPTION_MACHINE: Machine<RedemptionState> = {
   paying: ['redeemed', 'held', 'expired'],
   // The release's outcome: applied, refused, or what the hold's record says (ended, or used by a payment).
   voiding: ['voided', 'held', 'expired', 'redeemed'],
-  // Stand-in (no hold: the loyalty service was out): paid (its redeem and sale queued together), or voided before.
-  stand_in: ['stand_in_paid', 'voided'],
+  // Stand-in (no hold: the loyalty service was out): paid (its redeem and sale queued together), voided before, or lapsed unpaid.
+  stand_in: ['stand_in_paid', 'voided', 'expired'],
   // Over the floor limits: waiting for a manager's approval (STAND_IN_APPROVAL_MINUTES), then a stand-in; or lapsed, or voided.
   stand_in_approval: ['stand_in', 'expired', 'voided'],
   // Its redeem settled once later: the points redeemed, or refused for the balance (the sale still recorded); freed if nothing was queued.
@@ -110,8 +110,7 @@ export const REDEMPTION_TRANSITIONS = {
   standInRedeemed: { from: ['stand_in_paid', 'redeemed'], to: 'redeemed' },
   standInShort: { from: ['stand_in_paid', 'short'], to: 'short' },
   standInVoid: { from: ['stand_in', 'stand_in_approval'], to: 'voided' },
-  standInApprove: { from: ['stand_in_approval'], to: 'stand_in' },
-  standInApprovalLapsed: { from: ['stand_in_approval'], to: 'expired' },
+  standInApprove: { from: ['stand_in_approval'], to: 'stand_in', sets: ['expiresAt'] },
 } as const satisfies Record<string, Transition<RedemptionState>>;
 
 export const COUPON_LOCK_TRANSITIONS = {

@@ -1,5 +1,6 @@
 import type { Metrics } from '../../platform/metrics';
 import type { ExpiryVia, Redemption, RedemptionStore } from './';
+import { lapsedFrom } from './record';
 
 /**
  * The redemption store, counting every state change it makes: creation
@@ -35,10 +36,11 @@ export function instrumentRedemptions(store: RedemptionStore, metrics: Metrics):
   });
 }
 
-/** For `HoldSweeper({ onExpired })`: one expiry, counted once across instances. */
+/** For `HoldSweeper({ onExpired })`: one expiry, counted once across instances; a stand-in's lapse is a transition, not a hold expired. */
 export function countExpiredHold(metrics: Metrics): (r: Redemption, via: ExpiryVia) => void {
-  return (_r, via) => {
-    metrics.holdsExpired.inc({ via });
-    metrics.redemptionTransitions.inc({ from: 'held', to: 'expired' });
+  return (r, via) => {
+    const from = lapsedFrom(r);
+    if (from === 'held') metrics.holdsExpired.inc({ via });
+    metrics.redemptionTransitions.inc({ from, to: 'expired' });
   };
 }

@@ -1,10 +1,10 @@
 import { REDEMPTION_MACHINE, transitionRefusal } from '../money/machines';
 import type { RecordRules } from '../money/records/types';
-import { ENDING_STATES, OPEN_STATES, Redemption } from './types';
+import { ENDING_STATES, LAPSING_STATES, OPEN_STATES, Redemption } from './types';
 
 /** How long each kind of record is kept; both stores apply the same policy. */
 export interface RetentionPolicy {
-  /** Ending records (redeemed, voided, expired) and held ones past expiry. Default 24 h. */
+  /** Ending records (redeemed, voided, expired), and lapsing ones past their expiry. Default 24 h. */
   ttlAfterEndMs: number;
   /** A record still waiting for the customer's OTP is forgotten after this. Default 15 min. */
   otpTtlMs: number;
@@ -15,9 +15,9 @@ export const DEFAULT_RECHECK_MS = 30_000;
 
 export const DEFAULT_RETENTION: RetentionPolicy = { ttlAfterEndMs: 24 * 3600_000, otpTtlMs: 15 * 60_000 };
 
-/** Milliseconds from `now` the record is kept: a held record lives until its expiry plus the after-end time. */
+/** Milliseconds from `now` the record is kept: a lapsing record lives until its expiry plus the after-end time. */
 export function retentionMs(r: Redemption, now: number, policy: RetentionPolicy): number {
-  if (isOpen(r)) return Math.max(0, (r.expiresAt ?? now) - now) + policy.ttlAfterEndMs;
+  if (lapses(r)) return Math.max(0, (r.expiresAt ?? now) - now) + policy.ttlAfterEndMs;
   if (r.state === 'otp_required' || r.state === 'confirming') return policy.otpTtlMs;
   return policy.ttlAfterEndMs;
 }
@@ -30,6 +30,21 @@ export function isClaimed(r: Redemption): boolean {
 /** A live upstream hold: held or claimed. */
 export function isOpen(r: Redemption): boolean {
   return OPEN_STATES.includes(r.state);
+}
+
+/**
+ * In the expiry index: a live hold, or a stand-in not yet paid (or waiting for
+ * approval) with its time set. One made before stand-ins lapsed has none: it is
+ * kept to its retention, as then.
+ */
+export function lapses(r: Redemption): boolean {
+  return LAPSING_STATES.includes(r.state) && (isOpen(r) || r.expiresAt !== undefined);
+}
+
+/** The state an expired record lapsed from: a stand-in waiting for approval (never approved), a stand-in, or a hold. */
+export function lapsedFrom(r: Redemption): Redemption['state'] {
+  if (!r.standIn) return 'held';
+  return r.standIn.approvalUntil !== undefined && !r.standIn.approvedBy ? 'stand_in_approval' : 'stand_in';
 }
 
 export function isEnding(r: Redemption): boolean {
@@ -75,7 +90,13 @@ export function expiredVersion(r: Redemption, now: number): Redemption {
   return { ...r, state: 'expired', version: r.version + 1, updatedAt: now };
 }
 
-/** Redemptions as the shared record store keeps them: open holds are due at their expiry, and a due one nobody claimed expires, on read too (and in the sweep, unless `askBeforeEnding`: then the sweep hands it over). */
+/**
+ * Redemptions as the shared record store keeps them: open holds and unpaid
+ * stand-ins are due at their expiry, and a due one nobody claimed expires, on
+ * read too (and in the sweep; with `askBeforeEnding` the sweep hands a held one
+ * over instead). A stand-in's floor limits and cap are given back by whoever
+ * hears of the expiry (the sweeper's onExpired).
+ */
 export function redemptionRules(policy: RetentionPolicy, opts: { askBeforeEnding?: boolean } = {}): RecordRules<Redemption> {
   return {
     // The sweeper asks the hold's record (and releases a hold still active upstream) before it ends one.
@@ -84,7 +105,7 @@ export function redemptionRules(policy: RetentionPolicy, opts: { askBeforeEnding
     problems: { exists: 'redemption_exists', busy: 'redemption_busy' },
     firstVersion,
     nextVersion,
-    dueAt: (r) => (isOpen(r) ? r.expiresAt : undefined),
+    dueAt: (r) => (lapses(r) ? r.expiresAt : undefined),
     isClaimed,
     ended: expiredVersion,
     retentionMs: (r, now) => retentionMs(r, now, policy),

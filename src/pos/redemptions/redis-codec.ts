@@ -32,6 +32,8 @@ const CODE_STATE = Object.fromEntries(Object.entries(STATE_CODE).map(([s, c]) =>
 
 /** The state letter the Lua scripts test for: an unclaimed hold, which may be expired without asking anyone. */
 export const HELD_CODE = STATE_CODE.held;
+/** The letters of what lapses at its expiry without asking anyone: an unclaimed hold, a stand-in not yet paid or waiting for approval. As a Lua character class. */
+export const LAPSING_CODES = `[${STATE_CODE.held}${STATE_CODE.stand_in}${STATE_CODE.stand_in_approval}]`;
 /**
  * The letters of a claimed hold (a payment or a void under way). The Lua
  * scripts leave such a record alone on expiry: what became of its hold is only

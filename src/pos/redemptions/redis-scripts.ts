@@ -1,7 +1,7 @@
 import { defineScripts, type RedisClient } from '../../platform/redis';
 import { compareAndSetLua, sweepLua } from '../money/records/redis-scripts';
 import type { RecordScripts } from '../money/records/redis-store';
-import { CLAIMED_CODES, HELD_CODE, VERSION_LUA } from './redis-codec';
+import { CLAIMED_CODES, HELD_CODE, LAPSING_CODES, VERSION_LUA } from './redis-codec';
 
 /*
  * The Lua side of RedisRedemptionStore: the shared store's compare-and-set and
@@ -11,10 +11,10 @@ import { CLAIMED_CODES, HELD_CODE, VERSION_LUA } from './redis-codec';
  * Records are strings in the redis-codec format: "<version>|<state>|<updatedAt>|<expiresAt>|...".
  */
 
-/** Shared by the read and sweep paths, so a hold is expired the same way (and once) whichever gets there first. */
+/** Shared by the read and sweep paths, so a hold (or an unpaid stand-in) is expired the same way (and once) whichever gets there first. */
 const EXPIRE_FN = `
 local function expire(key, cur, now36, ttl)
-  local v, rest = string.match(cur, '^(%d+)|${HELD_CODE}|[^|]*|(.*)$')
+  local v, rest = string.match(cur, '^(%d+)|${LAPSING_CODES}|[^|]*|(.*)$')
   if not v then return false end
   local nxt = (tonumber(v) + 1) .. '|e|' .. now36 .. '|' .. rest
   redis.call('SET', key, nxt, 'PX', ttl)
@@ -24,12 +24,12 @@ end
 
 /**
  * KEYS: record, open index. ARGV: id, now, now (base 36), ttl after end.
- * Returns nil, or {expiredNow (0|1), record}. A due hold is expired here.
+ * Returns nil, or {expiredNow (0|1), record}. A due hold or unpaid stand-in is expired here.
  */
 const READ = `${EXPIRE_FN}
 local cur = redis.call('GET', KEYS[1])
 if not cur then return false end
-local expires = tonumber(string.match(cur, '^%d+|${HELD_CODE}|[^|]*|([^|]*)|') or '', 36)
+local expires = tonumber(string.match(cur, '^%d+|${LAPSING_CODES}|[^|]*|([^|]*)|') or '', 36)
 if expires and expires <= tonumber(ARGV[2]) then
   local nxt = expire(KEYS[1], cur, ARGV[3], ARGV[4])
   redis.call('ZREM', KEYS[2], ARGV[1])
@@ -46,8 +46,8 @@ const WRITE = compareAndSetLua(VERSION_LUA);
  * candidates' ids. A claimed hold (a payment or a void under way: state letter
  * p or x, or c as earlier versions wrote either) is handed over as it is, for
  * the sweeper to ask the upstream about; an unclaimed one is expired here, as
- * on read. Entries whose record is gone or no longer held are just dropped
- * from the index.
+ * on read (an unpaid stand-in too). Entries whose record is gone or no longer
+ * lapsing are just dropped from the index.
  */
 const SWEEP = sweepLua({
   args: 3,

@@ -5,6 +5,7 @@
  * known balance and the floor limits. The redemption is `stand_in` (no hold);
  * the payment naming it queues its redeem and its sale together (../sales).
  */
+import type { Logger } from 'pino';
 import { isProblem, problem } from '../../platform/problem';
 import { applyTransition, REDEMPTION_TRANSITIONS } from '../money/machines';
 import { failureOf, isBudgetRefusal, nothingSent } from '../../upstream';
@@ -118,17 +119,14 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
     const what = took.limit === 'customer' ? 'this customer today' : "this store's hour";
     if (policy.approvalMinutes > 0) {
       // Within the balance but over a floor limit: a manager of the store may approve this one redemption (./stand-in.ts approveStandIn).
+      const approvalUntil = deps.clock() + policy.approvalMinutes * 60_000;
       const pending: Redemption = {
         ...base,
         state: 'stand_in_approval',
         holdPoints: points,
-        standIn: {
-          points,
-          lastKnownBalance: seen.available,
-          approvalUntil: deps.clock() + policy.approvalMinutes * 60_000,
-          cashierId: ctx.cashierId,
-          shiftId: ctx.shiftId,
-        },
+        // It lapses (the store expires it, on read or by the sweep) when the manager's minutes are up.
+        expiresAt: approvalUntil,
+        standIn: { points, lastKnownBalance: seen.available, approvalUntil, cashierId: ctx.cashierId, shiftId: ctx.shiftId },
         updatedAt: deps.clock(),
       };
       await deps.redemptions.create(pending);
@@ -145,6 +143,7 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
     ...base,
     state: 'stand_in',
     holdPoints: points,
+    expiresAt: unpaidUntil(deps),
     standIn: { points, lastKnownBalance: seen.available, counted: keys, cashierId: ctx.cashierId, shiftId: ctx.shiftId },
     updatedAt: deps.clock(),
   };
@@ -162,14 +161,21 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
   return redemptionView(record, deps.clock());
 }
 
-/** The redemption waiting for (or given) approval for this ask, lapsed first if its minutes are up. */
+/**
+ * Until when a stand-in not yet paid stands: a hold's period (HOLD_PERIOD_MINUTES).
+ * A promise made offline is no longer than one made online; past it the store
+ * expires it and the floor limits and cap are given back (giveBackLapsed).
+ */
+const unpaidUntil = (deps: StandInDeps): number => deps.clock() + deps.settings.holdPeriodMinutes * 60_000;
+
+/** The redemption waiting for (or given) approval for this ask; one whose minutes are up reads expired (the store lapses it). */
 async function pendingOf(deps: StandInDeps, ask: string): Promise<Redemption | null> {
   const id = await deps.standInLedger?.pendingFor(ask);
-  const r = id ? await deps.redemptions.get(id, deps.clock()) : null;
-  if (r?.state !== 'stand_in_approval' || deps.clock() < (r.standIn?.approvalUntil ?? 0)) return r;
-  const lapsed = await deps.redemptions.apply(r.id, deps.clock(), 'standInApprovalLapsed');
-  return lapsed.ok ? lapsed.redemption : null;
+  return id ? deps.redemptions.get(id, deps.clock()) : null;
 }
+
+/** A stand-in's wait for approval that lapsed (not one approved, then unpaid). */
+const approvalLapsed = (r: Redemption): boolean => r.state === 'expired' && r.standIn?.approvalUntil !== undefined && !r.standIn.approvedBy;
 
 function needsApproval(r: Redemption, why = 'over the floor limits'): Error {
   const until = new Date(r.standIn?.approvalUntil ?? 0).toISOString();
@@ -198,18 +204,25 @@ export function approveStandIn(deps: StandInDeps, ctx: CallContext, id: string):
       let refusal: unknown;
       const done = await deps.redemptions.change(id, now, (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return ((refusal = redemptionNotFound(id)), 'another store');
-        if (cur.state !== 'stand_in_approval') {
-          refusal = problem('stand_in_not_pending', `Redemption ${id} is ${cur.state}: nothing to approve`, { extra: outcomeOf(cur) });
-          return `it is ${cur.state}`;
-        }
-        if (now >= (cur.standIn?.approvalUntil ?? 0)) {
+        // The store has lapsed a wait whose minutes are up (its expiresAt) before this sees it.
+        if (approvalLapsed(cur)) {
           refusal = problem(
             'stand_in_approval_expired',
             `Redemption ${id} waited for approval until ${new Date(cur.standIn?.approvalUntil ?? 0).toISOString()}: it lapsed`,
           );
-          return applyTransition(REDEMPTION_TRANSITIONS.standInApprovalLapsed, cur.state, { ...cur, updatedAt: now }) as Redemption;
+          return 'it lapsed';
         }
-        const next = applyTransition(REDEMPTION_TRANSITIONS.standInApprove, cur.state, { ...cur, updatedAt: now }) as Redemption;
+        if (cur.state !== 'stand_in_approval') {
+          refusal = problem('stand_in_not_pending', `Redemption ${id} is ${cur.state}: nothing to approve`, { extra: outcomeOf(cur) });
+          return `it is ${cur.state}`;
+        }
+        // Approved, it is a stand-in not yet paid: it stands a hold's period from now.
+        const next = applyTransition(
+          REDEMPTION_TRANSITIONS.standInApprove,
+          cur.state,
+          { ...cur, updatedAt: now },
+          { args: { expiresAt: unpaidUntil(deps) } },
+        ) as Redemption;
         return { ...next, standIn: { ...(cur.standIn as StandInTerms), approvedBy: ctx.identity.terminal.id } };
       });
       if (!done.ok)
@@ -251,8 +264,7 @@ export function voidStandIn(deps: StandInDeps, ctx: CallContext, id: string): Pr
       });
       if (!done.ok)
         throw done.reason === 'not_found' ? redemptionNotFound(id) : (refusal ?? problem('redemption_busy', `Redemption ${id} could not be voided`));
-      const counted = done.redemption.standIn?.counted;
-      if (counted && deps.standInLedger) await deps.standInLedger.giveBack(counted.customerKey, counted.storeKey, done.redemption.standIn?.points ?? 0);
+      await giveBackLimits(deps.standInLedger, done.redemption);
       deps.logger.info(
         { requestId: ctx.requestId, redemptionId: id, customerId: done.redemption.customerId, points: done.redemption.standIn?.points },
         'stand-in voided',
@@ -260,4 +272,26 @@ export function voidStandIn(deps: StandInDeps, ctx: CallContext, id: string): Pr
       return redemptionView(done.redemption, deps.clock());
     },
   );
+}
+
+/** Gives the floor-limit counters back the points a stand-in took from them (none when a manager approved it over them). */
+async function giveBackLimits(ledger: StandInLedger | undefined, r: Redemption): Promise<void> {
+  const counted = r.standIn?.counted;
+  if (counted && ledger) await ledger.giveBack(counted.customerKey, counted.storeKey, r.standIn?.points ?? 0);
+}
+
+/**
+ * For the sweeper's onExpired: a stand-in that lapsed unpaid gives its points
+ * back to the floor limits, as a void does. Heard once per expiry (the store
+ * expires each once); a give-back lost to an error leaves the points counted
+ * until the counter's hour or day ends, erring on the side of refusing.
+ */
+export function giveBackLapsed(ledger: StandInLedger | undefined, logger: Logger): (r: Redemption) => void {
+  return (r) =>
+    void giveBackLimits(ledger, r).catch((err: unknown) =>
+      logger.warn(
+        { redemptionId: r.id, err: { message: (err as Error).message } },
+        'stand-in: points of a lapsed stand-in could not be given back to the floor limits',
+      ),
+    );
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { PeriodicTask } from '../../platform/periodic-task';
-import { isClaimed } from './record';
+import { isClaimed, lapsedFrom } from './record';
 import type { Redemption, RedemptionStore } from './types';
 
 /** How a hold came to expire: claimed by a sweep, or found due by a read. */
@@ -144,6 +144,7 @@ export class HoldSweeper {
 
   private note(r: Redemption, via: ExpiryVia): void {
     this.expired += 1;
+    const from = lapsedFrom(r);
     this.log.info(
       {
         redemptionId: r.id,
@@ -154,7 +155,7 @@ export class HoldSweeper {
         expiresAt: r.expiresAt,
         via,
       },
-      'hold expired',
+      from === 'held' ? 'hold expired' : 'stand-in lapsed unpaid',
     );
     if (!this.onExpired) return;
     try {

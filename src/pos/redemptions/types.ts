@@ -10,8 +10,14 @@ import type { ClaimLease } from '../money/lease';
  */
 export type { RedemptionState };
 export const ENDING_STATES: readonly RedemptionState[] = (Object.keys(REDEMPTION_MACHINE) as RedemptionState[]).filter((s) => isFinal(REDEMPTION_MACHINE, s));
-/** States with a live upstream hold: tracked in the expiry index. */
+/** States with a live upstream hold. */
 export const OPEN_STATES: readonly RedemptionState[] = ['held', 'paying', 'voiding'];
+/**
+ * States that lapse at `expiresAt`: the live holds, and a stand-in not yet paid
+ * or still waiting for a manager's approval (a promise made offline is as short
+ * as a hold). The expiry index holds these.
+ */
+export const LAPSING_STATES: readonly RedemptionState[] = [...OPEN_STATES, 'stand_in', 'stand_in_approval'];
 
 export type RedemptionAsk = { kind: 'amount'; amount: number } | { kind: 'points'; points: number } | { kind: 'rule'; ruleId: string };
 
@@ -30,7 +36,7 @@ export interface Redemption {
   holdReference?: string;
   holdAmount?: number;
   holdPoints?: number;
-  /** Epoch ms when the upstream hold ends; set once held. */
+  /** Epoch ms when the upstream hold ends (set once held), or when a stand-in not yet paid, or its wait for approval, lapses. */
   expiresAt?: number;
   /** The payment that claimed it (`paying`) and used it (`redeemed`). */
   paymentId?: string;
@@ -80,7 +86,7 @@ export interface RedemptionStore {
   /**
    * Atomic read-modify-write: `change` sees the current record and returns the
    * next one, or a string explaining why the change is refused. Retries on a
-   * concurrent write. Keeps the expiry index in step (it holds the OPEN_STATES).
+   * concurrent write. Keeps the expiry index in step (it holds the LAPSING_STATES).
    */
   change(id: string, now: number, change: (current: Redemption) => Redemption | string): Promise<ChangeResult>;
   /** Applies a named transition of REDEMPTION_TRANSITIONS inside the same compare-and-set. */
@@ -93,7 +99,7 @@ export interface RedemptionStore {
    * became of it and a crash meanwhile loses nothing.
    */
   sweepDue(now: number, limit: number): Promise<Redemption[]>;
-  /** Number of records in the expiry index (open holds). */
+  /** Number of records in the expiry index (open holds and stand-ins not yet paid). */
   countOpen(): Promise<number>;
   /** Every record kept, in batches (a customer's erasure looks for theirs); a whole-store pass. */
   list(each: (redemptions: Redemption[]) => Promise<void>): Promise<void>;

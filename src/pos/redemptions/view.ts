@@ -1,9 +1,9 @@
-import { isOpen } from './record';
+import { lapses } from './record';
 import type { Redemption } from './types';
 
 /** A redemption as a till shows it: state, points, money, and seconds left. */
 export function redemptionView(r: Redemption, now: number) {
-  const secondsLeft = isOpen(r) && r.expiresAt !== undefined ? Math.max(0, Math.floor((r.expiresAt - now) / 1000)) : 0;
+  const secondsLeft = lapses(r) && r.expiresAt !== undefined ? Math.max(0, Math.floor((r.expiresAt - now) / 1000)) : 0;
   return {
     id: r.id,
     state: r.state,

@@ -211,6 +211,30 @@ export function redemptionStoreSuite(name: string, makeHarness: HarnessFactory):
       expect(await store.sweepDue(EXPIRY + 10, 10)).toEqual([]);
     });
 
+    it('lapses a stand-in not yet paid, and one waiting for approval, at its expiresAt: on read, in the sweep, once each; a paid one leaves the index', async () => {
+      const standIn = (over: Partial<Redemption>) =>
+        aHold({ state: 'stand_in', holdReference: undefined, holdAmount: undefined, standIn: { points: 100, lastKnownBalance: 500 }, ...over });
+      const unpaid = standIn({});
+      const waiting = standIn({ state: 'stand_in_approval', standIn: { points: 400, lastKnownBalance: 500, approvalUntil: EXPIRY } });
+      const paid = standIn({});
+      const older = standIn({ expiresAt: undefined });
+      delete older.expiresAt;
+      for (const r of [unpaid, waiting, paid, older]) await store.create(r);
+      expect(await store.countOpen()).toBe(3);
+      await store.change(paid.id, T0 + 1, (r) => ({ ...r, state: 'stand_in_paid', paymentId: 'pay-s' }));
+      expect(await store.countOpen()).toBe(2);
+      const heard: Redemption[] = [];
+      store.onReadExpiry?.((r) => heard.push(r));
+      expect((await store.get(unpaid.id, EXPIRY - 1))?.state).toBe('stand_in');
+      expect(await store.get(unpaid.id, EXPIRY)).toMatchObject({ state: 'expired', version: 2, standIn: unpaid.standIn });
+      expect(heard.map((r) => r.id)).toEqual([unpaid.id]);
+      expect(await sweepAll(store, EXPIRY, 10)).toEqual([{ ...waiting, state: 'expired', version: 2, updatedAt: EXPIRY }]);
+      expect(await store.countOpen()).toBe(0);
+      // One made before stand-ins lapsed (no expiresAt) stays as it was; a paid one is not lapsed.
+      expect((await store.get(older.id, EXPIRY + 1000))?.state).toBe('stand_in');
+      expect((await store.get(paid.id, EXPIRY + 1000))?.state).toBe('stand_in_paid');
+    });
+
     it('lets a change see a due hold as expired, so a payment cannot claim it', async () => {
       const hold = aHold();
       await store.create(hold);
