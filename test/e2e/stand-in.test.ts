@@ -1,5 +1,6 @@
 import { readTerminalsFile, writeTerminalsFile } from '../../src/pos/terminals/file';
 import { isSaleSend, SALE_OPERATION, SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
+import { testRedis } from '../support/redis';
 
 /**
  * Stand-in redemption (issue 31) over real HTTP and real Redis: the sandbox
@@ -148,6 +149,57 @@ describe('stand-in redemption while the loyalty service is out', () => {
     expect(JSON.stringify(report.body)).toMatch(/stand-in: 150 points not redeemed.*cashier c-7, shift sh-1/);
     expect(JSON.stringify(report.body)).toContain('"stand_in_short"');
     expect(report.body.anomalies).toEqual([expect.objectContaining({ kind: 'stand_in_short', id: started.body.id })]);
+  });
+
+  it("a shortfall is flagged with its cashier even when the redemption's record is gone before the service is back", async () => {
+    s = await startStack({ store: 'redis', env });
+    await s.seed('si-5', 200);
+    const hash = await s.hash('si-5');
+    await s.pos('cashier').get('/customers/si-5').expect(200);
+    await outage(s);
+    const started = await s
+      .pos('cashier')
+      .post('/redemptions', { customerId: 'si-5', hash, points: 150 })
+      .set('X-Cashier-Id', 'c-9')
+      .set('X-Shift-Id', 'sh-2')
+      .expect(201);
+    await s
+      .pos('cashier')
+      .post('/payments', { customerId: 'si-5', paymentId: 'si-sale-5', totalPaid: 5, totalDiscount: 15, redemptionId: started.body.id })
+      .expect(202);
+    // The record outlived by the outage (kept a day after its last write): gone from Redis while the entry waits.
+    const redis = await testRedis();
+    try {
+      expect(await redis.del(`${s.redisPrefix}{rdm}:r:${started.body.id}`)).toBe(1);
+    } finally {
+      await redis.quit();
+    }
+    await clear(s);
+    // Spent elsewhere before the BFF settles (its circuit waits BREAKER_HALF_OPEN_AFTER_MS): straight at the sandbox.
+    await s.sandboxAdmin
+      .post('/api/v4.0/integrations/transactions/redeem')
+      .set(SANDBOX_KEYS)
+      .send({ customerId: 'si-5', transactionId: 'elsewhere-5', transactionTime: new Date().toISOString(), points: 180 })
+      .expect(200);
+    const day = new Date().toISOString().slice(0, 10);
+    const audit = await until(
+      () => s.pos('manager').get(`/audit?date=${day}`),
+      (r) => (r.body.entries as { action: string }[]).some((e) => e.action === 'stand_in_short'),
+    );
+    expect(audit.body.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          action: 'stand_in_short',
+          cashierId: 'c-9',
+          shiftId: 'sh-2',
+          terminalId: 'till-cashier',
+          customerId: 'si-5',
+          redemptionId: started.body.id,
+          paymentId: 'si-sale-5',
+        }),
+      ]),
+    );
+    expect(s.logs.some((l) => l.includes('the redemption could not be settled') && l.includes(started.body.id))).toBe(true);
   });
 
   it('is off by default: the hold refused as before', async () => {

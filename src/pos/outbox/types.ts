@@ -26,6 +26,10 @@ export type OutboxKind = OutboxWork['kind'];
 export interface StandInRedeem {
   redemptionId: string;
   redeem: RedeemRequest;
+  /** Who rang it up (the till that started it): a shortfall is flagged with them even when the redemption's record is gone by then. */
+  terminalId?: string;
+  cashierId?: string;
+  shiftId?: string;
 }
 
 /** Why an attempt failed, as our error code; never the upstream's text. */

@@ -75,6 +75,9 @@ export async function recordStandInSale(
     ...encodingMark(now),
     standIn: {
       redemptionId: id,
+      terminalId: r.terminalId,
+      ...(r.standIn?.cashierId ? { cashierId: r.standIn.cashierId } : {}),
+      ...(r.standIn?.shiftId ? { shiftId: r.standIn.shiftId } : {}),
       redeem: {
         customerId: r.customerId,
         transactionId: id,
@@ -112,27 +115,29 @@ export function settleStandIn(deps: { redemptions: RedemptionStore; audit?: Audi
     const s = result.standIn as { redemptionId: string; outcome: 'redeemed' | 'short'; points: number } | undefined;
     if (entry.work.kind !== 'payment' || !s) return;
     const done = await deps.redemptions.apply(s.redemptionId, deps.clock(), s.outcome === 'short' ? 'standInShort' : 'standInRedeemed');
-    if (!done.ok) {
-      log.warn({ redemptionId: s.redemptionId, outcome: s.outcome }, 'stand-in: the redemption could not be settled');
-      return;
-    }
+    // A record gone (kept a day after its last write; an outage or a dead letter can outlast that) is no reason to lose a shortfall.
+    if (!done.ok) log.warn({ redemptionId: s.redemptionId, outcome: s.outcome, reason: done.reason }, 'stand-in: the redemption could not be settled');
     if (s.outcome !== 'short') return;
     deps.metrics.standInShort.inc();
-    const r = done.redemption;
-    const money = entry.work.request.totalDiscount ?? null;
-    log.warn({ redemptionId: r.id, points: s.points, money, storeId: r.storeId, terminalId: r.terminalId }, 'stand-in short: points refused for the balance');
+    // The entry knows who rang it up and for whom, so the flag does not depend on the record.
+    const work = entry.work;
+    const money = work.request.totalDiscount ?? null;
+    log.warn(
+      { redemptionId: s.redemptionId, points: s.points, money, storeId: entry.storeId, terminalId: entry.terminalId },
+      'stand-in short: points refused for the balance',
+    );
     deps.audit?.record({
       at: deps.clock(),
       action: 'stand_in_short',
       outcome: 'applied',
       code: 'stand_in_short',
-      storeId: r.storeId,
-      terminalId: r.terminalId,
-      cashierId: r.standIn?.cashierId,
-      shiftId: r.standIn?.shiftId,
-      customerId: r.customerId,
-      redemptionId: r.id,
-      paymentId: r.paymentId,
+      storeId: entry.storeId,
+      terminalId: work.standIn?.terminalId ?? entry.terminalId,
+      cashierId: work.standIn?.cashierId,
+      shiftId: work.standIn?.shiftId,
+      customerId: work.standIn?.redeem.customerId ?? work.request.customerId,
+      redemptionId: s.redemptionId,
+      paymentId: work.request.paymentId,
       outboxId: entry.id,
       pointsHeld: s.points,
       ...(money !== null ? { amountPaid: money } : {}),
