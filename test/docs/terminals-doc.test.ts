@@ -94,7 +94,19 @@ describe('docs/operator/terminals.md', () => {
     const tokens = readFileSync(path.join(dir, 'new-tokens.csv'), 'utf8').trim().split('\n');
     expect(tokens[0]).toBe('terminal_id,store_id,role,token');
     expect(new TerminalRegistry(file).authenticate(tokens[3].split(',')[3])?.terminal.id).toBe('office-010');
-    expect(stdout).toContain('store-010,demo-merchant,Demo Retail,branch-010,Harbour,true,');
+    expect(stdout).toContain('store-010,demo-merchant,Demo Retail,branch-010,Harbour,true,,300,on,,,200,,');
+    // The store's own cap and stand-in values, the rest left to the settings.
+    expect(storeOf('store-010')).toEqual({
+      id: 'store-010',
+      merchant: { uniqueId: 'demo-merchant', name: 'Demo Retail' },
+      branch: { uniqueId: 'branch-010', name: 'Harbour' },
+      requireCashier: true,
+      redemptionCapPointsPerCustomerDay: 300,
+      standIn: { mode: 'on', maxPointsPerCustomer: 200 },
+    });
+    // A bad cell: its line and column, as the text shows.
+    writeFileSync(path.join(dir, 'bad-stores.csv'), readFileSync(path.join(dir, 'stores.csv'), 'utf8').replace('store-010', 'store-011').replace(',on,,,', ',on,,1441,'));
+    expect(await cli(['import', 'bad-stores.csv'])).toMatchObject({ code: 1, stderr: expect.stringContaining('bad-stores.csv line 2: stand_in_seen_minutes: Too big: ') });
     const exported = readFileSync(path.join(dir, 'terminals-now.csv'), 'utf8');
     expect(exported.split('\n')[0]).toBe('id,store_id,role,label,status,created_at,revoked_at,previous_valid_until');
     for (const t of loadTerminalsFile(file).terminals) expect(exported).not.toContain(t.tokenSha256.slice(0, 12));

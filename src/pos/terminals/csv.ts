@@ -5,8 +5,48 @@ import { updateTerminalsFile, StoreSchema, ID_PATTERN, type TerminalsFile } from
 import { listingsOf, placeTerminal, type OperationOptions } from './operations';
 import { TERMINAL_ROLES, type Store, type TerminalRole } from './types';
 
-/** The columns of a stores CSV (import and export alike). */
-export const STORE_COLUMNS = ['id', 'merchant_id', 'merchant_name', 'branch_id', 'branch_name', 'require_cashier', 'till_wait_seconds'] as const;
+/** The columns of a stores CSV (import and export alike); the first five are required, the rest may be left out. */
+export const STORE_COLUMNS = [
+  'id',
+  'merchant_id',
+  'merchant_name',
+  'branch_id',
+  'branch_name',
+  'require_cashier',
+  'till_wait_seconds',
+  'redemption_cap_points_per_customer_day',
+  'stand_in',
+  'stand_in_after_seconds',
+  'stand_in_seen_minutes',
+  'stand_in_max_points_per_customer',
+  'stand_in_max_points_per_store',
+  'stand_in_approval_minutes',
+] as const;
+type StoreColumn = (typeof STORE_COLUMNS)[number];
+
+/**
+ * Where each store column's value sits in a Store, and how its cell is read. An empty optional cell leaves the
+ * field out (the store takes the setting); the schema checks the ranges.
+ */
+const STORE_CELLS: Record<StoreColumn, { path: readonly string[]; read: 'text' | 'boolean' | 'integer' | 'word' }> = {
+  id: { path: ['id'], read: 'text' },
+  merchant_id: { path: ['merchant', 'uniqueId'], read: 'text' },
+  merchant_name: { path: ['merchant', 'name'], read: 'text' },
+  branch_id: { path: ['branch', 'uniqueId'], read: 'text' },
+  branch_name: { path: ['branch', 'name'], read: 'text' },
+  require_cashier: { path: ['requireCashier'], read: 'boolean' },
+  till_wait_seconds: { path: ['tillWaitSeconds'], read: 'integer' },
+  redemption_cap_points_per_customer_day: { path: ['redemptionCapPointsPerCustomerDay'], read: 'integer' },
+  stand_in: { path: ['standIn', 'mode'], read: 'word' },
+  stand_in_after_seconds: { path: ['standIn', 'afterSeconds'], read: 'integer' },
+  stand_in_seen_minutes: { path: ['standIn', 'seenMinutes'], read: 'integer' },
+  stand_in_max_points_per_customer: { path: ['standIn', 'maxPointsPerCustomer'], read: 'integer' },
+  stand_in_max_points_per_store: { path: ['standIn', 'maxPointsPerStore'], read: 'integer' },
+  stand_in_approval_minutes: { path: ['standIn', 'approvalMinutes'], read: 'integer' },
+};
+// In STORE_COLUMNS' order: an export's cells under its header.
+const storeCells = STORE_COLUMNS.map((column) => [column, STORE_CELLS[column]] as const);
+
 /** The columns a terminals CSV is imported from; an export adds what only the registry knows (never a token or hash). */
 export const TERMINAL_COLUMNS = ['id', 'store_id', 'role', 'label'] as const;
 const TERMINAL_EXPORT_COLUMNS = [...TERMINAL_COLUMNS, 'status', 'created_at', 'revoked_at', 'previous_valid_until'] as const;
@@ -80,20 +120,33 @@ function readSheet(source: CsvSource, problems: string[]): Sheet | undefined {
   return { source, kind, rows: records.map((r) => ({ line: r.info.lines, cells: r.record })) };
 }
 
+/** The column a schema issue is about, so a problem names the cell the operator typed. */
+const columnOf = (path: readonly PropertyKey[]) => storeCells.find(([, c]) => c.path.join('.') === path.join('.'))?.[0] ?? (path.join('.') || 'row');
+
 function storeOf(cells: Record<string, string>, say: (m: string) => void): Store | undefined {
-  const store: Record<string, unknown> = {
-    id: cells.id,
-    merchant: { uniqueId: cells.merchant_id, name: cells.merchant_name },
-    branch: { uniqueId: cells.branch_id, name: cells.branch_name },
-  };
-  const rc = (cells.require_cashier ?? '').toLowerCase();
-  if (rc === 'true' || rc === 'false') store.requireCashier = rc === 'true';
-  else if (rc !== '') say('require_cashier must be true, false or empty');
-  if (cells.till_wait_seconds) store.tillWaitSeconds = /^\d+$/.test(cells.till_wait_seconds) ? Number(cells.till_wait_seconds) : NaN;
+  const store: Record<string, unknown> = {};
+  let bad = false;
+  for (const [column, { path, read }] of storeCells) {
+    const cell = cells[column] ?? ''; // an optional column left out of the header: as an empty cell
+    let value: unknown = cell;
+    if (read !== 'text') {
+      if (cell === '') continue;
+      if (read === 'boolean') value = cell.toLowerCase() === 'true' ? true : cell.toLowerCase() === 'false' ? false : undefined;
+      else if (read === 'integer') value = /^-?\d+$/.test(cell) ? Number(cell) : undefined;
+      else value = cell.toLowerCase();
+      if (value === undefined) {
+        say(`${column}: must be ${read === 'boolean' ? 'true, false' : 'a whole number'} or empty (the setting)`);
+        bad = true;
+        continue;
+      }
+    }
+    let into = store;
+    for (const key of path.slice(0, -1)) into = (into[key] ??= {}) as Record<string, unknown>;
+    into[path[path.length - 1]] = value;
+  }
   const parsed = StoreSchema.safeParse(store);
-  if (parsed.success) return parsed.data;
-  for (const i of parsed.error.issues) say(`${i.path.join('.') || 'row'}: ${i.message}`);
-  return undefined;
+  if (!parsed.success) for (const i of parsed.error.issues) say(`${columnOf(i.path)}: ${i.message}`);
+  return parsed.success && !bad ? parsed.data : undefined;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -164,15 +217,9 @@ export function importCsv(file: string, sources: CsvSource[], deliverTokens: (to
 /** The stores or the terminals as CSV: what the registry holds, never a token or a hash. */
 export function exportCsv(data: TerminalsFile, what: 'stores' | 'terminals'): string {
   if (what === 'stores') {
-    const rows = data.stores.map((s) => [
-      s.id,
-      s.merchant.uniqueId,
-      s.merchant.name,
-      s.branch.uniqueId,
-      s.branch.name,
-      s.requireCashier ?? '',
-      s.tillWaitSeconds ?? '',
-    ]);
+    const rows = data.stores.map((s) =>
+      storeCells.map(([, { path }]) => path.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], s) ?? ''),
+    );
     return stringify(rows, { header: true, columns: [...STORE_COLUMNS], cast: { boolean: (b) => String(b) } });
   }
   const rows = listingsOf(data).map((t) => [t.id, t.storeId, t.role, t.label ?? '', t.status, t.createdAt, t.revokedAt ?? '', t.previousValidUntil ?? '']);

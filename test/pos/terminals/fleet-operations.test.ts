@@ -6,6 +6,7 @@ import { addStore, addTerminal, loadTerminalsFile, revokeTerminal, TerminalRegis
 import { raiseGeneration } from '../../../src/pos/terminals/file';
 import { exportCsv, importCsv, ImportRefused, type NewToken } from '../../../src/pos/terminals/csv';
 import { editStore, listTerminals, removeStore, rotateTerminal } from '../../../src/pos/terminals/operations';
+import type { Store } from '../../../src/pos/terminals/types';
 
 const STORE = { id: 'store-a', merchant: { uniqueId: 'm-1', name: 'Acme' }, branch: { uniqueId: 'b-1', name: 'Harbour' } };
 
@@ -186,8 +187,139 @@ describe('import', () => {
     expect(terminals).toMatch(/^id,store_id,role,label,status,created_at,revoked_at,previous_valid_until\nk1,store-a,kiosk,"door, left",active,/);
     expect(terminals).not.toContain(terminal.tokenSha256.slice(0, 16));
     expect(exportCsv(data, 'stores')).toBe(
-      'id,merchant_id,merchant_name,branch_id,branch_name,require_cashier,till_wait_seconds\nstore-a,m-1,Acme,b-1,Harbour,,\n',
+      'id,merchant_id,merchant_name,branch_id,branch_name,require_cashier,till_wait_seconds,redemption_cap_points_per_customer_day,' +
+        'stand_in,stand_in_after_seconds,stand_in_seen_minutes,stand_in_max_points_per_customer,stand_in_max_points_per_store,' +
+        'stand_in_approval_minutes\nstore-a,m-1,Acme,b-1,Harbour,,,,,,,,,\n',
     );
     expect(existsSync(file)).toBe(true);
+  });
+});
+
+describe("stores CSV: a store's own redemption cap and stand-in values", () => {
+  const OLD_HEADER = 'id,merchant_id,merchant_name,branch_id,branch_name,require_cashier,till_wait_seconds';
+  const HEADER = `${OLD_HEADER},redemption_cap_points_per_customer_day,stand_in,stand_in_after_seconds,stand_in_seen_minutes,stand_in_max_points_per_customer,stand_in_max_points_per_store,stand_in_approval_minutes`;
+  const deliver = () => undefined;
+  const refusal = (fn: () => unknown): string[] => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof ImportRefused) return err.problems;
+      throw err;
+    }
+    throw new Error('the import was not refused');
+  };
+  // Every override, zeros included (0 is a value of its own: no cap, no stand-in without approval), and a store
+  // that overrides some stand-in values only.
+  const OVERRIDES: Store = {
+    ...STORE,
+    requireCashier: false,
+    tillWaitSeconds: 20,
+    redemptionCapPointsPerCustomerDay: 0,
+    standIn: { mode: 'on', afterSeconds: 0, seenMinutes: 1440, maxPointsPerCustomer: 0, maxPointsPerStore: 12000, approvalMinutes: 60 },
+  };
+  const PARTIAL: Store = {
+    id: 'store-b',
+    merchant: { uniqueId: 'm-1', name: 'Acme' },
+    branch: { uniqueId: 'b-2', name: 'Pier, east' },
+    redemptionCapPointsPerCustomerDay: 500,
+    standIn: { mode: 'off', approvalMinutes: 2 },
+  };
+  const PLAIN: Store = { id: 'store-c', merchant: { uniqueId: 'm-1', name: 'Acme' }, branch: { uniqueId: 'b-3', name: 'Station' } };
+
+  beforeEach(() => writeTerminalsFile(file, { stores: [OVERRIDES, PARTIAL, PLAIN], terminals: [] }));
+
+  it('round trip: an export imported into an empty file gives back the same stores, and imported again changes nothing', () => {
+    const exported = exportCsv(loadTerminalsFile(file), 'stores');
+    expect(exported.split('\n')).toEqual([
+      HEADER,
+      'store-a,m-1,Acme,b-1,Harbour,false,20,0,on,0,1440,0,12000,60',
+      'store-b,m-1,Acme,b-2,"Pier, east",,,500,off,,,,,2',
+      'store-c,m-1,Acme,b-3,Station,,,,,,,,,',
+      '',
+    ]);
+    const other = path.join(dir, 'other.json');
+    const outcome = importCsv(other, [{ name: 'stores.csv', text: exported }], deliver);
+    expect(outcome.storesAdded).toEqual(['store-a', 'store-b', 'store-c']);
+    expect(loadTerminalsFile(other).stores).toEqual([OVERRIDES, PARTIAL, PLAIN]);
+    const before = readFileSync(other, 'utf8');
+    expect(importCsv(other, [{ name: 'stores.csv', text: exported }], deliver).storesUnchanged).toEqual(['store-a', 'store-b', 'store-c']);
+    expect(readFileSync(other, 'utf8')).toBe(before);
+  });
+
+  it('an existing store with another cap or stand-in value is a bad row, never skipped as already there', () => {
+    const exported = exportCsv(loadTerminalsFile(file), 'stores').split('\n');
+    const before = readFileSync(file, 'utf8');
+    const changed = [HEADER, exported[1].replace(',on,', ',off,'), exported[2].replace(',500,', ',400,'), 'store-c,m-1,Acme,b-3,Station,,,,,,,,,1'].join('\n');
+    expect(refusal(() => importCsv(file, [{ name: 'stores.csv', text: changed }], deliver))).toEqual([
+      'stores.csv line 2: store "store-a" already exists with other values (change it with edit-store)',
+      'stores.csv line 3: store "store-b" already exists with other values (change it with edit-store)',
+      'stores.csv line 4: store "store-c" already exists with other values (change it with edit-store)',
+    ]);
+    // An older CSV has no such columns: a store with its own values differs from it too.
+    const old = `${OLD_HEADER}\nstore-b,m-1,Acme,b-2,"Pier, east",,\n`;
+    expect(refusal(() => importCsv(file, [{ name: 'old.csv', text: old }], deliver))).toEqual([
+      'old.csv line 2: store "store-b" already exists with other values (change it with edit-store)',
+    ]);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('reports a bad value in each new column with its line and column, and writes nothing', () => {
+    const before = readFileSync(file, 'utf8');
+    const row = (id: string, b: string, cells: string) => `${id},m-2,Other,${b},Branch ${b},,,${cells}`;
+    const text = [
+      HEADER,
+      row('s-1', 'b-1', '-1,,,,,,'),
+      row('s-2', 'b-2', 'lots,,,,,,'),
+      row('s-3', 'b-3', ',maybe,,,,,'),
+      row('s-4', 'b-4', ',,3601,,,,'),
+      row('s-5', 'b-5', ',,,0,,,'),
+      row('s-6', 'b-6', ',,,1441,,,'),
+      row('s-7', 'b-7', ',,,,-5,,'),
+      row('s-8', 'b-8', ',,,,,1.5,'),
+      row('s-9', 'b-9', ',,,,,,61'),
+      row('s-10', 'b-10', '10,on,abc,0,-1,x,99'),
+      // A bad cell in a row for a store already there: that cell, not also a difference from the store.
+      'store-b,m-1,Acme,b-2,"Pier, east",,,ten,off,,,,,2',
+    ].join('\n');
+    expect(refusal(() => importCsv(file, [{ name: 'stores.csv', text }], deliver))).toEqual([
+      'stores.csv line 2: redemption_cap_points_per_customer_day: Too small: expected number to be >=0',
+      'stores.csv line 3: redemption_cap_points_per_customer_day: must be a whole number or empty (the setting)',
+      'stores.csv line 4: stand_in: Invalid option: expected one of "off"|"on"',
+      'stores.csv line 5: stand_in_after_seconds: Too big: expected number to be <=3600',
+      'stores.csv line 6: stand_in_seen_minutes: Too small: expected number to be >=1',
+      'stores.csv line 7: stand_in_seen_minutes: Too big: expected number to be <=1440',
+      'stores.csv line 8: stand_in_max_points_per_customer: Too small: expected number to be >=0',
+      'stores.csv line 9: stand_in_max_points_per_store: must be a whole number or empty (the setting)',
+      'stores.csv line 10: stand_in_approval_minutes: Too big: expected number to be <=60',
+      // Every bad cell of a row, not only its first.
+      'stores.csv line 11: stand_in_after_seconds: must be a whole number or empty (the setting)',
+      'stores.csv line 11: stand_in_max_points_per_store: must be a whole number or empty (the setting)',
+      'stores.csv line 11: stand_in_seen_minutes: Too small: expected number to be >=1',
+      'stores.csv line 11: stand_in_max_points_per_customer: Too small: expected number to be >=0',
+      'stores.csv line 11: stand_in_approval_minutes: Too big: expected number to be <=60',
+      'stores.csv line 12: redemption_cap_points_per_customer_day: must be a whole number or empty (the setting)',
+    ]);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('imports an older CSV without the new columns: its stores take the settings', () => {
+    const text = `${OLD_HEADER}\ns-old,m-2,Other,b-old,Old Town,true,15\n`;
+    expect(importCsv(file, [{ name: 'old.csv', text }], deliver).storesAdded).toEqual(['s-old']);
+    expect(loadTerminalsFile(file).stores.find((s) => s.id === 's-old')).toEqual({
+      id: 's-old',
+      merchant: { uniqueId: 'm-2', name: 'Other' },
+      branch: { uniqueId: 'b-old', name: 'Old Town' },
+      requireCashier: true,
+      tillWaitSeconds: 15,
+    });
+    // Columns may also be left out one by one: here the cap alone, in another order.
+    const some = 'branch_name,branch_id,merchant_name,merchant_id,id,redemption_cap_points_per_customer_day\nNew Town,b-new,Other,m-2,s-new,250\n';
+    importCsv(file, [{ name: 'some.csv', text: some }], deliver);
+    expect(loadTerminalsFile(file).stores.find((s) => s.id === 's-new')).toEqual({
+      id: 's-new',
+      merchant: { uniqueId: 'm-2', name: 'Other' },
+      branch: { uniqueId: 'b-new', name: 'New Town' },
+      redemptionCapPointsPerCustomerDay: 250,
+    });
   });
 });
