@@ -114,7 +114,7 @@ export type paths = {
         };
         /**
          * Patterns to look into at this store's tills: the abuse signals of a day (manager)
-         * @description Computed from the audit trail for the store's day (default today): one customer on a large share of a shift's sales (customer_share), a sale that earned points refunded or voided soon after by the same cashier or store (earn_then_refund), one customer's redemptions at several stores within minutes (multi_store_redemptions), a cashier starting redemptions from typed customer ids with no QR code and no OTP (typed_customer_id); thresholds are the SIGNAL_* settings. A store sees the signals about its own cashiers and sales, and of a pattern across stores only its own part (with the number of stores). A signal is a pattern to look into, not a verdict; a clean day has none. The day's reconciliation lists the same.
+         * @description Computed from the audit trail for the store's day (default today): one customer on a large share of a shift's sales (customer_share), a cashier refunding or voiding several of their own sales that earned points soon after each (earn_then_refund), one customer's redemptions at several stores within minutes (multi_store_redemptions), a cashier starting redemptions from typed customer ids with no QR code and no OTP (typed_customer_id); thresholds are the SIGNAL_* settings. A store sees the signals about its own cashiers and sales, and of a pattern across stores only its own part (with the number of stores). A signal is a pattern to look into, not a verdict; a clean day has none. The day's reconciliation lists the same.
          *
          *     **Terminal roles:** manager.
          */
@@ -778,9 +778,9 @@ export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
         AbuseSignal: {
-            /** @description What was counted: the customer's sales, the redemptions, the typed starts (1 for a refund) */
+            /** @description What was counted: the customer's sales, the cashier's own sales refunded, the redemptions, the typed starts */
             count: number;
-            /** @description The customer it is about */
+            /** @description The customer it is about (earn_then_refund: when all the sales were to one customer) */
             customerId?: string;
             /** @description The pattern's first act, ISO 8601 UTC */
             from: string;
@@ -806,11 +806,11 @@ export type components = {
             /** @description customer_share: the shift (X-Shift-Id); absent: sales of a till that sent no shift id */
             shiftId?: string;
             /**
-             * @description customer_share: one customer on a large share of a shift's sales; earn_then_refund: a sale that earned points refunded or voided soon after by the same cashier or store; multi_store_redemptions: one customer's redemptions at several stores within minutes; typed_customer_id: a cashier starting redemptions from typed customer ids (no QR code, no OTP)
+             * @description customer_share: one customer on a large share of a shift's sales; earn_then_refund: a cashier who refunded or voided several of their own sales that earned points, each soon after, in a day; multi_store_redemptions: one customer's redemptions at several stores within minutes; typed_customer_id: a cashier starting redemptions from typed customer ids (no QR code, no OTP)
              * @enum {string}
              */
             signal: "customer_share" | "earn_then_refund" | "multi_store_redemptions" | "typed_customer_id";
-            /** @description The threshold it met (SIGNAL_* settings: percent, hours, stores, starts) */
+            /** @description The threshold it met (SIGNAL_* settings: percent, sales, stores, starts) */
             threshold: number;
             /** @description The pattern's last act, ISO 8601 UTC */
             to: string;

@@ -13,8 +13,9 @@ import { waitFor } from './helpers';
  * ordinary trade at three stores with each pattern planted at places a seeded
  * random draw picks flags exactly those patterns, each store sees only its own
  * part, the day's reconciliation lists the same, and the daily job counts them
- * in pos_abuse_signals_total. A day of ordinary trade, and the same day with
- * each pattern one step short of its threshold, flags nothing.
+ * in pos_abuse_signals_total. A day of ordinary trade (with the managers' quick
+ * refunds of sales that earned points), and the same day with each pattern one
+ * step short of its threshold, flags nothing.
  */
 
 const SEED = Number(process.env.SIGNALS_SEED ?? 31);
@@ -41,6 +42,8 @@ function shuffled<T>(xs: T[], rnd: () => number): T[] {
 }
 
 type Act = { name: string; run: () => Promise<void> };
+/** Acts in any order, and refunds each to be played after its sale. */
+type Acts = { acts: Act[]; undos: [sale: Act, refund: Act][] };
 type Store = 'store-001' | 'store-002' | 'store-003';
 
 /** A till of each store (cashier, manager), by token; store-003 is added to the stack's file. */
@@ -124,14 +127,49 @@ const piet = { cashier: 'piet', shift: 'pm-1' };
 const omar = { cashier: 'omar', shift: 'x-1' };
 const lena = { cashier: 'lena', shift: 'y-1' };
 
-/** Ordinary trade: every customer seen once, every redemption from a QR code's hash, no refunds. */
-function ordinaryDay(t: ReturnType<typeof trade>): Act[] {
+const mona = { cashier: 'mona', shift: 'office-1' };
+const karim = { cashier: 'karim', shift: 'office-2' };
+
+/** `n` sales of one cashier that earn points, each refunded at the store's manager till by `refunder`. */
+function earnedAndRefunded(
+  t: ReturnType<typeof trade>,
+  store: Store,
+  n: number,
+  rung: typeof anna,
+  refunder: typeof anna,
+  customerId?: string,
+): Acts & { paymentIds: string[] } {
+  const paymentIds = Array.from({ length: n }, () => uid('sale'));
+  const undos = paymentIds.map((paymentId): [Act, Act] => {
+    const customer = customerId ?? uid('walk-in');
+    return [t.sale(store, customer, rung, paymentId), t.refund(store, customer, paymentId, refunder)];
+  });
+  return { acts: undos.map(([sale]) => sale), undos, paymentIds };
+}
+
+/**
+ * Ordinary trade: every customer seen once, every redemption from a QR code's
+ * hash, and at two stores the manager's quick refunds of three of a cashier's
+ * sales (ordinary returns: a refund by someone else than the cashier who rang
+ * the sale is not counted).
+ */
+function ordinaryDay(t: ReturnType<typeof trade>): Acts {
   const acts: Act[] = [];
-  for (let i = 0; i < 12; i++) acts.push(t.sale('store-001', uid('walk-in'), anna));
-  for (let i = 0; i < 10; i++) acts.push(t.sale('store-002', uid('walk-in'), omar));
+  for (let i = 0; i < 9; i++) acts.push(t.sale('store-001', uid('walk-in'), anna));
+  for (let i = 0; i < 7; i++) acts.push(t.sale('store-002', uid('walk-in'), omar));
   for (let i = 0; i < 4; i++) acts.push(t.sale('store-003', uid('walk-in'), lena));
   for (const store of ['store-001', 'store-002', 'store-003'] as const) for (let i = 0; i < 2; i++) acts.push(t.redemption(store, uid('member'), lena, 'hash'));
-  return acts;
+  const returns = [earnedAndRefunded(t, 'store-001', 3, anna, mona), earnedAndRefunded(t, 'store-002', 3, omar, karim)];
+  return { acts: [...acts, ...returns.flatMap((r) => r.acts)], undos: returns.flatMap((r) => r.undos) };
+}
+
+/** Each refund put at a random place after its sale (inserting elsewhere keeps the order of what is there). */
+function withRefunds(day: Act[], undos: Acts['undos'], rnd: () => number): Act[] {
+  for (const [sale, refund] of undos) {
+    const after = day.indexOf(sale) + 1;
+    day.splice(after + Math.floor(rnd() * (day.length - after + 1)), 0, refund);
+  }
+  return day;
 }
 
 async function play(acts: Act[]): Promise<void> {
@@ -149,7 +187,9 @@ async function shown(tills: Tills, s: Stack, store: Store) {
       customerId?: string;
       shiftId?: string;
       count: number;
+      threshold: number;
       of?: number;
+      note: string;
       parts: { storeId: string; cashierIds: string[]; paymentIds: string[]; refundIds: string[]; redemptionIds: string[] }[];
     }[];
   };
@@ -170,7 +210,7 @@ describe(`abuse signals of a scripted day (seed ${SEED})`, () => {
   it('flags exactly the planted patterns, each store its own part, in the signals page, the reconciliation and the metric', async () => {
     const rnd = seeded(SEED);
     const t = trade(s, tills);
-    const acts = ordinaryDay(t);
+    const ordinary = ordinaryDay(t);
     // customer_share: 3 of the 10 sales of piet's shift are one customer's.
     const shift = shuffled(
       [...Array.from({ length: 7 }, () => t.sale('store-001', uid('walk-in'), piet)), ...[1, 2, 3].map(() => t.sale('store-001', 'hoarder', piet))],
@@ -180,16 +220,13 @@ describe(`abuse signals of a scripted day (seed ${SEED})`, () => {
     const roaming = (['store-001', 'store-002', 'store-003'] as const).map((st) => t.redemption(st, 'roamer', lena, 'hash'));
     const typist = { cashier: 'typist', shift: 'x-2' };
     const typed = [1, 2, 3].map(() => t.redemption('store-002', uid('typed'), typist, 'typed'));
-    // earn_then_refund: a sale that earned points, refunded by the same cashier at the same store.
+    // earn_then_refund: a cashier rings three sales that earn points on one card, and refunds each at the manager's till.
     const refunder = { cashier: 'refunder', shift: 'x-3' };
-    const earn = t.sale('store-002', 'etr-customer', refunder, 'etr-sale');
-    const undo = t.refund('store-002', 'etr-customer', 'etr-sale', refunder);
-    const day = shuffled([...acts, ...roaming, ...typed, earn], rnd);
-    // The shift's sales keep their own order among the rest, at random places; the refund somewhere after its sale.
+    const own = earnedAndRefunded(t, 'store-002', 3, refunder, refunder, 'etr-customer');
+    const day = shuffled([...ordinary.acts, ...roaming, ...typed, ...own.acts], rnd);
+    // The shift's sales keep their own order among the rest, at random places; each refund somewhere after its sale.
     for (const act of shift) day.splice(Math.floor(rnd() * (day.length + 1)), 0, act);
-    const after = day.indexOf(earn) + 1;
-    day.splice(after + Math.floor(rnd() * (day.length - after + 1)), 0, undo);
-    await play(day);
+    await play(withRefunds(day, [...ordinary.undos, ...own.undos], rnd));
 
     const one = await shown(tills, s, 'store-001');
     const two = await shown(tills, s, 'store-002');
@@ -209,7 +246,14 @@ describe(`abuse signals of a scripted day (seed ${SEED})`, () => {
     const share = one.signals.find((x) => x.signal === 'customer_share');
     expect(share).toMatchObject({ shiftId: 'pm-1', count: 3, of: 10, parts: [expect.objectContaining({ storeId: 'store-001', cashierIds: ['piet'] })] });
     const refund = two.signals.find((x) => x.signal === 'earn_then_refund');
-    expect(refund?.parts).toEqual([expect.objectContaining({ storeId: 'store-002', cashierIds: ['refunder'], paymentIds: ['etr-sale'] })]);
+    const ownSales = [...own.paymentIds].sort();
+    expect(refund).toMatchObject({ count: 3, threshold: 3 });
+    expect(refund?.note).toMatch(
+      /^Cashier refunder refunded or voided 3 of their own sales that earned points, each within 24 h, all to customer etr-customer/,
+    );
+    for (const id of ownSales) expect(refund?.note).toContain(id);
+    expect(refund?.parts).toEqual([expect.objectContaining({ storeId: 'store-002', cashierIds: ['refunder'], paymentIds: ownSales })]);
+    expect(refund?.parts[0].refundIds).toHaveLength(3);
     // A pattern across stores: every store sees how many stores, and only its own part.
     for (const [view, store] of [
       [one, 'store-001'],
@@ -257,7 +301,8 @@ describe(`a clean day, and each pattern one step short of its threshold (seed ${
   it('flags nothing', async () => {
     const rnd = seeded(SEED + 1);
     const t = trade(s, tills);
-    await play(shuffled(ordinaryDay(t), rnd));
+    const ordinary = ordinaryDay(t);
+    await play(withRefunds(shuffled(ordinary.acts, rnd), ordinary.undos, rnd));
     await none();
     const report = await tills.get('store-001', `/reconciliation?date=${localDate(Date.now(), 'UTC')}`).expect(200);
     expect(report.body.signals).toEqual([]);
@@ -274,9 +319,12 @@ describe(`a clean day, and each pattern one step short of its threshold (seed ${
       t.redemption('store-003', 'near-roamer', lena, 'hash'),
       ...[1, 2].map(() => t.redemption('store-003', uid('typed'), { cashier: 'near-typist', shift: 'n-3' }, 'typed')),
     ];
-    await play([...shuffled(near, rnd), t.sale('store-001', 'near-etr', anna, 'near-etr-sale')]);
-    // A sale refunded at another store by another cashier (RETURNS_AT_ANY_BRANCH).
-    await play([t.refund('store-002', 'near-etr', 'near-etr-sale', omar)]);
+    // Two of a cashier's own sales refunded by them; a third refunded by the manager.
+    const nearRefunder = { cashier: 'near-refunder', shift: 'n-4' };
+    const twoOwn = earnedAndRefunded(t, 'store-003', 2, nearRefunder, nearRefunder, 'near-etr');
+    const third = earnedAndRefunded(t, 'store-003', 1, nearRefunder, lena, 'near-etr');
+    const acts = shuffled([...near, ...twoOwn.acts, ...third.acts], rnd);
+    await play(withRefunds(acts, [...twoOwn.undos, ...third.undos], rnd));
     await none();
   });
 });

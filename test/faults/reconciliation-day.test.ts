@@ -312,13 +312,28 @@ describe('a day of 200 actions in two stores, with faults, reconciled against th
     console.log(`reconciliation reads: store-001 ${JSON.stringify(again.reads)}`);
   });
 
+  it('lists as abuse signals the cashiers who refunded three or more of their own sales that earned points', () => {
+    // The script sends the same cashier ids (c-<store>-<customer mod 3>) at the manager's till, so the cashier who rang a
+    // sale also refunded it: customers 0, 3, 6 (and the void of c0-p1) and 1, 4, 7 (and the void of c1-p3) are four
+    // each; 2 and 5 are two, one short; the void at the other branch was made by another cashier.
+    for (const store of ['001', '002'] as StoreNo[]) {
+      const c = (n: number, p = 'p2') => `day-${store}-c${n}-${p}`;
+      const signals = reports[store]!.signals.map((x) => [x.signal, x.count, x.threshold, x.parts.map((p) => [p.cashierIds, p.paymentIds])]);
+      expect(signals).toEqual([
+        ['earn_then_refund', 4, 3, [[[`c-${store}-0`], [c(0, 'p1'), c(0), c(3), c(6)]]]],
+        ['earn_then_refund', 4, 3, [[[`c-${store}-1`], [c(1), c(1, 'p3'), c(4), c(7)]]]],
+      ]);
+    }
+  });
+
   it('prints on 40 columns and writes one CSV row per row', () => {
     const r = reports['001']!;
     const lines = reconciliationPrintout(r);
     expect(lines.every((l) => l.length <= 40)).toBe(true);
     expect(lines.join('\n')).toContain('day-001-dead');
     const csv = reconciliationCsv(r).trimEnd().split('\r\n');
-    // One row per row, the two totals, then a row per abuse signal (the day's same-store refunds of sales that earned points).
+    // One row per row, the two totals, then a row per abuse signal.
+    expect(r.signals.length).toBeGreaterThan(0);
     expect(csv).toHaveLength(1 + r.rows.length + 2 + r.signals.length);
     expect(csv.filter((line) => line.includes(',signal,'))).toHaveLength(r.signals.length);
   });

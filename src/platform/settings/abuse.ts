@@ -27,7 +27,12 @@ export const abuse = feature({
       }),
       refundWithinHours: setting('SIGNAL_REFUND_WITHIN_HOURS', positiveInt.max(168).default(24), {
         description:
-          'Signal earn_then_refund: a sale that earned points, refunded or voided by the same cashier or at the same store within this many hours (1..168).',
+          'Signal earn_then_refund: a sale that earned points counts when the cashier who rang it refunded or voided it within this many hours (1..168).',
+      }),
+      refundPerCashier: setting('SIGNAL_REFUND_PER_CASHIER', positiveInt.max(10_000).default(3), {
+        description:
+          'Signal earn_then_refund: a cashier who refunded or voided at least this many of their own sales that earned points in a store day ' +
+          '(each within SIGNAL_REFUND_WITHIN_HOURS of the sale). Default 3: one or two can be slips put right; three in a day is worth a look.',
       }),
       multiStoreCount: setting('SIGNAL_MULTI_STORE_COUNT', z.coerce.number().int().min(2).max(100).default(3), {
         description:

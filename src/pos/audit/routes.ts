@@ -87,9 +87,9 @@ export const AUDIT_ROUTES = [
     roles: ['manager'],
     summary: "Patterns to look into at this store's tills: the abuse signals of a day (manager)",
     description:
-      "Computed from the audit trail for the store's day (default today): one customer on a large share of a shift's sales (customer_share), a sale " +
-      "that earned points refunded or voided soon after by the same cashier or store (earn_then_refund), one customer's redemptions at several " +
-      'stores within minutes (multi_store_redemptions), a cashier starting redemptions from typed customer ids with no QR code and no OTP ' +
+      "Computed from the audit trail for the store's day (default today): one customer on a large share of a shift's sales (customer_share), a " +
+      "cashier refunding or voiding several of their own sales that earned points soon after each (earn_then_refund), one customer's " +
+      'redemptions at several stores within minutes (multi_store_redemptions), a cashier starting redemptions from typed customer ids with no QR code and no OTP ' +
       '(typed_customer_id); thresholds are the SIGNAL_* settings. A store sees the signals about its own cashiers and sales, and of a pattern ' +
       'across stores only its own part (with the number of stores). A signal is a pattern to look into, not a verdict; a clean day has none. ' +
       "The day's reconciliation lists the same.",

@@ -95,16 +95,16 @@ export const AbuseSignalSchema = z
     signal: z
       .enum(SIGNALS)
       .describe(
-        "customer_share: one customer on a large share of a shift's sales; earn_then_refund: a sale that earned points refunded or voided soon after by " +
-          "the same cashier or store; multi_store_redemptions: one customer's redemptions at several stores within minutes; typed_customer_id: a " +
-          'cashier starting redemptions from typed customer ids (no QR code, no OTP)',
+        "customer_share: one customer on a large share of a shift's sales; earn_then_refund: a cashier who refunded or voided several of their own " +
+          "sales that earned points, each soon after, in a day; multi_store_redemptions: one customer's redemptions at several stores within " +
+          'minutes; typed_customer_id: a cashier starting redemptions from typed customer ids (no QR code, no OTP)',
       ),
     from: z.string().describe("The pattern's first act, ISO 8601 UTC"),
     to: z.string().describe("The pattern's last act, ISO 8601 UTC"),
-    customerId: z.string().optional().describe('The customer it is about'),
+    customerId: z.string().optional().describe('The customer it is about (earn_then_refund: when all the sales were to one customer)'),
     shiftId: z.string().optional().describe('customer_share: the shift (X-Shift-Id); absent: sales of a till that sent no shift id'),
-    count: z.number().describe("What was counted: the customer's sales, the redemptions, the typed starts (1 for a refund)"),
-    threshold: z.number().describe('The threshold it met (SIGNAL_* settings: percent, hours, stores, starts)'),
+    count: z.number().describe("What was counted: the customer's sales, the cashier's own sales refunded, the redemptions, the typed starts"),
+    threshold: z.number().describe('The threshold it met (SIGNAL_* settings: percent, sales, stores, starts)'),
     of: z.number().optional().describe("customer_share: the shift's sales; multi_store_redemptions: how many stores in all"),
     note: z.string().describe('The signal in words'),
     parts: z

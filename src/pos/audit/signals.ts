@@ -6,8 +6,14 @@
  * - `customer_share`: one customer id on at least SIGNAL_SHIFT_SHARE_PERCENT of
  *   a shift's sales, in a shift of at least SIGNAL_SHIFT_MIN_SALES (a cashier
  *   collecting other buyers' points on their own card);
- * - `earn_then_refund`: a sale that earned points, refunded or voided within
- *   SIGNAL_REFUND_WITHIN_HOURS by the same cashier or at the same store;
+ * - `earn_then_refund`: a cashier who refunded or voided SIGNAL_REFUND_PER_CASHIER
+ *   or more of their own sales that earned points in a day, each within
+ *   SIGNAL_REFUND_WITHIN_HOURS of the sale (points to their own or a friend's
+ *   card, the goods or money back). A refund counts only when made by the
+ *   cashier who rang the sale: refunds need a manager terminal, so a few
+ *   people make all of a store's refunds, and counting every refund they made
+ *   would flag the manager for ordinary returns; one person at both ends needs
+ *   no accomplice. A till that names no cashier stands for one;
  * - `multi_store_redemptions`: one customer's redemptions started at
  *   SIGNAL_MULTI_STORE_COUNT stores or more within SIGNAL_MULTI_STORE_MINUTES
  *   (a copied QR code or a shared account);
@@ -31,6 +37,7 @@ export const DEFAULT_THRESHOLDS: SignalThresholds = {
   shiftSharePercent: 30,
   shiftMinSales: 10,
   refundWithinHours: 24,
+  refundPerCashier: 3,
   multiStoreCount: 3,
   multiStoreMinutes: 30,
   typedIdPerCashier: 3,
@@ -54,7 +61,7 @@ export interface AbuseSignal {
   customerId?: string;
   /** customer_share: the shift (its X-Shift-Id; absent: the till's sales without one). */
   shiftId?: string;
-  /** What was counted (the customer's sales, the redemptions, the typed starts; 1 for a refund) and the threshold it met. */
+  /** What was counted (the customer's sales, the cashier's own sales refunded, the redemptions, the typed starts) and the threshold it met. */
   count: number;
   threshold: number;
   /** customer_share: the shift's sales; multi_store_redemptions: the stores (all of them, even where only one store's part is shown). */
@@ -131,31 +138,58 @@ function customerShare(day: AuditEntry[], t: SignalThresholds): AbuseSignal[] {
   return out;
 }
 
+/** The most sales an earn_then_refund note names (it is printed on the till's 40 columns); the parts have them all. */
+const NOTE_SALES = 10;
+
+/** Who did an act: the cashier the till named, else the till itself. */
+const actor = (e: AuditEntry) => (e.cashierId !== undefined ? `cashier\n${e.cashierId}` : `terminal\n${e.terminalId}`);
+const actorName = (e: AuditEntry) => (e.cashierId !== undefined ? `Cashier ${e.cashierId}` : `Till ${e.terminalId} (no cashier id)`);
+
 function earnThenRefund(all: AuditEntry[], day: { from: number; to: number }, t: SignalThresholds): AbuseSignal[] {
   const within = t.refundWithinHours * 3600_000;
   const earned = new Map<string, AuditEntry>();
   for (const e of all) {
     if (e.action === 'payment' && e.outcome === 'applied' && e.paymentId && (e.pointsEarned ?? 0) > 0 && !earned.has(e.paymentId)) earned.set(e.paymentId, e);
   }
-  const out: AbuseSignal[] = [];
+  // By the store of the refunds and who made them, as typed_customer_id counts a cashier (cashier ids are the tills' own:
+  // one id at two stores may be two people); each sale once, with its refunds.
+  const byCashier = new Map<string, Map<string, { sale: AuditEntry; refunds: AuditEntry[] }>>();
   for (const r of firstPerId(all.filter(isRefund), (x) => x.refundId ?? `${x.storeId}\n${x.id}`)) {
     if (r.at < day.from || r.at > day.to || !r.paymentId) continue;
     const sale = earned.get(r.paymentId);
-    if (!sale || r.at < sale.at || r.at - sale.at > within) continue;
-    const sameCashier = sale.cashierId !== undefined && sale.cashierId === r.cashierId;
-    if (!sameCashier && sale.storeId !== r.storeId) continue;
-    const minutes = Math.round((r.at - sale.at) / 60_000);
+    if (!sale || r.at < sale.at || r.at - sale.at > within || actor(sale) !== actor(r)) continue;
+    const k = `${r.storeId}\n${actor(r)}`;
+    const sales = byCashier.get(k) ?? new Map<string, { sale: AuditEntry; refunds: AuditEntry[] }>();
+    byCashier.set(k, sales);
+    const pair = sales.get(r.paymentId) ?? { sale, refunds: [] };
+    sales.set(r.paymentId, pair);
+    pair.refunds.push(r);
+  }
+  const out: AbuseSignal[] = [];
+  for (const sales of byCashier.values()) {
+    // Two refunds of one sale are one sale: the habit is over sales, not over pieces of one.
+    if (sales.size < t.refundPerCashier) continue;
+    const pairs = [...sales.values()];
+    const refunds = pairs.flatMap((p) => p.refunds);
+    const customers = uniq(pairs.map((p) => p.sale.customerId));
+    const customerId = customers.length === 1 && pairs.every((p) => p.sale.customerId !== undefined) ? customers[0] : undefined;
+    const listed = pairs.slice(0, NOTE_SALES).map(({ sale, refunds: [first] }) => {
+      const minutes = Math.round((first.at - sale.at) / 60_000);
+      const after = minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+      return `${sale.paymentId} (+${sale.pointsEarned}, ${first.action === 'sale_void' ? 'voided' : 'refunded'} after ${after})`;
+    });
     out.push({
       signal: 'earn_then_refund',
-      from: sale.at,
-      to: r.at,
-      customerId: sale.customerId,
-      count: 1,
-      threshold: t.refundWithinHours,
+      from: Math.min(...pairs.map((p) => p.sale.at)),
+      to: Math.max(...refunds.map((r) => r.at)),
+      customerId,
+      count: sales.size,
+      threshold: t.refundPerCashier,
       note:
-        `Sale ${r.paymentId} earned ${sale.pointsEarned} points and was ${r.action === 'sale_void' ? 'voided' : 'refunded'} ${minutes} minutes later ` +
-        `${sameCashier ? `by the same cashier (${sale.cashierId})` : 'at the same store'} (threshold ${t.refundWithinHours} h)`,
-      parts: partsOf([sale, r]),
+        `${actorName(refunds[0])} refunded or voided ${sales.size} of their own sales that earned points, each within ${t.refundWithinHours} h` +
+        `${customerId ? `, all to customer ${customerId}` : ''} (threshold ${t.refundPerCashier} a day): ${listed.join(', ')}` +
+        `${pairs.length > NOTE_SALES ? `, and ${pairs.length - NOTE_SALES} more (in parts)` : ''}`,
+      parts: partsOf([...pairs.map((p) => p.sale), ...refunds]),
     });
   }
   return out;
@@ -204,14 +238,13 @@ function typedIds(day: AuditEntry[], t: SignalThresholds): AbuseSignal[] {
   const out: AbuseSignal[] = [];
   for (const starts of byCashier.values()) {
     if (starts.length < t.typedIdPerCashier) continue;
-    const who = starts[0].cashierId ? `Cashier ${starts[0].cashierId}` : `Till ${starts[0].terminalId} (no cashier id)`;
     out.push({
       signal: 'typed_customer_id',
       from: starts[0].at,
       to: starts[starts.length - 1].at,
       count: starts.length,
       threshold: t.typedIdPerCashier,
-      note: `${who} started ${starts.length} redemptions from a typed customer id, with no QR code and no OTP (threshold ${t.typedIdPerCashier} a day)`,
+      note: `${actorName(starts[0])} started ${starts.length} redemptions from a typed customer id, with no QR code and no OTP (threshold ${t.typedIdPerCashier} a day)`,
       parts: partsOf(starts),
     });
   }

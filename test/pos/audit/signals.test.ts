@@ -30,9 +30,9 @@ function shift(total: number, theirs: number, shiftId = 'am'): AuditEntry[] {
 
 describe('abuse signals from the audit trail', () => {
   it('a clean day flags nothing', () => {
-    const day = [...shift(20, 2), start('alice', at(10)), start('bob', at(10, 5), { storeId: 'store-002' }), refund('am-5', at(11), { cashierId: 'c-9' })];
-    // A refund of a sale that earned nothing, by a cashier of another store.
-    day[5] = { ...day[5], pointsEarned: 0 };
+    // The manager's quick refunds of three sales that earned points: ordinary returns.
+    const refunds = ['am-5', 'am-6', 'am-7'].map((p, i) => refund(p, at(11, i), { terminalId: 'office-1', cashierId: 'c-9' }));
+    const day = [...shift(20, 2), start('alice', at(10)), start('bob', at(10, 5), { storeId: 'store-002' }), ...refunds];
     expect(computeSignals(day, DAY)).toEqual([]);
     expect(countSignals([])).toEqual({ customer_share: 0, earn_then_refund: 0, multi_store_redemptions: 0, typed_customer_id: 0 });
   });
@@ -49,22 +49,88 @@ describe('abuse signals from the audit trail', () => {
     expect(computeSignals(again, DAY)).toEqual([]);
   });
 
-  it('earn_then_refund: within 24 h by the same cashier or at the same store; not after, not elsewhere by another', () => {
-    const earned = sale('p-1', 'eve', at(1) - 20 * 3600_000, { storeId: 'store-002', cashierId: 'c-7' });
-    const sameStore = refund('p-1', at(3, 59), { storeId: 'store-002', cashierId: 'c-8' });
-    expect(kinds(computeSignals([earned, sameStore], DAY))).toEqual(['earn_then_refund']);
-    // 24 h and a minute: not flagged.
-    expect(computeSignals([earned, refund('p-1', earned.at + 24 * 3600_000 + 60_000, { storeId: 'store-002' })], DAY)).toEqual([]);
-    // Another store, another cashier: not flagged; the same cashier at another store: flagged, and both stores see it.
-    expect(computeSignals([earned, refund('p-1', at(2), { storeId: 'store-001', cashierId: 'c-1' })], DAY)).toEqual([]);
-    const byThem = computeSignals([earned, refund('p-1', at(2), { storeId: 'store-001', cashierId: 'c-7' })], DAY);
-    expect(kinds(byThem)).toEqual(['earn_then_refund']);
-    expect(signalsOfStore(byThem, 'store-002')[0].parts.map((p) => p.storeId)).toEqual(['store-002']);
-    expect(signalsOfStore(byThem, 'store-001')[0].parts.map((p) => p.storeId)).toEqual(['store-001']);
-    // A refund of the day before is not this day's signal.
-    expect(computeSignals([earned, refund('p-1', DAY.from - 1, { storeId: 'store-002' })], DAY)).toEqual([]);
-    // A sale that earned nothing.
-    expect(computeSignals([{ ...earned, pointsEarned: 0 }, sameStore], DAY)).toEqual([]);
+  describe('earn_then_refund', () => {
+    // c-7 rings three sales that earned points, one the evening before, and refunds each within 24 h.
+    const sales = [
+      sale('p-1', 'eve', at(1) - 20 * 3600_000, { storeId: 'store-002', cashierId: 'c-7' }),
+      sale('p-2', 'eve', at(9), { storeId: 'store-002', cashierId: 'c-7' }),
+      sale('p-3', 'eve', at(10), { storeId: 'store-002', cashierId: 'c-7', pointsEarned: 25 }),
+    ];
+    const undo = (s: AuditEntry, when: number, more: Partial<AuditEntry> = {}) =>
+      refund(s.paymentId as string, when, { storeId: 'store-002', terminalId: 'office-2', cashierId: 'c-7', ...more });
+    const refunds = [undo(sales[0], at(3, 59)), undo(sales[1], at(9, 5)), undo(sales[2], at(10, 30), { action: 'sale_void', refundId: 'void-p-3' })];
+
+    it('three of their own sales refunded by one cashier in a day are flagged, named in the note', () => {
+      const flagged = computeSignals([...sales, ...refunds], DAY);
+      expect(kinds(flagged)).toEqual(['earn_then_refund']);
+      expect(flagged[0]).toMatchObject({ customerId: 'eve', count: 3, threshold: 3, from: sales[0].at, to: refunds[2].at });
+      expect(flagged[0].note).toBe(
+        'Cashier c-7 refunded or voided 3 of their own sales that earned points, each within 24 h, all to customer eve (threshold 3 a day): ' +
+          'p-1 (+10, refunded after 22 h 59 min), p-2 (+10, refunded after 5 min), p-3 (+25, voided after 30 min)',
+      );
+      expect(flagged[0].parts).toEqual([
+        {
+          storeId: 'store-002',
+          cashierIds: ['c-7'],
+          terminalIds: ['office-2', 'till-1'],
+          paymentIds: ['p-1', 'p-2', 'p-3'],
+          refundIds: ['r-p-1', 'r-p-2', 'void-p-3'],
+          redemptionIds: [],
+        },
+      ]);
+      // A long day names ten sales in the note; the parts have them all.
+      const many = Array.from({ length: 12 }, (_, i) => sale(`q-${i}`, `walk-in-${i}`, at(12, i), { cashierId: 'c-7' }));
+      const long = computeSignals([...many, ...many.map((x) => refund(x.paymentId as string, x.at + 60_000, { cashierId: 'c-7' }))], DAY);
+      expect(long[0].count).toBe(12);
+      expect(long[0].note).toMatch(/: q-0 \(\+10, refunded after 1 min\), .*, q-9 \(\+10, refunded after 1 min\), and 2 more \(in parts\)$/);
+      expect(long[0].parts[0].paymentIds).toHaveLength(12);
+      // Sales to several customers: the signal is about the cashier only.
+      const several = computeSignals([...sales.slice(0, 2), { ...sales[2], customerId: 'frank' }, ...refunds], DAY);
+      expect(several[0].customerId).toBeUndefined();
+      expect(several[0].note).not.toContain('all to customer');
+    });
+
+    it('two are not; nor three with one a minute past 24 h, one that earned nothing, one of the day before, or a second refund of one sale', () => {
+      expect(computeSignals([...sales, refunds[0], refunds[1]], DAY)).toEqual([]);
+      expect(computeSignals([...sales, refunds[1], refunds[2], undo(sales[0], sales[0].at + 24 * 3600_000 + 60_000)], DAY)).toEqual([]);
+      expect(computeSignals([{ ...sales[0], pointsEarned: 0 }, ...sales.slice(1), ...refunds], DAY)).toEqual([]);
+      expect(computeSignals([...sales, refunds[1], refunds[2], undo(sales[0], DAY.from - 1)], DAY)).toEqual([]);
+      expect(computeSignals([...sales, refunds[0], refunds[1], undo(sales[1], at(9, 6), { refundId: 'r-p-2-again' })], DAY)).toEqual([]);
+      // The 24 h end itself counts.
+      expect(kinds(computeSignals([...sales, refunds[1], refunds[2], undo(sales[0], sales[0].at + 24 * 3600_000)], DAY))).toEqual(['earn_then_refund']);
+    });
+
+    it('counts only the cashier who rang the sale: a manager refunding them, or several cashiers one each, are not flagged', () => {
+      const byManager = refunds.map((r) => ({ ...r, cashierId: 'm-1' }));
+      expect(computeSignals([...sales, ...byManager], DAY)).toEqual([]);
+      expect(computeSignals([...sales, refunds[0], refunds[1], byManager[2]], DAY)).toEqual([]);
+      const rungByThree = sales.map((x, i) => ({ ...x, cashierId: `c-${i}` }));
+      expect(computeSignals([...rungByThree, ...refunds], DAY)).toEqual([]);
+      expect(computeSignals([...sales, ...refunds], DAY, { ...DEFAULT_THRESHOLDS, refundPerCashier: 4 })).toEqual([]);
+    });
+
+    it('a till that names no cashier stands for one: its own sales refunded at it count, not those rung at another till', () => {
+      const noId = (x: AuditEntry) => ({ ...x, cashierId: undefined, terminalId: 'office-2' });
+      const flagged = computeSignals([...sales.map(noId), ...refunds.map(noId)], DAY);
+      expect(kinds(flagged)).toEqual(['earn_then_refund']);
+      expect(flagged[0].note).toMatch(/^Till office-2 \(no cashier id\) refunded or voided 3 /);
+      expect(computeSignals([...sales.map((x) => ({ ...x, cashierId: undefined })), ...refunds.map(noId)], DAY)).toEqual([]);
+    });
+
+    it('the cashier refunding at another store the sales they rang: flagged, and each store sees its own part', () => {
+      const elsewhere = refunds.map((r) => ({ ...r, storeId: 'store-001', terminalId: 'office-1' }));
+      const flagged = computeSignals([...sales, ...elsewhere], DAY);
+      expect(kinds(flagged)).toEqual(['earn_then_refund']);
+      const two = signalsOfStore(flagged, 'store-002')[0];
+      expect(two.parts).toEqual([expect.objectContaining({ storeId: 'store-002', paymentIds: ['p-1', 'p-2', 'p-3'], refundIds: [] })]);
+      const one = signalsOfStore(flagged, 'store-001')[0];
+      expect(one.parts).toEqual([
+        expect.objectContaining({ storeId: 'store-001', paymentIds: ['p-1', 'p-2', 'p-3'], refundIds: ['r-p-1', 'r-p-2', 'void-p-3'] }),
+      ]);
+      // Counted by the store where the refunds were made: two there and one here are two and one.
+      const split = computeSignals([...sales, elsewhere[0], elsewhere[1], refunds[2]], DAY);
+      expect(split).toEqual([]);
+    });
   });
 
   it('multi_store_redemptions: three stores within 30 minutes; two stores, or three over 31 minutes, are not', () => {
