@@ -1426,7 +1426,7 @@ export type components = {
                  * @description What is flagged
                  * @enum {string}
                  */
-                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
+                kind: "missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "stand_in_redeem_mismatch" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked";
                 /** @description The flagged row in words */
                 note: string;
                 /**
@@ -1518,7 +1518,7 @@ export type components = {
             /** @description The audit entries of this row */
             entries: string[];
             /** @description What a manager should look into; empty when nothing */
-            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
+            flags: ("missing_upstream" | "mismatch" | "upstream_only" | "unknown_then_settled" | "unknown_open" | "hold_unanswered" | "queued" | "dead_letter" | "hold_open" | "hold_lapsed" | "stand_in_short" | "stand_in_redeem_mismatch" | "lock_open" | "lock_lapsed" | "other_store_sale" | "not_checked")[];
             /** @description The sale's payment id, the refund id, the redemption or lock id; the audit entry's id for the rest */
             id: string;
             /**
@@ -1534,7 +1534,7 @@ export type components = {
              * @description How it ended, comparing the two sides
              * @enum {string}
              */
-            status: "matched" | "refused" | "not_applied" | "used" | "voided" | "released" | "open" | "lapsed" | "no_hold" | "recorded_here" | "missing_upstream" | "upstream_only" | "queued" | "dead_letter" | "not_checked" | "mismatch";
+            status: "matched" | "refused" | "not_applied" | "used" | "voided" | "released" | "open" | "lapsed" | "no_hold" | "pending" | "recorded_here" | "missing_upstream" | "upstream_only" | "queued" | "dead_letter" | "not_checked" | "mismatch";
             /** @description The tills that took part */
             terminalIds: string[];
             /** @description The loyalty service's record */

@@ -34,6 +34,8 @@ export const isRefundLine = (t: Line): boolean => REFUND_TYPES.has(t.transaction
 /** The payment line of `paymentId` on its order's record (a line naming no id is the order's own). */
 export const paymentLine = <T extends Line>(transactions: T[], paymentId: string): T | undefined =>
   transactions.find((t) => isPaymentLine(t) && (t.transactionId === undefined || t.transactionId === paymentId));
+/** A redemption line (a redeem's own, or a hold a sale used); the type's spelling varies between services. */
+export const isRedeemLine = (t: Line): boolean => /redeem|redemption/i.test(t.transactionType);
 /** The refund lines of `refundId` on its sale's record. */
 export const refundLines = <T extends Line>(transactions: T[], refundId: string): T[] =>
   transactions.filter((t) => isRefundLine(t) && t.transactionId === refundId);

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { readTerminalsFile, writeTerminalsFile } from '../../src/pos/terminals/file';
 import { isSaleSend, SALE_OPERATION, SANDBOX_KEYS, startStack, type Stack } from '../support/e2e';
 import { testRedis } from '../support/redis';
+import { waitFor } from './helpers';
 
 /**
  * Stand-in redemption (issue 31) over real HTTP and real Redis: the sandbox
@@ -101,8 +105,11 @@ describe('stand-in redemption while the loyalty service is out', () => {
         expect.objectContaining({
           kind: 'redemption',
           id: started.body.id,
-          status: 'recorded_here',
-          note: expect.stringMatching(/^stand-in: 100 points; paid by sale si-sale-1/),
+          // Checked against the loyalty service's record of its redeem (the redemption id): one redeem of the 100 points.
+          status: 'matched',
+          note: expect.stringMatching(/^stand-in: 100 points; paid by sale si-sale-1, redeemed from the outbox/),
+          bff: { redeemed: 100 },
+          upstream: { redeemed: 100 },
         }),
       ]),
     );
@@ -148,7 +155,10 @@ describe('stand-in redemption while the loyalty service is out', () => {
     const report = await s.pos('manager').get(`/reconciliation?date=${day}`).expect(200);
     expect(JSON.stringify(report.body)).toMatch(/stand-in: 150 points not redeemed.*cashier c-7, shift sh-1/);
     expect(JSON.stringify(report.body)).toContain('"stand_in_short"');
+    // Short here and no redeem there: only the shortfall is flagged.
     expect(report.body.anomalies).toEqual([expect.objectContaining({ kind: 'stand_in_short', id: started.body.id })]);
+    expect(report.body.rows.find((r: { id: string }) => r.id === started.body.id)).toMatchObject({ bff: { redeemed: 0 }, upstream: { redeemed: 0 } });
+    expect(report.body.reads.orderTransactions).toBe(2);
   });
 
   it("a shortfall is flagged with its cashier even when the redemption's record is gone before the service is back", async () => {
@@ -210,6 +220,103 @@ describe('stand-in redemption while the loyalty service is out', () => {
     await outage(s);
     const refused = await s.pos('cashier').post('/redemptions', { customerId: 'si-4', hash, points: 100 });
     expect(refused.status).toBe(503);
+  });
+});
+
+describe("the day's reconciliation checks a stand-in's redeem against the loyalty service's record", () => {
+  let s: Stack;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'posbff-stand-in-reports-'));
+  const env = {
+    STAND_IN: 'on',
+    BREAKER_FAILURE_THRESHOLD: '2',
+    BREAKER_HALF_OPEN_AFTER_MS: '1500',
+    OUTBOX_POLL_INTERVAL_MS: '200',
+    STORE_TIME_ZONE: 'UTC',
+    RECONCILIATION_REPORT_DIR: dir,
+  };
+
+  afterEach(async () => {
+    await s?.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  type Row = { id: string; status: string; flags: string[]; note: string; bff: object; upstream: object };
+  const rowOf = (report: { rows: Row[] }, id: string) => report.rows.find((r) => r.id === id);
+
+  it('pending while queued (not read); once settled, a redeem the record lost or holds with other points is flagged, and counted by the daily job', async () => {
+    s = await startStack({ store: 'redis', env });
+    const customers = ['si-m1', 'si-m2'];
+    const hashes: string[] = [];
+    for (const customerId of customers) {
+      await s.seed(customerId, 1000);
+      hashes.push(await s.hash(customerId));
+      await s.pos('cashier').get(`/customers/${customerId}`).expect(200);
+    }
+    await outage(s);
+    const ids: string[] = [];
+    for (const [n, customerId] of customers.entries()) {
+      const started = await s.pos('cashier').post('/redemptions', { customerId, hash: hashes[n], points: 100 }).expect(201);
+      await s
+        .pos('cashier')
+        .post('/payments', { customerId, paymentId: `si-msale-${n + 1}`, totalPaid: 40, redemptionId: started.body.id })
+        .expect(202);
+      ids.push(started.body.id as string);
+    }
+    const [lost, other] = ids;
+    const today = new Date().toISOString().slice(0, 10);
+    const reconcile = async () => (await s.pos('manager').get(`/reconciliation?date=${today}`).expect(200)).body;
+
+    // Still queued: pending, not an anomaly of the redemption, and its redeem's record not asked for.
+    const queued = await reconcile();
+    for (const id of ids) {
+      expect(rowOf(queued, id)).toMatchObject({ status: 'pending', flags: [], note: expect.stringMatching(/its redeem still queued in the outbox/) });
+    }
+    expect(queued.reads).toEqual({ orderTransactions: 2, holdLookup: 0 });
+
+    await clear(s);
+    for (const id of ids) {
+      const settled = await until(
+        () => s.pos('cashier').get(`/redemptions/${id}`),
+        (r) => r.body.state === 'redeemed',
+      );
+      expect(settled.body.state).toBe('redeemed');
+    }
+    expect(rowOf(await reconcile(), lost)).toMatchObject({ status: 'matched', flags: [] });
+
+    // The loyalty service loses the first redeem's record; the second's is redone under the same id with 60 points.
+    await s.sandboxAdmin.delete(`/_sandbox/transactions/${lost}`).set(SANDBOX_KEYS).expect(200);
+    await s.sandboxAdmin.delete(`/_sandbox/transactions/${other}`).set(SANDBOX_KEYS).expect(200);
+    await s.sandboxAdmin
+      .post('/api/v4.0/integrations/transactions/redeem')
+      .set(SANDBOX_KEYS)
+      .send({ customerId: 'si-m2', transactionId: other, transactionTime: new Date().toISOString(), points: 60 })
+      .expect(200);
+
+    const report = await reconcile();
+    expect(rowOf(report, lost)).toMatchObject({
+      status: 'mismatch',
+      flags: ['stand_in_redeem_mismatch'],
+      note: expect.stringMatching(new RegExp(`redeemed here from the outbox.*the loyalty service has no redeem under ${lost}`)),
+      bff: { redeemed: 100 },
+      upstream: { redeemed: 0 },
+    });
+    expect(rowOf(report, other)).toMatchObject({
+      status: 'mismatch',
+      flags: ['stand_in_redeem_mismatch'],
+      note: expect.stringMatching(new RegExp(`the loyalty service has a redeem of 60 points under ${other}`)),
+      bff: { redeemed: 100 },
+      upstream: { redeemed: 60 },
+    });
+    expect(report.anomalies.filter((a: { kind: string }) => a.kind === 'stand_in_redeem_mismatch').map((a: { id: string }) => a.id)).toEqual(ids);
+    // One read per sale and one per settled stand-in's redeem (docs/store-manager.md).
+    expect(report.reads).toEqual({ orderTransactions: 4, holdLookup: 0 });
+
+    // The daily job of the next day writes the same and counts each anomaly by kind.
+    await s.advance(86_400_000);
+    await s.restart(0, { RECONCILIATION_DAILY_AT: '00:00' });
+    await waitFor('the daily report', () => s.logs.some((l) => l.includes('daily reconciliation written')), 20_000);
+    const metrics = await s.bff.deps.metrics.render();
+    expect(metrics).toMatch(/^pos_reconciliation_anomalies_total\{kind="stand_in_redeem_mismatch"\} 2$/m);
   });
 });
 

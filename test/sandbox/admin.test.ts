@@ -28,6 +28,7 @@ describe('sandbox admin API', () => {
       ['get', '/_sandbox/clock'],
       ['post', '/_sandbox/clock/advance', { ms: 1 }],
       ['get', '/_sandbox/otp/c1'],
+      ['delete', '/_sandbox/transactions/c1-none'],
       ['get', '/_sandbox/faults'],
       ['put', '/_sandbox/faults', { rules: [] }],
       ['delete', '/_sandbox/faults'],
@@ -61,6 +62,24 @@ describe('sandbox admin API', () => {
     expectLoyaltyError(await http.put(`/_sandbox/accounts/${API_KEY}`).set(other).send({ otpEnabled: true }), 401, 1000);
     expect((await http.get(`/_sandbox/accounts/${API_KEY}`).set({ apikey: API_KEY, secretkey: SECRET }).expect(200)).body.otpEnabled).toBe(false);
     await http.get('/_sandbox/clock').set(other).expect(200);
+  });
+
+  it("forgets one transaction's record: its order transactions and the list no longer show it, its id is free, the balance stays", async () => {
+    await h.seed('f1', 500);
+    const redeem = (points: number) =>
+      h.http.post(`${API}/transactions/redeem`).set(h.keys).send({ customerId: 'f1', transactionTime: T, transactionId: 'rdm-f1', points });
+    await redeem(100).expect(200);
+    const res = await h.http.delete('/_sandbox/transactions/rdm-f1').set(h.keys).expect(200);
+    expect(res.body).toEqual({ forgotten: true, transactionId: 'rdm-f1', kind: 'redeem', customerId: 'f1' });
+    expectLoyaltyError(await h.http.get(`${API}/orders/rdm-f1/transactions`).set(h.keys), 404, 9002);
+    expect((await h.http.get(`${API}/transactions?customerId=f1`).set(h.keys).expect(200)).body.transactions).toEqual([]);
+    expect(await h.balance('f1')).toMatchObject({ availablePointsBalance: 400 });
+    // The id again, with other points: one record of those, listed once.
+    await redeem(60).expect(200);
+    const rows = (await h.http.get(`${API}/orders/rdm-f1/transactions`).set(h.keys).expect(200)).body.transactions;
+    expect(rows).toEqual([expect.objectContaining({ transactionType: 'Redemption', equivalentPoints: 60 })]);
+    expect((await h.http.get(`${API}/transactions?customerId=f1`).set(h.keys).expect(200)).body.transactions).toHaveLength(1);
+    expectLoyaltyError(await h.http.delete('/_sandbox/transactions/nothing-here').set(h.keys), 404, 9002);
   });
 
   it('seeds customers (201 new, 200 existing) and validates the seed', async () => {

@@ -193,6 +193,12 @@ const ROUTES: SandboxRoute[] = [
     ok: 200,
     call: async () => ({ method: 'put', path: `/_sandbox/accounts/${apikey}`, body: (await admin().get(`/_sandbox/accounts/${apikey}`).set(both)).body }),
   },
+  {
+    name: 'DELETE /_sandbox/transactions/:id',
+    guard: 'admin',
+    ok: 200,
+    call: async () => ({ method: 'delete', path: `/_sandbox/transactions/${await sale()}` }),
+  },
   { name: 'GET /_sandbox/clock', guard: 'admin', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/clock' }) },
   { name: 'POST /_sandbox/clock/advance', guard: 'admin', ok: 200, call: async () => ({ method: 'post', path: '/_sandbox/clock/advance', body: { ms: 1 } }) },
   { name: 'GET /_sandbox/faults', guard: 'admin', ok: 200, call: async () => ({ method: 'get', path: '/_sandbox/faults' }) },

@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
-import { encodingOf, LoyaltyClient, nothingSent, sendSale, transactionsOf, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { encodingOf, isRedeemLine, LoyaltyClient, nothingSent, sendSale, transactionsOf, upstreamFailureKind, writeOutcome } from '../../upstream';
 import { onRecordOf, refundLinesDigest, sameWrite, type Write, type WriteRecord } from '../money/ids/same-write';
 import { mayResend } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure, StandInRedeem } from './types';
@@ -130,7 +130,7 @@ async function redeemStandIn(
       async () =>
         (await transactionsOf(loyalty, s.redeem.transactionId, ctx)).some(
           // A record that does not show the points cannot vouch for this redeem.
-          (t) => /redeem|redemption/i.test(t.transactionType) && t.equivalentPoints !== undefined && Math.abs(t.equivalentPoints) === points,
+          (t) => isRedeemLine(t) && t.equivalentPoints !== undefined && Math.abs(t.equivalentPoints) === points,
         ),
       () => problem('payment_id_taken', `The loyalty service has another transaction under stand-in redemption id ${s.redeem.transactionId}`),
     );

@@ -6,7 +6,7 @@ import { readAllAudit } from '../audit/query';
 import type { CouponLockStore } from '../coupons/locks/types';
 import type { OutboxEntry, OutboxStore } from '../outbox/types';
 import type { SaleRecords } from '../sales/records';
-import { rowsOfStore, type Facts, type Grouped } from './rows';
+import { rowsOfStore, standInOf, standInRead, type Facts, type Grouped } from './rows';
 import { FIGURES, type Figure, type Figures, type ReconciliationReport, type ReconciliationRow } from './types';
 import { inPool, UpstreamReads } from './upstream-reads';
 import { signalsOfStore, signalView, type AbuseSignal } from '../audit/signals';
@@ -126,15 +126,20 @@ async function gatherFacts(deps: ReconciliationDeps, reads: UpstreamReads, g: Gr
   for (const id of g.locks.keys()) jobs.push(async () => void facts.locks.set(id, await deps.couponLocks.get(id)));
   await inPool(jobs, deps.concurrency, (job) => job());
   // Holds are looked up only where the sale's record cannot say what became of them (read after the sales);
-  // a lock's sale (the interface has no lock lookup) likewise, when it is not among the day's sales.
+  // a lock's sale (the interface has no lock lookup) likewise, when it is not among the day's sales; a stand-in's
+  // redeem (its own record, under the redemption id) once its outbox entry (read above) settled it, or might have.
   const holdJobs: (() => Promise<void>)[] = [];
   for (const lock of facts.locks.values()) {
     const paymentId = lock?.state === 'used' ? lock.paymentId : undefined;
     if (paymentId && !orders.has(paymentId)) holdJobs.push(() => readOrder(paymentId));
   }
-  for (const list of g.redemptions.values()) {
+  for (const [redemptionId, list] of g.redemptions) {
+    const standIn = standInOf(redemptionId, list, g, facts);
+    if (standIn) {
+      if (standInRead(standIn)) holdJobs.push(() => readOrder(redemptionId));
+      continue;
+    }
     const reference = list.find((e) => e.holdReference)?.holdReference;
-    const redemptionId = list[0].redemptionId as string;
     const usedBySale = [...g.sales.values()].some((s) => s.some((e) => e.redemptionId === redemptionId) && saleRedeemedOnRecord(facts, s));
     if (!reference || usedBySale) continue;
     holdJobs.push(async () => {

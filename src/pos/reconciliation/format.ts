@@ -19,8 +19,8 @@ const figure = (f: Figure, v: number | null | undefined) => (v === null || v ===
 /** In the printout a figure not known is a question mark, not a blank a reader takes for 0. */
 const printed = (f: Figure, v: number | null | undefined) => (v === null ? '?' : figure(f, v));
 
-/** Rows with nothing upstream to compare them with (events, sign-ups, batch uploads; a record that could not be read): never "in step". */
-const NOT_COMPARED = new Set<RowStatus>(['recorded_here', 'not_checked']);
+/** Rows with nothing upstream to compare them with (events, sign-ups, batch uploads; a record that could not be read; a stand-in's redeem not yet sent): never "in step". */
+const NOT_COMPARED = new Set<RowStatus>(['recorded_here', 'not_checked', 'pending']);
 
 /** Rows without an anomaly, split by whether they were compared with the loyalty service's record. */
 export function quietRows(rows: readonly ReconciliationRow[]): { inStep: number; notComparable: number } {

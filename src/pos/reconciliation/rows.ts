@@ -1,4 +1,4 @@
-import { CENT, isPaymentLine, isRefundLine, paymentLine, refundLines } from '../../upstream';
+import { CENT, isPaymentLine, isRedeemLine, isRefundLine, paymentLine, refundLines } from '../../upstream';
 import type { AuditEntry } from '../audit/types';
 import type { CouponLock } from '../coupons/locks/types';
 import type { OutboxEntry } from '../outbox/types';
@@ -317,9 +317,7 @@ function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts,
     bff: {},
     upstream: {},
   });
-  const held = list.find(
-    (e) => (e.action === 'redemption_start' && e.outcome === 'applied' && e.code !== 'otp_sent') || (e.action === 'otp_step' && e.outcome === 'applied'),
-  );
+  const held = heldEntry(list);
   const points = held?.pointsHeld !== undefined ? `${held.pointsHeld} points held` : 'points held';
   if (!held) {
     if (list.some((e) => e.code === 'otp_sent')) return done('no_hold', [], ['code sent, never confirmed: no points held']);
@@ -329,24 +327,8 @@ function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts,
   const sales = [...g.sales.values()].filter((s) => s.some((e) => e.redemptionId === id));
   const usedBy = sales.find((s) => (facts.transactions.get(s[0].paymentId as string) ?? []).some((t) => t.transactionType === 'Redemption'));
   if (usedBy) return done('used', [], [`${points}; used by sale ${usedBy[0].paymentId}`]);
-  const short = list.find((e) => e.action === 'stand_in_short');
-  if (short)
-    return done(
-      'mismatch',
-      ['stand_in_short'],
-      [
-        `stand-in: ${short.pointsHeld ?? '?'} points not redeemed (the balance refused them when settled); cashier ${short.cashierId ?? 'not named'}, shift ${short.shiftId ?? 'not named'}`,
-      ],
-    );
-  if (held.code === 'stand_in' || list.some((e) => e.action === 'stand_in_approve' && e.outcome === 'applied')) {
-    // A stand-in has no hold to look up: its redeem went with its sale through the outbox, and a refusal would be flagged above.
-    const paid = sales[0]?.[0].paymentId;
-    const pts = `${held.pointsHeld ?? '?'} points`;
-    if (list.some((e) => e.action === 'redemption_void' && e.outcome === 'applied')) return done('voided', [], [`stand-in: ${pts}; voided before its payment`]);
-    return paid
-      ? done('recorded_here', [], [`stand-in: ${pts}; paid by sale ${paid}, redeemed from the outbox once the loyalty service was back`])
-      : done('open', [], [`stand-in: ${pts}; not paid`]);
-  }
+  const standIn = standInOf(id, list, g, facts);
+  if (standIn) return { ...row, ...standInVerdict(id, standIn, facts, flags, notes) };
   const reference = list.find((e) => e.holdReference)?.holdReference;
   const unreadable = reference ? facts.unreadable.get(`hold:${reference}`) : 'no hold reference';
   const hold = reference ? facts.holds.get(reference) : undefined;
@@ -363,6 +345,113 @@ function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts,
   }
   if (hold.state === 'active') return done('open', ['hold_open'], [points, 'neither paid nor voided: the hold is still active']);
   return done('not_checked', ['not_checked'], [points, `hold state ${hold.state ?? 'not given'}`]);
+}
+
+/** The entry that says points were held (a hold placed, or a stand-in taken). */
+function heldEntry(list: AuditEntry[]): AuditEntry | undefined {
+  return list.find(
+    (e) => (e.action === 'redemption_start' && e.outcome === 'applied' && e.code !== 'otp_sent') || (e.action === 'otp_step' && e.outcome === 'applied'),
+  );
+}
+
+/**
+ * What this BFF believes of a stand-in redemption's redeem (src/pos/sales/stand-in-sale.ts): its entries, and the
+ * outbox entry that carries its redeem and sale (kept OUTBOX_STATUS_TTL_HOURS, a week by default: longer than the
+ * redemption's own record, and it says what the delivery settled even when the settling day is another):
+ * - `open`: not paid; `voided`: voided before a payment;
+ * - `pending`: its sale's entry not yet delivered: nothing to compare yet;
+ * - `redeemed` / `short`: what the delivery settled (the loyalty service took the points, or refused them for the balance);
+ * - `given_up`: the entry dead or discarded: the sale was given up, the redeem expected nowhere (it may have landed before the sale failed);
+ * - `unknown`: the outbox no longer keeps the entry.
+ */
+export interface StandInBelief {
+  points: number | undefined;
+  paymentId?: string;
+  outboxId?: string;
+  /** Who rang it up (its `stand_in_short` entry, else its start). */
+  rungUpBy: { cashierId?: string; shiftId?: string };
+  state: 'open' | 'voided' | 'pending' | 'redeemed' | 'short' | 'given_up' | 'unknown';
+}
+
+/** A stand-in redemption's belief; undefined for a redemption with a hold. */
+export function standInOf(id: string, list: AuditEntry[], g: Grouped, facts: Pick<Facts, 'outbox'>): StandInBelief | undefined {
+  const held = heldEntry(list);
+  const short = list.find((e) => e.action === 'stand_in_short');
+  if (!held || (!short && held.code !== 'stand_in' && !list.some((e) => e.action === 'stand_in_approve' && e.outcome === 'applied'))) return undefined;
+  const points = short?.pointsHeld ?? held.pointsHeld;
+  const sale = [...g.sales.values()].find((s) => s.some((e) => e.redemptionId === id) && effective(s) !== 'refused');
+  const outboxId = short?.outboxId ?? sale?.find((e) => e.outcome === 'queued')?.outboxId;
+  const rungUpBy = { cashierId: short?.cashierId ?? held.cashierId, shiftId: short?.shiftId ?? held.shiftId };
+  const base = { points, paymentId: short?.paymentId ?? sale?.[0].paymentId, outboxId, rungUpBy };
+  if (short) return { ...base, state: 'short' };
+  if (list.some((e) => e.action === 'redemption_void' && e.outcome === 'applied')) return { ...base, state: 'voided' };
+  if (!sale) return { ...base, state: 'open' };
+  const entry = outboxId ? facts.outbox.get(outboxId) : undefined;
+  if (!entry) return { ...base, state: 'unknown' };
+  if (entry.state === 'dead' || entry.state === 'discarded') return { ...base, state: 'given_up' };
+  if (entry.state !== 'delivered') return { ...base, state: 'pending' };
+  const outcome = (entry.result?.standIn as { outcome?: unknown } | undefined)?.outcome;
+  return { ...base, state: outcome === 'redeemed' || outcome === 'short' ? outcome : 'unknown' };
+}
+
+/** Whether the reconciliation reads the loyalty service's record of the stand-in's redeem: once a delivery settled it, or might have. */
+export const standInRead = (b: StandInBelief): boolean => b.state !== 'open' && b.state !== 'voided' && b.state !== 'pending';
+
+/**
+ * A stand-in's row: what this BFF believes of its redeem against the loyalty service's record of the
+ * redemption id (the redeem's transaction id): redeemed here, exactly one redeem of its points there;
+ * short or given up here, none there. A pending one is not compared yet.
+ */
+function standInVerdict(
+  id: string,
+  b: StandInBelief,
+  facts: Facts,
+  flags: Anomaly[],
+  notes: string[],
+): Pick<ReconciliationRow, 'status' | 'flags' | 'note' | 'bff' | 'upstream'> {
+  const pts = `${b.points ?? '?'} points`;
+  const paid = `paid by sale ${b.paymentId ?? '?'}`;
+  const row = (status: RowStatus, more: Anomaly[], words: string[], bff: Figures = {}, upstream: Figures = {}) => ({
+    status,
+    flags: [...flags, ...more],
+    note: [...words, ...notes].join('; '),
+    bff,
+    upstream,
+  });
+  const short = b.state === 'short' ? (['stand_in_short'] as Anomaly[]) : [];
+  const said =
+    b.state === 'short'
+      ? `stand-in: ${pts} not redeemed (the balance refused them when settled); cashier ${b.rungUpBy.cashierId ?? 'not named'}, shift ${b.rungUpBy.shiftId ?? 'not named'}`
+      : `stand-in: ${pts}`;
+  if (b.state === 'voided') return row('voided', [], [`${said}; voided before its payment`]);
+  if (b.state === 'open') return row('open', [], [`${said}; not paid`]);
+  if (b.state === 'pending') return row('pending', [], [`${said}; ${paid}, its redeem still queued in the outbox (${b.outboxId ?? '?'})`]);
+  const unreadable = facts.unreadable.get(`order:${id}`);
+  if (unreadable) return row(short.length ? 'mismatch' : 'not_checked', [...short, 'not_checked'], [said, `its redeem's record unreadable (${unreadable})`]);
+  const lines = (facts.transactions.get(id) ?? []).filter(isRedeemLine);
+  const each = lines.map((t) => (t.equivalentPoints === undefined ? null : Math.abs(t.equivalentPoints)));
+  const upstream: Figures = { redeemed: each.includes(null) ? null : sum(each as number[]) };
+  const there = !lines.length
+    ? `the loyalty service has no redeem under ${id}`
+    : `the loyalty service has ${lines.length === 1 ? 'a redeem' : `${lines.length} redeems`} of ${each.map((p) => p ?? '?').join(', ')} points under ${id}`;
+  if (b.state === 'redeemed') {
+    const bff = { redeemed: b.points ?? null };
+    if (lines.length === 1 && each[0] !== null && each[0] === b.points)
+      return row('matched', [], [`${said}; ${paid}, redeemed from the outbox (${b.outboxId})`], bff, upstream);
+    return row('mismatch', ['stand_in_redeem_mismatch'], [`${said}; ${paid}, redeemed here from the outbox (${b.outboxId})`, there], bff, upstream);
+  }
+  if (b.state === 'short') {
+    if (!lines.length) return row('mismatch', short, [said], { redeemed: 0 }, upstream);
+    return row('mismatch', [...short, 'stand_in_redeem_mismatch'], [said, `yet ${there}`], { redeemed: 0 }, upstream);
+  }
+  if (b.state === 'given_up') {
+    const why = `${said}; ${paid}, given up in the outbox (${b.outboxId}): not redeemed here`;
+    if (!lines.length) return row('not_applied', [], [why], { redeemed: 0 }, upstream);
+    return row('mismatch', ['stand_in_redeem_mismatch'], [why, `yet ${there}`], { redeemed: 0 }, upstream);
+  }
+  // The outbox no longer keeps the entry: what became of the redeem is not known here, so nothing is flagged.
+  const why = `${said}; ${paid}, the outbox no longer keeps its entry (${b.outboxId ?? '?'})`;
+  return row(lines.length ? 'matched' : 'not_applied', [], [why, there], { redeemed: null }, upstream);
 }
 
 function lockRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): ReconciliationRow {

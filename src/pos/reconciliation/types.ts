@@ -22,6 +22,8 @@ export type Figure = (typeof FIGURES)[number];
  * - `hold_unanswered`: a hold was sent and no answer came: it may stand, and holds carry no id, so no record can show it (it lapses by itself);
  * - `queued` / `dead_letter`: a write still waiting in the outbox, or given up there;
  * - `stand_in_short`: a stand-in redemption whose points the loyalty service refused for the balance when it was settled (the sale went without them);
+ * - `stand_in_redeem_mismatch`: a settled stand-in whose redeem the loyalty service's record does not show as this BFF settled it
+ *   (redeemed here: not exactly one redeem of its points under its id; short, or given up: a redeem there all the same);
  * - `hold_open` / `hold_lapsed`: a redemption neither paid nor voided whose hold is still active, or ran out;
  * - `lock_open` / `lock_lapsed`: the same for a coupon lock;
  * - `other_store_sale`: a refund or void of a sale another store rang up (RETURNS_AT_ANY_BRANCH);
@@ -39,6 +41,7 @@ export const ANOMALIES = [
   'hold_open',
   'hold_lapsed',
   'stand_in_short',
+  'stand_in_redeem_mismatch',
   'lock_open',
   'lock_lapsed',
   'other_store_sale',
@@ -55,6 +58,7 @@ export type RowKind = (typeof ROW_KINDS)[number];
  * - `used`, `voided`, `released`: how a redemption or lock ended, as expected;
  * - `open`: a hold or lock still standing; `lapsed`: one that ran out unused;
  * - `no_hold`: a redemption whose code was sent but never confirmed;
+ * - `pending`: a paid stand-in whose redeem still waits in the outbox with its sale (the sale's row flags it `queued`);
  * - `recorded_here`: an action the interface keeps no readable record of (events, sign-ups, deletions, batch uploads);
  * - and the anomalies that are a row's whole story (`missing_upstream`, `upstream_only`, `queued`, `dead_letter`, `not_checked`, `mismatch`).
  */
@@ -68,6 +72,7 @@ export const ROW_STATUSES = [
   'open',
   'lapsed',
   'no_hold',
+  'pending',
   'recorded_here',
   'missing_upstream',
   'upstream_only',

@@ -97,6 +97,21 @@ export function adminRoutes(): RouteConfig[] {
       responses: { 200: ok('Activity, oldest first') },
     }),
     route({
+      method: 'delete',
+      path: '/_sandbox/transactions/{transactionId}',
+      operationId: 'sandboxForgetTransaction',
+      summary:
+        "Forget one payment's, order's or redeem's record, as if the service had lost it (its order transactions answer 404, its id is free again); balances, holds and refunds stay",
+      security: BOTH,
+      request: { params: z.object({ transactionId: z.string().meta({ example: 'rdm_AAAAAAAAAAAA' }) }) },
+      responses: {
+        200: ok(
+          'Forgotten',
+          z.object({ forgotten: z.literal(true), transactionId: z.string(), kind: z.enum(['payment', 'order', 'redeem']), customerId: z.string() }),
+        ),
+      },
+    }),
+    route({
       method: 'get',
       path: '/_sandbox/accounts/{apikey}',
       operationId: 'sandboxGetAccount',

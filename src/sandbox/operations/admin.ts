@@ -102,3 +102,15 @@ export function readActivity(ctx: SandboxContext, account: AccountEntry, custome
   if (!c) throw loyaltyErrors.customerNotFound(customerId);
   return { customerId, activity: (c.activity ?? []).map((a) => ({ type: a.type, at: ctx.clock.iso(a.at), properties: a.properties })) };
 }
+
+/**
+ * Forgets the record of one transaction (a payment, an order or a redeem), as if the service had lost it: for
+ * tests of what reads records back (the BFF's reconciliation). Its order transactions then answer 404/TransactionNotFound,
+ * the account's list leaves it out, and its id may be used again; what it did to balances, holds and refunds stays.
+ */
+export function forgetTransaction(account: AccountEntry, transactionId: string) {
+  const tx = account.ledger.transactions.get(transactionId);
+  if (!tx) throw loyaltyErrors.transactionNotFound(`No transaction "${transactionId}" to forget`);
+  account.ledger.forgetTransaction(tx);
+  return { forgotten: true, transactionId, kind: tx.kind, customerId: tx.customerId };
+}

@@ -5,6 +5,7 @@ import { adminAccount, adminAccountAt } from '../http/admin-auth';
 import { customerIdParam, pathParam } from '../http/validate';
 import {
   advanceClock,
+  forgetTransaction,
   readAccount,
   readActivity,
   seedCustomersInBulk,
@@ -43,6 +44,11 @@ export function adminRoutes(router: Router, ctx: SandboxContext): void {
   router.get('/customers/:customerId/activity', (req, res) => {
     const account = adminAccount(store, req);
     res.json(readActivity(ctx, account, customerIdParam(req)));
+  });
+
+  router.delete('/transactions/:transactionId', (req, res) => {
+    const account = adminAccount(store, req);
+    res.json(forgetTransaction(account, pathParam(req, 'transactionId')));
   });
 
   router.get('/accounts/:apikey', (req, res) => {

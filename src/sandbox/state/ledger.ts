@@ -181,6 +181,13 @@ export class AccountLedger {
     (c.transactions ??= []).push(t.id);
   }
 
+  /** Drops one transaction's record (the admin API's "lost record"); what it did to balances, holds and refunds stays. */
+  forgetTransaction(t: TransactionRecord): void {
+    this.transactions.delete(t.id);
+    const c = this.customer(t.customerId);
+    if (c?.transactions) c.transactions = c.transactions.filter((id) => id !== t.id);
+  }
+
   addRefund(c: CustomerRecord, r: RefundRecord): void {
     this.refunds.set(r.refundTransactionId, r);
     (c.refunds ??= []).push(r.refundTransactionId);

@@ -41,7 +41,7 @@ const line = (lines: string[], label: string) =>
     .trim();
 
 describe('the reconciliation printout counts', () => {
-  it('counts events (no record upstream) as not comparable, never as checked in step', () => {
+  it('counts events (no record upstream) and a stand-in not yet sent as not comparable, never as checked in step', () => {
     const lines = reconciliationPrintout(
       report([
         row({ id: 'sale-1' }),
@@ -50,10 +50,11 @@ describe('the reconciliation printout counts', () => {
         row({ kind: 'events', id: 'e2', status: 'recorded_here', note: 'events store_visit; applied; no readable record upstream to compare' }),
         row({ kind: 'events', id: 'e3', status: 'recorded_here', flags: ['unknown_open'], note: 'events; outcome unknown' }),
         row({ kind: 'redemption', id: 'rdm-1', status: 'not_checked', note: 'no hold known here' }),
+        row({ kind: 'redemption', id: 'rdm-2', status: 'pending', note: 'stand-in: 100 points; paid by sale s-3, its redeem still queued in the outbox' }),
       ]),
     );
     expect(line(lines, 'Checked, in step')).toBe('2');
-    expect(line(lines, 'Not comparable')).toBe('3');
+    expect(line(lines, 'Not comparable')).toBe('4');
     expect(line(lines, 'Anomalies')).toBe('1');
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(40);
   });
