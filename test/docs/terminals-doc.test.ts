@@ -61,14 +61,25 @@ describe('docs/operator/terminals.md', () => {
     expect(loadTerminalsFile(file)).not.toHaveProperty('generation');
   }, 120_000);
 
-  it('stores: an edit, its values taken back to the settings, and a removal that revokes the terminals with it', async () => {
-    const [edit, back] = block('## Stores').trim().split('\n');
+  it('stores: an edit, its stand-in values, its values taken back to the settings, and a removal that revokes the terminals with it', async () => {
+    const [edit, standIn, back] = block('## Stores').trim().split('\n');
     await run(edit);
     expect(storeOf('store-003')).toMatchObject({ branch: { name: 'Mall, level 2' }, requireCashier: true, tillWaitSeconds: 20, redemptionCapPointsPerCustomerDay: 300 });
+    await run(standIn);
+    expect(storeOf('store-003')?.standIn).toEqual({ mode: 'on', seenMinutes: 30, maxPointsPerCustomer: 200, approvalMinutes: 0 });
     await run(back);
     expect(storeOf('store-003')).not.toHaveProperty('requireCashier');
     expect(storeOf('store-003')).not.toHaveProperty('tillWaitSeconds');
     expect(storeOf('store-003')).not.toHaveProperty('redemptionCapPointsPerCustomerDay');
+    // The stand-in value named went back to its setting; the others it did not name stayed.
+    expect(storeOf('store-003')?.standIn).toEqual({ mode: 'on', maxPointsPerCustomer: 200, approvalMinutes: 0 });
+    // As the text says: a bad value named by its option, nothing written.
+    const before = readFileSync(file, 'utf8');
+    expect(await cli(['edit-store', 'store-003', '--stand-in', 'on', '--stand-in-approval-minutes', '90'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--stand-in-approval-minutes 90: Too big'),
+    });
+    expect(readFileSync(file, 'utf8')).toBe(before);
     const refused = await cli(['remove-store', 'store-003']);
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('not revoked (office-003)') });
     await run(block('## Stores'));

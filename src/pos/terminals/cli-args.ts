@@ -22,12 +22,26 @@ export const OPTIONS = {
   'require-cashier': { type: 'boolean' },
   'till-wait-seconds': { type: 'string' },
   'redemption-cap': { type: 'string' },
+  'stand-in': { type: 'string' },
+  'stand-in-after-seconds': { type: 'string' },
+  'stand-in-seen-minutes': { type: 'string' },
+  'stand-in-max-points-per-customer': { type: 'string' },
+  'stand-in-max-points-per-store': { type: 'string' },
+  'stand-in-approval-minutes': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 
 const STORE_FIELDS = ['merchant-id', 'merchant-name', 'branch-id', 'branch-name'] as const;
+const STAND_IN_FIELDS = [
+  'stand-in',
+  'stand-in-after-seconds',
+  'stand-in-seen-minutes',
+  'stand-in-max-points-per-customer',
+  'stand-in-max-points-per-store',
+  'stand-in-approval-minutes',
+] as const;
 
 /** The options each command takes, and how many positional arguments (a terminal or store id, CSV files). */
 export const COMMANDS: Record<string, { options: (keyof typeof OPTIONS)[]; args: [min: number, max: number] }> = {
@@ -36,7 +50,7 @@ export const COMMANDS: Record<string, { options: (keyof typeof OPTIONS)[]; args:
   revoke: { options: ['file'], args: [1, 1] },
   rotate: { options: ['file', 'grace', 'json'], args: [1, 1] },
   'add-store': { options: ['file', 'id', ...STORE_FIELDS, 'require-cashier'], args: [0, 0] },
-  'edit-store': { options: ['file', ...STORE_FIELDS, 'require-cashier', 'till-wait-seconds', 'redemption-cap'], args: [1, 1] },
+  'edit-store': { options: ['file', ...STORE_FIELDS, 'require-cashier', 'till-wait-seconds', 'redemption-cap', ...STAND_IN_FIELDS], args: [1, 1] },
   'remove-store': { options: ['file', 'revoke-terminals'], args: [1, 1] },
   import: { options: ['file', 'tokens'], args: [1, 20] },
   export: { options: ['file', 'what'], args: [0, 0] },
@@ -58,9 +72,12 @@ commands:
       add a store (the merchant and branch the loyalty service knows); --require-cashier: its tills must send X-Cashier-Id and X-Shift-Id
   edit-store <storeId> [--merchant-id <id>] [--merchant-name <name>] [--branch-id <id>] [--branch-name <name>]
              [--require-cashier | --no-require-cashier | --require-cashier=default] [--till-wait-seconds <1..120>|default]
-             [--redemption-cap <points>|default]
+             [--redemption-cap <points>|default] [--stand-in on|off|default] [--stand-in-after-seconds <0..3600>|default]
+             [--stand-in-seen-minutes <1..1440>|default] [--stand-in-max-points-per-customer <points>|default]
+             [--stand-in-max-points-per-store <points>|default] [--stand-in-approval-minutes <0..60>|default]
       change a store; "default": the store takes the setting (CASHIER_ID_REQUIRED, TILL_WAIT_SECONDS,
-      REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY) again; --redemption-cap 0: no cap at this store
+      REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, STAND_IN, STAND_IN_AFTER_SECONDS, ...) again; --redemption-cap 0: no cap
+      at this store; the stand-in values given are changed together, the others kept
   remove-store <storeId> [--revoke-terminals]
       remove a store; refused while it has terminals not revoked, unless --revoke-terminals revokes them with it
   import <csv>... [--tokens <new file> | --tokens -]

@@ -3,7 +3,7 @@ import { loadConfig, loadDotEnv, type Config } from '../../platform/config';
 import { BadRequestError } from '../../platform/errors';
 import { revokeTerminalCommand, terminalCommand } from '../../platform/operator-commands';
 import { exportCsv, importCsv, tokensCsv, type NewToken } from './csv';
-import { readTerminalsFile } from './file';
+import { readTerminalsFile, StoreSchema } from './file';
 import {
   addStore,
   addTerminal,
@@ -15,7 +15,7 @@ import {
   type StoreChange,
   type TerminalStatus,
 } from './operations';
-import { TERMINAL_ROLES, type TerminalRole } from './types';
+import { TERMINAL_ROLES, type StoreStandIn, type TerminalRole } from './types';
 import type { Values } from './cli-args';
 import type { Fleet } from './cli-fleet';
 
@@ -40,6 +40,56 @@ export function durationMs(text: string): number {
   const m = /^(\d{1,6})([smhd])?$/.exec(text.trim());
   if (!m || (m[2] === undefined && m[1] !== '0')) throw bad(`--grace must be a number with s, m, h or d (e.g. 10m), or 0; got "${text}"`);
   return Number(m[1]) * (m[2] ? UNIT_MS[m[2]] : 0);
+}
+
+/** edit-store's options for a store's own values, and where each sits in a Store. */
+const OWN_VALUES: readonly {
+  option: keyof Values;
+  path: readonly ['tillWaitSeconds' | 'redemptionCapPointsPerCustomerDay'] | readonly ['standIn', keyof StoreStandIn];
+}[] = [
+  { option: 'till-wait-seconds', path: ['tillWaitSeconds'] },
+  { option: 'redemption-cap', path: ['redemptionCapPointsPerCustomerDay'] },
+  { option: 'stand-in', path: ['standIn', 'mode'] },
+  { option: 'stand-in-after-seconds', path: ['standIn', 'afterSeconds'] },
+  { option: 'stand-in-seen-minutes', path: ['standIn', 'seenMinutes'] },
+  { option: 'stand-in-max-points-per-customer', path: ['standIn', 'maxPointsPerCustomer'] },
+  { option: 'stand-in-max-points-per-store', path: ['standIn', 'maxPointsPerStore'] },
+  { option: 'stand-in-approval-minutes', path: ['standIn', 'approvalMinutes'] },
+];
+
+/**
+ * One own value as typed: `default` is null (the store takes the setting again), else checked by the file's own
+ * schema for that field alone, so a bad value names the option rather than the field of the file.
+ */
+function ownValue(option: string, path: readonly string[], text: string): string | number | null {
+  if (text === 'default') return null;
+  const value = path[path.length - 1] === 'mode' ? text : /^-?\d+$/.test(text) ? Number(text) : undefined;
+  if (value === undefined) throw bad(`--${option} must be a whole number or default; got "${text}"`);
+  const probe = path.length === 1 ? { [path[0]]: value } : { [path[0]]: { [path[1]]: value } };
+  const checked = StoreSchema.partial().safeParse(probe);
+  if (!checked.success) throw bad(`--${option} ${text}: ${checked.error.issues[0].message} (or default: the setting)`);
+  return value;
+}
+
+/** What edit-store's options ask for, every value checked before the file is opened. */
+function storeChangeOf(values: Values): StoreChange {
+  const change: StoreChange = {
+    merchantId: values['merchant-id'],
+    merchantName: values['merchant-name'],
+    branchId: values['branch-id'],
+    branchName: values['branch-name'],
+  };
+  const rc = values['require-cashier'] as boolean | 'default' | undefined;
+  if (rc !== undefined) change.requireCashier = rc === 'default' ? null : rc;
+  for (const { option, path } of OWN_VALUES) {
+    const text = values[option];
+    if (typeof text !== 'string') continue;
+    const value = ownValue(option, path, text);
+    // Every stand-in value in the one change: several options, one write.
+    Object.assign(path.length === 1 ? change : (change.standIn ??= {}), { [path[path.length - 1]]: value });
+  }
+  if (Object.values(change).every((v) => v === undefined)) throw bad('edit-store needs something to change (--merchant-name, --branch-name, ...)');
+  return change;
 }
 
 function table(rows: string[][]): string {
@@ -110,10 +160,11 @@ export async function runCommand(command: string, args: string[], values: Values
   const graceMs = command === 'rotate' ? durationMs(values.grace ?? '10m') : 0;
   if (values.active && values.revoked) throw bad('--active and --revoked exclude each other');
   if (values.what !== undefined && values.what !== 'terminals' && values.what !== 'stores') throw bad('--what must be terminals or stores');
+  const storeChange = command === 'edit-store' ? storeChangeOf(values) : undefined;
   const { file, fleet } = READS.has(command) ? { file: values.file ?? (loadDotEnv(), loadConfig().pos.terminalsFile), fleet: undefined } : await target(values);
   try {
     if (fleet && command !== 'publish') await fleet.checkBefore(file);
-    const said = run(command, args, values, file, role, graceMs);
+    const said = run(command, args, values, file, role, graceMs, storeChange);
     if (said) out(said);
     // Standard output carries only the JSON or the tokens when a script reads them: the publish line goes apart.
     const note = values.json || values.tokens === '-' ? (t: string) => process.stderr.write(t) : out;
@@ -127,7 +178,15 @@ export async function runCommand(command: string, args: string[], values: Values
   }
 }
 
-function run(command: string, args: string[], values: Values, file: string, role: TerminalRole | undefined, graceMs: number): string | undefined {
+function run(
+  command: string,
+  args: string[],
+  values: Values,
+  file: string,
+  role: TerminalRole | undefined,
+  graceMs: number,
+  storeChange: StoreChange | undefined,
+): string | undefined {
   switch (command) {
     case 'add': {
       const { terminal, token } = addTerminal(file, {
@@ -175,20 +234,7 @@ function run(command: string, args: string[], values: Values, file: string, role
       return `Store ${store.id} added (${store.merchant.name} / ${store.branch.name}) in ${file}.\n`;
     }
     case 'edit-store': {
-      const change: StoreChange = {
-        merchantId: values['merchant-id'],
-        merchantName: values['merchant-name'],
-        branchId: values['branch-id'],
-        branchName: values['branch-name'],
-      };
-      const rc = values['require-cashier'] as boolean | 'default' | undefined;
-      if (rc !== undefined) change.requireCashier = rc === 'default' ? null : rc;
-      const wait = values['till-wait-seconds'];
-      if (wait !== undefined) change.tillWaitSeconds = wait === 'default' ? null : /^\d+$/.test(wait) ? Number(wait) : NaN;
-      const cap = values['redemption-cap'];
-      if (cap !== undefined) change.redemptionCapPointsPerCustomerDay = cap === 'default' ? null : /^\d+$/.test(cap) ? Number(cap) : NaN;
-      if (Object.values(change).every((v) => v === undefined)) throw bad('edit-store needs something to change (--merchant-name, --branch-name, ...)');
-      const store = editStore(file, args[0], change);
+      const store = editStore(file, args[0], storeChange!);
       return `Store ${store.id} changed: ${JSON.stringify(store)}\n`;
     }
     case 'remove-store': {

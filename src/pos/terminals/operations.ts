@@ -4,7 +4,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../platform/er
 import { parseOrThrow } from '../../platform/validation';
 import { ID_PATTERN, readTerminalsFile, StoreSchema, type TerminalsFile, updateTerminalsFile } from './file';
 import { generateToken, hashPrefix, hashToken } from './tokens';
-import type { Store, Terminal, TerminalRole } from './types';
+import type { Store, StoreStandIn, Terminal, TerminalRole } from './types';
 
 /** Injected clock, so tests can pin createdAt/revokedAt. */
 export interface OperationOptions {
@@ -173,6 +173,8 @@ export interface StoreChange {
   requireCashier?: boolean | null;
   tillWaitSeconds?: number | null;
   redemptionCapPointsPerCustomerDay?: number | null;
+  /** Each stand-in value given: set, or with `null` taken away; the others stay as they are. */
+  standIn?: { [K in keyof StoreStandIn]?: StoreStandIn[K] | null };
 }
 
 export function editStore(file: string, storeId: string, change: StoreChange): Store {
@@ -188,6 +190,16 @@ export function editStore(file: string, storeId: string, change: StoreChange): S
     for (const key of ['requireCashier', 'tillWaitSeconds', 'redemptionCapPointsPerCustomerDay'] as const) {
       if (change[key] === null) delete edited[key];
       else if (change[key] !== undefined) Object.assign(edited, { [key]: change[key] });
+    }
+    if (change.standIn) {
+      const standIn: Record<string, unknown> = { ...old.standIn };
+      for (const [key, value] of Object.entries(change.standIn)) {
+        if (value === null) delete standIn[key];
+        else if (value !== undefined) standIn[key] = value;
+      }
+      // No value of its own left: no `standIn` at all, as a store that never had one.
+      if (Object.keys(standIn).length) edited.standIn = standIn as StoreStandIn;
+      else delete edited.standIn;
     }
     data.stores[i] = parseOrThrow(StoreSchema, edited, 'store');
     return data.stores[i];

@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TerminalRegistry, TOKEN_PATTERN } from '../../../src/pos/terminals';
+import type { StandInSettings } from '../../../src/platform/settings/stand-in';
+import { loadTerminalsFile, TerminalRegistry, TOKEN_PATTERN } from '../../../src/pos/terminals';
+import { raiseGeneration } from '../../../src/pos/terminals/file';
+import { storePolicy } from '../../../src/pos/terminals/policy';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -96,6 +99,57 @@ describe('scripts/terminal.ts', () => {
       expect(run.stderr).toMatch(cases[i][1]);
       expect(run.stderr).toContain('usage: npm run terminal --');
     });
+  });
+
+  it("edit-store sets a store's stand-in values in one write, takes them back with default, and refuses a bad one by its option", async () => {
+    const own = path.join(dir, 'stand-in.json');
+    expect((await cli(['add-store', ...STORE_ARGS, '--file', own])).code).toBe(0);
+    const { token } = JSON.parse((await cli(['add', '--store', 'store-x', '--role', 'cashier', '--json', '--file', own])).stdout);
+    raiseGeneration(own, 0); // a fleet's file: every write counts one
+    // The fleet's settings; what a till of the store works by is read from the store the BFF authenticates it to.
+    const FLEET: StandInSettings = { mode: 'off', afterSeconds: 30, seenMinutes: 15, maxPointsPerCustomer: 300, maxPointsPerStore: 5000, approvalMinutes: 5 };
+    const policy = () => storePolicy(new TerminalRegistry(own).authenticate(token)!.store, { standIn: FLEET }).standIn;
+    const edit = (...args: string[]) => cli(['edit-store', 'store-x', ...args, '--file', own]);
+    const standIn = () => loadTerminalsFile(own).stores[0].standIn;
+
+    const set = await edit(
+      ...['--stand-in', 'on', '--stand-in-after-seconds', '60', '--stand-in-seen-minutes', '30'],
+      ...['--stand-in-max-points-per-customer', '200', '--stand-in-max-points-per-store', '2000', '--stand-in-approval-minutes', '0'],
+    );
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    const all = { mode: 'on', afterSeconds: 60, seenMinutes: 30, maxPointsPerCustomer: 200, maxPointsPerStore: 2000, approvalMinutes: 0 };
+    expect(standIn()).toEqual(all);
+    expect(loadTerminalsFile(own).generation).toBe(2); // six values, one write
+    expect(policy()).toEqual(all);
+
+    // One value taken back: the setting again for it, the store's own for the rest.
+    expect((await edit('--stand-in-seen-minutes=default', '--stand-in-approval-minutes', 'default')).code).toBe(0);
+    expect(standIn()).toEqual({ mode: 'on', afterSeconds: 60, maxPointsPerCustomer: 200, maxPointsPerStore: 2000 });
+    expect(policy()).toEqual({ ...all, seenMinutes: 15, approvalMinutes: 5 });
+
+    // A bad value (alone or among good ones): exit 2 naming the option, the file untouched.
+    const before = readFileSync(own, 'utf8');
+    const bad: [string[], string][] = [
+      [['--stand-in', 'yes'], '--stand-in yes: Invalid option: expected one of "off"|"on"'],
+      [['--stand-in-after-seconds', '3601'], '--stand-in-after-seconds 3601: Too big'],
+      [['--stand-in-seen-minutes', '0'], '--stand-in-seen-minutes 0: Too small'],
+      [['--stand-in-max-points-per-customer', 'lots'], '--stand-in-max-points-per-customer must be a whole number or default; got "lots"'],
+      [['--stand-in-max-points-per-store=-1'], '--stand-in-max-points-per-store -1: Too small'],
+      [['--stand-in-approval-minutes', '61'], '--stand-in-approval-minutes 61: Too big'],
+      [['--stand-in', 'off', '--stand-in-seen-minutes', '1441'], '--stand-in-seen-minutes 1441: Too big'],
+    ];
+    const refused = await Promise.all(bad.map(([args]) => edit(...args)));
+    refused.forEach((run, i) => {
+      expect({ args: bad[i][0], code: run.code, stdout: run.stdout }).toEqual({ args: bad[i][0], code: 2, stdout: '' });
+      expect(run.stderr).toContain(`error: ${bad[i][1]}`);
+    });
+    expect(readFileSync(own, 'utf8')).toBe(before);
+
+    // The last own value taken back: no standIn left, the fleet's values throughout.
+    const back = ['--stand-in', '--stand-in-after-seconds', '--stand-in-max-points-per-customer', '--stand-in-max-points-per-store'].map((o) => `${o}=default`);
+    expect((await edit(...back)).code).toBe(0);
+    expect(loadTerminalsFile(own).stores[0]).not.toHaveProperty('standIn');
+    expect(policy()).toEqual(FLEET);
   });
 
   it('loses no terminal when several operators add at once', async () => {

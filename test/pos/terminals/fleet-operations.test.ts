@@ -100,6 +100,16 @@ describe('stores', () => {
     expect(() => editStore(file, 'nowhere', { branchName: 'x' })).toThrow(NotFoundError);
   });
 
+  it('sets and takes away stand-in values one by one, keeping the others; with none left, no standIn at all', () => {
+    editStore(file, 'store-a', { standIn: { mode: 'on', maxPointsPerCustomer: 100 } });
+    editStore(file, 'store-a', { standIn: { maxPointsPerCustomer: null, seenMinutes: 5 } });
+    expect(loadTerminalsFile(file).stores[0].standIn).toEqual({ mode: 'on', seenMinutes: 5 });
+    expect(() => editStore(file, 'store-a', { standIn: { seenMinutes: 0 } })).toThrow(/standIn\.seenMinutes/);
+    expect(loadTerminalsFile(file).stores[0].standIn).toEqual({ mode: 'on', seenMinutes: 5 });
+    editStore(file, 'store-a', { standIn: { mode: null, seenMinutes: null } });
+    expect(loadTerminalsFile(file).stores[0]).toEqual(STORE);
+  });
+
   it('refuses to remove a store with terminals not revoked, unless told to revoke them with it', () => {
     addTerminal(file, { storeId: 'store-a', role: 'cashier', id: 't1' });
     addTerminal(file, { storeId: 'store-a', role: 'cashier', id: 't2' });
