@@ -1566,16 +1566,16 @@ export type components = {
             customerId: string;
             /**
              * Format: date-time
-             * @description When the hold ends (null until held)
+             * @description When the hold ends, or when a stand-in not yet paid (or its wait for approval) lapses; null until then set
              */
             expiresAt: string | null;
             /** @description rdm_...; name it in GET/void/otp and in the payment */
             id: string;
             /** @description The payment that claimed this redemption, if any */
             paymentId: string | null;
-            /** @description Points on hold (null until held) */
+            /** @description Points on hold, or promised in stand-in (null until held) */
             points: number | null;
-            /** @description Seconds until the hold ends; 0 unless held, paying or voiding */
+            /** @description Seconds until the hold ends or the stand-in lapses; 0 unless held, paying, voiding, stand_in or stand_in_approval */
             secondsLeft: number;
             /** @description Present on a stand-in redemption (the loyalty service was out; no hold): print the receipt as a stand-in */
             standIn?: {
@@ -12165,6 +12165,7 @@ export interface operations {
             /**
              * @description Conflict: `code` is one of these (what it means; what the till does):
              *     - `idempotency_request_in_progress`: A request with this Idempotency-Key is still running. Retry the same request with the same Idempotency-Key after Retry-After.
+             *     - `redemption_cap_reached`: The customer's points redeemed today (REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY, or the store's own cap) leave no room for this many. Redeem fewer points (the answer says how many are left), or none today.
              *     - `stand_in_not_pending`: The redemption is not waiting for approval (already approved, voided, lapsed, or not a stand-in). Nothing to approve: read the redemption.
              *     - `stand_in_approval_expired`: STAND_IN_APPROVAL_MINUTES passed since the redemption asked for approval: it lapsed. The cashier starts the redemption again.
              */
@@ -12180,7 +12181,7 @@ export interface operations {
                          * @description The 409 codes of this operation
                          * @enum {string}
                          */
-                        code: "idempotency_request_in_progress" | "stand_in_not_pending" | "stand_in_approval_expired";
+                        code: "idempotency_request_in_progress" | "redemption_cap_reached" | "stand_in_not_pending" | "stand_in_approval_expired";
                     };
                 };
             };

@@ -50,7 +50,7 @@ export function dashboard(): Dashboard {
       { '{{operation}}': 'sum by (operation) (rate(pos_upstream_budget_refusals_total[5m]))' },
       'reqps',
     ],
-    ['Holds open', 'Held redemptions whose hold has not ended', { holds: 'max(pos_holds_open)' }],
+    ['Holds open', 'Holds not ended, and stand-ins not yet paid or waiting for approval', { holds: 'max(pos_holds_open)' }],
     ['Outbox', 'Queued writes and dead letters', { depth: 'max(pos_outbox_depth)', 'dead letters (1h)': 'sum(increase(pos_outbox_dead_letters_total[1h]))' }],
     ['Redis', 'Connection up and data set losses', { '{{instance}} up': 'redis_up', 'losses (1h)': 'sum(increase(pos_redis_dataset_losses_total[1h]))' }],
     ['Repairs pending', 'Outcomes being settled from the loyalty service record', { '{{instance}}': 'pos_repairs_pending' }],

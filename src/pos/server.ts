@@ -438,7 +438,9 @@ export async function startBff(
         // Connections go idle as their last answer is sent; close them as they do.
         const idle = setInterval(() => server.closeIdleConnections(), 50);
         server.closeIdleConnections();
-        await Promise.all([drained, sweeper.stop()]).finally(() => clearInterval(idle));
+        // The sweeper (and its read-expiry listener, which gives an expired stand-in's or hold's points back) stops once the last request is answered.
+        await drained.finally(() => clearInterval(idle));
+        await sweeper.stop();
         for (const hook of closeHooks) {
           await Promise.resolve()
             .then(hook)

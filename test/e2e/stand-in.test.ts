@@ -569,6 +569,41 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
     expect((await s.balance('ap-1')).availablePointsBalance).toBe(1000 - 500 + 20);
   });
 
+  it('an approval counts the stand-in against the redemption cap, once: refused over the cap; asked again, not counted twice; voided, given back', async () => {
+    s = await startStack({ store: 'redis', env: { ...env, REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY: '600' } });
+    await s.seed('ap-3', 1000);
+    await s.pos('cashier').get('/customers/ap-3').expect(200);
+    const hash = await s.hash('ap-3');
+    await outage(s);
+    const ask = { customerId: 'ap-3', hash, points: 500 };
+    const asked = await s.pos('cashier').post('/redemptions', ask);
+    expect(asked.body.code).toBe('stand_in_needs_approval');
+    const id: string = asked.body.redemptionId;
+    // Another 250 in stand-in meanwhile (within the floor limits): 750 would be over the cap of 600, so the approval is refused.
+    const other = await s
+      .pos('cashier')
+      .post('/redemptions', { ...ask, points: 250 })
+      .expect(201);
+    const overCap = await s.pos('manager').post(`/redemptions/${id}/approve`);
+    expect([overCap.status, overCap.body.code, overCap.body.usedPoints]).toEqual([409, 'redemption_cap_reached', 250]);
+    expect((await s.pos('cashier').get(`/redemptions/${id}`)).body.state).toBe('stand_in_approval');
+    await s.pos('cashier').post(`/redemptions/${other.body.id}/void`).expect(200);
+    await s.pos('manager').post(`/redemptions/${id}/approve`).expect(200);
+    // The same start twice more: the approved stand-in each time, its 500 points counted once.
+    for (let n = 0; n < 2; n++) expect((await s.pos('cashier').post('/redemptions', ask).expect(201)).body).toMatchObject({ id, state: 'stand_in' });
+    const over = await s.pos('cashier').post('/redemptions', { ...ask, points: 200 });
+    expect([over.status, over.body.code, over.body.usedPoints]).toEqual([409, 'redemption_cap_reached', 500]);
+    // Voided, its points come back to the cap: 200 fit again (within the customer's floor limit of 300).
+    await s.pos('cashier').post(`/redemptions/${id}/void`).expect(200);
+    const last = await s
+      .pos('cashier')
+      .post('/redemptions', { ...ask, points: 200 })
+      .expect(201);
+    // A stand-in a till may still pay is points in flight: the customer's erasure waits for it.
+    const erasure = await s.pos('manager').delete('/customers/ap-3');
+    expect([erasure.status, erasure.body.code, erasure.body.open]).toEqual([409, 'customer_has_open_work', [`redemption ${last.body.id} (stand_in)`]]);
+  });
+
   it('lapses after STAND_IN_APPROVAL_MINUTES: the approval refused, the redemption expired, the start asks again', async () => {
     s = await startStack({ store: 'redis', env });
     await s.seed('ap-2', 1000);

@@ -41,8 +41,11 @@ export interface Erased {
   auditEntries: number;
 }
 
-/** Redemption states whose hold is placed, or being placed, upstream: points of the customer's in flight. */
-const HOLD_IN_FLIGHT = new Set(['confirming', 'held', 'paying', 'voiding']);
+/**
+ * Redemption states whose hold is placed, or being placed, upstream, and stand-ins not yet paid or waiting
+ * for approval (a till may still pay one; each lapses within minutes): points of the customer's in flight.
+ */
+const HOLD_IN_FLIGHT = new Set(['confirming', 'held', 'paying', 'voiding', 'stand_in', 'stand_in_approval']);
 
 /**
  * What at this BFF still moves the customer's points or money and would be

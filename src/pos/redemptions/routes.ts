@@ -156,7 +156,7 @@ export const REDEMPTION_ROUTES = [
       example: { ...redemptionExamples.redemptionHeld, state: 'stand_in', secondsLeft: 0 },
     },
     callsLoyalty: false,
-    codes: ['redemption_not_found', 'stand_in_not_pending', 'stand_in_approval_expired'],
+    codes: ['redemption_not_found', 'stand_in_not_pending', 'stand_in_approval_expired', 'redemption_cap_reached'],
     handle: (deps, ctx, { params }) => approveStandIn(deps, ctx, params.id),
   }),
   route({

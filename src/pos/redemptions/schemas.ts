@@ -100,10 +100,14 @@ export const RedemptionViewSchema = z.strictObject({
   ),
   customerId: z.string().describe('The loyalty customer id of the customer redeeming'),
   ask: RedemptionAskSchema.describe('What the till asked to redeem'),
-  points: z.number().nullable().describe('Points on hold (null until held)'),
+  points: z.number().nullable().describe('Points on hold, or promised in stand-in (null until held)'),
   amount: z.number().nullable().describe('Money value on hold (null until held)'),
-  expiresAt: DateTime.nullable().describe('When the hold ends (null until held)'),
-  secondsLeft: z.number().int().nonnegative().describe('Seconds until the hold ends; 0 unless held, paying or voiding'),
+  expiresAt: DateTime.nullable().describe('When the hold ends, or when a stand-in not yet paid (or its wait for approval) lapses; null until then set'),
+  secondsLeft: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('Seconds until the hold ends or the stand-in lapses; 0 unless held, paying, voiding, stand_in or stand_in_approval'),
   paymentId: z.string().nullable().describe('The payment that claimed this redemption, if any'),
   createdAt: DateTime.describe('When the redemption was started, ISO 8601 UTC'),
   updatedAt: DateTime.describe('When it last changed, ISO 8601 UTC'),

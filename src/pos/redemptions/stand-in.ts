@@ -19,6 +19,7 @@ import { redemptionView, type RedemptionView } from './view';
 import { audited, noteForAudit } from '../audit/record';
 import { redemptionSubject } from '../audit/subjects';
 import { outcomeOf, redemptionNotFound } from './claim';
+import { capCheck } from './cap';
 
 export type StandInDeps = RedemptionDeps & {
   standInLedger?: StandInLedger;
@@ -108,10 +109,9 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
     throw problem('stand_in_over_balance', `${points} points is more than the customer's last known balance (${seen.available})`, {
       extra: { lastKnownBalance: seen.available },
     });
-  // The same ask again (the cashier's retry after asking a manager): the redemption approved, or still waiting.
-  const ask = `${base.storeId}:${base.terminalId}:${base.customerId}:${points}`;
+  // The same ask again while a manager has not approved it: the same redemption still waits (an approved one is returned before the hold: standInApproved).
+  const ask = askKey(base);
   const waiting = await pendingOf(deps, ask);
-  if (waiting?.state === 'stand_in') return redemptionView(waiting, deps.clock());
   if (waiting?.state === 'stand_in_approval') throw needsApproval(waiting);
   const keys = limitKeys(base.customerId, base.storeId, deps.clock(), deps.settings.storeTimeZone);
   const took = await ledger.take({ ...keys, points, customerMax: policy.maxPointsPerCustomer, storeMax: policy.maxPointsPerStore });
@@ -168,14 +168,34 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
  */
 const unpaidUntil = (deps: StandInDeps): number => deps.clock() + deps.settings.holdPeriodMinutes * 60_000;
 
+/** What makes two starts the same ask: the till, the customer and the points. */
+const askKey = (r: Redemption): string => `${r.storeId}:${r.terminalId}:${r.customerId}:${r.ask.kind === 'points' ? r.ask.points : ''}`;
+
+/**
+ * The cashier sends the same start again after a manager approved it: the approved stand-in, before
+ * anything is counted or sent (its points were counted against the cap at the approval). Undefined
+ * for any other start. The QR code is asked for again, as at the first ask.
+ */
+export async function standInApproved(deps: StandInDeps, ctx: CallContext, base: Redemption, hash: string | undefined): Promise<RedemptionView | undefined> {
+  const policy = storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
+  if (!deps.standInLedger || policy?.mode !== 'on' || !hash || base.ask.kind !== 'points') return undefined;
+  const approved = await pendingOf(deps, askKey(base));
+  return approved?.state === 'stand_in' ? redemptionView(approved, deps.clock()) : undefined;
+}
+
 /** The redemption waiting for (or given) approval for this ask; one whose minutes are up reads expired (the store lapses it). */
 async function pendingOf(deps: StandInDeps, ask: string): Promise<Redemption | null> {
   const id = await deps.standInLedger?.pendingFor(ask);
   return id ? deps.redemptions.get(id, deps.clock()) : null;
 }
 
-/** A stand-in's wait for approval that lapsed (not one approved, then unpaid). */
-const approvalLapsed = (r: Redemption): boolean => r.state === 'expired' && r.standIn?.approvalUntil !== undefined && !r.standIn.approvedBy;
+/**
+ * A stand-in's wait for approval that lapsed (not one approved, then unpaid); or still waiting past its
+ * minutes, as one kept from before waits lapsed by themselves (no expiresAt) does.
+ */
+const approvalLapsed = (r: Redemption, now: number): boolean =>
+  (r.state === 'expired' && r.standIn?.approvalUntil !== undefined && !r.standIn.approvedBy) ||
+  (r.state === 'stand_in_approval' && now >= (r.standIn?.approvalUntil ?? 0));
 
 function needsApproval(r: Redemption, why = 'over the floor limits'): Error {
   const until = new Date(r.standIn?.approvalUntil ?? 0).toISOString();
@@ -201,11 +221,16 @@ export function approveStandIn(deps: StandInDeps, ctx: CallContext, id: string):
     () => redemptionSubject(id),
     async () => {
       const now = deps.clock();
+      // Approved, its points count against the customer's redemption cap from now (a start over the cap is refused, so is this).
+      const asked = await deps.redemptions.get(id, now);
+      const counts = asked?.storeId === ctx.identity.store.id && asked.state === 'stand_in_approval' && deps.redemptionCap !== undefined;
+      if (counts) await capCheck(deps, ctx.identity.store, asked, asked.standIn?.points ?? 0);
+      const notCounted = () => (counts ? deps.redemptionCap?.giveBack(asked).catch(() => undefined) : undefined);
       let refusal: unknown;
-      const done = await deps.redemptions.change(id, now, (cur) => {
+      const approving = deps.redemptions.change(id, now, (cur) => {
         if (cur.storeId !== ctx.identity.store.id) return ((refusal = redemptionNotFound(id)), 'another store');
         // The store has lapsed a wait whose minutes are up (its expiresAt) before this sees it.
-        if (approvalLapsed(cur)) {
+        if (approvalLapsed(cur, now)) {
           refusal = problem(
             'stand_in_approval_expired',
             `Redemption ${id} waited for approval until ${new Date(cur.standIn?.approvalUntil ?? 0).toISOString()}: it lapsed`,
@@ -225,6 +250,11 @@ export function approveStandIn(deps: StandInDeps, ctx: CallContext, id: string):
         ) as Redemption;
         return { ...next, standIn: { ...(cur.standIn as StandInTerms), approvedBy: ctx.identity.terminal.id } };
       });
+      const done = await approving.catch(async (err: unknown) => {
+        await notCounted();
+        throw err;
+      });
+      if (!done.ok || refusal) await notCounted();
       if (!done.ok)
         throw done.reason === 'not_found' ? redemptionNotFound(id) : (refusal ?? problem('redemption_busy', `Redemption ${id} could not be approved`));
       if (refusal) throw refusal;

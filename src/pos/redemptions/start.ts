@@ -14,7 +14,7 @@ import { askForOtp } from './otp-step';
 import { capCheck } from './cap';
 import { pointsToCount } from './points-of-ask';
 import type { AuditSubject } from '../audit/types';
-import { holdPlaced, otpAccountOrThrow, qrOrThrow, standInOrThrow, type StandInDeps } from './stand-in';
+import { holdPlaced, otpAccountOrThrow, qrOrThrow, standInApproved, standInOrThrow, type StandInDeps } from './stand-in';
 
 function askOf(body: StartRedemptionBody): RedemptionAsk {
   if (body.amount !== undefined) return { kind: 'amount', amount: body.amount };
@@ -97,6 +97,8 @@ async function start(deps: StandInDeps, ctx: CallContext, body: StartRedemptionB
     updatedAt: now,
     version: 1,
   };
+  const approved = route.path === 'hold' ? await standInApproved(deps, ctx, base, who.hash) : undefined;
+  if (approved) return approved;
   // The day's cap, before anything is sent upstream: counted now when the hold is placed now; a start that has a
   // code sent is only checked (the OTP step counts the points when the code places the hold).
   const points = await pointsToCount(deps, ctx.identity.store, base.ask, ctx.requestId);

@@ -52,6 +52,9 @@ export async function recordStandInSale(
         if (again) return cur;
         return applyTransition(REDEMPTION_TRANSITIONS.standInPay, cur.state, { ...cur, updatedAt: deps.clock() }, { args: { paymentId: body.paymentId } });
       });
+      // Lapsed between the caller's read and this claim: told as any lapsed redemption is.
+      if (!result.ok && result.reason === 'rejected' && result.redemption.state === 'expired')
+        throw problem('redemption_not_held', `Redemption ${id} is expired; start a new redemption`, { extra: { state: 'expired' } });
       if (!result.ok) throw problem('redemption_busy', `Redemption ${id} cannot be paid: ${result.reason === 'rejected' ? result.detail : 'not found'}`);
       return { record: result.redemption, again };
     },
@@ -123,7 +126,7 @@ export function settleStandIn(deps: { redemptions: RedemptionStore; audit?: Audi
     const work = entry.work;
     const money = work.request.totalDiscount ?? null;
     log.warn(
-      { redemptionId: s.redemptionId, points: s.points, money, storeId: entry.storeId, terminalId: entry.terminalId },
+      { redemptionId: s.redemptionId, points: s.points, money, storeId: entry.storeId, terminalId: work.standIn?.terminalId ?? entry.terminalId },
       'stand-in short: points refused for the balance',
     );
     deps.audit?.record({
