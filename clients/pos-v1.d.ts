@@ -832,7 +832,7 @@ export type components = {
              * @description What the cashier did
              * @enum {string}
              */
-            action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload" | "stand_in_short" | "stand_in_approve";
+            action: "redemption_start" | "otp_step" | "redemption_void" | "payment" | "refund" | "sale_void" | "coupon_lock" | "coupon_release" | "customer_registration" | "customer_deletion" | "events" | "batch_upload" | "stand_in_short" | "stand_in_approve" | "stand_in_lapsed";
             /** @description Settled after its claim's lease ended: the action's own outcome was lost in a crash */
             afterCrash?: boolean;
             /** @description Money a redemption held (what its points are worth), as the loyalty service answered, in the store's currency */
@@ -1415,6 +1415,8 @@ export type components = {
                 sale_void?: number;
                 /** @description The window's audit entries of this action */
                 stand_in_approve?: number;
+                /** @description The window's audit entries of this action */
+                stand_in_lapsed?: number;
                 /** @description The window's audit entries of this action */
                 stand_in_short?: number;
             };

@@ -37,7 +37,7 @@ import { createSaleRecords } from './sales/records';
 import { createBatchJobStore, rememberDeliveredJob } from './orders/batch-jobs';
 import { settleQueuedSale } from './sales/claims';
 import { giveBackExpired, givingBackOnEnd, MemoryCapCounter, RedemptionCap, RedisCapCounter } from './redemptions/cap';
-import { giveBackLapsed } from './redemptions/stand-in';
+import { standInLapsed } from './redemptions/stand-in';
 import { SIGNALS } from './audit/signals';
 import { AuditTrail, createAuditStore } from './audit';
 import { auditedRepair } from './audit/record';
@@ -308,7 +308,7 @@ export async function startBff(
     onExpired: (r, via) => {
       countExpiredHold(metrics)(r, via);
       giveBackExpired(redemptionCap, logger)(r);
-      giveBackLapsed(deps.standInLedger, logger)(r);
+      standInLapsed(deps, logger)(r);
     },
     settle: settleHoldAfterLease(deps),
     endHeld: (r) => endDueHold(deps, r),

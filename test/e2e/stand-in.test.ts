@@ -421,6 +421,14 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     expect(lapsed).toHaveLength(1);
     expect(JSON.parse(lapsed[0])).toMatchObject({ via: 'sweep', redemptionId: first.body.id });
     expect((await s.pos('cashier').get(`/redemptions/${first.body.id}`)).body).toMatchObject({ state: 'expired', secondsLeft: 0 });
+    // The trail says it lapsed, and who rang it up; the day's reconciliation lists it lapsed, not open.
+    const day = new Date().toISOString().slice(0, 10);
+    const trail = await s.pos('manager').get(`/audit?date=${day}`).expect(200);
+    expect(trail.body.entries.filter((e: { action: string }) => e.action === 'stand_in_lapsed')).toEqual([
+      expect.objectContaining({ redemptionId: first.body.id, pointsHeld: 200, code: 'stand_in', terminalId: 'till-cashier' }),
+    ]);
+    const report = await s.pos('manager').get(`/reconciliation?date=${day}`).expect(200);
+    expect(report.body.rows.find((r: { id: string }) => r.id === first.body.id)).toMatchObject({ status: 'lapsed', flags: [] });
     const late = await s.pos('cashier').post('/payments', { customerId: 'sr-11', paymentId: 'sr-sale-11', totalPaid: 10, redemptionId: first.body.id });
     expect([late.status, late.body.code, late.body.detail]).toEqual([
       409,

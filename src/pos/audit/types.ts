@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'batch_upload',
   'stand_in_short',
   'stand_in_approve',
+  'stand_in_lapsed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

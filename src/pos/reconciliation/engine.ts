@@ -88,7 +88,8 @@ export function groupEntries(entries: AuditEntry[]): Grouped {
         e.action === 'otp_step' ||
         e.action === 'redemption_void' ||
         e.action === 'stand_in_short' ||
-        e.action === 'stand_in_approve') &&
+        e.action === 'stand_in_approve' ||
+        e.action === 'stand_in_lapsed') &&
       e.redemptionId
     )
       push(g.redemptions, e.redemptionId, e);

@@ -358,7 +358,7 @@ function heldEntry(list: AuditEntry[]): AuditEntry | undefined {
  * What this BFF believes of a stand-in redemption's redeem (src/pos/sales/stand-in-sale.ts): its entries, and the
  * outbox entry that carries its redeem and sale (kept OUTBOX_STATUS_TTL_HOURS, a week by default: longer than the
  * redemption's own record, and it says what the delivery settled even when the settling day is another):
- * - `open`: not paid; `voided`: voided before a payment;
+ * - `open`: not paid; `lapsed`: not paid in time (its `stand_in_lapsed` entry); `voided`: voided before a payment;
  * - `pending`: its sale's entry not yet delivered: nothing to compare yet;
  * - `redeemed` / `short`: what the delivery settled (the loyalty service took the points, or refused them for the balance);
  * - `given_up`: the entry dead or discarded: the sale was given up, the redeem expected nowhere (it may have landed before the sale failed);
@@ -370,7 +370,7 @@ export interface StandInBelief {
   outboxId?: string;
   /** Who rang it up (its `stand_in_short` entry, else its start). */
   rungUpBy: { cashierId?: string; shiftId?: string };
-  state: 'open' | 'voided' | 'pending' | 'redeemed' | 'short' | 'given_up' | 'unknown';
+  state: 'open' | 'lapsed' | 'voided' | 'pending' | 'redeemed' | 'short' | 'given_up' | 'unknown';
 }
 
 /** A stand-in redemption's belief; undefined for a redemption with a hold. */
@@ -385,7 +385,7 @@ export function standInOf(id: string, list: AuditEntry[], g: Grouped, facts: Pic
   const base = { points, paymentId: short?.paymentId ?? sale?.[0].paymentId, outboxId, rungUpBy };
   if (short) return { ...base, state: 'short' };
   if (list.some((e) => e.action === 'redemption_void' && e.outcome === 'applied')) return { ...base, state: 'voided' };
-  if (!sale) return { ...base, state: 'open' };
+  if (!sale) return { ...base, state: list.some((e) => e.action === 'stand_in_lapsed') ? 'lapsed' : 'open' };
   const entry = outboxId ? facts.outbox.get(outboxId) : undefined;
   if (!entry) return { ...base, state: 'unknown' };
   if (entry.state === 'dead' || entry.state === 'discarded') return { ...base, state: 'given_up' };
@@ -395,7 +395,7 @@ export function standInOf(id: string, list: AuditEntry[], g: Grouped, facts: Pic
 }
 
 /** Whether the reconciliation reads the loyalty service's record of the stand-in's redeem: once a delivery settled it, or might have. */
-export const standInRead = (b: StandInBelief): boolean => b.state !== 'open' && b.state !== 'voided' && b.state !== 'pending';
+export const standInRead = (b: StandInBelief): boolean => b.state !== 'open' && b.state !== 'lapsed' && b.state !== 'voided' && b.state !== 'pending';
 
 /**
  * A stand-in's row: what this BFF believes of its redeem against the loyalty service's record of the
@@ -425,6 +425,7 @@ function standInVerdict(
       : `stand-in: ${pts}`;
   if (b.state === 'voided') return row('voided', [], [`${said}; voided before its payment`]);
   if (b.state === 'open') return row('open', [], [`${said}; not paid`]);
+  if (b.state === 'lapsed') return row('lapsed', [], [`${said}; not paid in time: lapsed, its points given back to the limits`]);
   if (b.state === 'pending') return row('pending', [], [`${said}; ${paid}, its redeem still queued in the outbox (${b.outboxId ?? '?'})`]);
   const unreadable = facts.unreadable.get(`order:${id}`);
   if (unreadable) return row(short.length ? 'mismatch' : 'not_checked', [...short, 'not_checked'], [said, `its redeem's record unreadable (${unreadable})`]);
@@ -498,6 +499,7 @@ const OTHER_KINDS: Record<AuditEntry['action'], RowKind> = {
   batch_upload: 'batch_upload',
   stand_in_short: 'redemption',
   stand_in_approve: 'redemption',
+  stand_in_lapsed: 'redemption',
 };
 
 /** Actions the interface keeps no readable record of: listed with their outcome here, and what the outbox did with them. */

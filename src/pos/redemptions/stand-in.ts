@@ -19,6 +19,8 @@ import { redemptionView, type RedemptionView } from './view';
 import { audited, noteForAudit } from '../audit/record';
 import { redemptionSubject } from '../audit/subjects';
 import { outcomeOf, redemptionNotFound } from './claim';
+import { lapsedFrom } from './record';
+import type { AuditTrail } from '../audit/trail';
 import { capCheck } from './cap';
 
 export type StandInDeps = RedemptionDeps & {
@@ -311,17 +313,34 @@ async function giveBackLimits(ledger: StandInLedger | undefined, r: Redemption):
 }
 
 /**
- * For the sweeper's onExpired: a stand-in that lapsed unpaid gives its points
- * back to the floor limits, as a void does. Heard once per expiry (the store
- * expires each once); a give-back lost to an error leaves the points counted
- * until the counter's hour or day ends, erring on the side of refusing.
+ * For the sweeper's onExpired: a stand-in that lapsed unpaid (or whose wait for
+ * approval did) is audited `stand_in_lapsed` with who rang it up, and gives its
+ * points back to the floor limits, as a void does. Heard once per expiry (the
+ * store expires each once); a give-back lost to an error leaves the points
+ * counted until the counter's hour or day ends, erring on the side of refusing.
+ * A hold's expiry is not a stand-in's: nothing done.
  */
-export function giveBackLapsed(ledger: StandInLedger | undefined, logger: Logger): (r: Redemption) => void {
-  return (r) =>
-    void giveBackLimits(ledger, r).catch((err: unknown) =>
+export function standInLapsed(deps: { standInLedger?: StandInLedger; audit?: AuditTrail; clock: () => number }, logger: Logger): (r: Redemption) => void {
+  return (r) => {
+    if (!r.standIn) return;
+    deps.audit?.record({
+      at: deps.clock(),
+      action: 'stand_in_lapsed',
+      outcome: 'applied',
+      code: lapsedFrom(r),
+      storeId: r.storeId,
+      terminalId: r.terminalId,
+      cashierId: r.standIn.cashierId,
+      shiftId: r.standIn.shiftId,
+      customerId: r.customerId,
+      redemptionId: r.id,
+      pointsHeld: r.standIn.points,
+    });
+    void giveBackLimits(deps.standInLedger, r).catch((err: unknown) =>
       logger.warn(
         { redemptionId: r.id, err: { message: (err as Error).message } },
         'stand-in: points of a lapsed stand-in could not be given back to the floor limits',
       ),
     );
+  };
 }
