@@ -63,7 +63,8 @@ const OWN_VALUES: readonly {
  */
 function ownValue(option: string, path: readonly string[], text: string): string | number | null {
   if (text === 'default') return null;
-  const value = path[path.length - 1] === 'mode' ? text : /^-?\d+$/.test(text) ? Number(text) : undefined;
+  // on/off in any case, as the CSV's stand_in column takes them.
+  const value = path[path.length - 1] === 'mode' ? text.toLowerCase() : /^-?\d+$/.test(text) ? Number(text) : undefined;
   if (value === undefined) throw bad(`--${option} must be a whole number or default; got "${text}"`);
   const probe = path.length === 1 ? { [path[0]]: value } : { [path[0]]: { [path[1]]: value } };
   const checked = StoreSchema.partial().safeParse(probe);

@@ -128,7 +128,7 @@ function storeOf(cells: Record<string, string>, say: (m: string) => void): Store
   let bad = false;
   for (const [column, { path, read }] of storeCells) {
     const cell = cells[column] ?? ''; // an optional column left out of the header: as an empty cell
-    let value: unknown = cell;
+    let value: unknown = textIn(cell);
     if (read !== 'text') {
       if (cell === '') continue;
       if (read === 'boolean') value = cell.toLowerCase() === 'true' ? true : cell.toLowerCase() === 'false' ? false : undefined;
@@ -149,7 +149,24 @@ function storeOf(cells: Record<string, string>, say: (m: string) => void): Store
   return parsed.success && !bad ? parsed.data : undefined;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * A store as its CSV row carries it: without what no column holds (kioskEvents, kept as it is by an
+ * import) and with an empty standIn read as none, so an existing store compares by its row alone.
+ */
+function asRow(s: Store): Store {
+  const { kioskEvents: _kept, standIn, ...row } = s;
+  return standIn && Object.keys(standIn).length ? { ...row, standIn } : row;
+}
+
+const sameRow = (a: Store, b: Store) => JSON.stringify(asRow(a)) === JSON.stringify(asRow(b));
+
+/**
+ * A spreadsheet runs a cell that starts with = + - @ (or a tab or return) as a formula: an exported name is
+ * given a leading ' (which the spreadsheet shows as text), and an import takes that ' off again.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const textOut = (v: unknown): unknown => (typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : v);
+const textIn = (cell: string): string => (cell.startsWith("'") && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell);
 
 /**
  * Imports stores and terminals from CSV texts, in one change of the file. Every row of every text is checked
@@ -182,12 +199,12 @@ export function importCsv(file: string, sources: CsvSource[], deliverTokens: (to
           if (!existing) {
             data.stores.push(store);
             outcome.storesAdded.push(store.id);
-          } else if (same(existing, store)) outcome.storesUnchanged.push(store.id);
+          } else if (sameRow(existing, store)) outcome.storesUnchanged.push(store.id);
           else say(`store "${store.id}" already exists with other values (change it with edit-store)`);
           continue;
         }
         const { id, store_id: storeId, role } = cells;
-        const label = cells.label || undefined;
+        const label = textIn(cells.label ?? '') || undefined;
         if (!ID_PATTERN.test(id ?? '')) say('id: must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
         if (!TERMINAL_ROLES.includes(role as TerminalRole)) say(`role: must be one of ${TERMINAL_ROLES.join(', ')}`);
         if (label !== undefined && label.length > 100) say('label: at most 100 characters');
@@ -218,11 +235,11 @@ export function importCsv(file: string, sources: CsvSource[], deliverTokens: (to
 export function exportCsv(data: TerminalsFile, what: 'stores' | 'terminals'): string {
   if (what === 'stores') {
     const rows = data.stores.map((s) =>
-      storeCells.map(([, { path }]) => path.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], s) ?? ''),
+      storeCells.map(([, { path }]) => textOut(path.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], s) ?? '')),
     );
     return stringify(rows, { header: true, columns: [...STORE_COLUMNS], cast: { boolean: (b) => String(b) } });
   }
-  const rows = listingsOf(data).map((t) => [t.id, t.storeId, t.role, t.label ?? '', t.status, t.createdAt, t.revokedAt ?? '', t.previousValidUntil ?? '']);
+  const rows = listingsOf(data).map((t) => [t.id, t.storeId, t.role, textOut(t.label ?? ''), t.status, t.createdAt, t.revokedAt ?? '', t.previousValidUntil ?? '']);
   return stringify(rows, { header: true, columns: [...TERMINAL_EXPORT_COLUMNS] });
 }
 

@@ -113,7 +113,7 @@ describe('scripts/terminal.ts', () => {
     const standIn = () => loadTerminalsFile(own).stores[0].standIn;
 
     const set = await edit(
-      ...['--stand-in', 'on', '--stand-in-after-seconds', '60', '--stand-in-seen-minutes', '30'],
+      ...['--stand-in', 'ON', '--stand-in-after-seconds', '60', '--stand-in-seen-minutes', '30'],
       ...['--stand-in-max-points-per-customer', '200', '--stand-in-max-points-per-store', '2000', '--stand-in-approval-minutes', '0'],
     );
     expect(set).toMatchObject({ code: 0, stderr: '' });

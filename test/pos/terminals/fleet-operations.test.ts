@@ -256,6 +256,46 @@ describe("stores CSV: a store's own redemption cap and stand-in values", () => {
     expect(readFileSync(other, 'utf8')).toBe(before);
   });
 
+  it('compares an existing store by its row alone: kioskEvents (no column) and an empty standIn do not make it differ', () => {
+    writeTerminalsFile(file, { stores: [{ ...PLAIN, kioskEvents: ['store_visit'], standIn: {} }], terminals: [] });
+    const before = readFileSync(file, 'utf8');
+    const exported = exportCsv(loadTerminalsFile(file), 'stores');
+    expect(importCsv(file, [{ name: 'stores.csv', text: exported }], deliver).storesUnchanged).toEqual(['store-c']);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('exports a name a spreadsheet would run as a formula with a leading quote, and imports it back as it was', () => {
+    const formula: Store = {
+      ...PLAIN,
+      merchant: { uniqueId: '=m-1', name: '=HYPERLINK("http://x")' },
+      branch: { uniqueId: '@b-3', name: '-Station+1' },
+    };
+    writeTerminalsFile(file, { stores: [formula], terminals: [] });
+    addTerminal(file, { storeId: 'store-c', role: 'cashier', id: 'till-f', label: '+till' });
+    const stores = exportCsv(loadTerminalsFile(file), 'stores');
+    const terminals = exportCsv(loadTerminalsFile(file), 'terminals');
+    expect(stores.split('\n')[1]).toBe(`store-c,'=m-1,"'=HYPERLINK(""http://x"")",'@b-3,'-Station+1,,,,,,,,,`);
+    expect(terminals.split('\n')[1].split(',').slice(0, 4)).toEqual(['till-f', 'store-c', 'cashier', "'+till"]);
+    for (const cell of [...stores.split(/[,\n]/), ...terminals.split(/[,\n]/)]) expect(cell).not.toMatch(/^"?[=+\-@]/);
+    const other = path.join(dir, 'other.json');
+    importCsv(
+      other,
+      [
+        { name: 'stores.csv', text: stores },
+        {
+          name: 'terminals.csv',
+          text: terminals
+            .split('\n')
+            .map((l) => l.split(',').slice(0, 4).join(','))
+            .join('\n'),
+        },
+      ],
+      deliver,
+    );
+    expect(loadTerminalsFile(other).stores).toEqual([formula]);
+    expect(loadTerminalsFile(other).terminals.map((t) => t.label)).toEqual(['+till']);
+  });
+
   it('an existing store with another cap or stand-in value is a bad row, never skipped as already there', () => {
     const exported = exportCsv(loadTerminalsFile(file), 'stores').split('\n');
     const before = readFileSync(file, 'utf8');
