@@ -77,3 +77,34 @@ describe('event names that are Object.prototype properties', () => {
     },
   );
 });
+
+describe('sales whose points cannot be counted', () => {
+  const now = () => new Date(s.sandbox.context.clock.now()).toISOString();
+  const line = { productId: 'sku-1', quantity: 1e308, price: 12.5 };
+  it.each([
+    [
+      'a tracked order whose line price x quantity is past the largest number',
+      '/orders',
+      () => ({ orderId: `rg-o-${Date.now()}`, orderDate: now(), totalPaid: 20, lineItems: [line] }),
+    ],
+    ['a reward preview of that line', '/orders/reward-preview', () => ({ totalPaid: 20, lineItems: [line] })],
+    [
+      'a payment whose total earns more points than a balance counts',
+      '/payments',
+      () => ({ paymentId: `rg-p-${Date.now()}`, paymentDate: now(), totalPaid: 1e308 }),
+    ],
+  ])('%s is 422/3003 (it answered null points once, and left nulls in the balance)', async (_what, path, body) => {
+    const before = await s.balance('rg-alice');
+    const res = await sandbox.send({
+      method: 'POST',
+      path: `${API_PREFIX}${path}`,
+      headers: { ...SANDBOX_KEYS, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ customerId: 'rg-alice', ...body() }),
+    });
+    expect(res.status).toBe(422);
+    expect(res.json).toMatchObject({ code: 3003, type: 'PAYLOAD_ERROR', reason: 'InvalidValue' });
+    const after = await s.balance('rg-alice');
+    expect(after).toEqual(before);
+    expect(Object.values(after).every((v) => typeof v !== 'object')).toBe(true);
+  });
+});

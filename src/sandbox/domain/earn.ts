@@ -1,5 +1,6 @@
 import type { PaymentDetail } from '../../contract';
 import type { AccountSettings, TierSettings } from '../accounts';
+import { loyaltyErrors } from '../errors';
 import type { EarnLine } from '../state/records';
 import { floorPoints } from './money';
 
@@ -35,6 +36,23 @@ export function orderLinesAsDetails(lines: OrderLine[] | undefined): PaymentDeta
     category: l.category,
     tags: l.tags,
   }));
+}
+
+/**
+ * Refuses a sale whose points could not be counted: lines whose amounts (an
+ * order line's price x quantity) add up past the largest number, so their
+ * shares of the total paid are NaN or 0, or a total that at the account's
+ * best rate earns more points than a balance adds up exactly. Unchecked,
+ * either leaves nulls in the customer's balance for good (NaN points, or a
+ * points value past the largest number).
+ */
+export function requireCountableEarning(settings: AccountSettings, totalPaid: number, details: PaymentDetail[] | undefined): void {
+  const linesTotal = (details ?? []).reduce((sum, d) => sum + (d.amount ?? 0), 0);
+  if (!Number.isFinite(linesTotal)) throw loyaltyErrors.invalidValue('The line amounts (price x quantity) add up past the largest number an amount can be');
+  const bestRate = Math.max(settings.earn.pointsPerUnit, ...settings.tiers.map((t) => t.earnRate ?? 0), ...settings.multipliers.map((m) => m.pointsPerUnit));
+  if (totalPaid * bestRate > Number.MAX_SAFE_INTEGER) {
+    throw loyaltyErrors.invalidValue(`totalPaid ${totalPaid} could earn more than ${Number.MAX_SAFE_INTEGER} points, more than a balance can count`);
+  }
 }
 
 function clean(n: number): number {

@@ -1,6 +1,6 @@
 import type { OrderTransaction, OrderTransactionsResponse, RewardPreviewRequest, RewardPreviewResponse } from '../../contract';
 import type { SandboxContext } from '../context';
-import { computeEarning, orderLinesAsDetails } from '../domain/earn';
+import { computeEarning, orderLinesAsDetails, requireCountableEarning } from '../domain/earn';
 import { money } from '../domain/money';
 import { currentTierOf, tierOf } from '../domain/tiers';
 import { loyaltyErrors } from '../errors';
@@ -24,6 +24,7 @@ export function previewRewards(_ctx: SandboxContext, account: AccountEntry, req:
   const c = req.customerId !== undefined ? ledger.profileFor(req.customerId, req, settings.channelMerging) : undefined;
   const tier = c ? currentTierOf(settings, c) : tierOf(settings, 0);
   const details = orderLinesAsDetails(req.lineItems);
+  requireCountableEarning(settings, req.totalPaid, details);
   const earning = computeEarning(settings, tier, req.totalPaid, details, false);
   const lineItems = earning.lines.map((l, i) => ({
     productId: l.serviceId,

@@ -1,7 +1,7 @@
 import type { Merchant, PaymentDetail, PaymentRedemption } from '../../contract';
 import type { SandboxContext } from '../context';
 import { requireChannelField } from '../domain/channel';
-import { computeEarning } from '../domain/earn';
+import { computeEarning, requireCountableEarning } from '../domain/earn';
 import { currentTierOf } from '../domain/tiers';
 import { loyaltyErrors } from '../errors';
 import type { TransactionRecord } from '../state/records';
@@ -40,6 +40,7 @@ export function recordPurchase(ctx: SandboxContext, account: AccountEntry, p: Pu
   const { settings, ledger } = account;
   const now = ctx.clock.now();
   requireChannelField(settings, p);
+  requireCountableEarning(settings, p.totalPaid, p.details);
   const earlier = ledger.transactions.get(p.id);
   if (earlier) {
     const field = p.kind === 'payment' ? 'paymentId' : 'orderId';

@@ -8,6 +8,10 @@ import { FuzzRoute, FuzzTally, FuzzTarget } from './fuzz';
 import { rawClient } from './raw-http';
 
 const CUSTOMER = 'fz-alice';
+/** A new profile `POST /customers` creates; watched so a refused upsert is seen not to create it. */
+const PROFILE = 'fz-profile';
+/** A coupon with no usage limits, so every valid validate, lock and burn can succeed again. */
+const COUPON = 'FZ-ANYTIME';
 
 export interface SandboxFuzz {
   sandbox: StartedSandbox;
@@ -18,13 +22,29 @@ export interface SandboxFuzz {
 }
 
 /**
- * The sandbox on a real port with a customer, a hold, a sale, an OTP and a
- * batch job, so valid requests reach the rules. Admin calls that change the
- * sandbox itself (account settings, fault rules, reset) are undone after each
- * success, so one case cannot poison the next.
+ * The sandbox on a real port with a customer, a hold, a sale, an OTP, a
+ * batch job and a coupon lock, so valid requests reach the rules. Admin calls
+ * that change the sandbox itself (account settings, fault rules, reset) are
+ * undone after each success, so one case cannot poison the next; routes that
+ * use up what they name (a coupon lock, a transaction to forget) get a new one.
  */
 export async function sandboxFuzz(): Promise<SandboxFuzz> {
-  const account = e2eAccount();
+  const demo = e2eAccount();
+  const account = {
+    ...demo,
+    coupons: [
+      ...(demo.coupons ?? []),
+      {
+        code: COUPON,
+        name: 'Fuzz coupon',
+        value: 5,
+        startDate: '2024-01-01T00:00:00Z',
+        expiryDate: '2099-12-31T23:59:59Z',
+        usageLimit: 0,
+        limitPerCustomer: 0,
+      },
+    ],
+  };
   const sandbox = await startSandbox({ accounts: [account], bodyLimitBytes: FUZZ_BODY_LIMIT, port: 0 });
   const keys = { apikey: SANDBOX_KEYS.apikey, secretkey: SANDBOX_KEYS.secretkey };
   const api = request(sandbox.url);
@@ -47,6 +67,20 @@ export async function sandboxFuzz(): Promise<SandboxFuzz> {
       .set(keys)
       .send({ body: [{ customerId: CUSTOMER, orderId: 'fz-o-1', orderDate: now(), totalPaid: 5 }] }),
   );
+  const lockCoupon = async (): Promise<string> =>
+    ok(
+      await api
+        .post(`${API_PREFIX}/coupons/validate`)
+        .set(keys)
+        .send({ customerId: CUSTOMER, coupons: [COUPON], lock: true }),
+    ).lockReference as string;
+  // Mutable: a released lock is replaced by a new one, so the valid case stays valid.
+  const lock = { lockReference: await lockCoupon() };
+  const FORGETTABLE = 'fz-sale-forget';
+  const recordForgettable = async () => {
+    ok(await api.post(`${API_PREFIX}/payments`).set(keys).send({ customerId: CUSTOMER, paymentId: FORGETTABLE, paymentDate: now(), totalPaid: 3 }));
+  };
+  await recordForgettable();
   const publicSettings = ok(await api.get(`/_sandbox/accounts/${keys.apikey}`).set(keys));
   const original = parseAccounts([account], 'fuzz account')[0];
 
@@ -66,8 +100,8 @@ export async function sandboxFuzz(): Promise<SandboxFuzz> {
 
   const routes: FuzzRoute[] = [
     op('POST', '/transactions/hold', { body: () => ({ customerId: CUSTOMER, transactionTime: now(), pointsToHold: 1, email: 'alice@example.com' }) }),
-    op('GET', '/transactions/hold/:holdReference', { params: { holdReference: hold.holdReference } }),
-    op('DELETE', '/transactions/hold/:holdReference', { params: { holdReference: hold.holdReference } }),
+    op('GET', '/transactions/hold/:holdReferenceId', { params: { holdReferenceId: hold.holdReference } }),
+    op('DELETE', '/transactions/hold/:holdReferenceId', { params: { holdReferenceId: hold.holdReference } }),
     op('POST', '/transactions/otp', { body: () => ({ customerId: CUSTOMER, points: 10 }) }),
     op('POST', '/payments', {
       body: (uniq) => ({
@@ -83,6 +117,16 @@ export async function sandboxFuzz(): Promise<SandboxFuzz> {
         extra: { till: '3' },
       }),
     }),
+    op('POST', '/transactions/redeem', {
+      body: (uniq) => ({
+        customerId: CUSTOMER,
+        transactionId: `fz-rd-${uniq}`,
+        transactionTime: now(),
+        points: 1,
+        merchant: { uniqueId: 'm-1', name: 'Test', branch: { uniqueId: 'b-1', name: 'Branch' } },
+        reason: 'fuzz',
+      }),
+    }),
     op('POST', '/transactions/refund', {
       body: (uniq) => ({
         customerId: CUSTOMER,
@@ -92,22 +136,68 @@ export async function sandboxFuzz(): Promise<SandboxFuzz> {
         refundAmount: 1,
       }),
     }),
+    op('POST', '/customers', {
+      body: () => ({
+        customerId: PROFILE,
+        customerAttributes: { displayName: 'Fuzz', email: 'profile@example.com', totalOrders: 2, channel: 'pos', custom: { till: '3', visits: 4 } },
+        guest: false,
+      }),
+      watch: [CUSTOMER, PROFILE],
+    }),
     op('GET', '/customers/:customerId/balance', { params: { customerId: CUSTOMER } }),
     op('GET', '/customers/:customerId/hash', { params: { customerId: CUSTOMER } }),
     op('GET', '/customers/:customerId/coupons', { params: { customerId: CUSTOMER } }),
     op('GET', '/customers/:customerId/tier-progress', { params: { customerId: CUSTOMER }, query: '?expand=tier,referrals', headers: { ...keys, lang: 'ar' } }),
     op('DELETE', '/customers/:customerId', { params: { customerId: 'fz-delete-me' } }),
     op('POST', '/customers/:customerId/delete', { params: { customerId: 'fz-delete-me' } }),
+    op('POST', '/coupons/validate', {
+      body: () => ({ customerId: CUSTOMER, coupons: [COUPON, COUPON], lock: true, lockDuration: 5, totalPurchaseAmount: 40 }),
+    }),
+    op('POST', '/coupons/:code/validate', { params: { code: COUPON }, body: () => ({ customerId: CUSTOMER, totalPurchaseAmount: 40 }) }),
+    op('POST', '/coupons/burn', { body: (uniq) => ({ customerId: CUSTOMER, transactionId: `fz-cb-${uniq}`, transactionTime: now(), coupons: [COUPON] }) }),
+    op('DELETE', '/coupons/:lockReference', {
+      params: lock,
+      afterSuccess: async () => {
+        lock.lockReference = await lockCoupon();
+      },
+    }),
+    op('GET', '/configurations/redemption', { query: `?customerId=${CUSTOMER}` }),
     op('POST', '/events', {
       body: () => ({ customerId: CUSTOMER, events: { place_order: { amount: 5, items: ['a', 2] }, review_written: { stars: 5, verified: true, note: null } } }),
     }),
     op('POST', '/batch/orders', {
       body: (uniq) => ({ body: [{ customerId: CUSTOMER, orderId: `fz-o-${uniq}`, orderDate: now(), totalPaid: 5, channel: 'pos' }] }),
     }),
-    op('GET', '/batches/:jobId/status', { params: { jobId: String(job.jobId) } }),
+    op('POST', '/orders', {
+      body: (uniq) => ({
+        customerId: CUSTOMER,
+        orderId: `fz-to-${uniq}`,
+        orderDate: now(),
+        totalPaid: 20,
+        totalPrice: 25,
+        totalDiscount: 5,
+        lineItems: [{ productId: 'sku-1', quantity: 2, price: 12.5, category: ['drinks'], discount: 5, extra: { size: 'L' } }],
+        merchant: { uniqueId: 'm-1', name: 'Test', branch: { uniqueId: 'b-1', name: 'Branch' } },
+        channel: 'pos',
+      }),
+    }),
+    op('POST', '/orders/reward-preview', {
+      body: () => ({ customerId: CUSTOMER, totalPaid: 20, lineItems: [{ productId: 'sku-1', quantity: 2, price: 12.5, tags: ['hot'] }], channel: 'pos' }),
+    }),
+    op('GET', '/orders/:orderId/transactions', { params: { orderId: 'fz-sale-refund' } }),
+    op('GET', '/transactions', { query: `?customerId=${CUSTOMER}&direction=%2B&limit=20` }),
+    op('GET', '/batches/:batchId/status', { params: { batchId: String(job.jobId) } }),
     op('POST', '/_sandbox/customers', { body: () => ({ customerId: 'fz-seeded', points: 5, email: 'seeded@example.com' }), success: [200, 201] }),
     op('POST', '/_sandbox/customers/bulk', { body: () => ({ prefix: 'fz-bulk-', count: 3, points: 1 }) }),
     op('GET', '/_sandbox/customers/:customerId/activity', { params: { customerId: CUSTOMER } }),
+    // Forgetting keeps balances. The sale is recorded again so its id names a transaction for the next case
+    // (an odd id may name another: a mutated payment id the routes above were given).
+    op('DELETE', '/_sandbox/transactions/:transactionId', {
+      params: { transactionId: FORGETTABLE },
+      afterSuccess: async (res) => {
+        if ((res.json as { transactionId?: unknown }).transactionId === FORGETTABLE) await recordForgettable();
+      },
+    }),
     op('GET', '/_sandbox/otp/:customerId', { params: { customerId: CUSTOMER } }),
     op('GET', '/_sandbox/accounts/:apikey', { params: { apikey: keys.apikey } }),
     op('PUT', '/_sandbox/accounts/:apikey', { params: { apikey: keys.apikey }, body: () => publicSettings, afterSuccess: restoreAccount }),
