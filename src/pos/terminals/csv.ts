@@ -239,7 +239,16 @@ export function exportCsv(data: TerminalsFile, what: 'stores' | 'terminals'): st
     );
     return stringify(rows, { header: true, columns: [...STORE_COLUMNS], cast: { boolean: (b) => String(b) } });
   }
-  const rows = listingsOf(data).map((t) => [t.id, t.storeId, t.role, textOut(t.label ?? ''), t.status, t.createdAt, t.revokedAt ?? '', t.previousValidUntil ?? '']);
+  const rows = listingsOf(data).map((t) => [
+    t.id,
+    t.storeId,
+    t.role,
+    textOut(t.label ?? ''),
+    t.status,
+    t.createdAt,
+    t.revokedAt ?? '',
+    t.previousValidUntil ?? '',
+  ]);
   return stringify(rows, { header: true, columns: [...TERMINAL_EXPORT_COLUMNS] });
 }
 
