@@ -151,14 +151,17 @@ function earnThenRefund(all: AuditEntry[], day: { from: number; to: number }, t:
   for (const e of all) {
     if (e.action === 'payment' && e.outcome === 'applied' && e.paymentId && (e.pointsEarned ?? 0) > 0 && !earned.has(e.paymentId)) earned.set(e.paymentId, e);
   }
-  // By the store of the refunds and who made them, as typed_customer_id counts a cashier (cashier ids are the tills' own:
-  // one id at two stores may be two people); each sale once, with its refunds.
+  // By store and cashier, as typed_customer_id counts a cashier: cashier ids are the tills' own, so one id at two stores
+  // may be two people, and a sale and its refund are one cashier's only at one store. Each sale once, with its refunds.
   const byCashier = new Map<string, Map<string, { sale: AuditEntry; refunds: AuditEntry[] }>>();
   for (const r of firstPerId(all.filter(isRefund), (x) => x.refundId ?? `${x.storeId}\n${x.id}`)) {
     if (r.at < day.from || r.at > day.to || !r.paymentId) continue;
     const sale = earned.get(r.paymentId);
-    if (!sale || r.at < sale.at || r.at - sale.at > within || actor(sale) !== actor(r)) continue;
-    const k = `${r.storeId}\n${actor(r)}`;
+    if (!sale || sale.storeId !== r.storeId || r.at < sale.at || r.at - sale.at > within) continue;
+    // A refund that names no cashier, of a sale whose cashier is named, may be theirs: counted as theirs, or a till
+    // sending no cashier id would hide the habit from the signal.
+    if (actor(sale) !== (r.cashierId === undefined && sale.cashierId !== undefined ? actor(sale) : actor(r))) continue;
+    const k = `${r.storeId}\n${actor(sale)}`;
     const sales = byCashier.get(k) ?? new Map<string, { sale: AuditEntry; refunds: AuditEntry[] }>();
     byCashier.set(k, sales);
     const pair = sales.get(r.paymentId) ?? { sale, refunds: [] };
@@ -186,7 +189,7 @@ function earnThenRefund(all: AuditEntry[], day: { from: number; to: number }, t:
       count: sales.size,
       threshold: t.refundPerCashier,
       note:
-        `${actorName(refunds[0])} refunded or voided ${sales.size} of their own sales that earned points, each within ${t.refundWithinHours} h` +
+        `${actorName(pairs[0].sale)}${refunds.some((r) => r.cashierId === undefined && pairs[0].sale.cashierId !== undefined) ? ' (some at a till naming no cashier)' : ''} refunded or voided ${sales.size} of their own sales that earned points, each within ${t.refundWithinHours} h` +
         `${customerId ? `, all to customer ${customerId}` : ''} (threshold ${t.refundPerCashier} a day): ${listed.join(', ')}` +
         `${pairs.length > NOTE_SALES ? `, and ${pairs.length - NOTE_SALES} more (in parts)` : ''}`,
       parts: partsOf([...pairs.map((p) => p.sale), ...refunds]),
