@@ -317,6 +317,9 @@ function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts,
     bff: {},
     upstream: {},
   });
+  // A stand-in first: its row may hold no start of the day (a shortfall settled after midnight, a wait for approval that lapsed).
+  const standIn = standInOf(id, list, g, facts);
+  if (standIn) return { ...row, ...standInVerdict(id, standIn, facts, flags, notes) };
   const held = heldEntry(list);
   const points = held?.pointsHeld !== undefined ? `${held.pointsHeld} points held` : 'points held';
   if (!held) {
@@ -327,8 +330,6 @@ function redemptionRow(id: string, list: AuditEntry[], g: Grouped, facts: Facts,
   const sales = [...g.sales.values()].filter((s) => s.some((e) => e.redemptionId === id));
   const usedBy = sales.find((s) => (facts.transactions.get(s[0].paymentId as string) ?? []).some((t) => t.transactionType === 'Redemption'));
   if (usedBy) return done('used', [], [`${points}; used by sale ${usedBy[0].paymentId}`]);
-  const standIn = standInOf(id, list, g, facts);
-  if (standIn) return { ...row, ...standInVerdict(id, standIn, facts, flags, notes) };
   const reference = list.find((e) => e.holdReference)?.holdReference;
   const unreadable = reference ? facts.unreadable.get(`hold:${reference}`) : 'no hold reference';
   const hold = reference ? facts.holds.get(reference) : undefined;
@@ -375,9 +376,12 @@ export interface StandInBelief {
 
 /** A stand-in redemption's belief; undefined for a redemption with a hold. */
 export function standInOf(id: string, list: AuditEntry[], g: Grouped, facts: Pick<Facts, 'outbox'>): StandInBelief | undefined {
-  const held = heldEntry(list);
   const short = list.find((e) => e.action === 'stand_in_short');
-  if (!held || (!short && held.code !== 'stand_in' && !list.some((e) => e.action === 'stand_in_approve' && e.outcome === 'applied'))) return undefined;
+  const lapsed = list.find((e) => e.action === 'stand_in_lapsed');
+  // Its start, or (on a later day than the start, or for a wait for approval, which has no accepted start) what ended it.
+  const held = heldEntry(list) ?? short ?? lapsed;
+  if (!held || (!short && !lapsed && held.code !== 'stand_in' && !list.some((e) => e.action === 'stand_in_approve' && e.outcome === 'applied')))
+    return undefined;
   const points = short?.pointsHeld ?? held.pointsHeld;
   const sale = [...g.sales.values()].find((s) => s.some((e) => e.redemptionId === id) && effective(s) !== 'refused');
   const outboxId = short?.outboxId ?? sale?.find((e) => e.outcome === 'queued')?.outboxId;
@@ -385,7 +389,7 @@ export function standInOf(id: string, list: AuditEntry[], g: Grouped, facts: Pic
   const base = { points, paymentId: short?.paymentId ?? sale?.[0].paymentId, outboxId, rungUpBy };
   if (short) return { ...base, state: 'short' };
   if (list.some((e) => e.action === 'redemption_void' && e.outcome === 'applied')) return { ...base, state: 'voided' };
-  if (!sale) return { ...base, state: list.some((e) => e.action === 'stand_in_lapsed') ? 'lapsed' : 'open' };
+  if (!sale) return { ...base, state: lapsed ? 'lapsed' : 'open' };
   const entry = outboxId ? facts.outbox.get(outboxId) : undefined;
   if (!entry) return { ...base, state: 'unknown' };
   if (entry.state === 'dead' || entry.state === 'discarded') return { ...base, state: 'given_up' };
@@ -450,9 +454,12 @@ function standInVerdict(
     if (!lines.length) return row('not_applied', [], [why], { redeemed: 0 }, upstream);
     return row('mismatch', ['stand_in_redeem_mismatch'], [why, `yet ${there}`], { redeemed: 0 }, upstream);
   }
-  // The outbox no longer keeps the entry: what became of the redeem is not known here, so nothing is flagged.
+  // The outbox no longer keeps the entry: whether the redeem was refused is not known here, so none is not flagged;
+  // but a redeem there must still be the one this stand-in could have made (one, of its points).
   const why = `${said}; ${paid}, the outbox no longer keeps its entry (${b.outboxId ?? '?'})`;
-  return row(lines.length ? 'matched' : 'not_applied', [], [why, there], { redeemed: null }, upstream);
+  if (!lines.length) return row('not_applied', [], [why, there], { redeemed: null }, upstream);
+  if (lines.length === 1 && each[0] === b.points) return row('matched', [], [why, there], { redeemed: b.points ?? null }, upstream);
+  return row('mismatch', ['stand_in_redeem_mismatch'], [why, there], { redeemed: null }, upstream);
 }
 
 function lockRow(id: string, list: AuditEntry[], facts: Facts, ctx: Context): ReconciliationRow {

@@ -95,14 +95,26 @@ describe("a stand-in's row against the loyalty service's record of its redeem", 
     });
   });
 
-  it('the outbox entry no longer kept: nothing known here to flag; what the record shows is in the note', () => {
+  it('the outbox entry no longer kept: none or its one redeem is not flagged; a redeem it could not have made is', () => {
     expect(rowOf([started, paid], null, [redeem(100)])).toMatchObject({
       status: 'matched',
       flags: [],
       note: expect.stringMatching(/no longer keeps its entry \(obx_1\); the loyalty service has a redeem of 100 points/),
-      bff: { redeemed: null },
+      bff: { redeemed: 100 },
     });
     expect(rowOf([started, paid], null, [])).toMatchObject({ status: 'not_applied', flags: [] });
+    expect(rowOf([started, paid], null, [redeem(60)])).toMatchObject({ status: 'mismatch', flags: ['stand_in_redeem_mismatch'] });
+    expect(rowOf([started, paid], null, [redeem(100), redeem(100)])).toMatchObject({ status: 'mismatch', flags: ['stand_in_redeem_mismatch'] });
+  });
+
+  it('a day with no start of it: a shortfall settled after midnight is still flagged and compared; a wait for approval that lapsed is lapsed', () => {
+    expect(rowOf([short], outbox('delivered', 'short'), [])).toMatchObject({
+      status: 'mismatch',
+      flags: ['stand_in_short'],
+      note: expect.stringContaining('cashier c-7'),
+    });
+    const lapsed = entry('4-0', { action: 'stand_in_lapsed', outcome: 'applied', code: 'stand_in_approval', redemptionId: RDM, pointsHeld: 400 });
+    expect(rowOf([lapsed], null)).toMatchObject({ status: 'lapsed', flags: [], note: expect.stringContaining('stand-in: 400 points; not paid in time') });
   });
 
   it('a record that could not be read: not checked (a short one stays flagged short)', () => {
