@@ -28,7 +28,7 @@ export type { CallInfo, CallPolicy, CallPriority } from './policy';
 export { DEFAULT_RETRY_TUNING, RETRY_SAFE } from './retry';
 export { earlierAttemptMayHaveLanded, failureOf, markMayHaveLanded, maybeApplied, nothingSent, RETRY_SAME_REQUEST, writeOutcome } from './outcome';
 export type { WriteOutcome } from './outcome';
-export { CENT, isPaymentLine, isRedeemLine, isRefundLine, paymentLine, refundLines, transactionsOf } from './records';
+export { CENT, isPaymentLine, isRedeemLine, isRefundLine, paymentLine, redeemLinesOf, refundLines, transactionsOf } from './records';
 export type { RetryTuning, Sleep } from './retry';
 export { keyFingerprint, LoyaltyKeys } from './keys';
 export type { KeySlot, KeyState, KeyVerdict, LoyaltyKeyPair } from './keys';

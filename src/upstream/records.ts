@@ -34,8 +34,14 @@ export const isRefundLine = (t: Line): boolean => REFUND_TYPES.has(t.transaction
 /** The payment line of `paymentId` on its order's record (a line naming no id is the order's own). */
 export const paymentLine = <T extends Line>(transactions: T[], paymentId: string): T | undefined =>
   transactions.find((t) => isPaymentLine(t) && (t.transactionId === undefined || t.transactionId === paymentId));
-/** A redemption line (a redeem's own, or a hold a sale used); the type's spelling varies between services. */
-export const isRedeemLine = (t: Line): boolean => /redeem|redemption/i.test(t.transactionType);
+/** A redemption line (a redeem's own, or a hold a sale used); the type's spelling varies between services, a reversal of one is not one. */
+export const isRedeemLine = (t: Line): boolean => /redeem|redemption/i.test(t.transactionType) && !/revers|cancel|refund|void/i.test(t.transactionType);
+/**
+ * The lines of a redeem's own record (POST /transactions/redeem, keyed by the caller's transaction id): its
+ * redemption lines; none when the record is a sale's (a payment line: a till's sale id that happens to be the
+ * same string), whose redemption is its hold's, not this redeem.
+ */
+export const redeemLinesOf = <T extends Line>(transactions: T[]): T[] => (transactions.some(isPaymentLine) ? [] : transactions.filter(isRedeemLine));
 /** The refund lines of `refundId` on its sale's record. */
 export const refundLines = <T extends Line>(transactions: T[], refundId: string): T[] =>
   transactions.filter((t) => isRefundLine(t) && t.transactionId === refundId);

@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/errors';
 import { isProblem, problem } from '../../platform/problem';
-import { encodingOf, isRedeemLine, LoyaltyClient, nothingSent, sendSale, transactionsOf, upstreamFailureKind, writeOutcome } from '../../upstream';
+import { encodingOf, LoyaltyClient, redeemLinesOf, nothingSent, sendSale, transactionsOf, upstreamFailureKind, writeOutcome } from '../../upstream';
 import { onRecordOf, refundLinesDigest, sameWrite, type Write, type WriteRecord } from '../money/ids/same-write';
 import { mayResend } from './forward';
 import type { DeliveryOutcome, OutboxEntry, OutboxFailure, StandInRedeem } from './types';
@@ -128,9 +128,9 @@ async function redeemStandIn(
     const o = await orOnRecord(
       () => loyalty.redeem(s.redeem, ctx),
       async () =>
-        (await transactionsOf(loyalty, s.redeem.transactionId, ctx)).some(
-          // A record that does not show the points cannot vouch for this redeem.
-          (t) => isRedeemLine(t) && t.equivalentPoints !== undefined && Math.abs(t.equivalentPoints) === points,
+        redeemLinesOf(await transactionsOf(loyalty, s.redeem.transactionId, ctx)).some(
+          // A record that does not show the points (or is a sale's) cannot vouch for this redeem.
+          (t) => t.equivalentPoints !== undefined && Math.abs(t.equivalentPoints) === points,
         ),
       () => problem('payment_id_taken', `The loyalty service has another transaction under stand-in redemption id ${s.redeem.transactionId}`),
     );

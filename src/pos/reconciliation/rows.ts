@@ -1,4 +1,4 @@
-import { CENT, isPaymentLine, isRedeemLine, isRefundLine, paymentLine, refundLines } from '../../upstream';
+import { CENT, isPaymentLine, isRefundLine, paymentLine, redeemLinesOf, refundLines } from '../../upstream';
 import type { AuditEntry } from '../audit/types';
 import type { CouponLock } from '../coupons/locks/types';
 import type { OutboxEntry } from '../outbox/types';
@@ -433,7 +433,7 @@ function standInVerdict(
   if (b.state === 'pending') return row('pending', [], [`${said}; ${paid}, its redeem still queued in the outbox (${b.outboxId ?? '?'})`]);
   const unreadable = facts.unreadable.get(`order:${id}`);
   if (unreadable) return row(short.length ? 'mismatch' : 'not_checked', [...short, 'not_checked'], [said, `its redeem's record unreadable (${unreadable})`]);
-  const lines = (facts.transactions.get(id) ?? []).filter(isRedeemLine);
+  const lines = redeemLinesOf(facts.transactions.get(id) ?? []);
   const each = lines.map((t) => (t.equivalentPoints === undefined ? null : Math.abs(t.equivalentPoints)));
   const upstream: Figures = { redeemed: each.includes(null) ? null : sum(each as number[]) };
   const there = !lines.length

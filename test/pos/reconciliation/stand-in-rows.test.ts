@@ -66,6 +66,17 @@ describe("a stand-in's row against the loyalty service's record of its redeem", 
     });
   });
 
+  it("a sale's record under the same id (a till's sale id that is the redemption id), or a reversal, is not its redeem", () => {
+    const sale: Transaction = { transactionType: 'PaymentReward', transactionId: RDM, amount: 40, transactionDate: at };
+    expect(rowOf([started, paid], outbox('delivered', 'redeemed'), [sale, redeem(100)])).toMatchObject({
+      status: 'mismatch',
+      flags: ['stand_in_redeem_mismatch'],
+      note: expect.stringContaining(`the loyalty service has no redeem under ${RDM}`),
+    });
+    const reversal = { ...redeem(100), transactionType: 'RedemptionReversal' };
+    expect(rowOf([started, paid], outbox('delivered', 'redeemed'), [reversal])).toMatchObject({ status: 'mismatch', flags: ['stand_in_redeem_mismatch'] });
+  });
+
   it('short here: a redeem there all the same is flagged besides the shortfall', () => {
     expect(rowOf([started, paid, short], outbox('delivered', 'short'), [])).toMatchObject({ status: 'mismatch', flags: ['stand_in_short'] });
     expect(rowOf([started, paid, short], outbox('delivered', 'short'), [redeem(100)])).toMatchObject({
