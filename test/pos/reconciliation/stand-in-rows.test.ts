@@ -67,7 +67,7 @@ describe("a stand-in's row against the loyalty service's record of its redeem", 
   });
 
   it("a sale's record under the same id (a till's sale id that is the redemption id), or a reversal, is not its redeem", () => {
-    const sale: Transaction = { transactionType: 'PaymentReward', transactionId: RDM, amount: 40, transactionDate: at };
+    const sale: Transaction = { transactionType: 'PaymentReward', transactionId: RDM, amount: 40, equivalentPoints: undefined, transactionDate: at };
     expect(rowOf([started, paid], outbox('delivered', 'redeemed'), [sale, redeem(100)])).toMatchObject({
       status: 'mismatch',
       flags: ['stand_in_redeem_mismatch'],
