@@ -34,6 +34,25 @@ async function outage(s: Stack, i = 0) {
   expect(probe.body.code).toBe('upstream_circuit_open');
 }
 
+/**
+ * A customer with 200 points looked up, the service out, then 150 points stood in by `cashierId` on `shiftId`
+ * and paid by sale `saleId` (202, queued): the stand-in's start answer.
+ */
+async function paidStandIn(s: Stack, customerId: string, who: { cashierId: string; shiftId: string; saleId: string }) {
+  await s.seed(customerId, 200);
+  const hash = await s.hash(customerId);
+  await s.pos('cashier').get(`/customers/${customerId}`).expect(200);
+  await outage(s);
+  const started = await s
+    .pos('cashier')
+    .post('/redemptions', { customerId, hash, points: 150 })
+    .set('X-Cashier-Id', who.cashierId)
+    .set('X-Shift-Id', who.shiftId)
+    .expect(201);
+  await s.pos('cashier').post('/payments', { customerId, paymentId: who.saleId, totalPaid: 5, totalDiscount: 15, redemptionId: started.body.id }).expect(202);
+  return started;
+}
+
 describe('stand-in redemption while the loyalty service is out', () => {
   let s: Stack;
   const env = { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '1500', OUTBOX_POLL_INTERVAL_MS: '200' };
@@ -118,20 +137,7 @@ describe('stand-in redemption while the loyalty service is out', () => {
 
   it('a shortfall: the points spent elsewhere meanwhile; the sale is still recorded and the redemption short, flagged with its cashier', async () => {
     s = await startStack({ store: 'redis', env });
-    await s.seed('si-3', 200);
-    const hash = await s.hash('si-3');
-    await s.pos('cashier').get('/customers/si-3').expect(200);
-    await outage(s);
-    const started = await s
-      .pos('cashier')
-      .post('/redemptions', { customerId: 'si-3', hash, points: 150 })
-      .set('X-Cashier-Id', 'c-7')
-      .set('X-Shift-Id', 'sh-1')
-      .expect(201);
-    await s
-      .pos('cashier')
-      .post('/payments', { customerId: 'si-3', paymentId: 'si-sale-3', totalPaid: 5, totalDiscount: 15, redemptionId: started.body.id })
-      .expect(202);
+    const started = await paidStandIn(s, 'si-3', { cashierId: 'c-7', shiftId: 'sh-1', saleId: 'si-sale-3' });
     await clear(s);
     // Spent elsewhere before the BFF settles: straight at the sandbox.
     await s.sandboxAdmin
@@ -163,20 +169,7 @@ describe('stand-in redemption while the loyalty service is out', () => {
 
   it("a shortfall is flagged with its cashier even when the redemption's record is gone before the service is back", async () => {
     s = await startStack({ store: 'redis', env });
-    await s.seed('si-5', 200);
-    const hash = await s.hash('si-5');
-    await s.pos('cashier').get('/customers/si-5').expect(200);
-    await outage(s);
-    const started = await s
-      .pos('cashier')
-      .post('/redemptions', { customerId: 'si-5', hash, points: 150 })
-      .set('X-Cashier-Id', 'c-9')
-      .set('X-Shift-Id', 'sh-2')
-      .expect(201);
-    await s
-      .pos('cashier')
-      .post('/payments', { customerId: 'si-5', paymentId: 'si-sale-5', totalPaid: 5, totalDiscount: 15, redemptionId: started.body.id })
-      .expect(202);
+    const started = await paidStandIn(s, 'si-5', { cashierId: 'c-9', shiftId: 'sh-2', saleId: 'si-sale-5' });
     // The record outlived by the outage (kept a day after its last write): gone from Redis while the entry waits.
     const redis = await testRedis();
     try {
