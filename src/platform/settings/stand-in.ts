@@ -3,7 +3,7 @@ import { nonNegativeInt, positiveInt } from './values';
 import { feature, setting, type SliceOf } from './define';
 
 /**
- * Stand-in redemption (issue 31): points spent at the till while the loyalty
+ * Stand-in redemption: points spent at the till while the loyalty
  * service is certainly out of reach, under floor limits, settled once later.
  * A store of the terminals file may override each (`standIn`), read through
  * storePolicy (src/pos/terminals/policy.ts).

@@ -1,5 +1,5 @@
 /**
- * Stand-in redemption (issue 31, docs/store-manager.md#stand-in-redemption):
+ * Stand-in redemption (docs/store-manager.md#stand-in-redemption):
  * when a hold certainly was not sent because the loyalty service is out, a
  * customer seen at the till a moment before may spend points up to their last
  * known balance and the floor limits. The redemption is `stand_in` (no hold);
@@ -27,6 +27,9 @@ export type StandInDeps = RedemptionDeps & {
   standInLedger?: StandInLedger;
   settings: Pick<PosSettings, 'standIn' | 'holdPeriodMinutes' | 'storeTimeZone'>;
 };
+
+/** The store's stand-in values: its own in the terminals file, else the settings. */
+const standInPolicy = (deps: StandInDeps, ctx: CallContext) => storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
 
 /**
  * Since when this instance has seen the fleet budget (or the upstream's 429)
@@ -64,7 +67,7 @@ function certainlyOut(deps: StandInDeps, err: unknown, afterSeconds: number): bo
  * stand-in would need) is thrown instead of the bare outage; else `err`.
  */
 function outageOrThrow(deps: StandInDeps, ctx: CallContext, err: unknown, refusal: () => unknown): never {
-  const policy = storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
+  const policy = standInPolicy(deps, ctx);
   if (deps.standInLedger && policy?.mode === 'on' && failureOf(err) !== 'unknown' && certainlyOut(deps, err, policy.afterSeconds)) throw refusal();
   throw err;
 }
@@ -86,7 +89,7 @@ const otpAccountRefusal = () =>
  * it has no id to settle it by).
  */
 export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: Redemption, err: unknown, hash: string | undefined): Promise<RedemptionView> {
-  const policy = storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
+  const policy = standInPolicy(deps, ctx);
   const ledger = deps.standInLedger;
   if (!ledger || policy?.mode !== 'on') throw err;
   if (failureOf(err) === 'unknown') {
@@ -166,7 +169,7 @@ export async function standInOrThrow(deps: StandInDeps, ctx: CallContext, base: 
 /**
  * Until when a stand-in not yet paid stands: a hold's period (HOLD_PERIOD_MINUTES).
  * A promise made offline is no longer than one made online; past it the store
- * expires it and the floor limits and cap are given back (giveBackLapsed).
+ * expires it and the floor limits and cap are given back (standInLapsed).
  */
 const unpaidUntil = (deps: StandInDeps): number => deps.clock() + deps.settings.holdPeriodMinutes * 60_000;
 
@@ -179,7 +182,7 @@ const askKey = (r: Redemption): string => `${r.storeId}:${r.terminalId}:${r.cust
  * for any other start. The QR code is asked for again, as at the first ask.
  */
 export async function standInApproved(deps: StandInDeps, ctx: CallContext, base: Redemption, hash: string | undefined): Promise<RedemptionView | undefined> {
-  const policy = storePolicy(ctx.identity.store, { standIn: deps.settings.standIn }).standIn;
+  const policy = standInPolicy(deps, ctx);
   if (!deps.standInLedger || policy?.mode !== 'on' || !hash || base.ask.kind !== 'points') return undefined;
   const approved = await pendingOf(deps, askKey(base));
   return approved?.state === 'stand_in' ? redemptionView(approved, deps.clock()) : undefined;

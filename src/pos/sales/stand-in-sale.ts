@@ -1,5 +1,5 @@
 /**
- * A payment naming a `stand_in` redemption (issue 31): the redemption becomes
+ * A payment naming a `stand_in` redemption: the redemption becomes
  * `stand_in_paid` and one outbox entry carries its redeem (transactionId = the
  * redemption id) and then the sale without a hold: answered 202. The worker
  * delivers both once each, in order (../outbox/deliver.ts); what the redeem

@@ -1,5 +1,5 @@
 /**
- * What stand-in redemption keeps between calls (issue 31): each customer's last
+ * What stand-in redemption keeps between calls: each customer's last
  * known balance from a lookup at the till ("seen"), customers whose hold's
  * outcome is unknown (no stand-in for them until it lapses), and the floor-limit
  * counters, taken atomically if the points fit (Redis: one Lua script; memory
