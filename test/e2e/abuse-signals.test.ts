@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import type { z } from 'zod';
+import { SignalsPageSchema } from '../../src/pos/audit/schemas';
 import { localDate } from '../../src/pos/audit/store-day';
 import { addStore, addTerminal } from '../../src/pos/terminals/operations';
 import { startStack, Stack } from '../support/e2e';
@@ -180,19 +182,7 @@ async function play(acts: Act[]): Promise<void> {
 async function shown(tills: Tills, s: Stack, store: Store) {
   await s.bff.deps.audit?.flush();
   const res = await tills.get(store, `/audit/signals?date=${localDate(Date.now(), 'UTC')}`).expect(200);
-  return res.body as {
-    storeId: string;
-    signals: {
-      signal: string;
-      customerId?: string;
-      shiftId?: string;
-      count: number;
-      threshold: number;
-      of?: number;
-      note: string;
-      parts: { storeId: string; cashierIds: string[]; paymentIds: string[]; refundIds: string[]; redemptionIds: string[] }[];
-    }[];
-  };
+  return res.body as z.infer<typeof SignalsPageSchema>;
 }
 
 describe(`abuse signals of a scripted day (seed ${SEED})`, () => {

@@ -7,7 +7,7 @@ import { testRedis } from '../support/redis';
 import { waitFor } from './helpers';
 
 /**
- * Stand-in redemption (issue 31) over real HTTP and real Redis: the sandbox
+ * Stand-in redemption over real HTTP and real Redis: the sandbox
  * answers 503 to everything until the BFF's circuit opens; then a customer
  * looked up a moment before spends points in stand-in, and the points are
  * redeemed once, and the sale recorded once, when the sandbox is back.
@@ -34,14 +34,19 @@ async function outage(s: Stack, i = 0) {
   expect(probe.body.code).toBe('upstream_circuit_open');
 }
 
+/** A customer given `points`, looked up at the store-001 cashier's till (their last known balance, for stand-in): their QR hash. */
+async function seen(s: Stack, customerId: string, points: number): Promise<string> {
+  await s.seed(customerId, points);
+  await s.pos('cashier').get(`/customers/${customerId}`).expect(200);
+  return s.hash(customerId);
+}
+
 /**
  * A customer with 200 points looked up, the service out, then 150 points stood in by `cashierId` on `shiftId`
  * and paid by sale `saleId` (202, queued): the stand-in's start answer.
  */
 async function paidStandIn(s: Stack, customerId: string, who: { cashierId: string; shiftId: string; saleId: string }) {
-  await s.seed(customerId, 200);
-  const hash = await s.hash(customerId);
-  await s.pos('cashier').get(`/customers/${customerId}`).expect(200);
+  const hash = await seen(s, customerId, 200);
   await outage(s);
   const started = await s
     .pos('cashier')
@@ -207,9 +212,7 @@ describe('stand-in redemption while the loyalty service is out', () => {
 
   it('is off by default: the hold refused as before', async () => {
     s = await startStack({ store: 'redis', env: { BREAKER_FAILURE_THRESHOLD: '2' } });
-    await s.seed('si-4', 500);
-    const hash = await s.hash('si-4');
-    await s.pos('cashier').get('/customers/si-4').expect(200);
+    const hash = await seen(s, 'si-4', 500);
     await outage(s);
     const refused = await s.pos('cashier').post('/redemptions', { customerId: 'si-4', hash, points: 100 });
     expect(refused.status).toBe(503);
@@ -372,9 +375,7 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
 
   it('a stand-in voided before its payment: voided, its points given back to both floor limits; not voided twice, not paid', async () => {
     s = await startStack({ store: 'redis', env });
-    await s.seed('sr-8', 1000);
-    await s.pos('cashier').get('/customers/sr-8').expect(200);
-    const hash = await s.hash('sr-8');
+    const hash = await seen(s, 'sr-8', 1000);
     await outage(s);
     const first = await s.pos('cashier').post('/redemptions', { customerId: 'sr-8', hash, points: 200 }).expect(201);
     const full = await s.pos('cashier').post('/redemptions', { customerId: 'sr-8', hash, points: 200 });
@@ -395,9 +396,7 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
   it('a stand-in not paid within HOLD_PERIOD_MINUTES lapses: swept expired, its payment refused, its points given back to both floor limits and the cap', async () => {
     // A cap of 350 a day: the second 200 is refused by it first; the first's 200 must come back to both the cap and the limits.
     s = await startStack({ store: 'redis', env: { ...env, HOLD_PERIOD_MINUTES: '10', REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY: '350' } });
-    await s.seed('sr-11', 1000);
-    await s.pos('cashier').get('/customers/sr-11').expect(200);
-    const hash = await s.hash('sr-11');
+    const hash = await seen(s, 'sr-11', 1000);
     await outage(s);
     const first = await s.pos('cashier').post('/redemptions', { customerId: 'sr-11', hash, points: 200 }).expect(201);
     expect(first.body).toMatchObject({ state: 'stand_in', secondsLeft: expect.any(Number) });
@@ -451,9 +450,7 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
 
   it('a busy loyalty service (429, the budget refusing) stands in only once refusals have lasted STAND_IN_AFTER_SECONDS', async () => {
     s = await startStack({ store: 'redis', env: { ...env, STAND_IN_AFTER_SECONDS: '1' } });
-    await s.seed('sr-10', 1000);
-    await s.pos('cashier').get('/customers/sr-10').expect(200);
-    const hash = await s.hash('sr-10');
+    const hash = await seen(s, 'sr-10', 1000);
     await faults(s, [{ operation: 'hold', status: 429 }]);
     const first = await s.pos('cashier').post('/redemptions', { customerId: 'sr-10', hash, points: 100 });
     expect([first.status, first.body.code]).toEqual([503, 'upstream_busy']);
@@ -465,9 +462,7 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
 
   it('a refusal a minute after the last one starts a new streak: not stood in for at once', async () => {
     s = await startStack({ store: 'redis', env: { ...env, STAND_IN_AFTER_SECONDS: '1' } });
-    await s.seed('sr-11', 1000);
-    await s.pos('cashier').get('/customers/sr-11').expect(200);
-    const hash = await s.hash('sr-11');
+    const hash = await seen(s, 'sr-11', 1000);
     await faults(s, [{ operation: 'hold', status: 429 }]);
     expect((await s.pos('cashier').post('/redemptions', { customerId: 'sr-11', hash, points: 100 })).body.code).toBe('upstream_busy');
     await s.advance(61_000);
@@ -524,9 +519,7 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
 
   it('once, by a manager terminal of the same store; the cashier sends the same start again and gets the stand-in, redeemed once when the service is back', async () => {
     s = await startStack({ store: 'redis', env });
-    await s.seed('ap-1', 1000);
-    await s.pos('cashier').get('/customers/ap-1').expect(200);
-    const hash = await s.hash('ap-1');
+    const hash = await seen(s, 'ap-1', 1000);
     await outage(s);
     const ask = { customerId: 'ap-1', hash, points: 500 };
     const key = 'ap-1-start';
@@ -572,9 +565,7 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
 
   it('an approval counts the stand-in against the redemption cap, once: refused over the cap; asked again, not counted twice; voided, given back', async () => {
     s = await startStack({ store: 'redis', env: { ...env, REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY: '600' } });
-    await s.seed('ap-3', 1000);
-    await s.pos('cashier').get('/customers/ap-3').expect(200);
-    const hash = await s.hash('ap-3');
+    const hash = await seen(s, 'ap-3', 1000);
     await outage(s);
     const ask = { customerId: 'ap-3', hash, points: 500 };
     const asked = await s.pos('cashier').post('/redemptions', ask);
@@ -607,9 +598,7 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
 
   it('lapses after STAND_IN_APPROVAL_MINUTES: the approval refused, the redemption expired, the start asks again', async () => {
     s = await startStack({ store: 'redis', env });
-    await s.seed('ap-2', 1000);
-    await s.pos('cashier').get('/customers/ap-2').expect(200);
-    const hash = await s.hash('ap-2');
+    const hash = await seen(s, 'ap-2', 1000);
     await outage(s);
     const ask = { customerId: 'ap-2', hash, points: 400 };
     const asked = await s.pos('cashier').post('/redemptions', ask);
@@ -686,9 +675,7 @@ describe('the redemption cap holds in stand-in too', () => {
       store: 'redis',
       env: { STAND_IN: 'on', BREAKER_FAILURE_THRESHOLD: '2', BREAKER_HALF_OPEN_AFTER_MS: '60000', REDEMPTION_CAP_POINTS_PER_CUSTOMER_DAY: '150' },
     });
-    await s.seed('sic-1', 1000);
-    const hash = await s.hash('sic-1');
-    await s.pos('cashier').get('/customers/sic-1').expect(200);
+    const hash = await seen(s, 'sic-1', 1000);
     await outage(s);
     const first = await s.pos('cashier').post('/redemptions', { customerId: 'sic-1', hash, points: 100 }).expect(201);
     expect(first.body.state).toBe('stand_in');
