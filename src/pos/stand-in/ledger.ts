@@ -6,6 +6,7 @@
  * without Redis). Fleet-wide with Redis: every instance counts in the same keys.
  */
 import type { RedisClient } from '../../platform/redis';
+import { localDate } from '../audit/store-day';
 
 export interface Seen {
   available: number;
@@ -42,8 +43,7 @@ const HOUR_MS = 3_600_000;
 
 /** The counters' keys: the customer's store day (in the stores' time zone) and the store's clock hour. */
 export function limitKeys(customerId: string, storeId: string, now: number, timeZone = 'UTC'): { customerKey: string; storeKey: string } {
-  const day = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-  return { customerKey: `c:${customerId}:${day}`, storeKey: `s:${storeId}:${Math.floor(now / HOUR_MS)}` };
+  return { customerKey: `c:${customerId}:${localDate(now, timeZone)}`, storeKey: `s:${storeId}:${Math.floor(now / HOUR_MS)}` };
 }
 
 export class MemoryStandInLedger implements StandInLedger {
