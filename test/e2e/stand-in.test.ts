@@ -596,6 +596,24 @@ describe("a manager's approval of a stand-in over the floor limits", () => {
     expect([erasure.status, erasure.body.code, erasure.body.open]).toEqual([409, 'customer_has_open_work', [`redemption ${last.body.id} (stand_in)`]]);
   });
 
+  it("once approved, the cashier's same start finds it until it lapses unpaid, not only within the wait's minutes", async () => {
+    s = await startStack({ store: 'redis', env });
+    const hash = await seen(s, 'ap-4', 1000);
+    await outage(s);
+    const ask = { customerId: 'ap-4', hash, points: 400 };
+    const asked = await s.pos('cashier').post('/redemptions', ask);
+    expect(asked.body.code).toBe('stand_in_needs_approval');
+    await s.pos('manager').post(`/redemptions/${asked.body.redemptionId}/approve`).expect(200);
+    // Redis keeps the ask's key on its own (wall) clock: kept for the hold period (10 min), past the wait's 5.
+    const redis = await testRedis();
+    try {
+      expect(await redis.pttl(`${s.redisPrefix}stand-in:pending:store-001:till-cashier:ap-4:400`)).toBeGreaterThan(5 * 60_000);
+    } finally {
+      await redis.quit();
+    }
+    expect((await s.pos('cashier').post('/redemptions', ask).expect(201)).body).toMatchObject({ id: asked.body.redemptionId, state: 'stand_in' });
+  });
+
   it('lapses after STAND_IN_APPROVAL_MINUTES: the approval refused, the redemption expired, the start asks again', async () => {
     s = await startStack({ store: 'redis', env });
     const hash = await seen(s, 'ap-2', 1000);

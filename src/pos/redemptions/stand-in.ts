@@ -263,6 +263,8 @@ export function approveStandIn(deps: StandInDeps, ctx: CallContext, id: string):
       if (!done.ok)
         throw done.reason === 'not_found' ? redemptionNotFound(id) : (refusal ?? problem('redemption_busy', `Redemption ${id} could not be approved`));
       if (refusal) throw refusal;
+      // The cashier's same start finds it until it lapses unpaid, not only within the wait for approval.
+      await deps.standInLedger?.setPending(askKey(done.redemption), id, deps.settings.holdPeriodMinutes * 60_000).catch(() => undefined);
       noteForAudit({ customerId: done.redemption.customerId, pointsHeld: done.redemption.standIn?.points });
       deps.logger.warn(
         { requestId: ctx.requestId, redemptionId: id, points: done.redemption.standIn?.points, approvedBy: ctx.identity.terminal.id },
