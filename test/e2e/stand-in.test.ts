@@ -446,6 +446,11 @@ describe("stand-in's rules, each refused clearly over HTTP", () => {
     expect((await s.pos('cashier').get(`/redemptions/${started.body.id}`)).body).toMatchObject({ state: 'stand_in', paymentId: null });
     const paid = await s.pos('cashier').post('/payments', { customerId: 'sr-9', paymentId: 'sr-sale-10', totalPaid: 20, redemptionId: started.body.id });
     expect([paid.status, paid.body.redemption?.state]).toEqual([202, 'stand_in_paid']);
+    // Paid, it is refused to another sale and to another customer as a held redemption is: lasting refusals, not "busy, try again".
+    const another = await s.pos('cashier').post('/payments', { customerId: 'sr-9', paymentId: 'sr-sale-11', totalPaid: 20, redemptionId: started.body.id });
+    expect([another.status, another.body.code]).toEqual([409, 'redemption_in_use']);
+    const stranger = await s.pos('cashier').post('/payments', { customerId: 'sr-x', paymentId: 'sr-sale-12', totalPaid: 20, redemptionId: started.body.id });
+    expect([stranger.status, stranger.body.code]).toEqual([409, 'redemption_customer_mismatch']);
   });
 
   it('a busy loyalty service (429, the budget refusing) stands in only once refusals have lasted STAND_IN_AFTER_SECONDS', async () => {

@@ -14,6 +14,7 @@ import type { CallContext } from '../context';
 import { queueWork, type QueuedView } from '../outbox/forward';
 import type { OutboxEntry } from '../outbox/types';
 import type { Redemption, RedemptionStore } from '../redemptions/types';
+import { outcomeOf, redemptionNotFound } from '../redemptions/claim';
 import type { AuditTrail } from '../audit/trail';
 import { saleIdClaim } from './claims';
 import type { PaymentRequest } from '../../contract';
@@ -46,16 +47,26 @@ export async function recordStandInSale(
   const standIn = recordClaim<Redemption, SaleAnswer | QueuedPayment>(`redemption ${id}`, {
     async take() {
       let again = false;
+      let refusal: Error | undefined;
       const result = await deps.redemptions.change(id, deps.clock(), (cur) => {
-        if (cur.customerId !== body.customerId) return 'another customer';
+        refusal = undefined; // the store may call this again after a concurrent write: only the last call counts
+        if (cur.customerId !== body.customerId) {
+          refusal = problem('redemption_customer_mismatch', `Redemption ${id} belongs to another customer`);
+          return 'another customer';
+        }
         again = cur.state === 'stand_in_paid' && cur.paymentId === body.paymentId;
         if (again) return cur;
+        if (cur.state === 'stand_in_paid') {
+          refusal = problem('redemption_in_use', `Redemption ${id} is already used by payment ${cur.paymentId}`, { extra: outcomeOf(cur) });
+          return 'paid by another payment';
+        }
         return applyTransition(REDEMPTION_TRANSITIONS.standInPay, cur.state, { ...cur, updatedAt: deps.clock() }, { args: { paymentId: body.paymentId } });
       });
-      // Lapsed between the caller's read and this claim: told as any lapsed redemption is.
-      if (!result.ok && result.reason === 'rejected' && result.redemption.state === 'expired')
-        throw problem('redemption_not_held', `Redemption ${id} is expired; start a new redemption`, { extra: { state: 'expired' } });
-      if (!result.ok) throw problem('redemption_busy', `Redemption ${id} cannot be paid: ${result.reason === 'rejected' ? result.detail : 'not found'}`);
+      // Each refusal is certain and lasting (told as the held path tells it): retrying the same request cannot help.
+      if (refusal) throw refusal;
+      if (!result.ok && result.reason === 'not_found') throw redemptionNotFound(id);
+      if (!result.ok)
+        throw problem('redemption_not_held', `Redemption ${id} is ${result.redemption.state}; start a new redemption`, { extra: outcomeOf(result.redemption) });
       return { record: result.redemption, again };
     },
     finish: async (claimed) => claimed,
