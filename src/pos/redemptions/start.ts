@@ -105,9 +105,8 @@ async function start(deps: StandInDeps, ctx: CallContext, body: StartRedemptionB
   await capCheck(deps, ctx.identity.store, base, points, { reserve: route.path === 'hold' });
   const counted = route.path === 'hold' && deps.redemptionCap !== undefined;
   try {
-    await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route }).catch((err: unknown) =>
-      who.hash ? Promise.reject(err) : qrOrThrow(deps, ctx, err),
-    );
+    // Only a start without a hash reads the customer (requireCustomer): its failure may be the outage stand-in names.
+    await requireCustomer(deps, ctx, who.customerId, { hash: who.hash, route }).catch((err: unknown) => qrOrThrow(deps, ctx, err));
     if (body.otp !== undefined) await refuseForeignCode(deps, who.customerId);
   } catch (err) {
     if (counted) await deps.redemptionCap?.giveBack(base).catch(() => undefined);
@@ -136,6 +135,6 @@ async function start(deps: StandInDeps, ctx: CallContext, body: StartRedemptionB
     if (view.state === 'held' || view.state === 'stand_in') await deps.redemptionCap?.correct(base, view.points ?? points).catch(() => undefined);
     else await deps.redemptionCap?.giveBack(base).catch(() => undefined);
   }
-  if (view.state === 'otp_required') noteForAudit({ proof: body.qr !== undefined ? 'qr' : body.hash !== undefined ? 'hash' : 'otp' });
+  if (view.state === 'otp_required') noteForAudit({ proof: proofOf(body, 'send_otp') });
   return view;
 }
